@@ -1,0 +1,181 @@
+//! The blocking facade: the same client for callers without an async runtime (scripts,
+//! the Python and C bindings). One lazily built tokio runtime per process serves every
+//! client; in a forked child the runtime and the client's pools are rebuilt, never reused.
+
+use std::future::Future;
+use std::sync::Mutex;
+
+use crate::auth::RotationCallback;
+use crate::client::Client as AsyncClient;
+use crate::config::{Credentials, Settings};
+use crate::error::{Error, Result};
+use crate::paging::{Page, Pager as AsyncPager};
+use crate::process;
+
+/// Runs a future to completion on the process runtime. Inside another tokio runtime this
+/// is an error, not a panic (blocking there would stall that runtime's worker).
+pub fn block_on<T>(fut: impl Future<Output = Result<T>>) -> Result<T> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(Error::runtime(
+            "the blocking client was called from inside an async (tokio) runtime; use abws::Client \
+             with .await there, or call the blocking client from tokio::task::spawn_blocking",
+        ));
+    }
+    process::context().runtime()?.block_on(fut)
+}
+
+/// A blocking client. Share it freely between threads (`&Client` is enough).
+pub struct Client {
+    settings: Mutex<Settings>,
+    on_rotate: Option<RotationCallback>,
+    current: Mutex<Option<(u32, AsyncClient)>>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.settings();
+        f.debug_struct("blocking::Client")
+            .field("region", &s.region)
+            .field("endpoint", &s.endpoints().api)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    pub fn new(settings: Settings) -> Result<Client> {
+        Client::with_rotation(settings, None)
+    }
+
+    /// See `abws::Client::with_rotation`.
+    pub fn with_rotation(
+        settings: Settings,
+        on_rotate: Option<RotationCallback>,
+    ) -> Result<Client> {
+        let inner = AsyncClient::with_rotation(settings.clone(), on_rotate.clone())?;
+        Ok(Client {
+            settings: Mutex::new(settings),
+            on_rotate,
+            current: Mutex::new(Some((std::process::id(), inner))),
+        })
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The async client behind this one, rebuilt from the settings in a forked child.
+    pub fn inner(&self) -> Result<AsyncClient> {
+        let pid = std::process::id();
+        let mut cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((owner, client)) = cur.as_ref() {
+            if *owner == pid {
+                return Ok(client.clone());
+            }
+        }
+        // A fork: the parent's connections and token lock belong to the parent. Carry the
+        // credentials in force (a rotated refresh token included) into the new client.
+        let mut settings = self.settings();
+        if let Some((_, old)) = cur.as_ref() {
+            settings.credentials = old.credentials();
+        }
+        if let Some(old) = cur.take() {
+            std::mem::forget(old);
+        }
+        let fresh = AsyncClient::with_rotation(settings, self.on_rotate.clone())?;
+        *cur = Some((pid, fresh.clone()));
+        Ok(fresh)
+    }
+
+    /// Runs `f` with the async client on the process runtime.
+    pub fn run<T, F, Fut>(&self, f: F) -> Result<T>
+    where
+        F: FnOnce(AsyncClient) -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        let client = self.inner()?;
+        block_on(f(client))
+    }
+
+    /// Replaces the credentials on the live client (a rotated client secret).
+    pub fn set_credentials(&self, credentials: Credentials) -> Result<()> {
+        self.inner()?.set_credentials(credentials.clone())?;
+        self.settings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .credentials = credentials;
+        Ok(())
+    }
+
+    /// The credentials in force (after any refresh-token rotation).
+    pub fn credentials(&self) -> Result<Credentials> {
+        Ok(self.inner()?.credentials())
+    }
+}
+
+/// A blocking pager: an iterator of pages (`Result<P>`), or of items with `items()`.
+pub struct Pager<P: Page> {
+    inner: AsyncPager<P>,
+    done: bool,
+}
+
+impl<P: Page> Pager<P> {
+    pub fn new(inner: AsyncPager<P>) -> Pager<P> {
+        Pager { inner, done: false }
+    }
+
+    /// The next page, or `None` after the last one.
+    pub fn next_page(&mut self) -> Result<Option<P>> {
+        if self.done {
+            return Ok(None);
+        }
+        let r = block_on(self.inner.next_page());
+        if !matches!(r, Ok(Some(_))) {
+            self.done = true;
+        }
+        r
+    }
+
+    /// Every item of every page, lazily.
+    pub fn items(self) -> Items<P> {
+        Items {
+            pager: self,
+            buffer: Vec::new().into_iter(),
+        }
+    }
+
+    pub fn items_yielded(&self) -> u64 {
+        self.inner.items_yielded()
+    }
+}
+
+impl<P: Page> Iterator for Pager<P> {
+    type Item = Result<P>;
+    fn next(&mut self) -> Option<Result<P>> {
+        self.next_page().transpose()
+    }
+}
+
+/// Items of a blocking pager, page after page.
+pub struct Items<P: Page> {
+    pager: Pager<P>,
+    buffer: std::vec::IntoIter<P::Item>,
+}
+
+impl<P: Page> Iterator for Items<P> {
+    type Item = Result<P::Item>;
+    fn next(&mut self) -> Option<Result<P::Item>> {
+        loop {
+            if let Some(item) = self.buffer.next() {
+                return Some(Ok(item));
+            }
+            match self.pager.next_page() {
+                Ok(Some(page)) => self.buffer = page.into_items().into_iter(),
+                Ok(None) => return None,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}

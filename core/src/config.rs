@@ -1,0 +1,348 @@
+//! Regions, regional groups, the endpoint table, timeouts and the client's settings.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::error::Error;
+use crate::secret::Secret;
+use crate::wire;
+
+/// A marketplace region code of the specification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Region {
+    AU,
+    CA,
+    DE,
+    ES,
+    FR,
+    IN,
+    IT,
+    JP,
+    MX,
+    UK,
+    US,
+}
+
+impl Region {
+    /// Every region, in the specification's order.
+    pub const ALL: [Region; 11] = [
+        Region::AU,
+        Region::CA,
+        Region::DE,
+        Region::ES,
+        Region::FR,
+        Region::IN,
+        Region::IT,
+        Region::JP,
+        Region::MX,
+        Region::UK,
+        Region::US,
+    ];
+
+    /// The wire code, e.g. `"JP"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Region::AU => "AU",
+            Region::CA => "CA",
+            Region::DE => "DE",
+            Region::ES => "ES",
+            Region::FR => "FR",
+            Region::IN => "IN",
+            Region::IT => "IT",
+            Region::JP => "JP",
+            Region::MX => "MX",
+            Region::UK => "UK",
+            Region::US => "US",
+        }
+    }
+
+    /// The regional group whose address serves this region.
+    pub fn group(self) -> RegionGroup {
+        match self {
+            Region::US | Region::CA | Region::MX => RegionGroup::NorthAmerica,
+            Region::UK | Region::DE | Region::FR | Region::IT | Region::ES | Region::IN => {
+                RegionGroup::Europe
+            }
+            Region::JP | Region::AU => RegionGroup::FarEast,
+        }
+    }
+
+    /// Parses a region code (case-insensitive; `GB` is accepted for `UK`).
+    pub fn parse(text: &str) -> Result<Region, Error> {
+        let upper = text.trim().to_ascii_uppercase();
+        let code = if upper == "GB" { "UK" } else { upper.as_str() };
+        Region::ALL
+            .into_iter()
+            .find(|r| r.as_str() == code)
+            .ok_or_else(|| {
+                Error::validation(
+                    "region",
+                    format!(
+                        "must be one of AU, CA, DE, ES, FR, IN, IT, JP, MX, UK, US (got {text:?})"
+                    ),
+                )
+            })
+    }
+}
+
+impl FromStr for Region {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Region::parse(s)
+    }
+}
+
+impl fmt::Display for Region {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The three regional groups; each has its own API address and token set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegionGroup {
+    NorthAmerica,
+    Europe,
+    FarEast,
+}
+
+impl RegionGroup {
+    /// Short wire-style name: NA, EU or FE.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegionGroup::NorthAmerica => "NA",
+            RegionGroup::Europe => "EU",
+            RegionGroup::FarEast => "FE",
+        }
+    }
+
+    /// The platform's addresses for this group.
+    pub fn endpoints(self) -> Endpoints {
+        let (api, sandbox, consent) = match self {
+            RegionGroup::NorthAmerica => (
+                wire::API_HOST_NA,
+                wire::SANDBOX_HOST_NA,
+                wire::CONSENT_HOST_NA,
+            ),
+            RegionGroup::Europe => (
+                wire::API_HOST_EU,
+                wire::SANDBOX_HOST_EU,
+                wire::CONSENT_HOST_EU,
+            ),
+            RegionGroup::FarEast => (
+                wire::API_HOST_FE,
+                wire::SANDBOX_HOST_FE,
+                wire::CONSENT_HOST_FE,
+            ),
+        };
+        Endpoints {
+            api: api.to_string(),
+            sandbox: sandbox.to_string(),
+            auth: wire::AUTH_HOST.to_string(),
+            consent: consent.to_string(),
+        }
+    }
+}
+
+/// The addresses of one regional group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Endpoints {
+    pub api: String,
+    pub sandbox: String,
+    pub auth: String,
+    pub consent: String,
+}
+
+/// How the client authenticates.
+#[derive(Clone, Debug)]
+pub enum Credentials {
+    /// An app client and a refresh token from the consent flow: access tokens are
+    /// obtained and refreshed automatically.
+    RefreshToken {
+        client_id: String,
+        client_secret: Secret,
+        refresh_token: Secret,
+    },
+    /// A fixed access token (it is not refreshed; it fails after it expires).
+    AccessToken(Secret),
+}
+
+impl Credentials {
+    /// A stable identity of the party (app × consented customer) these credentials act
+    /// for; it keys the shared rate-limit buckets. Secrets are hashed, never stored.
+    pub fn party(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        match self {
+            Credentials::RefreshToken {
+                client_id,
+                refresh_token,
+                ..
+            } => {
+                client_id.hash(&mut h);
+                refresh_token.expose().hash(&mut h);
+            }
+            Credentials::AccessToken(token) => token.expose().hash(&mut h),
+        }
+        h.finish()
+    }
+}
+
+/// Timeouts applied to every request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timeouts {
+    /// TCP + TLS connect.
+    pub connect: Duration,
+    /// One attempt: from sending to the last body byte.
+    pub attempt: Duration,
+    /// One operation, all attempts and waits included; never slept past.
+    pub operation: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: Duration::from_millis(3100),
+            attempt: Duration::from_secs(30),
+            operation: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Everything a client is built from. Immutable once the client exists, except the
+/// credentials, which `Client::set_credentials` may replace (secret rotation).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Default region of calls that take one; its group picks the addresses.
+    pub region: Region,
+    pub credentials: Credentials,
+    /// Default `x-svc-user-email`.
+    pub user_email: Option<String>,
+    /// Base address override of the API (sandbox, proxies).
+    pub endpoint: Option<String>,
+    /// Authorization server override.
+    pub auth_endpoint: Option<String>,
+    /// Consent page host override.
+    pub consent_endpoint: Option<String>,
+    pub timeouts: Timeouts,
+    /// Attempts per operation, first one included (1..=3 unless raised on purpose).
+    pub max_attempts: u32,
+    /// Pace calls with the client-side token buckets.
+    pub rate_limiting: bool,
+    /// Largest JSON response accepted, in bytes.
+    pub max_response_bytes: usize,
+    /// Appended to the user agent, e.g. `"MyErp/2.1"`.
+    pub app_name: Option<String>,
+}
+
+impl Settings {
+    /// Settings with defaults for everything but the region and credentials.
+    pub fn new(region: Region, credentials: Credentials) -> Settings {
+        Settings {
+            region,
+            credentials,
+            user_email: None,
+            endpoint: None,
+            auth_endpoint: None,
+            consent_endpoint: None,
+            timeouts: Timeouts::default(),
+            max_attempts: 3,
+            rate_limiting: true,
+            max_response_bytes: 32 * 1024 * 1024,
+            app_name: None,
+        }
+    }
+
+    /// The addresses in force: the region group's table with the overrides applied.
+    pub fn endpoints(&self) -> Endpoints {
+        let mut e = self.region.group().endpoints();
+        if let Some(api) = &self.endpoint {
+            e.api = api.trim_end_matches('/').to_string();
+        }
+        if let Some(auth) = &self.auth_endpoint {
+            e.auth = auth.trim_end_matches('/').to_string();
+        }
+        if let Some(consent) = &self.consent_endpoint {
+            e.consent = consent.trim_end_matches('/').to_string();
+        }
+        e
+    }
+
+    /// Checks the settings before a client is built: addresses parse, plain HTTP only
+    /// on loopback (a token must never cross a network in clear), attempts in range.
+    pub fn check(&self) -> Result<(), Error> {
+        let e = self.endpoints();
+        for (name, value) in [
+            ("endpoint", &e.api),
+            ("auth_endpoint", &e.auth),
+            ("consent_endpoint", &e.consent),
+        ] {
+            check_address(name, value)?;
+        }
+        if self.max_attempts == 0 || self.max_attempts > 10 {
+            return Err(Error::validation(
+                "max_attempts",
+                "must be between 1 and 10",
+            ));
+        }
+        if let Some(email) = &self.user_email {
+            crate::validate::email("user_email", email)?;
+        }
+        match &self.credentials {
+            Credentials::RefreshToken {
+                client_id,
+                client_secret,
+                refresh_token,
+            } => {
+                crate::validate::non_empty("client_id", client_id)?;
+                crate::validate::non_empty("client_secret", client_secret.expose())?;
+                crate::validate::non_empty("refresh_token", refresh_token.expose())?;
+            }
+            Credentials::AccessToken(t) => crate::validate::non_empty("access_token", t.expose())?,
+        }
+        Ok(())
+    }
+
+    /// The user agent sent with every request.
+    pub fn user_agent(&self) -> String {
+        let base = format!(
+            "{}/{} (Language=Rust;Platform={}-{})",
+            wire::USER_AGENT_PRODUCT,
+            crate::VERSION,
+            std::env::consts::OS,
+            std::env::consts::ARCH
+        );
+        match &self.app_name {
+            Some(app) => format!("{app} {base}"),
+            None => base,
+        }
+    }
+}
+
+fn check_address(name: &str, value: &str) -> Result<(), Error> {
+    let url = url::Url::parse(value)
+        .map_err(|e| Error::validation(name, format!("must be an absolute URL ({e})")))?;
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if is_loopback(&url) => Ok(()),
+        "http" => Err(Error::validation(
+            name,
+            "plain http is allowed only for loopback addresses (127.0.0.0/8, ::1, localhost)",
+        )),
+        other => Err(Error::validation(
+            name,
+            format!("scheme must be https (got {other})"),
+        )),
+    }
+}
+
+/// True for 127.0.0.0/8, ::1 and localhost.
+pub(crate) fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}

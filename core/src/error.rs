@@ -1,0 +1,413 @@
+//! One error type for the whole library, with texts a user can act on.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// What went wrong, in the coarse terms the bindings map to their own error classes.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// Bad input, caught before any request was sent.
+    Validation,
+    /// The service answered with an error status.
+    Api,
+    /// A page token expired (15 minutes); restart the listing.
+    PageTokenExpired,
+    /// A report ended CANCELLED or FATAL.
+    ReportFailed,
+    /// A downloaded document could not be unpacked, or held an error document.
+    Document,
+    /// A non-idempotent request may or may not have been applied (placeOrder, addItems).
+    OutcomeUnknown,
+    /// The request or response failed on the network, or the response was not readable.
+    Transport,
+    /// An attempt or the operation's deadline ran out.
+    Timeout,
+    /// Authorization failed: bad client credentials, revoked consent, invalid code.
+    Auth,
+    /// The blocking facade was misused (called inside an async runtime).
+    Runtime,
+    /// A bug in the library; please report it.
+    Internal,
+}
+
+impl ErrorKind {
+    /// Every kind, so bindings can test that they map each one.
+    pub const ALL: [ErrorKind; 11] = [
+        ErrorKind::Validation,
+        ErrorKind::Api,
+        ErrorKind::PageTokenExpired,
+        ErrorKind::ReportFailed,
+        ErrorKind::Document,
+        ErrorKind::OutcomeUnknown,
+        ErrorKind::Transport,
+        ErrorKind::Timeout,
+        ErrorKind::Auth,
+        ErrorKind::Runtime,
+        ErrorKind::Internal,
+    ];
+
+    /// A stable, snake_case name (used by the C API and in JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Validation => "validation",
+            ErrorKind::Api => "api",
+            ErrorKind::PageTokenExpired => "page_token_expired",
+            ErrorKind::ReportFailed => "report_failed",
+            ErrorKind::Document => "document",
+            ErrorKind::OutcomeUnknown => "outcome_unknown",
+            ErrorKind::Transport => "transport",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Auth => "auth",
+            ErrorKind::Runtime => "runtime",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
+/// One entry of the service's error envelope.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ErrorEntry {
+    #[serde(default)]
+    pub code: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub details: String,
+}
+
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    use serde::Deserialize;
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
+}
+
+/// The failed HTTP exchange behind an `Api` error (and some others).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiFailure {
+    pub status: u16,
+    /// Every entry of the envelope; the first one is the headline.
+    pub errors: Vec<ErrorEntry>,
+    pub request_id: Option<String>,
+    /// The rate the server applied, from `x-svc-RateLimit-Limit`.
+    pub rate_limit: Option<String>,
+}
+
+impl ApiFailure {
+    pub fn code(&self) -> &str {
+        self.errors.first().map(|e| e.code.as_str()).unwrap_or("")
+    }
+    pub fn message(&self) -> &str {
+        self.errors
+            .first()
+            .map(|e| e.message.as_str())
+            .unwrap_or("")
+    }
+    pub fn details(&self) -> &str {
+        self.errors
+            .first()
+            .map(|e| e.details.as_str())
+            .unwrap_or("")
+    }
+    /// Compares the headline code case-insensitively (the service mixes styles).
+    pub fn has_code(&self, code: &str) -> bool {
+        self.errors
+            .iter()
+            .any(|e| e.code.eq_ignore_ascii_case(code))
+    }
+}
+
+#[derive(Clone)]
+struct Inner {
+    kind: ErrorKind,
+    message: String,
+    parameter: Option<String>,
+    api: Option<ApiFailure>,
+    request_id: Option<String>,
+    external_id: Option<String>,
+    operation: Option<&'static str>,
+    attempts: u32,
+    report: Option<(String, String)>,
+    document_code: Option<String>,
+    items_yielded: Option<u64>,
+    hint: Option<String>,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+/// The library's error. Cheap to move (one box), cloneable, `Send + Sync`.
+#[derive(Clone)]
+pub struct Error(Box<Inner>);
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error(Box::new(Inner {
+            kind,
+            message: message.into(),
+            parameter: None,
+            api: None,
+            request_id: None,
+            external_id: None,
+            operation: None,
+            attempts: 0,
+            report: None,
+            document_code: None,
+            items_yielded: None,
+            hint: None,
+            source: None,
+        }))
+    }
+
+    /// Bad input: names the parameter and the rule it broke.
+    pub fn validation(parameter: impl Into<String>, rule: impl Into<String>) -> Error {
+        let parameter = parameter.into();
+        let mut e = Error::new(ErrorKind::Validation, rule);
+        e.0.parameter = Some(parameter);
+        e
+    }
+
+    /// An error status from the service.
+    pub fn api(failure: ApiFailure) -> Error {
+        let mut e = Error::new(ErrorKind::Api, failure.message().to_string());
+        e.0.request_id = failure.request_id.clone();
+        e.0.api = Some(failure);
+        e
+    }
+
+    pub fn transport(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Transport, message)
+    }
+
+    pub fn timeout(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Timeout, message)
+    }
+
+    pub fn auth(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Auth, message)
+    }
+
+    pub fn document(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Document, message)
+    }
+
+    pub fn runtime(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Runtime, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Internal, message)
+    }
+
+    /// A page token expired after `items_yielded` items had been delivered.
+    pub fn page_token_expired(message: impl Into<String>, items_yielded: u64) -> Error {
+        let mut e = Error::new(ErrorKind::PageTokenExpired, message);
+        e.0.items_yielded = Some(items_yielded);
+        e
+    }
+
+    /// A report ended in `status` (CANCELLED or FATAL).
+    pub fn report_failed(report_id: &str, status: &str) -> Error {
+        let mut e = Error::new(
+            ErrorKind::ReportFailed,
+            format!("report {report_id} ended {status}; no document was produced"),
+        );
+        e.0.report = Some((report_id.to_string(), status.to_string()));
+        e
+    }
+
+    /// The request may have been applied; `external_id` lets the caller check.
+    pub fn outcome_unknown(
+        operation: &'static str,
+        external_id: Option<&str>,
+        cause: Error,
+    ) -> Error {
+        let what = match external_id {
+            Some(id) => format!(
+                "{operation} with externalId {id:?} may or may not have been applied ({cause}); \
+                 it was not resent: check the order before placing it again"
+            ),
+            None => format!(
+                "{operation} may or may not have been applied ({cause}); it was not resent: \
+                 read the current state before trying again"
+            ),
+        };
+        let mut e = Error::new(ErrorKind::OutcomeUnknown, what);
+        e.0.external_id = external_id.map(str::to_string);
+        e.0.request_id = cause.request_id().map(str::to_string);
+        e.0.api = cause.0.api.clone();
+        e.0.attempts = cause.0.attempts;
+        e.0.source = Some(Arc::new(cause));
+        e
+    }
+
+    /// Attaches the underlying cause.
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Error {
+        self.0.source = Some(Arc::new(source));
+        self
+    }
+
+    pub fn with_request_id(mut self, request_id: Option<String>) -> Error {
+        if request_id.is_some() {
+            self.0.request_id = request_id;
+        }
+        self
+    }
+
+    pub fn with_operation(mut self, operation: &'static str) -> Error {
+        if self.0.operation.is_none() {
+            self.0.operation = Some(operation);
+        }
+        self
+    }
+
+    /// Adds a sentence on what the library did about the failure (shown after the message).
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Error {
+        self.0.hint = Some(hint.into());
+        self
+    }
+
+    /// What the library did about the failure, if it says.
+    pub fn hint(&self) -> Option<&str> {
+        self.0.hint.as_deref()
+    }
+
+    pub fn with_attempts(mut self, attempts: u32) -> Error {
+        self.0.attempts = attempts;
+        self
+    }
+
+    pub fn with_document_code(mut self, code: impl Into<String>) -> Error {
+        self.0.document_code = Some(code.into());
+        self
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.0.kind
+    }
+    /// The human-readable message (without the parameter or status prefix).
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+    /// The parameter a validation error is about.
+    pub fn parameter(&self) -> Option<&str> {
+        self.0.parameter.as_deref()
+    }
+    /// The HTTP status, for API errors.
+    pub fn status(&self) -> Option<u16> {
+        self.0.api.as_ref().map(|a| a.status)
+    }
+    /// The service's error code (as sent), for API errors.
+    pub fn code(&self) -> Option<&str> {
+        self.0.api.as_ref().map(|a| a.code())
+    }
+    /// The service's details text, for API errors.
+    pub fn details(&self) -> Option<&str> {
+        self.0.api.as_ref().map(|a| a.details())
+    }
+    pub fn api_failure(&self) -> Option<&ApiFailure> {
+        self.0.api.as_ref()
+    }
+    /// The server's `x-svc-RequestId`, when a response was received.
+    pub fn request_id(&self) -> Option<&str> {
+        self.0.request_id.as_deref()
+    }
+    /// The externalId of an order or cart line whose outcome is unknown.
+    pub fn external_id(&self) -> Option<&str> {
+        self.0.external_id.as_deref()
+    }
+    /// The operationId the error happened in.
+    pub fn operation(&self) -> Option<&'static str> {
+        self.0.operation
+    }
+    /// How many attempts were made (0 when none was sent).
+    pub fn attempts(&self) -> u32 {
+        self.0.attempts
+    }
+    /// Report id and final processing status, for `ReportFailed`.
+    pub fn report(&self) -> Option<(&str, &str)> {
+        self.0
+            .report
+            .as_ref()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+    }
+    /// The errorCode of an error document found inside a downloaded archive.
+    pub fn document_code(&self) -> Option<&str> {
+        self.0.document_code.as_deref()
+    }
+    /// Items delivered before a page token expired.
+    pub fn items_yielded(&self) -> Option<u64> {
+        self.0.items_yielded
+    }
+    /// True for an API error of that status.
+    pub fn is_status(&self, status: u16) -> bool {
+        self.status() == Some(status)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &self.0;
+        match (i.kind, &i.parameter, &i.api) {
+            (ErrorKind::Validation, Some(p), _) => write!(f, "invalid {p}: {}", i.message)?,
+            (ErrorKind::Api, _, Some(api)) => {
+                write!(f, "HTTP {}", api.status)?;
+                if !api.code().is_empty() {
+                    write!(f, " {}", api.code())?;
+                }
+                if !api.message().is_empty() {
+                    write!(f, ": {}", api.message())?;
+                }
+                if !api.details().is_empty() {
+                    write!(f, " ({})", api.details())?;
+                }
+            }
+            _ => f.write_str(&i.message)?,
+        }
+        if let Some(hint) = &i.hint {
+            write!(f, "; {hint}")?;
+        }
+        if let Some(op) = i.operation {
+            write!(f, " [{op}]")?;
+        }
+        if let Some(rid) = &i.request_id {
+            write!(f, " [request id {rid}]")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Error");
+        d.field("kind", &self.0.kind)
+            .field("message", &self.0.message);
+        if let Some(p) = &self.0.parameter {
+            d.field("parameter", p);
+        }
+        if let Some(a) = &self.0.api {
+            d.field("api", a);
+        }
+        if let Some(r) = &self.0.request_id {
+            d.field("request_id", r);
+        }
+        if let Some(x) = &self.0.external_id {
+            d.field("external_id", x);
+        }
+        if let Some(op) = self.0.operation {
+            d.field("operation", &op);
+        }
+        if self.0.attempts > 0 {
+            d.field("attempts", &self.0.attempts);
+        }
+        d.finish()
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .source
+            .as_ref()
+            .map(|s| s.as_ref() as &(dyn std::error::Error + 'static))
+    }
+}

@@ -1,0 +1,34 @@
+//! abws: a client for a business-purchasing platform's APIs — invoices, reconciliation,
+//! PDF documents, carts, product search, ordering, reporting and package tracking.
+//!
+//! The library is async inside (`Client`) with a blocking facade outside
+//! (`blocking::Client`); both share one process-wide rate limiter and retry budget.
+
+pub mod auth;
+pub mod blocking;
+pub mod client;
+pub mod config;
+pub mod error;
+pub mod model;
+pub mod money;
+pub mod operations;
+pub mod paging;
+pub mod process;
+pub mod ratelimit;
+pub mod retry;
+pub mod secret;
+pub mod transport;
+pub mod validate;
+pub mod wire;
+
+pub use client::{Call, Client};
+pub use config::{Credentials, Endpoints, Region, RegionGroup, Settings, Timeouts};
+pub use error::{ApiFailure, Error, ErrorKind, Result};
+pub use model::{Extra, Model, Timestamp};
+pub use money::{Amount, AmountForm, Money};
+pub use secret::Secret;
+
+/// The library's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+pub use rust_decimal::Decimal;

@@ -1,0 +1,314 @@
+//! The machinery every response model shares: unknown fields kept exactly, date-times
+//! that keep their offsets, enums that keep unknown values, and the `model!` macro that
+//! declares a wire object once (wire name, Rust name, type) and derives the rest.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+/// A map key borrowed from the input where possible.
+pub struct Key<'de>(Cow<'de, str>);
+
+impl Key<'_> {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+    pub fn into_string(self) -> String {
+        self.0.into_owned()
+    }
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Fields the library does not know (yet), kept as their exact JSON text, in order.
+#[derive(Clone, Default)]
+pub struct Extra(Vec<(String, Box<RawValue>)>);
+
+impl Extra {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn push(&mut self, name: String, raw: Box<RawValue>) {
+        self.0.push((name, raw));
+    }
+    /// The raw JSON text of an unknown field.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v.get())
+    }
+    /// Every unknown field: (wire name, raw JSON text).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(n, v)| (n.as_str(), v.get()))
+    }
+    pub fn raw_entries(&self) -> &[(String, Box<RawValue>)] {
+        &self.0
+    }
+}
+
+impl PartialEq for Extra {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(&other.0)
+                .all(|((a, x), (b, y))| a == b && x.get() == y.get())
+    }
+}
+
+impl fmt::Debug for Extra {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// An ISO 8601 date-time that keeps its offset and its exact wire text.
+#[derive(Clone)]
+pub struct Timestamp {
+    value: DateTime<FixedOffset>,
+    text: String,
+}
+
+impl Timestamp {
+    /// Parses RFC 3339 (`2024-01-31T12:00:00+09:00`, `...Z`, fractional seconds); also
+    /// a date-time without offset and a bare date, both read as UTC.
+    pub fn parse(text: &str) -> Result<Timestamp, String> {
+        let t = text.trim();
+        let value = DateTime::parse_from_rfc3339(t)
+            .or_else(|_| {
+                NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f")
+                    .map(|n| Utc.from_utc_datetime(&n).fixed_offset())
+            })
+            .or_else(|_| {
+                NaiveDate::parse_from_str(t, "%Y-%m-%d").map(|d| {
+                    Utc.from_utc_datetime(&d.and_hms_opt(0, 0, 0).unwrap_or_default())
+                        .fixed_offset()
+                })
+            })
+            .map_err(|_| format!("{t:?} is not an ISO 8601 date-time"))?;
+        Ok(Timestamp {
+            value,
+            text: t.to_string(),
+        })
+    }
+    /// A timestamp written in RFC 3339 with `Z` for UTC.
+    pub fn from_datetime(value: DateTime<FixedOffset>) -> Timestamp {
+        let text = value.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        Timestamp { value, text }
+    }
+    pub fn value(&self) -> DateTime<FixedOffset> {
+        self.value
+    }
+    /// The text as it came on the wire.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value && self.value.offset() == other.value.offset()
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Timestamp({})", self.text)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Cow::<str>::deserialize(d)?;
+        Timestamp::parse(&s).map_err(de::Error::custom)
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+/// The shape of one declared field, for bindings that walk a model generically.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldInfo {
+    /// The name on the wire (camelCase).
+    pub wire: &'static str,
+    /// The Rust and Python name (snake_case).
+    pub name: &'static str,
+}
+
+/// A wire object declared with `model!`.
+pub trait Model: Serialize + for<'de> Deserialize<'de> + Clone + fmt::Debug + PartialEq {
+    /// The type's name as users see it.
+    const NAME: &'static str;
+    /// The declared fields, in wire order.
+    const FIELDS: &'static [FieldInfo];
+    /// Fields received that the library does not declare.
+    fn extra(&self) -> &Extra;
+}
+
+/// Declares a wire object: every field optional (absent and null both read as `None`),
+/// unknown fields kept in `extra`, serialization back to the wire form.
+#[macro_export]
+macro_rules! model {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $(#[$fmeta:meta])* $wire:literal $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Default)]
+        pub struct $name {
+            $( $(#[$fmeta])* pub $field: Option<$ty>, )*
+            /// Fields received that this version does not know, kept exactly.
+            pub extra: $crate::model::Extra,
+        }
+
+        impl $crate::model::Model for $name {
+            const NAME: &'static str = stringify!($name);
+            const FIELDS: &'static [$crate::model::FieldInfo] = &[
+                $( $crate::model::FieldInfo { wire: $wire, name: stringify!($field) }, )*
+            ];
+            fn extra(&self) -> &$crate::model::Extra {
+                &self.extra
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str(concat!("a ", stringify!($name), " object"))
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<$name, A::Error> {
+                        let mut out = $name::default();
+                        while let Some(key) = map.next_key::<$crate::model::Key>()? {
+                            match key.as_str() {
+                                $( $wire => out.$field = map.next_value()?, )*
+                                _ => {
+                                    let raw = map.next_value::<Box<serde_json::value::RawValue>>()?;
+                                    out.extra.push(key.into_string(), raw);
+                                }
+                            }
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(None)?;
+                $( if let Some(v) = &self.$field { m.serialize_entry($wire, v)?; } )*
+                for (k, v) in self.extra.raw_entries() {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+    };
+}
+
+/// Declares a string enum of the wire that keeps values it does not know.
+#[macro_export]
+macro_rules! wire_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident { $( $variant:ident = $wire:literal ),* $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $variant, )*
+            /// A value this version does not know, kept as sent.
+            Other(String),
+        }
+
+        impl $name {
+            /// The value as written on the wire.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( $name::$variant => $wire, )*
+                    $name::Other(s) => s,
+                }
+            }
+            /// Reads a wire value; unknown values become `Other`.
+            pub fn from_wire(s: &str) -> $name {
+                match s {
+                    $( $wire => $name::$variant, )*
+                    other => $name::Other(other.to_string()),
+                }
+            }
+            /// The values this version knows.
+            pub const KNOWN: &'static [&'static str] = &[$( $wire ),*];
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = std::borrow::Cow::<str>::deserialize(d)?;
+                Ok($name::from_wire(&s))
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+/// Decodes a JSON body into a model, naming the type on failure.
+pub fn decode<T: for<'de> Deserialize<'de>>(body: &[u8], what: &str) -> Result<T, crate::Error> {
+    serde_json::from_slice(body)
+        .map_err(|e| crate::Error::transport(format!("the response is not a valid {what} ({e})")))
+}

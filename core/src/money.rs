@@ -1,0 +1,182 @@
+//! Exact money: a decimal amount that reads the wire's number form and its string form
+//! and writes each back as it came. No value ever passes through a float: the JSON text
+//! of a number is taken raw from the parser and read as a decimal.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+use serde::de::{self, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use crate::error::Error;
+
+/// How an amount was written on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum AmountForm {
+    /// A JSON number: `12.30` (invoices, cart, ordering, reporting).
+    #[default]
+    Number,
+    /// A JSON string: `"12.30"` (reconciliation).
+    String,
+}
+
+/// An exact decimal amount that remembers its wire form and scale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Amount {
+    value: Decimal,
+    form: AmountForm,
+}
+
+impl Amount {
+    pub fn new(value: Decimal, form: AmountForm) -> Amount {
+        Amount { value, form }
+    }
+    /// The exact value (scale as received: `"1751.0"` keeps one decimal place).
+    pub fn value(&self) -> Decimal {
+        self.value
+    }
+    pub fn form(&self) -> AmountForm {
+        self.form
+    }
+
+    /// Parses decimal text exactly: `-12.30`, `0.10`, `1e3`; no float involved.
+    pub fn parse(text: &str, form: AmountForm) -> Result<Amount, Error> {
+        let t = text.trim();
+        let value = if t.contains(['e', 'E']) {
+            Decimal::from_scientific(t)
+        } else {
+            Decimal::from_str(t)
+        }
+        .map_err(|e| {
+            Error::transport(format!("money amount {t:?} is not an exact decimal ({e})"))
+        })?;
+        Ok(Amount { value, form })
+    }
+
+    fn from_raw_json(raw: &str) -> Result<Amount, String> {
+        let raw = raw.trim();
+        if raw.starts_with('"') {
+            let s: String = serde_json::from_str(raw).map_err(|e| e.to_string())?;
+            if s.trim().is_empty() {
+                return Err("empty string is not an amount".into());
+            }
+            Amount::parse(&s, AmountForm::String).map_err(|e| e.message().to_string())
+        } else {
+            Amount::parse(raw, AmountForm::Number).map_err(|e| e.message().to_string())
+        }
+    }
+}
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.value, f)
+    }
+}
+
+impl From<Decimal> for Amount {
+    fn from(value: Decimal) -> Self {
+        Amount {
+            value,
+            form: AmountForm::Number,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        Amount::from_raw_json(raw.get()).map_err(de::Error::custom)
+    }
+}
+
+impl Serialize for Amount {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.form {
+            AmountForm::String => s.serialize_str(&self.value.to_string()),
+            AmountForm::Number => {
+                let raw = RawValue::from_string(self.value.to_string())
+                    .map_err(serde::ser::Error::custom)?;
+                raw.serialize(s)
+            }
+        }
+    }
+}
+
+/// An amount with its ISO 4217 currency code (which the service may send empty).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Money {
+    /// `None` when the field was absent; `Some("")` when sent empty.
+    pub currency_code: Option<String>,
+    pub amount: Amount,
+}
+
+impl Money {
+    pub fn new(amount: Decimal, currency_code: &str) -> Money {
+        Money {
+            currency_code: Some(currency_code.to_string()),
+            amount: Amount::from(amount),
+        }
+    }
+    /// The exact value.
+    pub fn value(&self) -> Decimal {
+        self.amount.value
+    }
+    /// The currency code, empty when absent.
+    pub fn currency(&self) -> &str {
+        self.currency_code.as_deref().unwrap_or("")
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.currency() {
+            "" => write!(f, "{}", self.amount),
+            c => write!(f, "{} {}", self.amount, c),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Money {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MoneyVisitor;
+        impl<'de> Visitor<'de> for MoneyVisitor {
+            type Value = Money;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a money object {currencyCode, amount}")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Money, A::Error> {
+                let mut currency_code = None;
+                let mut amount = None;
+                while let Some(key) = map.next_key::<crate::model::Key>()? {
+                    match key.as_str() {
+                        "currencyCode" => currency_code = Some(map.next_value::<Option<String>>()?),
+                        "amount" => amount = Some(map.next_value::<Amount>()?),
+                        _ => {
+                            map.next_value::<de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                let amount = amount.ok_or_else(|| de::Error::missing_field("amount"))?;
+                Ok(Money {
+                    currency_code: currency_code.flatten(),
+                    amount,
+                })
+            }
+        }
+        d.deserialize_map(MoneyVisitor)
+    }
+}
+
+impl Serialize for Money {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(c) = &self.currency_code {
+            m.serialize_entry("currencyCode", c)?;
+        }
+        m.serialize_entry("amount", &self.amount)?;
+        m.end()
+    }
+}

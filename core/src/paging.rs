@@ -1,0 +1,172 @@
+//! One generic pager for the token-paged operations. It replays the original parameters
+//! with each page token (or sends the token alone where the operation wants that), stops
+//! with an error on a repeated token instead of looping, and turns an expired token into
+//! `PageTokenExpired` carrying how many items were already delivered.
+
+use std::collections::HashSet;
+
+use serde::de::DeserializeOwned;
+
+use crate::client::{Call, Client};
+use crate::error::{Error, ErrorKind, Result};
+
+/// A page of a paged operation.
+pub trait Page: DeserializeOwned + Send + 'static {
+    type Item: Send + 'static;
+    /// The token of the next page; `None` or empty on the last page.
+    fn next_page_token(&self) -> Option<&str>;
+    /// How many items this page holds.
+    fn len(&self) -> usize;
+    /// True when the page holds no item.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The page's items, in order.
+    fn into_items(self) -> Vec<Self::Item>;
+}
+
+/// How the page token travels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenStyle {
+    /// With every original parameter, unchanged (invoices, shipment line items, carts).
+    WithParams(&'static str),
+    /// Alone (reconciliation transactions).
+    Alone(&'static str),
+}
+
+/// Walks the pages of one listing.
+pub struct Pager<P: Page> {
+    client: Client,
+    call: Call,
+    style: TokenStyle,
+    next: Option<String>,
+    seen: HashSet<String>,
+    started: bool,
+    finished: bool,
+    yielded: u64,
+    pages: u64,
+    looped: Option<Option<String>>,
+    _page: std::marker::PhantomData<fn() -> P>,
+}
+
+impl<P: Page> Pager<P> {
+    /// `call` holds the original parameters; `first_token` resumes a listing.
+    pub fn new(
+        client: Client,
+        call: Call,
+        style: TokenStyle,
+        first_token: Option<String>,
+    ) -> Pager<P> {
+        Pager {
+            client,
+            call,
+            style,
+            next: first_token.filter(|t| !t.is_empty()),
+            seen: HashSet::new(),
+            started: false,
+            finished: false,
+            yielded: 0,
+            pages: 0,
+            looped: None,
+            _page: std::marker::PhantomData,
+        }
+    }
+
+    /// Items delivered so far.
+    pub fn items_yielded(&self) -> u64 {
+        self.yielded
+    }
+
+    /// Pages fetched so far.
+    pub fn pages_fetched(&self) -> u64 {
+        self.pages
+    }
+
+    /// The token the next page will be requested with.
+    pub fn next_token(&self) -> Option<&str> {
+        self.next.as_deref()
+    }
+
+    /// The call this pager replays.
+    pub fn call(&self) -> &Call {
+        &self.call
+    }
+
+    /// The next page, or `None` after the last one.
+    pub async fn next_page(&mut self) -> Result<Option<P>> {
+        if self.finished || (self.started && self.next.is_none()) {
+            self.finished = true;
+            return Ok(None);
+        }
+        if let Some(request_id) = self.looped.take() {
+            self.finished = true;
+            return Err(Error::transport(format!(
+                "{} returned a page token it had already returned; stopped instead of looping \
+                 ({} items in {} pages were delivered)",
+                self.call.op.id, self.yielded, self.pages
+            ))
+            .with_request_id(request_id)
+            .with_operation(self.call.op.id));
+        }
+        self.started = true;
+        let call = match (&self.next, self.style) {
+            (None, _) => self.call.clone(),
+            (Some(t), TokenStyle::WithParams(name)) => self.call.clone().query(name, t.clone()),
+            (Some(t), TokenStyle::Alone(name)) => {
+                let mut c = self.call.clone();
+                c.query = vec![(name, t.clone())];
+                c
+            }
+        };
+        let sent_token = self.next.is_some();
+        let resp = match self.client.execute(&call).await {
+            Ok(r) => r,
+            Err(e) if sent_token && is_expired_token(&e) => {
+                self.finished = true;
+                return Err(Error::page_token_expired(
+                    format!(
+                        "the page token of {} expired after {} items in {} pages (tokens last 15 minutes); \
+                         restart the listing with the same parameters, or narrow it so it finishes sooner",
+                        self.call.op.id, self.yielded, self.pages
+                    ),
+                    self.yielded,
+                )
+                .with_request_id(e.request_id().map(str::to_string))
+                .with_operation(self.call.op.id));
+            }
+            Err(e) => {
+                self.finished = true;
+                return Err(e);
+            }
+        };
+        let page: P = crate::model::decode(&resp.body, self.call.op.id).map_err(|e| {
+            e.with_request_id(resp.request_id())
+                .with_operation(self.call.op.id)
+        })?;
+        self.pages += 1;
+        self.yielded += page.len() as u64;
+        self.next = match page.next_page_token() {
+            Some(t) if !t.is_empty() => {
+                if !self.seen.insert(t.to_string()) {
+                    // This page is new, but following the token would fetch it again.
+                    self.looped = Some(resp.request_id());
+                }
+                Some(t.to_string())
+            }
+            _ => None,
+        };
+        Ok(Some(page))
+    }
+}
+
+/// A 400 whose envelope says the page token expired.
+fn is_expired_token(e: &Error) -> bool {
+    e.kind() == ErrorKind::Api
+        && e.status() == Some(400)
+        && e.api_failure().is_some_and(|f| {
+            f.errors.iter().any(|x| {
+                let m = x.message.to_ascii_lowercase();
+                m.contains("expired") && (m.contains("token") || m.contains("nextpagetoken"))
+            })
+        })
+}

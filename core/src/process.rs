@@ -1,0 +1,77 @@
+//! Per-process state shared by every client: the rate-limit buckets, the retry budget and
+//! the blocking facade's tokio runtime. A forked child gets fresh state: what the parent
+//! built (runtime threads, locks, pooled connections) does not exist or must not be shared
+//! there, so it is rebuilt, never reused.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use tokio::runtime::Runtime;
+
+use crate::error::{Error, Result};
+use crate::ratelimit::Limiters;
+use crate::retry::RetryBudget;
+
+/// State shared by all clients of one process.
+#[derive(Debug)]
+pub struct Context {
+    pid: u32,
+    pub limiters: Limiters,
+    pub retry_budget: RetryBudget,
+    runtime: OnceLock<std::result::Result<Runtime, String>>,
+}
+
+impl Context {
+    fn new() -> Context {
+        Context {
+            pid: std::process::id(),
+            limiters: Limiters::default(),
+            retry_budget: RetryBudget::default(),
+            runtime: OnceLock::new(),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The runtime of the blocking facade: built on first use, two worker threads.
+    pub fn runtime(&self) -> Result<&Runtime> {
+        self.runtime
+            .get_or_init(|| {
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .thread_name("abws-worker")
+                    .enable_all()
+                    .build()
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| Error::runtime(format!("cannot start the I/O runtime: {e}")))
+    }
+}
+
+static CURRENT: Mutex<Option<Arc<Context>>> = Mutex::new(None);
+
+/// The context of the current process, rebuilt after a fork.
+pub fn context() -> Arc<Context> {
+    let pid = std::process::id();
+    let mut slot = CURRENT.lock().unwrap_or_else(|p| p.into_inner());
+    match slot.as_ref() {
+        Some(ctx) if ctx.pid == pid => ctx.clone(),
+        Some(_) => {
+            // The parent's runtime has no worker threads in this child: dropping it
+            // would wait for them forever, so it is leaked on purpose.
+            if let Some(old) = slot.take() {
+                std::mem::forget(old);
+            }
+            let ctx = Arc::new(Context::new());
+            *slot = Some(ctx.clone());
+            ctx
+        }
+        None => {
+            let ctx = Arc::new(Context::new());
+            *slot = Some(ctx.clone());
+            ctx
+        }
+    }
+}

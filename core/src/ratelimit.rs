@@ -1,0 +1,160 @@
+//! Client-side pacing: one token bucket per (party, regional group, operation), shared by
+//! every client of the process with the same credentials, seeded with the published usage
+//! plans and adjusted to the rate the server reports in `x-svc-RateLimit-Limit`.
+//!
+//! The bucket is a GCRA (generic cell rate algorithm): it keeps the theoretical arrival
+//! time of the next request, so a caller reserves its slot under a short lock and then
+//! sleeps without holding anything. Time is tokio's clock, which tests can pause and
+//! advance by hand.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// The server's limit is approached to this share, leaving room for timing jitter
+/// between our clock and the server's, so pacing reaches the limit without a 429.
+const SAFETY_FACTOR: f64 = 0.98;
+
+/// A usage plan: sustained requests per second and burst.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    pub rate: f64,
+    pub burst: u32,
+}
+
+impl Plan {
+    pub const fn new(rate: f64, burst: u32) -> Plan {
+        Plan { rate, burst }
+    }
+}
+
+#[derive(Debug)]
+struct State {
+    plan: Plan,
+    /// Theoretical arrival time: when the bucket would be full again.
+    tat: Instant,
+}
+
+/// One token bucket.
+#[derive(Debug)]
+pub struct Bucket {
+    state: Mutex<State>,
+}
+
+impl Bucket {
+    pub fn new(plan: Plan) -> Bucket {
+        Bucket {
+            state: Mutex::new(State {
+                plan: sanitize(plan),
+                tat: Instant::now(),
+            }),
+        }
+    }
+
+    fn interval(plan: &Plan) -> Duration {
+        Duration::from_secs_f64(1.0 / (plan.rate * SAFETY_FACTOR))
+    }
+
+    /// Reserves the next slot and returns how long to wait before sending.
+    pub fn reserve(&self) -> Duration {
+        let now = Instant::now();
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let t = Self::interval(&s.plan);
+        let tolerance = t * s.plan.burst.saturating_sub(1);
+        let tat = s.tat.max(now);
+        let allowed_at = (tat.checked_sub(tolerance)).unwrap_or(now).max(now);
+        s.tat = tat + t;
+        allowed_at - now
+    }
+
+    /// Waits for a slot.
+    pub async fn acquire(&self) {
+        let wait = self.reserve();
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// Adopts the rate the server reported (keeps the burst).
+    pub fn set_rate(&self, rate: f64) {
+        if !(rate.is_finite() && rate > 0.0) {
+            return;
+        }
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if (s.plan.rate - rate).abs() > f64::EPSILON {
+            s.plan.rate = rate;
+        }
+    }
+
+    /// After a 429 the server's bucket is empty: the next request waits one interval.
+    pub fn throttled(&self) {
+        let now = Instant::now();
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let t = Self::interval(&s.plan);
+        let tolerance = t * s.plan.burst.saturating_sub(1);
+        let empty = now + tolerance + t;
+        if s.tat < empty {
+            s.tat = empty;
+        }
+    }
+
+    pub fn plan(&self) -> Plan {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).plan
+    }
+
+    /// Tokens available now, in `[0, burst]` (for tests and diagnostics).
+    pub fn available(&self) -> f64 {
+        let now = Instant::now();
+        let s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let t = Self::interval(&s.plan).as_secs_f64();
+        let ahead = s.tat.saturating_duration_since(now).as_secs_f64();
+        (s.plan.burst as f64 - ahead / t).clamp(0.0, s.plan.burst as f64)
+    }
+}
+
+fn sanitize(plan: Plan) -> Plan {
+    Plan {
+        rate: if plan.rate.is_finite() && plan.rate > 0.0 {
+            plan.rate
+        } else {
+            1.0
+        },
+        burst: plan.burst.max(1),
+    }
+}
+
+/// Identifies a bucket: the party (hash of the credentials), the regional group and the
+/// operationId.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BucketKey {
+    pub party: u64,
+    pub group: &'static str,
+    pub operation: &'static str,
+}
+
+/// The process-wide set of buckets.
+#[derive(Debug, Default)]
+pub struct Limiters {
+    buckets: Mutex<HashMap<BucketKey, Arc<Bucket>>>,
+}
+
+impl Limiters {
+    /// The bucket for `key`, created from `plan` on first use.
+    pub fn bucket(&self, key: BucketKey, plan: Plan) -> Arc<Bucket> {
+        let mut map = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(key)
+            .or_insert_with(|| Arc::new(Bucket::new(plan)))
+            .clone()
+    }
+}
+
+/// Reads `x-svc-RateLimit-Limit` ("0.5", "2.0").
+pub fn parse_rate_header(value: &str) -> Option<f64> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|r| r.is_finite() && *r > 0.0)
+}

@@ -1,0 +1,299 @@
+//! HTTP: reqwest with rustls, a keep-alive pool, no redirects, our headers marked
+//! sensitive, the response read under a size cap, and the error envelope decoded.
+//!
+//! One attempt is one call of `send`; what to do after a failure is decided elsewhere
+//! (`retry`), from the `FailureClass` this module reports.
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt;
+use http::{HeaderMap, HeaderName, HeaderValue, Method};
+
+use crate::config::Settings;
+use crate::error::{ApiFailure, Error, ErrorEntry};
+use crate::retry::FailureClass;
+use crate::wire;
+
+/// A response that arrived whole.
+#[derive(Debug, Clone)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl HttpResponse {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+    /// `x-svc-RequestId`.
+    pub fn request_id(&self) -> Option<String> {
+        self.header(wire::HEADER_REQUEST_ID).map(str::to_string)
+    }
+    /// `x-svc-RateLimit-Limit`.
+    pub fn rate_limit(&self) -> Option<String> {
+        self.header(wire::HEADER_RATE_LIMIT).map(str::to_string)
+    }
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// Decodes the error envelope; a body that is not one becomes a single entry whose
+    /// message describes it (status, content type, a short excerpt).
+    pub fn failure(&self) -> ApiFailure {
+        #[derive(serde::Deserialize)]
+        struct Envelope {
+            errors: Vec<ErrorEntry>,
+        }
+        let errors = match serde_json::from_slice::<Envelope>(&self.body) {
+            Ok(env) if !env.errors.is_empty() => env.errors,
+            _ => vec![ErrorEntry {
+                code: String::new(),
+                message: self.describe_body(),
+                details: String::new(),
+            }],
+        };
+        ApiFailure {
+            status: self.status,
+            errors,
+            request_id: self.request_id(),
+            rate_limit: self.rate_limit(),
+        }
+    }
+
+    /// "HTTP 502, text/html, body: <html>…" with at most 200 characters of the body.
+    pub fn describe_body(&self) -> String {
+        let ctype = self.header("content-type").unwrap_or("no content type");
+        let text = String::from_utf8_lossy(&self.body);
+        let excerpt: String = text.chars().take(200).filter(|c| !c.is_control()).collect();
+        if excerpt.is_empty() {
+            format!("HTTP {} with an empty {ctype} body", self.status)
+        } else {
+            format!("HTTP {} with a {ctype} body: {excerpt}", self.status)
+        }
+    }
+}
+
+/// A failed attempt: what happened, and how far the request got.
+#[derive(Debug, Clone)]
+pub struct SendFailure {
+    pub class: FailureClass,
+    pub error: Error,
+    /// The attempt ran out of time (costs more retry budget).
+    pub timed_out: bool,
+}
+
+impl SendFailure {
+    fn new(class: FailureClass, error: Error) -> SendFailure {
+        SendFailure {
+            class,
+            error,
+            timed_out: false,
+        }
+    }
+}
+
+/// A request ready to send.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    pub method: Method,
+    pub url: String,
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    pub body: Option<(Bytes, &'static str)>,
+}
+
+/// The HTTP layer shared by a client's operations.
+#[derive(Debug, Clone)]
+pub struct Transport {
+    api: reqwest::Client,
+    max_response_bytes: usize,
+}
+
+impl Transport {
+    pub fn new(settings: &Settings) -> Result<Transport, Error> {
+        let api = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(settings.timeouts.connect)
+            .pool_idle_timeout(Duration::from_secs(60))
+            .tcp_nodelay(true)
+            .user_agent(settings.user_agent())
+            .https_only(false)
+            .build()
+            .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Transport {
+            api,
+            max_response_bytes: settings.max_response_bytes,
+        })
+    }
+
+    /// The underlying pool, for callers that stream (documents use their own client).
+    pub fn client(&self) -> &reqwest::Client {
+        &self.api
+    }
+
+    /// Sends one attempt and reads the whole response within `timeout`.
+    pub async fn send(
+        &self,
+        req: HttpRequest,
+        timeout: Duration,
+    ) -> Result<HttpResponse, SendFailure> {
+        match tokio::time::timeout(timeout, self.send_inner(req)).await {
+            Ok(r) => r,
+            Err(_) => Err(SendFailure {
+                class: FailureClass::Ambiguous,
+                error: Error::timeout(format!(
+                    "no complete response within {:.1} s",
+                    timeout.as_secs_f64()
+                )),
+                timed_out: true,
+            }),
+        }
+    }
+
+    async fn send_inner(&self, req: HttpRequest) -> Result<HttpResponse, SendFailure> {
+        let mut builder = self.api.request(req.method.clone(), &req.url);
+        for (name, value) in req.headers {
+            builder = builder.header(name, value);
+        }
+        if let Some((body, ctype)) = req.body {
+            builder = builder.header(http::header::CONTENT_TYPE, ctype).body(body);
+        }
+        let resp = builder.send().await.map_err(classify_reqwest)?;
+        let status = resp.status().as_u16();
+        if (300..400).contains(&status) {
+            let target = resp
+                .headers()
+                .get(http::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .map(redirect_host)
+                .unwrap_or_else(|| "an unnamed location".to_string());
+            return Err(SendFailure::new(
+                FailureClass::Security,
+                Error::transport(format!(
+                    "the server answered HTTP {status}, a redirect to {target}; API calls do not follow \
+                     redirects, so our credentials never reach another host (check the endpoint setting)"
+                ))
+                .with_request_id(header_string(resp.headers(), wire::HEADER_REQUEST_ID)),
+            ));
+        }
+        let headers = resp.headers().clone();
+        if let Some(len) = resp.content_length() {
+            if len as usize > self.max_response_bytes {
+                return Err(too_large(self.max_response_bytes, &headers));
+            }
+        }
+        let mut body = BytesMut::new();
+        let mut stream = resp.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| {
+                SendFailure::new(
+                    FailureClass::Ambiguous,
+                    Error::transport(format!(
+                        "the response body was cut off after {} bytes ({})",
+                        body.len(),
+                        error_chain(&e)
+                    ))
+                    .with_request_id(header_string(&headers, wire::HEADER_REQUEST_ID)),
+                )
+            })?;
+            if body.len() + chunk.len() > self.max_response_bytes {
+                return Err(too_large(self.max_response_bytes, &headers));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(HttpResponse {
+            status,
+            headers,
+            body: body.freeze(),
+        })
+    }
+}
+
+fn too_large(cap: usize, headers: &HeaderMap) -> SendFailure {
+    SendFailure::new(
+        FailureClass::Security,
+        Error::transport(format!(
+            "response too large: more than {cap} bytes (raise Settings::max_response_bytes if this is expected)"
+        ))
+        .with_request_id(header_string(headers, wire::HEADER_REQUEST_ID)),
+    )
+}
+
+fn header_string(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+/// The host of a redirect target (never the full address: it may carry a query).
+fn redirect_host(location: &str) -> String {
+    match url::Url::parse(location) {
+        Ok(u) => u.host_str().unwrap_or("an unnamed host").to_string(),
+        Err(_) => "a relative location on the same host".to_string(),
+    }
+}
+
+/// Classifies a reqwest error: a connect failure never reached the server (F0); anything
+/// after the request may have been written is ambiguous (F2).
+pub(crate) fn classify_reqwest(e: reqwest::Error) -> SendFailure {
+    let chain = error_chain(&e);
+    if e.is_connect() {
+        let tls = chain.to_ascii_lowercase().contains("certificate");
+        let class = if tls {
+            FailureClass::Security
+        } else {
+            FailureClass::NotSent
+        };
+        return SendFailure::new(
+            class,
+            Error::transport(format!("could not connect: {chain}")),
+        );
+    }
+    if e.is_builder() {
+        return SendFailure::new(
+            FailureClass::Final,
+            Error::transport(format!("the request could not be built: {chain}")),
+        );
+    }
+    let timed_out = e.is_timeout();
+    SendFailure {
+        class: FailureClass::Ambiguous,
+        error: if timed_out {
+            Error::timeout(format!("the request timed out: {chain}"))
+        } else {
+            Error::transport(format!(
+                "the connection failed after the request was sent: {chain}"
+            ))
+        },
+        timed_out,
+    }
+}
+
+/// "outer: inner: innermost", without the URL (it may carry identifiers).
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![];
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        let text = err.to_string();
+        let text = match text.find(" for url (") {
+            Some(i) => text[..i].to_string(),
+            None => text,
+        };
+        if !parts.contains(&text) {
+            parts.push(text);
+        }
+        cur = err.source();
+    }
+    parts.join(": ")
+}
+
+/// A header value marked sensitive, so no debug output of the request shows it.
+pub(crate) fn sensitive(value: &str, what: &str) -> Result<HeaderValue, Error> {
+    let mut v = HeaderValue::from_str(value).map_err(|_| {
+        Error::validation(what, "contains characters not allowed in an HTTP header")
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
+}

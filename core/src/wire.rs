@@ -1,0 +1,42 @@
+//! Every header name and brand-bearing literal of the wire, in one place.
+//!
+//! The specification writes the operator's brand as the neutral word `svc`; the real
+//! service's spelling differs only here, so a deployment against the real hosts changes
+//! this file (or overrides the endpoints in `Settings`) and nothing else.
+
+/// Request header carrying the OAuth access token.
+pub const HEADER_ACCESS_TOKEN: &str = "x-svc-access-token";
+/// Request header naming the customer user the call acts for.
+pub const HEADER_USER_EMAIL: &str = "x-svc-user-email";
+/// Request header with the request date (also the e-invoicing order date).
+pub const HEADER_DATE: &str = "x-svc-date";
+/// Response header with the server's unique request reference.
+pub const HEADER_REQUEST_ID: &str = "x-svc-RequestId";
+/// Response header with the rate (requests per second) the server applied.
+pub const HEADER_RATE_LIMIT: &str = "x-svc-RateLimit-Limit";
+
+/// Path of the token endpoint on the authorization server.
+pub const TOKEN_PATH: &str = "/auth/O2/token";
+/// Path of the consent page on the regional marketplace address.
+pub const CONSENT_PATH: &str = "/b2b/abws/oauth";
+
+/// The regional API addresses (North America, Europe, Far East).
+pub const API_HOST_NA: &str = "https://na.business-api.svc.com";
+pub const API_HOST_EU: &str = "https://eu.business-api.svc.com";
+pub const API_HOST_FE: &str = "https://jp.business-api.svc.com";
+/// The regional sandbox addresses of the platform.
+pub const SANDBOX_HOST_NA: &str = "https://na.sandbox.business-api.svc.com";
+pub const SANDBOX_HOST_EU: &str = "https://eu.sandbox.business-api.svc.com";
+pub const SANDBOX_HOST_FE: &str = "https://jp.sandbox.business-api.svc.com";
+/// The authorization server.
+pub const AUTH_HOST: &str = "https://api.svc.com";
+/// The marketplace addresses serving the consent page.
+pub const CONSENT_HOST_NA: &str = "https://www.svc.com";
+pub const CONSENT_HOST_EU: &str = "https://www.svc.co.uk";
+pub const CONSENT_HOST_FE: &str = "https://www.svc.co.jp";
+
+/// Prefix of the user agent; the version and platform follow.
+pub const USER_AGENT_PRODUCT: &str = "abws";
+
+/// Fulfillment type whose wire value carries the operator's name.
+pub const PLATFORM_FULFILLMENT: &str = "PLATFORM_FULFILLMENT";

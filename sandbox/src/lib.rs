@@ -1,0 +1,1 @@
+//! abws-sandbox: a local emulator of the whole service (placeholder until the sandbox lands).
