@@ -1,1 +1,73 @@
-fn main() {}
+//! Project tasks that need Rust code: `header` (write include/abws.h with the pinned
+//! cbindgen) and `header --check` (fail when the committed header is stale).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn generate() -> Result<String, String> {
+    let crate_dir = root().join("bindings-c");
+    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
+        .map_err(|e| format!("cbindgen.toml: {e}"))?;
+    let bindings = cbindgen::Builder::new()
+        .with_crate(&crate_dir)
+        .with_config(config)
+        .generate()
+        .map_err(|e| format!("cbindgen: {e}"))?;
+    let mut out = Vec::new();
+    bindings.write(&mut out);
+    String::from_utf8(out).map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let header = root().join("include").join("abws.h");
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["header"] => {
+            match generate().and_then(|h| std::fs::write(&header, h).map_err(|e| e.to_string())) {
+                Ok(()) => {
+                    println!("wrote {}", header.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        ["header", "--check"] => {
+            let fresh = match generate() {
+                Ok(h) => h,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let committed = std::fs::read_to_string(&header).unwrap_or_default();
+            if fresh == committed {
+                println!("include/abws.h is up to date");
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "include/abws.h is stale: run `cargo run -p xtask -- header` and commit the result"
+                );
+                ExitCode::FAILURE
+            }
+        }
+        _ => {
+            eprintln!("usage: cargo run -p xtask -- header [--check]");
+            ExitCode::FAILURE
+        }
+    }
+}

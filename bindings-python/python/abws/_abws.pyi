@@ -1,0 +1,3 @@
+"""The compiled core (private; use the names exported by ``abws``)."""
+
+__version__: str
