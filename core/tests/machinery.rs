@@ -583,3 +583,116 @@ fn truncated_body_is_a_transport_error() {
     assert_eq!(err.attempts(), 3, "a truncated read is retried");
     t.join().unwrap();
 }
+
+#[test]
+fn rotated_client_secret_is_used_by_the_next_refresh() {
+    let server = TestServer::start();
+    server
+        .shared
+        .token_lifetime_s
+        .store(1, std::sync::atomic::Ordering::SeqCst);
+    let client = blocking::Client::new(fast(server.settings())).unwrap();
+    client
+        .run(|c| async move { c.execute(&detail_call("A")).await })
+        .unwrap();
+    client
+        .set_credentials(abws::Credentials::RefreshToken {
+            client_id: "client-1".into(),
+            client_secret: "secret-2".into(),
+            refresh_token: format!("Atzr|refresh-{}", server.addr.port()).into(),
+        })
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1100));
+    client
+        .run(|c| async move { c.execute(&detail_call("B")).await })
+        .unwrap();
+    let bodies: Vec<String> = server
+        .seen("/auth/O2/token")
+        .into_iter()
+        .map(|s| s.body)
+        .collect();
+    assert_eq!(bodies.len(), 2);
+    assert!(bodies[0].contains("client_secret=secret-1"));
+    assert!(bodies[1].contains("client_secret=secret-2"));
+    assert!(bodies[1].contains("grant_type=refresh_token"));
+}
+
+#[test]
+fn a_rotated_refresh_token_is_handed_over_before_use() {
+    let server = TestServer::start();
+    server.shared.token_script.lock().unwrap().push_back(Scripted::json(
+        200,
+        r#"{"access_token":"Atza|a1","token_type":"bearer","expires_in":1,"refresh_token":"Atzr|rotated"}"#,
+    ));
+    let persisted = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let p2 = persisted.clone();
+    let client = blocking::Client::with_rotation(
+        fast(server.settings()),
+        Some(Arc::new(move |t: &str| {
+            p2.lock().unwrap().push(t.to_string())
+        })),
+    )
+    .unwrap();
+    client
+        .run(|c| async move { c.execute(&detail_call("A")).await })
+        .unwrap();
+    assert_eq!(*persisted.lock().unwrap(), vec!["Atzr|rotated".to_string()]);
+    std::thread::sleep(Duration::from_millis(1100));
+    client
+        .run(|c| async move { c.execute(&detail_call("B")).await })
+        .unwrap();
+    let second = &server.seen("/auth/O2/token")[1].body;
+    assert!(second.contains("refresh_token=Atzr%7Crotated"), "{second}");
+}
+
+#[test]
+fn user_agent_names_the_library_and_version() {
+    let server = TestServer::start();
+    let client = blocking::Client::new(fast(server.settings())).unwrap();
+    client
+        .run(|c| async move { c.execute(&detail_call("U")).await })
+        .unwrap();
+    let ua = server.seen("/ab-invoice/2026-02-01/invoices/U/detail")[0].headers["user-agent"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        ua.starts_with(&format!("abws/{} (Language=Rust;Platform=", abws::VERSION)),
+        "{ua}"
+    );
+}
+
+#[test]
+fn a_forked_child_rebuilds_the_runtime_and_works() {
+    let server = TestServer::start();
+    let client = blocking::Client::new(fast(server.settings())).unwrap();
+    client
+        .run(|c| async move { c.execute(&detail_call("P")).await })
+        .unwrap();
+    // SAFETY: the child only uses the library (which rebuilds its runtime) and exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        let ok = client
+            .run(|c| async move { c.execute(&detail_call("CHILD")).await })
+            .map(|r| r.status == 200)
+            .unwrap_or(false);
+        unsafe { libc::_exit(if ok { 0 } else { 3 }) };
+    }
+    let mut status = 0;
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "child failed: {status}"
+    );
+    assert_eq!(
+        server
+            .seen("/ab-invoice/2026-02-01/invoices/CHILD/detail")
+            .len(),
+        1
+    );
+    // The parent still works.
+    client
+        .run(|c| async move { c.execute(&detail_call("P2")).await })
+        .unwrap();
+}

@@ -1,0 +1,139 @@
+//! Validation messages name the parameter and the rule.
+
+use abws::validate;
+use abws::{ErrorKind, Region};
+use chrono::{TimeZone, Utc};
+
+#[test]
+fn date_ranges() {
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let d = |s: &str| validate::datetime("x", s).unwrap();
+    let ok = validate::date_range(
+        "start",
+        d("2026-01-01T00:00:00Z"),
+        "end",
+        d("2026-11-01T00:00:00Z"),
+        366,
+        now,
+    );
+    assert!(ok.is_ok());
+    let e = validate::date_range(
+        "start",
+        d("2026-02-01T00:00:00Z"),
+        "end",
+        d("2026-01-01T00:00:00Z"),
+        366,
+        now,
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "invalid start: must not be after end");
+    let e = validate::date_range(
+        "start",
+        d("2026-11-01T00:00:00Z"),
+        "end",
+        d("2026-12-01T00:00:00Z"),
+        366,
+        now,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.parameter(), e.message()),
+        (Some("end"), "must not be in the future")
+    );
+    let e = validate::date_range(
+        "start",
+        d("2024-01-01T00:00:00Z"),
+        "end",
+        d("2026-01-01T00:00:00Z"),
+        366,
+        now,
+    )
+    .unwrap_err();
+    assert_eq!(e.message(), "must be at most 366 days after start");
+    let e = validate::datetime("feedStartDate", "yesterday").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Validation);
+    assert!(e
+        .to_string()
+        .starts_with("invalid feedStartDate: must be an ISO 8601 date-time"));
+    // Offsets are kept.
+    assert_eq!(
+        d("2026-01-01T09:00:00+09:00").offset().local_minus_utc(),
+        9 * 3600
+    );
+}
+
+#[test]
+fn counts_ranges_sets_and_forms() {
+    assert_eq!(
+        validate::count("orderLineItems", 26, 1, 25)
+            .unwrap_err()
+            .to_string(),
+        "invalid orderLineItems: must hold 1 to 25 entries (got 26)"
+    );
+    assert_eq!(
+        validate::int_range("pageSize", 11, 1, 10)
+            .unwrap_err()
+            .to_string(),
+        "invalid pageSize: must be between 1 and 10 (got 11)"
+    );
+    assert!(validate::one_of("documentType", "Credit", &["Invoice", "Credits"]).is_err());
+    assert!(validate::locale("locale", "en-US").is_ok());
+    assert!(validate::locale("locale", "en_US").is_ok());
+    assert!(validate::locale("locale", "english").is_err());
+    assert!(validate::numeric("lineItems[0].externalId", "10").is_ok());
+    for bad in ["", " 1", "1a", "1 "] {
+        assert!(
+            validate::numeric("lineItems[0].externalId", bad).is_err(),
+            "{bad:?}"
+        );
+    }
+    assert!(validate::email("user_email", "a@b.c").is_ok());
+    assert!(validate::email("user_email", "a b@c").is_err());
+    assert!(validate::non_empty("invoiceNumber", "  ").is_err());
+    assert!(validate::length("externalId", &"x".repeat(256), 1, 255).is_err());
+}
+
+#[test]
+fn regions() {
+    assert_eq!(Region::parse("jp").unwrap(), Region::JP);
+    assert_eq!(Region::parse("GB").unwrap(), Region::UK);
+    let e = Region::parse("XX").unwrap_err();
+    assert_eq!(e.parameter(), Some("region"));
+    assert_eq!(Region::DE.group(), Region::IN.group());
+    assert_ne!(Region::US.group(), Region::JP.group());
+    assert_eq!(Region::ALL.len(), 11);
+}
+
+#[test]
+fn consent_address() {
+    let url = abws::auth::consent_url(
+        "https://www.svc.co.jp",
+        "st 1",
+        "https://app.example/cb?x=1",
+        "app-1",
+    )
+    .unwrap();
+    assert_eq!(
+        url,
+        "https://www.svc.co.jp/b2b/abws/oauth?state=st+1&redirect_uri=https%3A%2F%2Fapp.example%2Fcb%3Fx%3D1&applicationId=app-1"
+    );
+    assert_eq!(
+        abws::auth::consent_url("https://x", "", "r", "a")
+            .unwrap_err()
+            .parameter(),
+        Some("state")
+    );
+}
+
+#[test]
+fn refresh_margin_scales_with_lifetime() {
+    use std::time::Duration;
+    assert_eq!(
+        abws::auth::refresh_margin(Duration::from_secs(3600)),
+        Duration::from_secs(300)
+    );
+    assert_eq!(
+        abws::auth::refresh_margin(Duration::from_secs(10)),
+        Duration::from_secs(2)
+    );
+}
