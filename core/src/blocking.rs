@@ -179,3 +179,78 @@ impl<P: Page> Iterator for Items<P> {
         }
     }
 }
+
+/// Declares a blocking group: each async operation of the group becomes a method that
+/// runs it to completion; each pager constructor returns a blocking pager.
+macro_rules! blocking_group {
+    (
+        $(#[$meta:meta])*
+        $group:ident, $accessor:ident {
+            $( async fn $name:ident(&self $(, $arg:ident : $ty:ty)*) -> $ret:ty; )*
+            $( pager fn $pname:ident(&self $(, $parg:ident : $pty:ty)*) -> $page:ty; )*
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $group<'a> {
+            client: &'a Client,
+        }
+
+        impl Client {
+            $(#[$meta])*
+            pub fn $accessor(&self) -> $group<'_> {
+                $group { client: self }
+            }
+        }
+
+        impl $group<'_> {
+            $(
+                #[doc = concat!("Blocking `", stringify!($name), "`; see the async method of the same name.")]
+                pub fn $name(&self $(, $arg: $ty)*) -> Result<$ret> {
+                    self.client.run(|c| async move { c.$accessor().$name($($arg),*).await })
+                }
+            )*
+            $(
+                #[doc = concat!("Blocking `", stringify!($pname), "`: an iterator of pages (or of items with `.items()`).")]
+                pub fn $pname(&self $(, $parg: $pty)*) -> Result<Pager<$page>> {
+                    Ok(Pager::new(self.client.inner()?.$accessor().$pname($($parg),*)?))
+                }
+            )*
+        }
+    };
+}
+
+use crate::api::{documents as doc, invoices as inv, reconciliation as rec};
+
+blocking_group! {
+    /// Invoices 2026-02-01.
+    Invoices, invoices {
+        async fn get_invoices(&self, p: &inv::GetInvoicesParams) -> inv::InvoicesPage;
+        async fn get_invoice_detail_by_invoice_number(&self, invoice_number: &str, region: &str) -> inv::InvoiceDetail;
+        async fn get_invoice_line_items_by_invoice_number(&self, invoice_number: &str, region: &str, next_page_token: Option<&str>) -> inv::LineItemsPage;
+        pager fn iter_invoices(&self, p: &inv::GetInvoicesParams) -> inv::InvoicesPage;
+        pager fn iter_invoice_line_items(&self, invoice_number: &str, region: &str) -> inv::LineItemsPage;
+    }
+}
+
+blocking_group! {
+    /// Reconciliation 2021-01-08.
+    Reconciliation, reconciliation {
+        async fn get_transactions(&self, p: &rec::GetTransactionsParams) -> rec::TransactionsPage;
+        async fn get_invoice_details_by_order_line_items(&self, items: &[rec::OrderLineItemRef]) -> rec::InvoiceDetailsResponse;
+        async fn invoice_details_for(&self, items: &[rec::OrderLineItemRef]) -> Vec<rec::InvoiceDetailsByOrderLineItem>;
+        pager fn iter_transactions(&self, p: &rec::GetTransactionsParams) -> rec::TransactionsPage;
+    }
+}
+
+blocking_group! {
+    /// Reports and documents 2021-09-30.
+    Documents, documents {
+        async fn create_report(&self, p: &doc::CreateReportParams) -> doc::CreateReportResponse;
+        async fn get_report(&self, report_id: &str) -> doc::Report;
+        async fn get_report_document(&self, report_document_id: &str) -> doc::ReportDocument;
+        async fn wait_for_report(&self, report_id: &str, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>) -> doc::Report;
+        async fn download(&self, report_document_id: &str) -> Vec<u8>;
+        async fn download_to(&self, report_document_id: &str, writer: &mut (dyn std::io::Write + Send)) -> u64;
+        async fn fetch_pdf(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>) -> Vec<u8>;
+    }
+}

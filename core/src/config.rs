@@ -68,6 +68,23 @@ impl Region {
         }
     }
 
+    /// The platform's marketplace id of this region.
+    pub fn marketplace_id(self) -> &'static str {
+        wire::MARKETPLACE_IDS
+            .iter()
+            .find(|(r, _)| *r == self)
+            .map(|(_, id)| *id)
+            .unwrap_or("")
+    }
+
+    /// The region of a marketplace id, when it is one the library knows.
+    pub fn from_marketplace_id(id: &str) -> Option<Region> {
+        wire::MARKETPLACE_IDS
+            .iter()
+            .find(|(_, m)| *m == id)
+            .map(|(r, _)| *r)
+    }
+
     /// Parses a region code (case-insensitive; `GB` is accepted for `UK`).
     pub fn parse(text: &str) -> Result<Region, Error> {
         let upper = text.trim().to_ascii_uppercase();
@@ -232,6 +249,8 @@ pub struct Settings {
     pub rate_limiting: bool,
     /// Largest JSON response accepted, in bytes.
     pub max_response_bytes: usize,
+    /// Largest unpacked document accepted, in bytes (stops zip and gzip bombs).
+    pub max_document_bytes: u64,
     /// Appended to the user agent, e.g. `"MyErp/2.1"`.
     pub app_name: Option<String>,
 }
@@ -250,6 +269,7 @@ impl Settings {
             max_attempts: 3,
             rate_limiting: true,
             max_response_bytes: 32 * 1024 * 1024,
+            max_document_bytes: crate::documents::DEFAULT_MAX_DOCUMENT_BYTES,
             app_name: None,
         }
     }

@@ -4,10 +4,12 @@
 //! The library is async inside (`Client`) with a blocking facade outside
 //! (`blocking::Client`); both share one process-wide rate limiter and retry budget.
 
+pub mod api;
 pub mod auth;
 pub mod blocking;
 pub mod client;
 pub mod config;
+pub mod documents;
 pub mod error;
 pub mod model;
 pub mod money;

@@ -38,6 +38,8 @@ pub enum TokenStyle {
 pub struct Pager<P: Page> {
     client: Client,
     call: Call,
+    /// Further listings (date windows) walked after this one, in order.
+    queue: std::collections::VecDeque<Call>,
     style: TokenStyle,
     next: Option<String>,
     seen: HashSet<String>,
@@ -60,6 +62,7 @@ impl<P: Page> Pager<P> {
         Pager {
             client,
             call,
+            queue: Default::default(),
             style,
             next: first_token.filter(|t| !t.is_empty()),
             seen: HashSet::new(),
@@ -70,6 +73,16 @@ impl<P: Page> Pager<P> {
             looped: None,
             _page: std::marker::PhantomData,
         }
+    }
+
+    /// A pager over several listings in turn (e.g. consecutive date windows), each
+    /// paged to its end before the next starts.
+    pub fn chain(client: Client, calls: Vec<Call>, style: TokenStyle) -> Option<Pager<P>> {
+        let mut queue: std::collections::VecDeque<Call> = calls.into();
+        let first = queue.pop_front()?;
+        let mut pager = Pager::new(client, first, style, None);
+        pager.queue = queue;
+        Some(pager)
     }
 
     /// Items delivered so far.
@@ -94,8 +107,17 @@ impl<P: Page> Pager<P> {
 
     /// The next page, or `None` after the last one.
     pub async fn next_page(&mut self) -> Result<Option<P>> {
-        if self.finished || (self.started && self.next.is_none()) {
-            self.finished = true;
+        if !self.finished && self.started && self.next.is_none() {
+            match self.queue.pop_front() {
+                Some(call) => {
+                    self.call = call;
+                    self.started = false;
+                    self.seen.clear();
+                }
+                None => self.finished = true,
+            }
+        }
+        if self.finished {
             return Ok(None);
         }
         if let Some(request_id) = self.looped.take() {

@@ -107,6 +107,8 @@ pub struct HttpRequest {
 #[derive(Debug, Clone)]
 pub struct Transport {
     api: reqwest::Client,
+    /// For presigned document addresses: a separate pool that never carries our headers.
+    documents: reqwest::Client,
     max_response_bytes: usize,
 }
 
@@ -121,8 +123,16 @@ impl Transport {
             .https_only(false)
             .build()
             .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))?;
+        let documents = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(settings.timeouts.connect)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .user_agent(settings.user_agent())
+            .build()
+            .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))?;
         Ok(Transport {
             api,
+            documents,
             max_response_bytes: settings.max_response_bytes,
         })
     }
@@ -138,7 +148,36 @@ impl Transport {
         req: HttpRequest,
         timeout: Duration,
     ) -> Result<HttpResponse, SendFailure> {
-        match tokio::time::timeout(timeout, self.send_inner(req)).await {
+        self.send_with(&self.api, req, timeout, self.max_response_bytes as u64)
+            .await
+    }
+
+    /// Fetches a presigned document address: a plain GET on the separate pool, no auth
+    /// headers, no redirects, no transparent decompression, at most `max_bytes`.
+    pub async fn fetch_document(
+        &self,
+        url: &str,
+        timeout: Duration,
+        max_bytes: u64,
+    ) -> Result<HttpResponse, SendFailure> {
+        let req = HttpRequest {
+            method: Method::GET,
+            url: url.to_string(),
+            headers: vec![],
+            body: None,
+        };
+        self.send_with(&self.documents, req, timeout, max_bytes)
+            .await
+    }
+
+    async fn send_with(
+        &self,
+        client: &reqwest::Client,
+        req: HttpRequest,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<HttpResponse, SendFailure> {
+        match tokio::time::timeout(timeout, Self::send_inner(client, req, cap)).await {
             Ok(r) => r,
             Err(_) => Err(SendFailure {
                 class: FailureClass::Ambiguous,
@@ -151,8 +190,12 @@ impl Transport {
         }
     }
 
-    async fn send_inner(&self, req: HttpRequest) -> Result<HttpResponse, SendFailure> {
-        let mut builder = self.api.request(req.method.clone(), &req.url);
+    async fn send_inner(
+        client: &reqwest::Client,
+        req: HttpRequest,
+        cap: u64,
+    ) -> Result<HttpResponse, SendFailure> {
+        let mut builder = client.request(req.method.clone(), &req.url);
         for (name, value) in req.headers {
             builder = builder.header(name, value);
         }
@@ -179,8 +222,8 @@ impl Transport {
         }
         let headers = resp.headers().clone();
         if let Some(len) = resp.content_length() {
-            if len as usize > self.max_response_bytes {
-                return Err(too_large(self.max_response_bytes, &headers));
+            if len > cap {
+                return Err(too_large(cap, &headers));
             }
         }
         let mut body = BytesMut::new();
@@ -197,8 +240,8 @@ impl Transport {
                     .with_request_id(header_string(&headers, wire::HEADER_REQUEST_ID)),
                 )
             })?;
-            if body.len() + chunk.len() > self.max_response_bytes {
-                return Err(too_large(self.max_response_bytes, &headers));
+            if (body.len() + chunk.len()) as u64 > cap {
+                return Err(too_large(cap, &headers));
             }
             body.extend_from_slice(&chunk);
         }
@@ -210,7 +253,7 @@ impl Transport {
     }
 }
 
-fn too_large(cap: usize, headers: &HeaderMap) -> SendFailure {
+fn too_large(cap: u64, headers: &HeaderMap) -> SendFailure {
     SendFailure::new(
         FailureClass::Security,
         Error::transport(format!(

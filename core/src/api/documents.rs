@@ -1,0 +1,412 @@
+//! Reports 2021-09-30: asynchronous PDF invoices and credit memos — create a report, wait
+//! for it, get its document's presigned address, download and unpack it.
+
+use std::io::Write;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use super::decode;
+use crate::client::{Call, Client};
+use crate::config::{Region, RegionGroup};
+use crate::error::{Error, ErrorKind, Result};
+use crate::operations as ops;
+use crate::{model, validate, wire_enum, Timestamp};
+
+/// The report type that produces invoice and credit-memo PDFs.
+pub const REPORT_TYPE_INVOICE_PDF: &str = "GET_AB_INVOICE_PDF";
+/// The polling interval the spec asks for.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(15);
+/// Document kinds of reportOptions.documentType.
+pub const DOCUMENT_TYPES: [&str; 2] = ["Invoice", "Credits"];
+
+wire_enum! {
+    /// processingStatus of a report.
+    pub enum ProcessingStatus {
+        InQueue = "IN_QUEUE",
+        InProgress = "IN_PROGRESS",
+        Done = "DONE",
+        Cancelled = "CANCELLED",
+        Fatal = "FATAL",
+    }
+}
+
+model! {
+    /// What a report is for.
+    pub struct ReportOptions {
+        "invoiceId" invoice_id: String,
+        "orderId" order_id: String,
+        "orderLineItemId" order_line_item_id: String,
+        "shipmentId" shipment_id: String,
+        "documentType" document_type: String,
+    }
+}
+
+model! {
+    /// A report job.
+    pub struct Report {
+        "reportId" report_id: String,
+        "reportType" report_type: String,
+        "dataStartTime" data_start_time: Timestamp,
+        "dataEndTime" data_end_time: Timestamp,
+        "createdTime" created_time: Timestamp,
+        "processingStartTime" processing_start_time: Timestamp,
+        "processingEndTime" processing_end_time: Timestamp,
+        "processingStatus" processing_status: ProcessingStatus,
+        "marketplaceIds" marketplace_ids: Vec<String>,
+        "reportOptions" report_options: ReportOptions,
+        "reportDocumentId" report_document_id: String,
+    }
+}
+
+model! {
+    /// The body of createReport.
+    pub struct CreateReportResponse {
+        "reportId" report_id: String,
+    }
+}
+
+model! {
+    /// Where a report's document can be downloaded (for five minutes).
+    pub struct ReportDocument {
+        "reportDocumentId" report_document_id: String,
+        "url" url: String,
+        "compressionAlgorithm" compression_algorithm: String,
+    }
+}
+
+/// reportOptions as a caller gives them (snake_case).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReportOptionsParams {
+    /// Consolidated invoice: the invoiceNumber from consolidatedInvoiceDetails.
+    #[serde(
+        rename(serialize = "invoiceId"),
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub invoice_id: Option<String>,
+    #[serde(rename(serialize = "orderId"), skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<String>,
+    #[serde(
+        rename(serialize = "orderLineItemId"),
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub order_line_item_id: Option<String>,
+    #[serde(
+        rename(serialize = "shipmentId"),
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub shipment_id: Option<String>,
+    /// Invoice or Credits (omitted for a shipment: both).
+    #[serde(
+        rename(serialize = "documentType"),
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub document_type: Option<String>,
+}
+
+/// Parameters of createReport.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CreateReportParams {
+    /// Defaults to GET_AB_INVOICE_PDF.
+    pub report_type: Option<String>,
+    /// Marketplace ids, all of one regional group; defaults to the client region's.
+    pub marketplace_ids: Option<Vec<String>>,
+    pub report_options: ReportOptionsParams,
+}
+
+/// Parameters of `fetch_pdf`: the report options plus the marketplaces.
+pub type FetchPdfParams = CreateReportParams;
+
+/// The report and document operations. Get one with `Client::documents`.
+pub struct Documents<'a> {
+    client: &'a Client,
+}
+
+impl Client {
+    /// Reports and documents 2021-09-30.
+    pub fn documents(&self) -> Documents<'_> {
+        Documents { client: self }
+    }
+}
+
+fn check_report_options(o: &ReportOptionsParams, group: Option<RegionGroup>) -> Result<()> {
+    for (name, v) in [
+        ("report_options.invoice_id", &o.invoice_id),
+        ("report_options.order_id", &o.order_id),
+        ("report_options.order_line_item_id", &o.order_line_item_id),
+        ("report_options.shipment_id", &o.shipment_id),
+    ] {
+        if let Some(v) = v {
+            validate::non_empty(name, v)?;
+        }
+    }
+    if let Some(t) = &o.document_type {
+        validate::one_of("report_options.document_type", t, &DOCUMENT_TYPES)?;
+    }
+    if let Some(invoice_id) = &o.invoice_id {
+        if invoice_id.eq_ignore_ascii_case("pending") {
+            return Err(Error::validation(
+                "report_options.invoice_id",
+                "reads Pending: the consolidated invoice number is not available yet; ask getInvoiceDetailsByOrderLineItems again later",
+            ));
+        }
+        if o.order_id.is_none() {
+            // A consolidated invoice: invoiceId and documentType Invoice.
+            return match o.document_type.as_deref() {
+                Some("Invoice") => Ok(()),
+                _ => Err(Error::validation(
+                    "report_options.document_type",
+                    "must be Invoice for a consolidated invoice (invoice_id given)",
+                )),
+            };
+        }
+    }
+    if o.order_id.is_none() {
+        return Err(Error::validation(
+            "report_options.order_id",
+            "is required (or invoice_id with document_type Invoice for a consolidated invoice)",
+        ));
+    }
+    if group != Some(RegionGroup::Europe) && o.order_line_item_id.is_none() {
+        return Err(Error::validation(
+            "report_options.order_line_item_id",
+            "is required outside the EU (only the EU fetches documents by order_id alone)",
+        ));
+    }
+    Ok(())
+}
+
+impl Documents<'_> {
+    /// createReport: asks for the PDF of an invoice, credit memo or consolidated invoice.
+    pub async fn create_report(&self, p: &CreateReportParams) -> Result<CreateReportResponse> {
+        let settings = self.client.settings();
+        let report_type = p
+            .report_type
+            .clone()
+            .unwrap_or_else(|| REPORT_TYPE_INVOICE_PDF.into());
+        validate::non_empty("report_type", &report_type)?;
+        let marketplace_ids = p
+            .marketplace_ids
+            .clone()
+            .unwrap_or_else(|| vec![settings.region.marketplace_id().to_string()]);
+        validate::count("marketplace_ids", marketplace_ids.len(), 1, usize::MAX)?;
+        let mut group: Option<RegionGroup> = None;
+        for (i, id) in marketplace_ids.iter().enumerate() {
+            validate::non_empty(&format!("marketplace_ids[{i}]"), id)?;
+            if let Some(region) = Region::from_marketplace_id(id) {
+                match group {
+                    Some(g) if g != region.group() => {
+                        return Err(Error::validation(
+                            "marketplace_ids",
+                            format!(
+                                "must all belong to one regional group (NA, EU or FE): {id} is {} ({}), the others {}",
+                                region,
+                                region.group().as_str(),
+                                g.as_str()
+                            ),
+                        ))
+                    }
+                    _ => group = Some(region.group()),
+                }
+            }
+        }
+        check_report_options(&p.report_options, group.or(Some(settings.region.group())))?;
+        #[derive(Serialize)]
+        struct Body<'a> {
+            #[serde(rename = "reportType")]
+            report_type: &'a str,
+            #[serde(rename = "marketplaceIds")]
+            marketplace_ids: &'a [String],
+            #[serde(rename = "reportOptions")]
+            report_options: &'a ReportOptionsParams,
+        }
+        let call = Call::new(&ops::CREATE_REPORT_OP).json(&Body {
+            report_type: &report_type,
+            marketplace_ids: &marketplace_ids,
+            report_options: &p.report_options,
+        })?;
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::CREATE_REPORT_OP.id)
+    }
+
+    /// getReport: a report created within the last 30 days.
+    pub async fn get_report(&self, report_id: &str) -> Result<Report> {
+        validate::non_empty("report_id", report_id)?;
+        let call = Call::new(&ops::GET_REPORT).path("reportId", report_id);
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_REPORT.id)
+    }
+
+    /// getReportDocument: the document's presigned address (valid five minutes).
+    pub async fn get_report_document(&self, report_document_id: &str) -> Result<ReportDocument> {
+        validate::non_empty("report_document_id", report_document_id)?;
+        let call =
+            Call::new(&ops::GET_REPORT_DOCUMENT).path("reportDocumentId", report_document_id);
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_REPORT_DOCUMENT.id)
+    }
+
+    /// Polls getReport every `poll_interval` until the report ends. DONE returns the
+    /// report (with its document id); CANCELLED and FATAL are `ReportFailed` errors;
+    /// DONE without a document id is a `Document` error. Unknown statuses keep polling.
+    /// `timeout` bounds the whole wait (`None`: no bound).
+    pub async fn wait_for_report(
+        &self,
+        report_id: &str,
+        poll_interval: Duration,
+        timeout: Option<Duration>,
+    ) -> Result<Report> {
+        validate::non_empty("report_id", report_id)?;
+        if poll_interval.is_zero() {
+            return Err(Error::validation("poll_interval", "must be more than zero"));
+        }
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            let report = self.get_report(report_id).await?;
+            match report.processing_status.as_ref() {
+                Some(ProcessingStatus::Done) => {
+                    return match report.report_document_id.as_deref() {
+                        Some(id) if !id.is_empty() => Ok(report),
+                        _ => Err(Error::document(format!(
+                            "report {report_id} is DONE but names no reportDocumentId"
+                        ))),
+                    }
+                }
+                Some(s @ (ProcessingStatus::Cancelled | ProcessingStatus::Fatal)) => {
+                    return Err(Error::report_failed(report_id, s.as_str()))
+                }
+                _ => {}
+            }
+            if let Some(d) = deadline {
+                if Instant::now() + poll_interval > d {
+                    let status = report
+                        .processing_status
+                        .map(|s| s.as_str().to_string())
+                        .unwrap_or_default();
+                    return Err(Error::timeout(format!(
+                        "report {report_id} was still {status} when the {:.0} s wait ended",
+                        timeout.unwrap_or_default().as_secs_f64()
+                    )));
+                }
+            }
+            tokio::time::sleep(poll_interval).await;
+        }
+    }
+
+    /// Downloads a report document and returns the PDF, unpacked in memory.
+    pub async fn download(&self, report_document_id: &str) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.download_to(report_document_id, &mut out).await?;
+        Ok(out)
+    }
+
+    /// Downloads a report document and writes the PDF to `writer`; returns its size.
+    /// An expired presigned address is renewed once.
+    pub async fn download_to(
+        &self,
+        report_document_id: &str,
+        writer: &mut (dyn Write + Send),
+    ) -> Result<u64> {
+        let settings = self.client.settings();
+        let mut renewed = false;
+        loop {
+            let doc = self.get_report_document(report_document_id).await?;
+            let url = doc
+                .url
+                .as_deref()
+                .filter(|u| !u.is_empty())
+                .ok_or_else(|| {
+                    Error::document(format!("report document {report_document_id} has no url"))
+                })?;
+            let parsed = url::Url::parse(url).map_err(|e| {
+                Error::document(format!("the presigned address is not a URL ({e})"))
+            })?;
+            if parsed.scheme() != "https"
+                && !(parsed.scheme() == "http" && crate::config::is_loopback(&parsed))
+            {
+                return Err(Error::document("the presigned address is not https; refusing to download a sensitive document in clear"));
+            }
+            let fetched = self.fetch_with_retries(url, &settings).await;
+            let resp = match fetched {
+                Ok(r) => r,
+                Err(e) if !renewed && e.message().to_ascii_lowercase().contains("expired") => {
+                    renewed = true;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let max = settings.max_document_bytes;
+            let body = zeroize::Zeroizing::new(resp.body.to_vec());
+            return crate::documents::unpack_to(&body, writer, max);
+        }
+    }
+
+    async fn fetch_with_retries(
+        &self,
+        url: &str,
+        settings: &crate::Settings,
+    ) -> Result<crate::transport::HttpResponse> {
+        let transport = self.client.transport();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let (class, error) = match transport
+                .fetch_document(url, Duration::from_secs(300), settings.max_document_bytes)
+                .await
+            {
+                Ok(r) if r.is_success() => return Ok(r),
+                Ok(r) => {
+                    let text = String::from_utf8_lossy(&r.body).to_ascii_lowercase();
+                    let msg = if r.status == 403 && text.contains("expired") {
+                        "the presigned address has expired".to_string()
+                    } else {
+                        format!("the document host answered {}", r.describe_body())
+                    };
+                    let class = crate::retry::classify_status(r.status, false)
+                        .unwrap_or(crate::retry::FailureClass::Final);
+                    (class, Error::document(msg).with_request_id(r.request_id()))
+                }
+                Err(f) => (f.class, f.error),
+            };
+            match crate::retry::decide(
+                crate::retry::OperationKind::SafeRead,
+                class,
+                attempt,
+                settings.max_attempts,
+                0,
+            ) {
+                crate::retry::Decision::Retry => {
+                    tokio::time::sleep(crate::retry::backoff(attempt, rand::random::<f64>())).await;
+                }
+                _ => return Err(error.with_attempts(attempt)),
+            }
+        }
+    }
+
+    /// create → wait → document → download, in one call. Returns the PDF.
+    pub async fn fetch_pdf(
+        &self,
+        p: &FetchPdfParams,
+        poll_interval: Duration,
+        timeout: Option<Duration>,
+    ) -> Result<Vec<u8>> {
+        let created = self.create_report(p).await?;
+        let report_id = created
+            .report_id
+            .ok_or_else(|| Error::transport("createReport answered without a reportId"))?;
+        let report = self
+            .wait_for_report(&report_id, poll_interval, timeout)
+            .await?;
+        let document_id = report.report_document_id.unwrap_or_default();
+        self.download(&document_id).await.map_err(|e| {
+            if e.kind() == ErrorKind::Document {
+                e.with_hint(format!("report {report_id}"))
+            } else {
+                e
+            }
+        })
+    }
+}

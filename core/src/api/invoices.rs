@@ -1,0 +1,475 @@
+//! Invoices 2026-02-01: search invoices by issue date, one invoice's detail, and its line
+//! items (followed by reversal units).
+
+use chrono::{Duration as ChronoDuration, Utc};
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use super::{
+    decode, region_arg, required_datetime, wire_datetime, Address, DateTimeArg, DateValue,
+    RegisteredParty,
+};
+use crate::client::{Call, Client};
+use crate::error::{Error, Result};
+use crate::money::Money;
+use crate::operations as ops;
+use crate::paging::{Page, Pager, TokenStyle};
+use crate::{model, validate, wire_enum, Timestamp};
+
+/// The longest issue-date range one getInvoices call accepts.
+pub const MAX_RANGE_DAYS: i64 = 366;
+
+wire_enum! {
+    /// STANDARD or CREDIT_MEMO.
+    pub enum InvoiceType { Standard = "STANDARD", CreditMemo = "CREDIT_MEMO" }
+}
+
+model! {
+    /// Number, issue date, type and region of an invoice.
+    pub struct InvoiceMetadata {
+        "invoiceNumber" invoice_number: String,
+        "issueDate" issue_date: Timestamp,
+        "type" invoice_type: InvoiceType,
+        "region" region: String,
+    }
+}
+
+model! {
+    /// An element of the invoice list.
+    pub struct InvoiceSummary {
+        "invoiceMetadata" invoice_metadata: InvoiceMetadata,
+        "consolidationType" consolidation_type: String,
+        "status" status: String,
+    }
+}
+
+model! {
+    /// A page of getInvoices.
+    pub struct InvoicesPage {
+        "invoices" invoices: Vec<InvoiceSummary>,
+        "nextPageToken" next_page_token: String,
+    }
+}
+
+model! {
+    /// The billing period of a (consolidated) invoice.
+    pub struct Period {
+        "startDate" start_date: Timestamp,
+        "endDate" end_date: Timestamp,
+    }
+}
+
+model! {
+    /// The legal entity billed.
+    pub struct Customer {
+        "legalEntityId" legal_entity_id: String,
+        "legalEntityName" legal_entity_name: String,
+    }
+}
+
+model! {
+    /// One amount of the BillingDetails artifact (itemSubtotal, salesTax, amountDue, ...).
+    pub struct AmountDetail {
+        "type" amount_type: String,
+        "amount" amount: Money,
+    }
+}
+
+model! {
+    /// One tax rate's totals.
+    pub struct TaxBreakdown {
+        "taxRate" tax_rate: String,
+        "inclusiveTotal" inclusive_total: Money,
+        "exclusiveTotal" exclusive_total: Money,
+        "taxAmount" tax_amount: Money,
+    }
+}
+
+model! {
+    /// The BillingDetails artifact.
+    pub struct BillingDetails {
+        "artifactType" artifact_type: String,
+        "amountDetails" amount_details: Vec<AmountDetail>,
+    }
+}
+
+model! {
+    /// A PurchaseFromQualifiedIssuer or PurchaseFromOtherIssuer artifact (JP tax breakdown).
+    pub struct TaxArtifact {
+        "artifactType" artifact_type: String,
+        "taxBreakdown" tax_breakdown: Vec<TaxBreakdown>,
+    }
+}
+
+/// An artifact of an invoice detail, by `artifactType`.
+#[derive(Clone, Debug)]
+pub enum Artifact {
+    BillingDetails(BillingDetails),
+    /// Purchases from an issuer with a tax registration number.
+    PurchaseFromQualifiedIssuer(TaxArtifact),
+    /// Purchases from an issuer without one.
+    PurchaseFromOtherIssuer(TaxArtifact),
+    /// A kind this version does not know, kept exactly.
+    Other(Box<RawValue>),
+}
+
+impl PartialEq for Artifact {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Artifact::BillingDetails(a), Artifact::BillingDetails(b)) => a == b,
+            (
+                Artifact::PurchaseFromQualifiedIssuer(a),
+                Artifact::PurchaseFromQualifiedIssuer(b),
+            )
+            | (Artifact::PurchaseFromOtherIssuer(a), Artifact::PurchaseFromOtherIssuer(b)) => {
+                a == b
+            }
+            (Artifact::Other(a), Artifact::Other(b)) => a.get() == b.get(),
+            _ => false,
+        }
+    }
+}
+
+impl Artifact {
+    /// The `artifactType` as sent.
+    pub fn artifact_type(&self) -> String {
+        match self {
+            Artifact::BillingDetails(_) => "BillingDetails".into(),
+            Artifact::PurchaseFromQualifiedIssuer(_) => "PurchaseFromQualifiedIssuer".into(),
+            Artifact::PurchaseFromOtherIssuer(_) => "PurchaseFromOtherIssuer".into(),
+            Artifact::Other(raw) => {
+                #[derive(Deserialize)]
+                struct Kind {
+                    #[serde(rename = "artifactType")]
+                    artifact_type: Option<String>,
+                }
+                serde_json::from_str::<Kind>(raw.get())
+                    .ok()
+                    .and_then(|k| k.artifact_type)
+                    .unwrap_or_default()
+            }
+        }
+    }
+
+    /// The tax breakdown, for either issuer kind.
+    pub fn tax_breakdown(&self) -> Option<&[TaxBreakdown]> {
+        match self {
+            Artifact::PurchaseFromQualifiedIssuer(t) | Artifact::PurchaseFromOtherIssuer(t) => {
+                t.tax_breakdown.as_deref()
+            }
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Artifact {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        #[derive(Deserialize)]
+        struct Kind {
+            #[serde(rename = "artifactType")]
+            artifact_type: Option<String>,
+        }
+        let kind: Kind = serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
+        Ok(match kind.artifact_type.as_deref() {
+            Some("BillingDetails") => Artifact::BillingDetails(
+                serde_json::from_str(raw.get()).map_err(de::Error::custom)?,
+            ),
+            Some("PurchaseFromQualifiedIssuer") => Artifact::PurchaseFromQualifiedIssuer(
+                serde_json::from_str(raw.get()).map_err(de::Error::custom)?,
+            ),
+            Some("PurchaseFromOtherIssuer") => Artifact::PurchaseFromOtherIssuer(
+                serde_json::from_str(raw.get()).map_err(de::Error::custom)?,
+            ),
+            _ => Artifact::Other(raw),
+        })
+    }
+}
+
+impl Serialize for Artifact {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Artifact::BillingDetails(b) => b.serialize(s),
+            Artifact::PurchaseFromQualifiedIssuer(t) | Artifact::PurchaseFromOtherIssuer(t) => {
+                t.serialize(s)
+            }
+            Artifact::Other(raw) => raw.serialize(s),
+        }
+    }
+}
+
+model! {
+    /// One invoice or credit memo in full.
+    pub struct InvoiceDetail {
+        "invoiceMetadata" invoice_metadata: InvoiceMetadata,
+        "period" period: Period,
+        "issuer" issuer: RegisteredParty,
+        "billToAddress" bill_to_address: Address,
+        "customer" customer: Customer,
+        "dueDate" due_date: DateValue,
+        "paymentMethod" payment_method: String,
+        "totalAmount" total_amount: Money,
+        "artifacts" artifacts: Vec<Artifact>,
+    }
+}
+
+impl InvoiceDetail {
+    /// The BillingDetails artifact, when present.
+    pub fn billing_details(&self) -> Option<&BillingDetails> {
+        self.artifacts.iter().flatten().find_map(|a| match a {
+            Artifact::BillingDetails(b) => Some(b),
+            _ => None,
+        })
+    }
+}
+
+model! {
+    /// The body of getInvoiceDetailByInvoiceNumber.
+    pub struct InvoiceDetailResponse {
+        "invoiceDetail" invoice_detail: InvoiceDetail,
+    }
+}
+
+model! {
+    /// The order a line item belongs to.
+    pub struct OrderMetadata {
+        "orderId" order_id: String,
+        "orderDate" order_date: DateValue,
+    }
+}
+
+model! {
+    /// Identifies the order line item (further fields are kept in `extra`).
+    pub struct LineItemMetadata {
+        "orderLineItemId" order_line_item_id: String,
+    }
+}
+
+model! {
+    /// A line item of an invoice, or a reversal unit of a credit memo.
+    pub struct InvoiceLineItem {
+        "invoiceNumber" invoice_number: String,
+        "transactionType" transaction_type: String,
+        "orderMetadata" order_metadata: OrderMetadata,
+        "lineItemMetadata" line_item_metadata: LineItemMetadata,
+    }
+}
+
+model! {
+    /// A page of getInvoiceLineItemsByInvoiceNumber.
+    pub struct LineItemsPage {
+        "lineItems" line_items: Vec<InvoiceLineItem>,
+        "nextPageToken" next_page_token: String,
+    }
+}
+
+impl Page for InvoicesPage {
+    type Item = InvoiceSummary;
+    fn next_page_token(&self) -> Option<&str> {
+        self.next_page_token.as_deref()
+    }
+    fn len(&self) -> usize {
+        self.invoices.as_ref().map_or(0, Vec::len)
+    }
+    fn into_items(self) -> Vec<InvoiceSummary> {
+        self.invoices.unwrap_or_default()
+    }
+}
+
+impl Page for LineItemsPage {
+    type Item = InvoiceLineItem;
+    fn next_page_token(&self) -> Option<&str> {
+        self.next_page_token.as_deref()
+    }
+    fn len(&self) -> usize {
+        self.line_items.as_ref().map_or(0, Vec::len)
+    }
+    fn into_items(self) -> Vec<InvoiceLineItem> {
+        self.line_items.unwrap_or_default()
+    }
+}
+
+/// Parameters of getInvoices (snake_case names of the spec's parameters).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GetInvoicesParams {
+    /// Required: start of the issue-date range.
+    pub invoice_issue_start_date: Option<DateTimeArg>,
+    /// Required: end of the range; not in the future, at most 366 days after the start.
+    pub invoice_issue_end_date: Option<DateTimeArg>,
+    /// Only invoices of this region (omitted: every marketplace of the client's address).
+    pub region: Option<String>,
+    /// Payment methods (supported: BCA); omitted: all.
+    pub payment_method_types: Option<Vec<String>>,
+    /// Resume from this page token (sent with the same other parameters).
+    pub next_page_token: Option<String>,
+}
+
+/// The invoice operations. Get one with `Client::invoices`.
+pub struct Invoices<'a> {
+    client: &'a Client,
+}
+
+impl Client {
+    /// Invoices 2026-02-01.
+    pub fn invoices(&self) -> Invoices<'_> {
+        Invoices { client: self }
+    }
+}
+
+impl Invoices<'_> {
+    fn list_call(&self, p: &GetInvoicesParams, windowed: bool) -> Result<Vec<Call>> {
+        let start = required_datetime("invoice_issue_start_date", &p.invoice_issue_start_date)?;
+        let end = required_datetime("invoice_issue_end_date", &p.invoice_issue_end_date)?;
+        let max = if windowed { 1_000_000 } else { MAX_RANGE_DAYS };
+        validate::date_range(
+            "invoice_issue_start_date",
+            start,
+            "invoice_issue_end_date",
+            end,
+            max,
+            Utc::now(),
+        )?;
+        let settings = self.client.settings();
+        let region = p
+            .region
+            .as_deref()
+            .map(|r| region_arg("region", r, &settings))
+            .transpose()?;
+        let methods = match &p.payment_method_types {
+            Some(list) => {
+                validate::count("payment_method_types", list.len(), 1, usize::MAX)?;
+                for m in list {
+                    validate::non_empty("payment_method_types", m)?;
+                }
+                Some(list.join(","))
+            }
+            None => None,
+        };
+        // Windows of at most 366 days, consecutive and non-overlapping in what they
+        // return: each ends one second before the next starts.
+        let mut windows = vec![];
+        let mut from = start;
+        loop {
+            let limit = from + ChronoDuration::days(MAX_RANGE_DAYS);
+            let to = if limit >= end {
+                end
+            } else {
+                limit - ChronoDuration::seconds(1)
+            };
+            windows.push((from, to));
+            if to >= end {
+                break;
+            }
+            from = to + ChronoDuration::seconds(1);
+        }
+        Ok(windows
+            .into_iter()
+            .map(|(from, to)| {
+                Call::new(&ops::GET_INVOICES)
+                    .query("invoiceIssueStartDate", wire_datetime(from))
+                    .query("invoiceIssueEndDate", wire_datetime(to))
+                    .query_opt("region", region.map(|r| r.as_str()))
+                    .query_opt("paymentMethodTypes", methods.clone())
+            })
+            .collect())
+    }
+
+    /// getInvoices: one page of the invoices issued in a date range (at most 366 days).
+    pub async fn get_invoices(&self, p: &GetInvoicesParams) -> Result<InvoicesPage> {
+        let call = self.list_call(p, false)?.remove(0);
+        let call = match &p.next_page_token {
+            Some(t) => {
+                validate::non_empty("next_page_token", t)?;
+                call.query("nextPageToken", t.clone())
+            }
+            None => call,
+        };
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_INVOICES.id)
+    }
+
+    /// Every page of getInvoices. Any date range is accepted: it is walked in windows of
+    /// at most 366 days, oldest first.
+    pub fn iter_invoices(&self, p: &GetInvoicesParams) -> Result<Pager<InvoicesPage>> {
+        let calls = self.list_call(p, true)?;
+        if p.next_page_token.is_some() && calls.len() > 1 {
+            return Err(Error::validation(
+                "next_page_token",
+                "can resume only a range of at most 366 days",
+            ));
+        }
+        let mut pager = Pager::chain(
+            self.client.clone(),
+            calls,
+            TokenStyle::WithParams("nextPageToken"),
+        )
+        .ok_or_else(|| Error::internal("empty invoice listing"))?;
+        if let Some(t) = &p.next_page_token {
+            pager = Pager::new(
+                self.client.clone(),
+                pager.call().clone(),
+                TokenStyle::WithParams("nextPageToken"),
+                Some(t.clone()),
+            );
+        }
+        Ok(pager)
+    }
+
+    /// getInvoiceDetailByInvoiceNumber: one invoice or credit memo in full.
+    pub async fn get_invoice_detail_by_invoice_number(
+        &self,
+        invoice_number: &str,
+        region: &str,
+    ) -> Result<InvoiceDetail> {
+        validate::non_empty("invoice_number", invoice_number)?;
+        let region = region_arg("region", region, &self.client.settings())?;
+        let call = Call::new(&ops::GET_INVOICE_DETAIL)
+            .path("invoiceNumber", invoice_number)
+            .query("region", region.as_str());
+        let resp = self.client.execute(&call).await?;
+        let body: InvoiceDetailResponse = decode(&resp, ops::GET_INVOICE_DETAIL.id)?;
+        body.invoice_detail.ok_or_else(|| {
+            Error::transport("getInvoiceDetailByInvoiceNumber answered without an invoiceDetail")
+                .with_request_id(resp.request_id())
+        })
+    }
+
+    fn line_items_call(&self, invoice_number: &str, region: &str) -> Result<Call> {
+        validate::non_empty("invoice_number", invoice_number)?;
+        let region = region_arg("region", region, &self.client.settings())?;
+        Ok(Call::new(&ops::GET_INVOICE_LINE_ITEMS)
+            .path("invoiceNumber", invoice_number)
+            .query("region", region.as_str()))
+    }
+
+    /// getInvoiceLineItemsByInvoiceNumber: one page of line items (then reversal units).
+    pub async fn get_invoice_line_items_by_invoice_number(
+        &self,
+        invoice_number: &str,
+        region: &str,
+        next_page_token: Option<&str>,
+    ) -> Result<LineItemsPage> {
+        let call = self
+            .line_items_call(invoice_number, region)?
+            .query_opt("nextPageToken", next_page_token);
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_INVOICE_LINE_ITEMS.id)
+    }
+
+    /// Every page of an invoice's line items.
+    pub fn iter_invoice_line_items(
+        &self,
+        invoice_number: &str,
+        region: &str,
+    ) -> Result<Pager<LineItemsPage>> {
+        let call = self.line_items_call(invoice_number, region)?;
+        Ok(Pager::new(
+            self.client.clone(),
+            call,
+            TokenStyle::WithParams("nextPageToken"),
+            None,
+        ))
+    }
+}

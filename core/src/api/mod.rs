@@ -1,0 +1,146 @@
+//! The operations of both specification documents, one module per API group: the models
+//! of that group and the operations that return them.
+
+pub mod documents;
+pub mod invoices;
+pub mod reconciliation;
+
+use std::fmt;
+
+use chrono::{DateTime, FixedOffset, TimeZone, Utc};
+use serde::{Deserialize, Deserializer};
+
+use crate::config::{Region, Settings};
+use crate::error::{Error, Result};
+
+/// A date-time argument: a chrono date-time, or ISO 8601 text checked when the call
+/// runs (so the error names the parameter).
+#[derive(Clone, PartialEq, Eq)]
+pub enum DateTimeArg {
+    Value(DateTime<FixedOffset>),
+    Text(String),
+}
+
+impl DateTimeArg {
+    /// The date-time, or a validation error naming `param`.
+    pub fn resolve(&self, param: &str) -> Result<DateTime<FixedOffset>> {
+        match self {
+            DateTimeArg::Value(v) => Ok(*v),
+            DateTimeArg::Text(t) => crate::validate::datetime(param, t),
+        }
+    }
+}
+
+impl fmt::Debug for DateTimeArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DateTimeArg::Value(v) => write!(f, "{}", v.to_rfc3339()),
+            DateTimeArg::Text(t) => write!(f, "{t:?}"),
+        }
+    }
+}
+
+impl<Tz: TimeZone> From<DateTime<Tz>> for DateTimeArg {
+    fn from(v: DateTime<Tz>) -> Self {
+        DateTimeArg::Value(v.fixed_offset())
+    }
+}
+
+impl From<&str> for DateTimeArg {
+    fn from(v: &str) -> Self {
+        DateTimeArg::Text(v.to_string())
+    }
+}
+
+impl From<String> for DateTimeArg {
+    fn from(v: String) -> Self {
+        DateTimeArg::Text(v)
+    }
+}
+
+impl<'de> Deserialize<'de> for DateTimeArg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Ok(DateTimeArg::Text(String::deserialize(d)?))
+    }
+}
+
+/// The wire form of a date-time parameter: RFC 3339 in UTC with `Z`, which every
+/// operation accepts (the platform's static sandbox requires the designator).
+pub(crate) fn wire_datetime(v: DateTime<FixedOffset>) -> String {
+    v.with_timezone(&Utc)
+        .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// A required date-time parameter.
+pub(crate) fn required_datetime(
+    param: &str,
+    v: &Option<DateTimeArg>,
+) -> Result<DateTime<FixedOffset>> {
+    match v {
+        Some(a) => a.resolve(param),
+        None => Err(Error::validation(param, "is required")),
+    }
+}
+
+/// Parses a region argument and checks it is served by the client's regional address.
+pub(crate) fn region_arg(param: &str, value: &str, settings: &Settings) -> Result<Region> {
+    let region = Region::parse(value).map_err(|_| {
+        Error::validation(
+            param,
+            format!("must be one of AU, CA, DE, ES, FR, IN, IT, JP, MX, UK, US (got {value:?})"),
+        )
+    })?;
+    if region.group() != settings.region.group() {
+        return Err(Error::validation(
+            param,
+            format!(
+                "{region} is served by the {} address, but this client uses the {} address (region {}); \
+                 create a client for {region}",
+                region.group().as_str(),
+                settings.region.group().as_str(),
+                settings.region
+            ),
+        ));
+    }
+    Ok(region)
+}
+
+/// Decodes a response body into `T`, naming the operation on failure.
+pub(crate) fn decode<T: for<'de> Deserialize<'de>>(
+    resp: &crate::transport::HttpResponse,
+    op: &'static str,
+) -> Result<T> {
+    crate::model::decode(&resp.body, op)
+        .map_err(|e| e.with_request_id(resp.request_id()).with_operation(op))
+}
+
+crate::model! {
+    /// A postal address as the invoice and reconciliation documents return it.
+    pub struct Address {
+        "fullName" full_name: String,
+        "phoneNumber" phone_number: String,
+        "companyName" company_name: String,
+        "addressLine1" address_line1: String,
+        "addressLine2" address_line2: String,
+        "addressLine3" address_line3: String,
+        "city" city: String,
+        "stateOrRegion" state_or_region: String,
+        "postalCode" postal_code: String,
+        "countryCode" country_code: String,
+    }
+}
+
+crate::model! {
+    /// A named party with an optional tax registration number.
+    pub struct RegisteredParty {
+        "name" name: String,
+        "registrationNumber" registration_number: String,
+    }
+}
+
+crate::model! {
+    /// A wrapped date (`{"date": ...}`).
+    pub struct DateValue {
+        "date" date: crate::Timestamp,
+    }
+}

@@ -1,0 +1,394 @@
+//! Reconciliation 2021-01-08: business transactions by feed date, and the (JP
+//! tax-compliant) invoice data of order line items.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{decode, required_datetime, wire_datetime, Address, DateTimeArg, RegisteredParty};
+use crate::client::{Call, Client};
+use crate::error::{Error, Result};
+use crate::money::{Amount, Money};
+use crate::operations as ops;
+use crate::paging::{Page, Pager, TokenStyle};
+use crate::{model, validate, Timestamp};
+
+/// Order line items per getInvoiceDetailsByOrderLineItems call.
+pub const MAX_LINE_ITEMS: usize = 25;
+
+model! {
+    /// A person on a transaction (buyer, payer).
+    pub struct Person {
+        "id" id: String,
+        "name" name: String,
+        "email" email: String,
+    }
+}
+
+model! {
+    /// A transaction this one is associated with (a refund's charge).
+    pub struct AssociatedTransaction {
+        "associatedTransactionId" associated_transaction_id: String,
+    }
+}
+
+model! {
+    /// A line of a transaction. Amounts are strings on this wire and stay exact.
+    pub struct TransactionLineItem {
+        "totalAmount" total_amount: Money,
+        "principalAmount" principal_amount: Money,
+        "shippingCharge" shipping_charge: Money,
+        "discount" discount: Money,
+        "tax" tax: Money,
+        "taxRate" tax_rate: String,
+        "orderId" order_id: String,
+        "unspsc" unspsc: String,
+        "orderLineItemId" order_line_item_id: String,
+        "purchaseOrderNumber" purchase_order_number: String,
+        "asin" asin: String,
+        "productTitle" product_title: String,
+        "itemQuantity" item_quantity: i64,
+        "shipmentId" shipment_id: String,
+        "shipmentDate" shipment_date: Timestamp,
+        "merchantLegalName" merchant_legal_name: String,
+        "businessOrderInfo" business_order_info: std::collections::BTreeMap<String, String>,
+    }
+}
+
+model! {
+    /// A business transaction (CHARGE, REFUND, ...).
+    pub struct Transaction {
+        "marketplaceId" marketplace_id: String,
+        "transactionDate" transaction_date: Timestamp,
+        "feedDate" feed_date: Timestamp,
+        "transactionType" transaction_type: String,
+        "transactionId" transaction_id: String,
+        "chargeIdentifier" charge_identifier: String,
+        "shipTaxRate" ship_tax_rate: String,
+        "giftWrapTaxRate" gift_wrap_tax_rate: String,
+        "legalEntityName" legal_entity_name: String,
+        "invoiceNumber" invoice_number: String,
+        "amount" amount: Money,
+        "paymentInstrumentType" payment_instrument_type: String,
+        "buyer" buyer: Person,
+        "payer" payer: Person,
+        "associatedTransactionDetails" associated_transaction_details: Vec<AssociatedTransaction>,
+        "transactionLineItems" transaction_line_items: Vec<TransactionLineItem>,
+    }
+}
+
+model! {
+    /// A page of getTransactions.
+    pub struct TransactionsPage {
+        "transactions" transactions: Vec<Transaction>,
+        "nextPageToken" next_page_token: String,
+    }
+}
+
+impl Page for TransactionsPage {
+    type Item = Transaction;
+    fn next_page_token(&self) -> Option<&str> {
+        self.next_page_token.as_deref()
+    }
+    fn len(&self) -> usize {
+        self.transactions.as_ref().map_or(0, Vec::len)
+    }
+    fn into_items(self) -> Vec<Transaction> {
+        self.transactions.unwrap_or_default()
+    }
+}
+
+/// Identifies an order line item of a shipment (the input of the invoice-details call).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderLineItemRef {
+    #[serde(rename = "orderId", alias = "order_id")]
+    pub order_id: String,
+    #[serde(rename = "orderLineItemId", alias = "order_line_item_id")]
+    pub order_line_item_id: String,
+    #[serde(rename = "shipmentId", alias = "shipment_id")]
+    pub shipment_id: String,
+}
+
+impl OrderLineItemRef {
+    pub fn new(
+        order_id: impl Into<String>,
+        order_line_item_id: impl Into<String>,
+        shipment_id: impl Into<String>,
+    ) -> Self {
+        OrderLineItemRef {
+            order_id: order_id.into(),
+            order_line_item_id: order_line_item_id.into(),
+            shipment_id: shipment_id.into(),
+        }
+    }
+}
+
+impl From<&TransactionLineItem> for OrderLineItemRef {
+    fn from(li: &TransactionLineItem) -> Self {
+        OrderLineItemRef {
+            order_id: li.order_id.clone().unwrap_or_default(),
+            order_line_item_id: li.order_line_item_id.clone().unwrap_or_default(),
+            shipment_id: li.shipment_id.clone().unwrap_or_default(),
+        }
+    }
+}
+
+model! {
+    /// The order line item a result is for, as the service echoes it.
+    pub struct OrderLineItem {
+        "orderId" order_id: String,
+        "orderLineItemId" order_line_item_id: String,
+        "shipmentId" shipment_id: String,
+    }
+}
+
+model! {
+    /// The consolidated invoice an order line item belongs to.
+    pub struct ConsolidatedInvoiceDetails {
+        /// Reads "Pending" until the consolidated invoice is issued.
+        "invoiceNumber" invoice_number: String,
+    }
+}
+
+model! {
+    /// Tax of one rate.
+    pub struct TaxLine {
+        "rate" rate: String,
+        "inclusiveTotal" inclusive_total: Money,
+        "exclusiveTotal" exclusive_total: Money,
+        "amount" amount: Money,
+    }
+}
+
+model! {
+    /// How a transaction data item is spread over order line items.
+    pub struct Apportionment {
+        "orderLineItemId" order_line_item_id: String,
+        "lineNumber" line_number: i64,
+        "units" units: i64,
+        "unitPrice" unit_price: Money,
+        "taxAmount" tax_amount: Money,
+    }
+}
+
+model! {
+    /// How a fee is spread.
+    pub struct FeeApportionment {
+        "taxExclusiveFee" tax_exclusive_fee: Money,
+        "taxAmount" tax_amount: Money,
+    }
+}
+
+model! {
+    /// A fee (SHIPPING, ...) with its tax.
+    pub struct Fee {
+        "feeType" fee_type: String,
+        "tax" tax: TaxLine,
+        "discount" discount: Money,
+        "apportionment" apportionment: Vec<FeeApportionment>,
+    }
+}
+
+model! {
+    /// A product line of a JP invoice.
+    pub struct TransactionDataItem {
+        "taxRate" tax_rate: String,
+        "unit" unit: i64,
+        "asin" asin: String,
+        "title" title: String,
+        "unitTaxInclusivePrice" unit_tax_inclusive_price: Money,
+        "unitTaxExclusivePrice" unit_tax_exclusive_price: Money,
+        "unitTaxAmount" unit_tax_amount: Money,
+        "totalAmount" total_amount: Money,
+        "discount" discount: Money,
+        "apportionment" apportionment: Vec<Apportionment>,
+        "fees" fees: Vec<Fee>,
+    }
+}
+
+model! {
+    /// The invoice (or credit memo) data of an order line item.
+    pub struct InvoiceDetails {
+        "invoiceNumber" invoice_number: String,
+        "invoiceDate" invoice_date: Timestamp,
+        "consolidatedInvoiceDetails" consolidated_invoice_details: ConsolidatedInvoiceDetails,
+        "invoiceType" invoice_type: super::invoices::InvoiceType,
+        "associatedInvoiceNumber" associated_invoice_number: String,
+        "associatedInvoiceDate" associated_invoice_date: Timestamp,
+        "invoiceIssuer" invoice_issuer: RegisteredParty,
+        "billToAddress" bill_to_address: Address,
+        "sellerInformation" seller_information: RegisteredParty,
+        "orderDate" order_date: Timestamp,
+        "currencyCode" currency_code: String,
+        "invoiceTotal" invoice_total: Amount,
+        "tax" tax: Vec<TaxLine>,
+        "transactionDataItems" transaction_data_items: Vec<TransactionDataItem>,
+        "fees" fees: Vec<Fee>,
+    }
+}
+
+model! {
+    /// The invoice data of one order line item.
+    pub struct InvoiceDetailsByOrderLineItem {
+        "orderLineItem" order_line_item: OrderLineItem,
+        "invoiceDetails" invoice_details: Vec<InvoiceDetails>,
+    }
+}
+
+model! {
+    /// The body of getInvoiceDetailsByOrderLineItems.
+    pub struct InvoiceDetailsResponse {
+        "invoiceDetailsByOrderLineItems" invoice_details_by_order_line_items: Vec<InvoiceDetailsByOrderLineItem>,
+    }
+}
+
+/// Parameters of getTransactions.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GetTransactionsParams {
+    /// Required: start of the feed-date range.
+    pub feed_start_date: Option<DateTimeArg>,
+    /// Required: end of the feed-date range.
+    pub feed_end_date: Option<DateTimeArg>,
+    /// Resume from this page token (sent alone, as the service wants).
+    pub next_page_token: Option<String>,
+}
+
+/// The reconciliation operations. Get one with `Client::reconciliation`.
+pub struct Reconciliation<'a> {
+    client: &'a Client,
+}
+
+impl Client {
+    /// Reconciliation 2021-01-08.
+    pub fn reconciliation(&self) -> Reconciliation<'_> {
+        Reconciliation { client: self }
+    }
+}
+
+impl Reconciliation<'_> {
+    fn transactions_call(&self, p: &GetTransactionsParams) -> Result<Call> {
+        let start = required_datetime("feed_start_date", &p.feed_start_date)?;
+        let end = required_datetime("feed_end_date", &p.feed_end_date)?;
+        if start > end {
+            return Err(Error::validation(
+                "feed_start_date",
+                "must not be after feed_end_date",
+            ));
+        }
+        Ok(Call::new(&ops::GET_TRANSACTIONS)
+            .query("feedStartDate", wire_datetime(start))
+            .query("feedEndDate", wire_datetime(end)))
+    }
+
+    /// getTransactions: one page of the transactions of a feed-date range.
+    pub async fn get_transactions(&self, p: &GetTransactionsParams) -> Result<TransactionsPage> {
+        let mut call = self.transactions_call(p)?;
+        if let Some(t) = &p.next_page_token {
+            validate::non_empty("next_page_token", t)?;
+            call.query = vec![("nextPageToken", t.clone())];
+        }
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_TRANSACTIONS.id)
+    }
+
+    /// Every page of getTransactions.
+    pub fn iter_transactions(&self, p: &GetTransactionsParams) -> Result<Pager<TransactionsPage>> {
+        let call = self.transactions_call(p)?;
+        Ok(Pager::new(
+            self.client.clone(),
+            call,
+            TokenStyle::Alone("nextPageToken"),
+            p.next_page_token.clone(),
+        ))
+    }
+
+    /// getInvoiceDetailsByOrderLineItems: the invoice data of at most 25 line items.
+    pub async fn get_invoice_details_by_order_line_items(
+        &self,
+        items: &[OrderLineItemRef],
+    ) -> Result<InvoiceDetailsResponse> {
+        validate::count("order_line_items", items.len(), 1, MAX_LINE_ITEMS)?;
+        for (i, it) in items.iter().enumerate() {
+            validate::non_empty(&format!("order_line_items[{i}].order_id"), &it.order_id)?;
+            validate::non_empty(
+                &format!("order_line_items[{i}].order_line_item_id"),
+                &it.order_line_item_id,
+            )?;
+            validate::non_empty(
+                &format!("order_line_items[{i}].shipment_id"),
+                &it.shipment_id,
+            )?;
+        }
+        #[derive(Serialize)]
+        struct Body<'a> {
+            #[serde(rename = "orderLineItems")]
+            order_line_items: &'a [OrderLineItemRef],
+        }
+        let call = Call::new(&ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS).json(&Body {
+            order_line_items: items,
+        })?;
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS.id)
+    }
+
+    /// The invoice data of any number of line items with the fewest requests: line items
+    /// of one (order, shipment) share their invoice, so one representative of each pair is
+    /// sent, 25 per request, and its answer is returned for every input of the pair.
+    /// The result has one entry per input, in input order.
+    pub async fn invoice_details_for(
+        &self,
+        items: &[OrderLineItemRef],
+    ) -> Result<Vec<InvoiceDetailsByOrderLineItem>> {
+        let mut representatives: Vec<OrderLineItemRef> = vec![];
+        let mut index: HashMap<(String, String), usize> = HashMap::new();
+        for (i, it) in items.iter().enumerate() {
+            validate::non_empty(&format!("line_items[{i}].order_id"), &it.order_id)?;
+            validate::non_empty(
+                &format!("line_items[{i}].order_line_item_id"),
+                &it.order_line_item_id,
+            )?;
+            validate::non_empty(&format!("line_items[{i}].shipment_id"), &it.shipment_id)?;
+            let key = (it.order_id.clone(), it.shipment_id.clone());
+            if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(key) {
+                slot.insert(representatives.len());
+                representatives.push(it.clone());
+            }
+        }
+        let mut answers: Vec<Option<Vec<InvoiceDetails>>> = vec![None; representatives.len()];
+        for (batch_no, batch) in representatives.chunks(MAX_LINE_ITEMS).enumerate() {
+            let resp = self.get_invoice_details_by_order_line_items(batch).await?;
+            for entry in resp.invoice_details_by_order_line_items.unwrap_or_default() {
+                let Some(oli) = &entry.order_line_item else {
+                    continue;
+                };
+                let key = (
+                    oli.order_id.clone().unwrap_or_default(),
+                    oli.shipment_id.clone().unwrap_or_default(),
+                );
+                if let Some(&slot) = index.get(&key) {
+                    if slot / MAX_LINE_ITEMS == batch_no {
+                        answers[slot] = Some(entry.invoice_details.unwrap_or_default());
+                    }
+                }
+            }
+        }
+        Ok(items
+            .iter()
+            .map(|it| {
+                let slot = index[&(it.order_id.clone(), it.shipment_id.clone())];
+                InvoiceDetailsByOrderLineItem {
+                    order_line_item: Some(OrderLineItem {
+                        order_id: Some(it.order_id.clone()),
+                        order_line_item_id: Some(it.order_line_item_id.clone()),
+                        shipment_id: Some(it.shipment_id.clone()),
+                        extra: Default::default(),
+                    }),
+                    invoice_details: answers[slot].clone(),
+                    extra: Default::default(),
+                }
+            })
+            .collect())
+    }
+}
