@@ -254,3 +254,57 @@ blocking_group! {
         async fn fetch_pdf(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>) -> Vec<u8>;
     }
 }
+
+use crate::api::{
+    cart as crt, ordering as ord, products as prd, reporting as rpt, tracking as trk,
+};
+
+blocking_group! {
+    /// Cart 2025-04-30.
+    Cart, cart {
+        async fn list_carts(&self, region: &str, page_size: Option<i64>, page_token: Option<&str>) -> crt::CartsPage;
+        async fn get_cart(&self, cart_id: &str, region: &str) -> crt::CartDetails;
+        async fn get_items(&self, cart_id: &str, region: &str) -> crt::CartItems;
+        async fn add_items(&self, cart_id: &str, region: &str, items: &[crt::AddItem]) -> crt::ItemsResult;
+        async fn modify_items(&self, cart_id: &str, region: &str, items: &[crt::ModifyItem]) -> crt::ItemsResult;
+        async fn delete_items(&self, cart_id: &str, region: &str) -> ();
+        async fn get_estimated_total_purchase_cost(&self, cart_id: &str, region: &str, address: &crt::PhysicalAddress) -> crt::CostEstimation;
+        pager fn iter_carts(&self, region: &str, page_size: Option<i64>) -> crt::CartsPage;
+    }
+}
+
+blocking_group! {
+    /// Product search 2020-08-26.
+    Products, products {
+        async fn search_products_request(&self, p: &prd::SearchProductsParams) -> prd::SearchProductsResult;
+        async fn products_request(&self, product_id: &str, p: &prd::ProductParams) -> prd::Product;
+        async fn search_offers_request(&self, product_id: &str, p: &prd::OffersParams) -> prd::OffersResult;
+        async fn get_products_by_asins(&self, p: &prd::ByIdsParams) -> prd::ProductsByAsinsResponse;
+        async fn get_offers_by_offer_ids(&self, p: &prd::ByIdsParams) -> prd::OffersByOfferIdsResponse;
+        pager fn iter_search_products(&self, p: &prd::SearchProductsParams) -> prd::SearchProductsResult;
+        pager fn iter_search_offers(&self, product_id: &str, p: &prd::OffersParams) -> prd::OffersResult;
+    }
+}
+
+blocking_group! {
+    /// Ordering 2022-10-30.
+    Ordering, ordering {
+        async fn place_order(&self, order: &ord::PlaceOrderRequest) -> ord::PlaceOrderResult;
+    }
+}
+
+blocking_group! {
+    /// Order and shipment line item reporting.
+    Reporting, reporting {
+        async fn get_orders_by_order_id(&self, order_id: &str, includes: rpt::OrderIncludes) -> rpt::OrdersResponse;
+        async fn get_shipment_line_item_reports(&self, p: &rpt::ShipmentLineItemParams) -> rpt::ShipmentLineItemsPage;
+        pager fn iter_shipment_line_item_reports(&self, p: &rpt::ShipmentLineItemParams) -> rpt::ShipmentLineItemsPage;
+    }
+}
+
+blocking_group! {
+    /// Package tracking 2025-07-02.
+    Tracking, tracking {
+        async fn get_package_tracking_details(&self, order_id: &str, shipment_id: &str, package_id: &str, region: &str, locale: Option<&str>) -> trk::PackageTrackingDetails;
+    }
+}

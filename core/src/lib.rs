@@ -26,7 +26,7 @@ pub mod wire;
 pub use client::{Call, Client};
 pub use config::{Credentials, Endpoints, Region, RegionGroup, Settings, Timeouts};
 pub use error::{ApiFailure, Error, ErrorKind, Result};
-pub use model::{Extra, Model, Timestamp};
+pub use model::{Extra, Model, RawJson, Timestamp};
 pub use money::{Amount, AmountForm, Money};
 pub use secret::Secret;
 

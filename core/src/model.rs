@@ -312,3 +312,47 @@ pub fn decode<T: for<'de> Deserialize<'de>>(body: &[u8], what: &str) -> Result<T
     serde_json::from_slice(body)
         .map_err(|e| crate::Error::transport(format!("the response is not a valid {what} ({e})")))
 }
+
+/// A JSON value kept exactly as received (objects the library does not model field by
+/// field: free-form maps, nested fragments).
+#[derive(Clone)]
+pub struct RawJson(Box<RawValue>);
+
+impl RawJson {
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+    /// Parses the JSON text into a `serde_json::Value` (numbers may lose precision).
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::from_str(self.0.get()).unwrap_or(serde_json::Value::Null)
+    }
+    /// Wraps JSON text (it must be valid JSON).
+    pub fn from_json(text: &str) -> Result<RawJson, serde_json::Error> {
+        RawValue::from_string(text.to_string()).map(RawJson)
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(d).map(RawJson)
+    }
+}
+
+impl Serialize for RawJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}

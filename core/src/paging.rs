@@ -23,6 +23,11 @@ pub trait Page: DeserializeOwned + Send + 'static {
     }
     /// The page's items, in order.
     fn into_items(self) -> Vec<Self::Item>;
+    /// The cursor of the next page given the cursor this page was fetched with: the
+    /// next page token by default; page-numbered listings compute the next number.
+    fn next_cursor(&self, _current: Option<&str>) -> Option<String> {
+        self.next_page_token().map(str::to_string)
+    }
 }
 
 /// How the page token travels.
@@ -167,7 +172,8 @@ impl<P: Page> Pager<P> {
         })?;
         self.pages += 1;
         self.yielded += page.len() as u64;
-        self.next = match page.next_page_token() {
+        let current = if sent_token { self.next.clone() } else { None };
+        self.next = match page.next_cursor(current.as_deref()).as_deref() {
             Some(t) if !t.is_empty() => {
                 if !self.seen.insert(t.to_string()) {
                     // This page is new, but following the token would fetch it again.

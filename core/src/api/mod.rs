@@ -1,9 +1,14 @@
 //! The operations of both specification documents, one module per API group: the models
 //! of that group and the operations that return them.
 
+pub mod cart;
 pub mod documents;
 pub mod invoices;
+pub mod ordering;
+pub mod products;
 pub mod reconciliation;
+pub mod reporting;
+pub mod tracking;
 
 use std::fmt;
 

@@ -1,0 +1,421 @@
+//! Cart 2025-04-30: a customer's carts, their items, and cost estimation.
+
+use serde::{Deserialize, Serialize};
+
+use super::{decode, region_arg};
+use crate::client::{Call, Client};
+use crate::error::{Error, Result};
+use crate::money::Money;
+use crate::operations as ops;
+use crate::paging::{Page, Pager, TokenStyle};
+use crate::{model, validate, Timestamp};
+
+/// listCarts page size: default and maximum.
+pub const DEFAULT_PAGE_SIZE: i64 = 5;
+pub const MAX_PAGE_SIZE: i64 = 10;
+
+model! {
+    /// A cart attribute (SubTotal, ...).
+    pub struct CartAttribute {
+        "attributeType" attribute_type: String,
+        "amount" amount: Money,
+    }
+}
+
+model! {
+    /// A cart summary.
+    pub struct CartDetails {
+        "id" id: String,
+        "cartType" cart_type: String,
+        "region" region: String,
+        "attributes" attributes: Vec<CartAttribute>,
+    }
+}
+
+model! {
+    /// A page of listCarts.
+    pub struct CartsPage {
+        "cartDetailsList" cart_details_list: Vec<CartDetails>,
+        "nextPageToken" next_page_token: String,
+    }
+}
+
+impl Page for CartsPage {
+    type Item = CartDetails;
+    fn next_page_token(&self) -> Option<&str> {
+        self.next_page_token.as_deref()
+    }
+    fn len(&self) -> usize {
+        self.cart_details_list.as_ref().map_or(0, Vec::len)
+    }
+    fn into_items(self) -> Vec<CartDetails> {
+        self.cart_details_list.unwrap_or_default()
+    }
+}
+
+model! {
+    /// An item in a cart, with its current price and availability.
+    pub struct CartItem {
+        "itemId" item_id: String,
+        "productIdentifier" product_identifier: String,
+        "buyingOptionIdentifier" buying_option_identifier: String,
+        "quantity" quantity: i64,
+        "isItemAvailable" is_item_available: bool,
+        "price" price: Money,
+        "taxExclusivePrice" tax_exclusive_price: Money,
+        "addedToCartDate" added_to_cart_date: Timestamp,
+        "modifiedDate" modified_date: Timestamp,
+    }
+}
+
+model! {
+    /// Why (part of) an item was not added (UnavailableQuantity, ...).
+    pub struct RejectionArtifact {
+        "quantity" quantity: i64,
+        "rejectionArtifactType" rejection_artifact_type: String,
+    }
+}
+
+model! {
+    /// An item that could not be added or changed.
+    pub struct RejectedItem {
+        "id" id: String,
+        "rejectionArtifacts" rejection_artifacts: Vec<RejectionArtifact>,
+    }
+}
+
+model! {
+    /// The items of a cart (getItems).
+    pub struct CartItems {
+        "items" items: Vec<CartItem>,
+    }
+}
+
+model! {
+    /// The whole cart after addItems or modifyItems, and what was rejected.
+    pub struct ItemsResult {
+        "items" items: Vec<CartItem>,
+        "rejectedItems" rejected_items: Vec<RejectedItem>,
+    }
+}
+
+model! {
+    /// One charge of a cost estimation (PRINCIPAL/TAX × SUBTOTAL/SHIPPING).
+    pub struct Charge {
+        "type" charge_type: String,
+        "category" category: String,
+        "amount" amount: Money,
+    }
+}
+
+model! {
+    /// Why an estimation was rejected (UnsupportedCartItems, ...).
+    pub struct CostRejection {
+        "cartItemIdentifiers" cart_item_identifiers: Vec<String>,
+        "message" message: String,
+        "rejectionArtifactType" rejection_artifact_type: String,
+    }
+}
+
+model! {
+    /// A cost estimation: charges, or (when rejected) rejection artifacts — a rejection is
+    /// a value, not an error.
+    pub struct CostEstimation {
+        "charges" charges: Vec<Charge>,
+        "rejectionArtifacts" rejection_artifacts: Vec<CostRejection>,
+    }
+}
+
+impl CostEstimation {
+    /// True when the estimation was rejected.
+    pub fn is_rejected(&self) -> bool {
+        self.rejection_artifacts
+            .as_ref()
+            .is_some_and(|r| !r.is_empty())
+    }
+}
+
+/// An item to add: identifiers from product search, a quantity, and an externalId.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddItem {
+    #[serde(rename(serialize = "productIdentifier"), alias = "productIdentifier")]
+    pub product_identifier: String,
+    #[serde(
+        rename(serialize = "buyingOptionIdentifier"),
+        alias = "buyingOptionIdentifier"
+    )]
+    pub buying_option_identifier: String,
+    pub quantity: i64,
+    #[serde(
+        rename(serialize = "externalId"),
+        alias = "externalId",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub external_id: Option<String>,
+}
+
+/// A quantity change: the new absolute quantity (0 removes the item).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModifyItem {
+    #[serde(rename(serialize = "itemId"), alias = "itemId")]
+    pub item_id: String,
+    pub quantity: i64,
+}
+
+/// A delivery address for cost estimation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PhysicalAddress {
+    #[serde(
+        rename(serialize = "fullName"),
+        alias = "fullName",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub full_name: Option<String>,
+    #[serde(
+        rename(serialize = "phoneNumber"),
+        alias = "phoneNumber",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub phone_number: Option<String>,
+    #[serde(
+        rename(serialize = "companyName"),
+        alias = "companyName",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub company_name: Option<String>,
+    #[serde(
+        rename(serialize = "addressLine1"),
+        alias = "addressLine1",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub address_line1: Option<String>,
+    #[serde(
+        rename(serialize = "addressLine2"),
+        alias = "addressLine2",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub address_line2: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub city: Option<String>,
+    #[serde(
+        rename(serialize = "stateOrRegion"),
+        alias = "stateOrRegion",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub state_or_region: Option<String>,
+    #[serde(
+        rename(serialize = "postalCode"),
+        alias = "postalCode",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub postal_code: Option<String>,
+    #[serde(
+        rename(serialize = "countryCode"),
+        alias = "countryCode",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub country_code: Option<String>,
+}
+
+impl PhysicalAddress {
+    /// The fields the estimation requires: fullName, addressLine1, city, stateOrRegion,
+    /// postalCode, countryCode.
+    pub fn check(&self, param: &str) -> Result<()> {
+        for (name, v) in [
+            ("full_name", &self.full_name),
+            ("address_line1", &self.address_line1),
+            ("city", &self.city),
+            ("state_or_region", &self.state_or_region),
+            ("postal_code", &self.postal_code),
+            ("country_code", &self.country_code),
+        ] {
+            match v {
+                Some(v) if !v.trim().is_empty() => {}
+                _ => return Err(Error::validation(format!("{param}.{name}"), "is required")),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The cart operations. Get one with `Client::cart`.
+pub struct Cart<'a> {
+    client: &'a Client,
+}
+
+impl Client {
+    /// Cart 2025-04-30.
+    pub fn cart(&self) -> Cart<'_> {
+        Cart { client: self }
+    }
+}
+
+impl Cart<'_> {
+    fn cart_call(&self, op: &'static ops::Operation, cart_id: &str, region: &str) -> Result<Call> {
+        validate::non_empty("cart_id", cart_id)?;
+        let region = region_arg("region", region, &self.client.settings())?;
+        Ok(Call::new(op)
+            .path("cartId", cart_id)
+            .query("region", region.as_str()))
+    }
+
+    fn list_call(&self, region: &str, page_size: Option<i64>) -> Result<Call> {
+        let region = region_arg("region", region, &self.client.settings())?;
+        if let Some(n) = page_size {
+            validate::int_range("page_size", n, 1, MAX_PAGE_SIZE)?;
+        }
+        Ok(Call::new(&ops::LIST_CARTS)
+            .query("region", region.as_str())
+            .query_opt("pageSize", page_size.map(|n| n.to_string())))
+    }
+
+    /// listCarts: a page of the user's carts (x-svc-user-email required).
+    pub async fn list_carts(
+        &self,
+        region: &str,
+        page_size: Option<i64>,
+        page_token: Option<&str>,
+    ) -> Result<CartsPage> {
+        let call = self
+            .list_call(region, page_size)?
+            .query_opt("pageToken", page_token);
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::LIST_CARTS.id)
+    }
+
+    /// Every page of listCarts.
+    pub fn iter_carts(&self, region: &str, page_size: Option<i64>) -> Result<Pager<CartsPage>> {
+        let call = self.list_call(region, page_size)?;
+        Ok(Pager::new(
+            self.client.clone(),
+            call,
+            TokenStyle::WithParams("pageToken"),
+            None,
+        ))
+    }
+
+    /// getCart: a cart summary with its subtotal.
+    pub async fn get_cart(&self, cart_id: &str, region: &str) -> Result<CartDetails> {
+        let resp = self
+            .client
+            .execute(&self.cart_call(&ops::GET_CART, cart_id, region)?)
+            .await?;
+        decode(&resp, ops::GET_CART.id)
+    }
+
+    /// getItems: the items of a cart with current price and availability.
+    pub async fn get_items(&self, cart_id: &str, region: &str) -> Result<CartItems> {
+        let resp = self
+            .client
+            .execute(&self.cart_call(&ops::GET_ITEMS, cart_id, region)?)
+            .await?;
+        decode(&resp, ops::GET_ITEMS.id)
+    }
+
+    /// addItems: adds items. Not resent after an ambiguous failure (it could add the
+    /// quantity twice): that is an `OutcomeUnknown` error; read the cart with getItems and
+    /// converge with modifyItems.
+    pub async fn add_items(
+        &self,
+        cart_id: &str,
+        region: &str,
+        items: &[AddItem],
+    ) -> Result<ItemsResult> {
+        validate::count("items", items.len(), 1, usize::MAX)?;
+        for (i, it) in items.iter().enumerate() {
+            validate::non_empty(
+                &format!("items[{i}].product_identifier"),
+                &it.product_identifier,
+            )?;
+            validate::non_empty(
+                &format!("items[{i}].buying_option_identifier"),
+                &it.buying_option_identifier,
+            )?;
+            validate::int_range(
+                &format!("items[{i}].quantity"),
+                it.quantity,
+                1,
+                i64::from(i32::MAX),
+            )?;
+            if let Some(x) = &it.external_id {
+                validate::non_empty(&format!("items[{i}].external_id"), x)?;
+            }
+        }
+        #[derive(Serialize)]
+        struct Body<'a> {
+            items: &'a [AddItem],
+        }
+        let mut call = self
+            .cart_call(&ops::ADD_ITEMS, cart_id, region)?
+            .json(&Body { items })?;
+        let ids: Vec<&str> = items
+            .iter()
+            .filter_map(|i| i.external_id.as_deref())
+            .collect();
+        if !ids.is_empty() {
+            call.external_id = Some(ids.join(","));
+        }
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::ADD_ITEMS.id)
+    }
+
+    /// modifyItems: sets absolute quantities (0 removes); idempotent, retried safely.
+    pub async fn modify_items(
+        &self,
+        cart_id: &str,
+        region: &str,
+        items: &[ModifyItem],
+    ) -> Result<ItemsResult> {
+        validate::count("items", items.len(), 1, usize::MAX)?;
+        for (i, it) in items.iter().enumerate() {
+            validate::non_empty(&format!("items[{i}].item_id"), &it.item_id)?;
+            validate::int_range(
+                &format!("items[{i}].quantity"),
+                it.quantity,
+                0,
+                i64::from(i32::MAX),
+            )?;
+        }
+        #[derive(Serialize)]
+        struct Body<'a> {
+            items: &'a [ModifyItem],
+        }
+        let call = self
+            .cart_call(&ops::MODIFY_ITEMS, cart_id, region)?
+            .json(&Body { items })?;
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::MODIFY_ITEMS.id)
+    }
+
+    /// deleteItems: empties the cart (after an order).
+    pub async fn delete_items(&self, cart_id: &str, region: &str) -> Result<()> {
+        self.client
+            .execute(&self.cart_call(&ops::DELETE_ITEMS, cart_id, region)?)
+            .await?;
+        Ok(())
+    }
+
+    /// getEstimatedTotalPurchaseCost: principal, shipping and tax for a delivery address,
+    /// or the rejection artifacts (a value, not an error).
+    pub async fn get_estimated_total_purchase_cost(
+        &self,
+        cart_id: &str,
+        region: &str,
+        address: &PhysicalAddress,
+    ) -> Result<CostEstimation> {
+        address.check("address")?;
+        #[derive(Serialize)]
+        struct Body<'a> {
+            address: &'a PhysicalAddress,
+        }
+        let call = self
+            .cart_call(&ops::GET_ESTIMATED_TOTAL_PURCHASE_COST, cart_id, region)?
+            .json(&Body { address })?;
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_ESTIMATED_TOTAL_PURCHASE_COST.id)
+    }
+}

@@ -1,0 +1,695 @@
+//! Ordering 2022-10-30: placeOrder, with typed attributes and expectations, and the rules
+//! that can be checked before sending (externalIds, e-invoicing line numbers, MLE pairs).
+//!
+//! Multi-legal-entity (MLE) groups: the legal entity is named by an `Auxiliary` attribute
+//! whose key is the customer's agreed label and whose value is the entity's name, tax id
+//! or custom field, e.g. `Attribute::auxiliary([("legalEntity", "Acme KK")])`. Several
+//! pairs route the order to several entities.
+
+use std::collections::{BTreeMap, HashSet};
+
+use chrono::{DateTime, FixedOffset};
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::cart::PhysicalAddress;
+use super::{decode, wire_datetime};
+use crate::client::{Call, Client};
+use crate::error::{Error, Result};
+use crate::model::RawJson;
+use crate::money::Money;
+use crate::operations as ops;
+use crate::{model, validate};
+
+/// Limits published for placeOrder.
+pub const MAX_EXTERNAL_ID_CHARS: usize = 255;
+pub const MAX_LINE_EXTERNAL_ID_CHARS: usize = 127;
+pub const MAX_LINE_ITEMS: usize = 50;
+
+/// A shipping or billing address: a physical address, or a customer's external address id.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddressRef {
+    Physical(PhysicalAddress),
+    External {
+        address_id: String,
+        address: Option<PhysicalAddress>,
+    },
+}
+
+/// One accounting segment of a Distribution attribute.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Segment {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub segment_type: Option<String>,
+}
+
+/// An order or line-item attribute.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attribute {
+    /// The product (ASIN) from product search or the cart.
+    SelectedProductReference {
+        id: String,
+    },
+    /// The buying option (offer id) from product search or the cart.
+    SelectedBuyingOptionReference {
+        id: String,
+    },
+    /// Customer-defined key/value pairs: MLE legal entities, e-invoicing category and
+    /// subCategory.
+    Auxiliary {
+        values: BTreeMap<String, String>,
+    },
+    /// Accounting distribution (e-invoicing).
+    Distribution {
+        charge: Money,
+        name: Option<String>,
+        segments: Vec<Segment>,
+    },
+    Region {
+        region: String,
+    },
+    /// Pay with the stored payment method.
+    SelectedPaymentMethodReference,
+    /// The buying group (its identifier), e.g. an e-invoicing or MLE group.
+    BuyingGroupReference {
+        identifier: String,
+    },
+    /// The buyer, by e-mail.
+    BuyerReference {
+        email: String,
+    },
+    PurchaseOrderNumber {
+        purchase_order_number: String,
+    },
+    ShippingAddress(AddressRef),
+    BillingAddress(AddressRef),
+    /// Any other attribute (TrialMode, ...), sent exactly as given.
+    Other(RawJson),
+}
+
+impl Attribute {
+    /// An Auxiliary attribute from key/value pairs.
+    pub fn auxiliary<K: Into<String>, V: Into<String>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Attribute {
+        Attribute::Auxiliary {
+            values: pairs
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        }
+    }
+
+    /// The wire name of the kind.
+    pub fn attribute_type(&self) -> String {
+        match self {
+            Attribute::SelectedProductReference { .. } => "SelectedProductReference".into(),
+            Attribute::SelectedBuyingOptionReference { .. } => {
+                "SelectedBuyingOptionReference".into()
+            }
+            Attribute::Auxiliary { .. } => "Auxiliary".into(),
+            Attribute::Distribution { .. } => "Distribution".into(),
+            Attribute::Region { .. } => "Region".into(),
+            Attribute::SelectedPaymentMethodReference => "SelectedPaymentMethodReference".into(),
+            Attribute::BuyingGroupReference { .. } => "BuyingGroupReference".into(),
+            Attribute::BuyerReference { .. } => "BuyerReference".into(),
+            Attribute::PurchaseOrderNumber { .. } => "PurchaseOrderNumber".into(),
+            Attribute::ShippingAddress(_) => "ShippingAddress".into(),
+            Attribute::BillingAddress(_) => "BillingAddress".into(),
+            Attribute::Other(raw) => peek_type(raw.get(), "attributeType"),
+        }
+    }
+}
+
+fn peek_type(json: &str, field: &str) -> String {
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json)
+        .ok()
+        .and_then(|m| m.get(field).and_then(|v| v.as_str()).map(str::to_string))
+        .unwrap_or_default()
+}
+
+#[derive(Serialize)]
+struct PhysicalOnWire<'a> {
+    #[serde(rename = "addressType")]
+    address_type: &'static str,
+    #[serde(flatten)]
+    address: &'a PhysicalAddress,
+}
+
+fn address_value(a: &AddressRef) -> serde_json::Value {
+    match a {
+        AddressRef::Physical(p) => serde_json::to_value(PhysicalOnWire {
+            address_type: "PhysicalAddress",
+            address: p,
+        })
+        .unwrap_or_default(),
+        AddressRef::External {
+            address_id,
+            address,
+        } => {
+            let mut m = serde_json::Map::new();
+            m.insert("addressType".into(), "ExternalAddress".into());
+            m.insert("addressId".into(), address_id.clone().into());
+            if let Some(p) = address {
+                m.insert(
+                    "address".into(),
+                    serde_json::to_value(PhysicalOnWire {
+                        address_type: "PhysicalAddress",
+                        address: p,
+                    })
+                    .unwrap_or_default(),
+                );
+            }
+            serde_json::Value::Object(m)
+        }
+    }
+}
+
+impl Serialize for Attribute {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde_json::json;
+        if let Attribute::Other(raw) = self {
+            return raw.serialize(s);
+        }
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("attributeType", &self.attribute_type())?;
+        match self {
+            Attribute::SelectedProductReference { id } => m.serialize_entry(
+                "productReference",
+                &json!({"id": id, "productReferenceType": "ProductIdentifier"}),
+            )?,
+            Attribute::SelectedBuyingOptionReference { id } => m.serialize_entry(
+                "buyingOptionReference",
+                &json!({"id": id, "buyingOptionReferenceType": "BuyingOptionIdentifier"}),
+            )?,
+            Attribute::Auxiliary { values } => {
+                let wrapped: BTreeMap<&String, serde_json::Value> = values
+                    .iter()
+                    .map(|(k, v)| (k, json!({ "value": v })))
+                    .collect();
+                m.serialize_entry("values", &wrapped)?
+            }
+            Attribute::Distribution {
+                charge,
+                name,
+                segments,
+            } => {
+                #[derive(Serialize)]
+                struct Charge<'a> {
+                    amount: &'a Money,
+                }
+                #[derive(Serialize)]
+                struct Accounting<'a> {
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    name: &'a Option<String>,
+                    segments: &'a [Segment],
+                }
+                m.serialize_entry("charge", &Charge { amount: charge })?;
+                m.serialize_entry("accounting", &Accounting { name, segments })?;
+            }
+            Attribute::Region { region } => m.serialize_entry("region", region)?,
+            Attribute::SelectedPaymentMethodReference => m.serialize_entry(
+                "paymentMethodReference",
+                &json!({"paymentMethodReferenceType": "StoredPaymentMethod"}),
+            )?,
+            Attribute::BuyingGroupReference { identifier } => m.serialize_entry(
+                "groupReference",
+                &json!({"identifier": identifier, "groupReferenceType": "GroupIdentity"}),
+            )?,
+            Attribute::BuyerReference { email } => m.serialize_entry(
+                "userReference",
+                &json!({"emailAddress": email, "userReferenceType": "UserEmail"}),
+            )?,
+            Attribute::PurchaseOrderNumber {
+                purchase_order_number,
+            } => m.serialize_entry("purchaseOrderNumber", purchase_order_number)?,
+            Attribute::ShippingAddress(a) | Attribute::BillingAddress(a) => {
+                m.serialize_entry("address", &address_value(a))?
+            }
+            Attribute::Other(_) => {}
+        }
+        m.end()
+    }
+}
+
+/// Reads an attribute in its wire form (as the spec documents it).
+impl<'de> Deserialize<'de> for Attribute {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        let text = raw.get();
+        let v: serde_json::Value = serde_json::from_str(text).map_err(de::Error::custom)?;
+        let s = |p: &str| v.pointer(p).and_then(|x| x.as_str()).map(str::to_string);
+        let need = |p: &str| s(p).ok_or_else(|| de::Error::custom(format!("attribute needs {p}")));
+        let address = |key: &str| -> std::result::Result<AddressRef, D::Error> {
+            let a = v
+                .get(key)
+                .ok_or_else(|| de::Error::custom("address attribute needs address"))?;
+            if a.get("addressType").and_then(|t| t.as_str()) == Some("ExternalAddress") {
+                Ok(AddressRef::External {
+                    address_id: a
+                        .get("addressId")
+                        .and_then(|x| x.as_str())
+                        .unwrap_or_default()
+                        .to_string(),
+                    address: a
+                        .get("address")
+                        .map(|p| serde_json::from_value(strip_type(p.clone())))
+                        .transpose()
+                        .map_err(de::Error::custom)?,
+                })
+            } else {
+                Ok(AddressRef::Physical(
+                    serde_json::from_value(strip_type(a.clone())).map_err(de::Error::custom)?,
+                ))
+            }
+        };
+        Ok(match s("/attributeType").as_deref().unwrap_or("") {
+            "SelectedProductReference" => Attribute::SelectedProductReference {
+                id: need("/productReference/id")?,
+            },
+            "SelectedBuyingOptionReference" => Attribute::SelectedBuyingOptionReference {
+                id: need("/buyingOptionReference/id")?,
+            },
+            "Auxiliary" => {
+                let mut values = BTreeMap::new();
+                if let Some(obj) = v.get("values").and_then(|x| x.as_object()) {
+                    for (k, val) in obj {
+                        let text = val
+                            .get("value")
+                            .and_then(|x| x.as_str())
+                            .or(val.as_str())
+                            .ok_or_else(|| {
+                                de::Error::custom(format!(
+                                    "Auxiliary value of {k:?} must be {{\"value\": text}}"
+                                ))
+                            })?;
+                        values.insert(k.clone(), text.to_string());
+                    }
+                }
+                Attribute::Auxiliary { values }
+            }
+            "Region" => Attribute::Region {
+                region: need("/region")?,
+            },
+            "SelectedPaymentMethodReference" => Attribute::SelectedPaymentMethodReference,
+            "BuyingGroupReference" => Attribute::BuyingGroupReference {
+                identifier: need("/groupReference/identifier")?,
+            },
+            "BuyerReference" => Attribute::BuyerReference {
+                email: need("/userReference/emailAddress")?,
+            },
+            "PurchaseOrderNumber" => Attribute::PurchaseOrderNumber {
+                purchase_order_number: need("/purchaseOrderNumber")?,
+            },
+            "ShippingAddress" => Attribute::ShippingAddress(address("address")?),
+            "BillingAddress" => Attribute::BillingAddress(address("address")?),
+            _ => Attribute::Other(RawJson::from_json(text).map_err(de::Error::custom)?),
+        })
+    }
+}
+
+fn strip_type(mut v: serde_json::Value) -> serde_json::Value {
+    if let Some(m) = v.as_object_mut() {
+        m.remove("addressType");
+    }
+    v
+}
+
+/// What the buyer expects; the order is rejected if it does not hold.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expectation {
+    ExpectedUnitPrice {
+        amount: Money,
+    },
+    /// source: SUBTOTAL, TAX or SHIPPING.
+    ExpectedCharge {
+        amount: Money,
+        source: String,
+    },
+    ExpectedDeliveryDate {
+        requested_delivery_date: DateTime<FixedOffset>,
+    },
+    Other(RawJson),
+}
+
+impl Serialize for Expectation {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        if let Expectation::Other(raw) = self {
+            return raw.serialize(s);
+        }
+        let mut m = s.serialize_map(None)?;
+        match self {
+            Expectation::ExpectedUnitPrice { amount } => {
+                m.serialize_entry("expectationType", "ExpectedUnitPrice")?;
+                m.serialize_entry("amount", amount)?;
+            }
+            Expectation::ExpectedCharge { amount, source } => {
+                m.serialize_entry("expectationType", "ExpectedCharge")?;
+                m.serialize_entry("amount", amount)?;
+                m.serialize_entry("source", source)?;
+            }
+            Expectation::ExpectedDeliveryDate {
+                requested_delivery_date,
+            } => {
+                m.serialize_entry("expectationType", "ExpectedDeliveryDate")?;
+                m.serialize_entry(
+                    "requestedDeliveryDate",
+                    &wire_datetime(*requested_delivery_date),
+                )?;
+            }
+            Expectation::Other(_) => {}
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Expectation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        #[derive(Deserialize)]
+        struct Wire {
+            #[serde(rename = "expectationType", default)]
+            kind: String,
+            #[serde(default)]
+            amount: Option<Money>,
+            #[serde(default)]
+            source: Option<String>,
+            #[serde(rename = "requestedDeliveryDate", default)]
+            date: Option<String>,
+        }
+        let w: Wire = serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
+        let amount = |w: &Wire| {
+            w.amount
+                .clone()
+                .ok_or_else(|| de::Error::custom(format!("{} needs amount", w.kind)))
+        };
+        Ok(match w.kind.as_str() {
+            "ExpectedUnitPrice" => Expectation::ExpectedUnitPrice {
+                amount: amount(&w)?,
+            },
+            "ExpectedCharge" => Expectation::ExpectedCharge {
+                amount: amount(&w)?,
+                source: w
+                    .source
+                    .clone()
+                    .ok_or_else(|| de::Error::custom("ExpectedCharge needs source"))?,
+            },
+            "ExpectedDeliveryDate" => Expectation::ExpectedDeliveryDate {
+                requested_delivery_date: crate::Timestamp::parse(w.date.as_deref().unwrap_or(""))
+                    .map_err(de::Error::custom)?
+                    .value(),
+            },
+            _ => Expectation::Other(RawJson::from_json(raw.get()).map_err(de::Error::custom)?),
+        })
+    }
+}
+
+/// A line of an order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineItem {
+    /// 1–127 characters, unique in the order; digits only for e-invoicing orders (it
+    /// becomes the purchase order line number).
+    #[serde(rename = "externalId")]
+    pub external_id: String,
+    pub quantity: i64,
+    #[serde(default)]
+    pub attributes: Vec<Attribute>,
+    #[serde(default)]
+    pub expectations: Vec<Expectation>,
+}
+
+impl LineItem {
+    /// A line for a product and buying option from search or the cart.
+    pub fn new(
+        external_id: impl Into<String>,
+        product_id: impl Into<String>,
+        offer_id: impl Into<String>,
+        quantity: i64,
+    ) -> LineItem {
+        LineItem {
+            external_id: external_id.into(),
+            quantity,
+            attributes: vec![
+                Attribute::SelectedProductReference {
+                    id: product_id.into(),
+                },
+                Attribute::SelectedBuyingOptionReference {
+                    id: offer_id.into(),
+                },
+            ],
+            expectations: vec![],
+        }
+    }
+    pub fn attribute(mut self, a: Attribute) -> LineItem {
+        self.attributes.push(a);
+        self
+    }
+    pub fn expect(mut self, e: Expectation) -> LineItem {
+        self.expectations.push(e);
+        self
+    }
+}
+
+/// A placeOrder request, in the spec's wire form.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaceOrderRequest {
+    /// Required: 1–255 characters, unique per order; kept identical across retries.
+    #[serde(rename = "externalId")]
+    pub external_id: String,
+    #[serde(rename = "lineItems")]
+    pub line_items: Vec<LineItem>,
+    #[serde(default)]
+    pub attributes: Vec<Attribute>,
+    #[serde(default)]
+    pub expectations: Vec<Expectation>,
+    /// The buying group is enabled for e-invoicing: line externalIds must be numeric.
+    /// Checked here, never sent.
+    #[serde(skip_serializing, default, alias = "e_invoicing")]
+    pub e_invoicing: bool,
+}
+
+impl PlaceOrderRequest {
+    pub fn new(external_id: impl Into<String>) -> PlaceOrderRequest {
+        PlaceOrderRequest {
+            external_id: external_id.into(),
+            ..Default::default()
+        }
+    }
+    pub fn line(mut self, l: LineItem) -> PlaceOrderRequest {
+        self.line_items.push(l);
+        self
+    }
+    pub fn attribute(mut self, a: Attribute) -> PlaceOrderRequest {
+        self.attributes.push(a);
+        self
+    }
+    pub fn expect(mut self, e: Expectation) -> PlaceOrderRequest {
+        self.expectations.push(e);
+        self
+    }
+    pub fn e_invoicing(mut self, on: bool) -> PlaceOrderRequest {
+        self.e_invoicing = on;
+        self
+    }
+
+    /// The rules that can be checked before sending.
+    pub fn check(&self) -> Result<()> {
+        validate::length("external_id", &self.external_id, 1, MAX_EXTERNAL_ID_CHARS)?;
+        validate::count("line_items", self.line_items.len(), 1, MAX_LINE_ITEMS)?;
+        let mut seen = HashSet::new();
+        for (i, l) in self.line_items.iter().enumerate() {
+            let p = format!("line_items[{i}].external_id");
+            validate::length(&p, &l.external_id, 1, MAX_LINE_EXTERNAL_ID_CHARS)?;
+            if self.e_invoicing {
+                validate::numeric(&p, &l.external_id)?;
+            }
+            if !seen.insert(l.external_id.as_str()) {
+                return Err(Error::validation(
+                    p,
+                    format!(
+                        "{:?} is used by another line; line externalIds must be unique in an order",
+                        l.external_id
+                    ),
+                ));
+            }
+            validate::int_range(
+                &format!("line_items[{i}].quantity"),
+                l.quantity,
+                1,
+                i64::from(i32::MAX),
+            )?;
+            check_attributes(&format!("line_items[{i}].attributes"), &l.attributes)?;
+        }
+        check_attributes("attributes", &self.attributes)?;
+        let mut values = HashSet::new();
+        for a in self
+            .attributes
+            .iter()
+            .chain(self.line_items.iter().flat_map(|l| l.attributes.iter()))
+        {
+            if let Attribute::Auxiliary { values: pairs } = a {
+                for (k, v) in pairs {
+                    if !values.insert((k.as_str(), v.as_str())) {
+                        return Err(Error::validation(
+                            "attributes",
+                            format!("the Auxiliary pair {k:?}={v:?} is given twice"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_attributes(param: &str, attrs: &[Attribute]) -> Result<()> {
+    for (i, a) in attrs.iter().enumerate() {
+        let p = format!("{param}[{i}]");
+        match a {
+            Attribute::SelectedProductReference { id }
+            | Attribute::SelectedBuyingOptionReference { id } => {
+                validate::non_empty(&format!("{p}.id"), id)?
+            }
+            Attribute::Auxiliary { values } => {
+                validate::count(&format!("{p}.values"), values.len(), 1, usize::MAX)?;
+                for (k, v) in values {
+                    validate::non_empty(&format!("{p}.values key"), k)?;
+                    validate::non_empty(&format!("{p}.values[{k}]"), v)?;
+                }
+            }
+            Attribute::BuyingGroupReference { identifier } => {
+                validate::non_empty(&format!("{p}.identifier"), identifier)?
+            }
+            Attribute::BuyerReference { email } => validate::email(&format!("{p}.email"), email)?,
+            Attribute::PurchaseOrderNumber {
+                purchase_order_number,
+            } => validate::non_empty(&format!("{p}.purchase_order_number"), purchase_order_number)?,
+            Attribute::Region { region } => {
+                crate::Region::parse(region).map_err(|_| {
+                    Error::validation(
+                        format!("{p}.region"),
+                        format!("is not a region code (got {region:?})"),
+                    )
+                })?;
+            }
+            Attribute::ShippingAddress(AddressRef::External { address_id, .. })
+            | Attribute::BillingAddress(AddressRef::External { address_id, .. }) => {
+                validate::non_empty(&format!("{p}.address_id"), address_id)?
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+model! {
+    /// An acceptance or rejection artifact (DeliveryTimeRange, UnitPrice, Charge,
+    /// OrderIdentifier, LineItemIdentifier, UnavailableQuantity, RejectionMessage, ...):
+    /// every field any kind uses, the others kept in `extra`.
+    pub struct Artifact {
+        "acceptanceArtifactType" acceptance_artifact_type: String,
+        "rejectionArtifactType" rejection_artifact_type: String,
+        "lowerBoundary" lower_boundary: crate::Timestamp,
+        "upperBoundary" upper_boundary: crate::Timestamp,
+        "amount" amount: Money,
+        "unitPrice" unit_price: Money,
+        "category" category: String,
+        "type" charge_type: String,
+        "identifier" identifier: String,
+        "quantity" quantity: i64,
+        "message" message: String,
+        "code" code: String,
+    }
+}
+
+model! {
+    /// Accepted units of a line.
+    pub struct AcceptedItem {
+        "acceptedItemType" accepted_item_type: String,
+        "quantity" quantity: i64,
+        "artifacts" artifacts: Vec<Artifact>,
+    }
+}
+
+model! {
+    /// Rejected units of a line.
+    pub struct RejectedItem {
+        "quantity" quantity: i64,
+        "artifacts" artifacts: Vec<Artifact>,
+    }
+}
+
+model! {
+    /// The outcome of one line.
+    pub struct LineItemResult {
+        "externalId" external_id: String,
+        "acceptedItems" accepted_items: Vec<AcceptedItem>,
+        "rejectedItems" rejected_items: Vec<RejectedItem>,
+    }
+}
+
+model! {
+    /// The body of placeOrder.
+    pub struct PlaceOrderResult {
+        "lineItems" line_items: Vec<LineItemResult>,
+        "acceptanceArtifacts" acceptance_artifacts: Vec<Artifact>,
+        "rejectionArtifacts" rejection_artifacts: Vec<Artifact>,
+    }
+}
+
+impl PlaceOrderResult {
+    /// The platform's order id (the OrderIdentifier acceptance artifact).
+    pub fn order_id(&self) -> Option<&str> {
+        self.acceptance_artifacts.iter().flatten().find_map(|a| {
+            match a.acceptance_artifact_type.as_deref() {
+                Some("OrderIdentifier") => a.identifier.as_deref(),
+                _ => None,
+            }
+        })
+    }
+    /// True when the whole order was rejected, or any line has rejected units.
+    pub fn has_rejections(&self) -> bool {
+        self.rejection_artifacts
+            .as_ref()
+            .is_some_and(|r| !r.is_empty())
+            || self
+                .line_items
+                .iter()
+                .flatten()
+                .any(|l| l.rejected_items.as_ref().is_some_and(|r| !r.is_empty()))
+    }
+}
+
+/// The ordering operation. Get one with `Client::ordering`.
+pub struct Ordering<'a> {
+    client: &'a Client,
+}
+
+impl Client {
+    /// Ordering 2022-10-30.
+    pub fn ordering(&self) -> Ordering<'_> {
+        Ordering { client: self }
+    }
+}
+
+impl Ordering<'_> {
+    /// placeOrder. Resent (with the same externalId) only when it surely did not reach the
+    /// server or was refused before processing; an ambiguous failure is an `OutcomeUnknown`
+    /// error carrying the externalId, never a resend.
+    pub async fn place_order(&self, order: &PlaceOrderRequest) -> Result<PlaceOrderResult> {
+        order.check()?;
+        let mut call = Call::new(&ops::PLACE_ORDER).json(order)?;
+        call.external_id = Some(order.external_id.clone());
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::PLACE_ORDER.id)
+    }
+}

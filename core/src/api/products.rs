@@ -1,0 +1,821 @@
+//! Product search 2020-08-26: products by keywords or identifiers, with offers and images.
+//!
+//! Where the spec shows no schema (OffersResult, ProductsByAsins and GetOffersByOfferIds
+//! bodies and results), the shapes are the ones docs/decisions.md records; every model
+//! keeps unknown fields.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::decode;
+use crate::client::{Call, Client};
+use crate::config::{Region, RegionGroup};
+use crate::error::{Error, Result};
+use crate::model::RawJson;
+use crate::money::{Amount, Money};
+use crate::operations as ops;
+use crate::paging::{Page, Pager, TokenStyle};
+use crate::{model, validate, Timestamp};
+
+/// Search limits.
+pub const MAX_PAGE_SIZE: i64 = 24;
+pub const MAX_PAGE_NUMBER: i64 = 13;
+/// Identifiers per getProductsByAsins / getOffersByOfferIds call.
+pub const MAX_IDS: usize = 30;
+
+model! {
+    /// A size variant of an image.
+    pub struct ImageVariant {
+        "height" height: i64,
+        "width" width: i64,
+        "url" url: String,
+    }
+}
+
+model! {
+    /// A product image in several sizes.
+    pub struct Image {
+        "altText" alt_text: String,
+        "original" original: ImageVariant,
+        "large" large: ImageVariant,
+        "medium" medium: ImageVariant,
+        "small" small: ImageVariant,
+        "thumbnail" thumbnail: ImageVariant,
+    }
+}
+
+model! {
+    /// A price with its display form.
+    pub struct Price {
+        "value" value: Money,
+        "formattedPrice" formatted_price: String,
+        "priceType" price_type: String,
+    }
+}
+
+model! {
+    /// The seller of an offer.
+    pub struct Merchant {
+        "merchantId" merchant_id: String,
+        "name" name: String,
+        "meanFeedbackRating" mean_feedback_rating: Amount,
+        "totalFeedbackCount" total_feedback_count: i64,
+        "certificates" certificates: Vec<RawJson>,
+    }
+}
+
+model! {
+    /// Who ships an offer.
+    pub struct Fulfiller {
+        "name" name: String,
+        "fulfillmentType" fulfillment_type: String,
+    }
+}
+
+model! {
+    /// A shipping cost.
+    pub struct ShippingCost {
+        "value" value: Money,
+    }
+}
+
+model! {
+    /// Earliest and latest delivery.
+    pub struct DeliveryRange {
+        "min" min: Timestamp,
+        "max" max: Timestamp,
+    }
+}
+
+model! {
+    /// A way to ship an offer.
+    pub struct ShippingOption {
+        "shippingCost" shipping_cost: ShippingCost,
+        "deliveryRange" delivery_range: DeliveryRange,
+        "deliveryInformation" delivery_information: String,
+        "thresholdCost" threshold_cost: RawJson,
+    }
+}
+
+model! {
+    /// An offer's condition.
+    pub struct Condition {
+        "conditionValue" condition_value: String,
+        "conditionNote" condition_note: String,
+        "subCondition" sub_condition: String,
+    }
+}
+
+model! {
+    /// How many units one order may take.
+    pub struct QuantityLimits {
+        "maxQuantity" max_quantity: i64,
+        "minQuantity" min_quantity: i64,
+    }
+}
+
+model! {
+    /// A quantity discount tier.
+    pub struct QuantityPriceTier {
+        "quantityDisplay" quantity_display: String,
+        "unitPrice" unit_price: Money,
+        "minQuantity" min_quantity: i64,
+        "price" price: RawJson,
+        "savingMessage" saving_message: String,
+        "taxExclusivePrice" tax_exclusive_price: RawJson,
+    }
+}
+
+model! {
+    /// Quantity discounts.
+    pub struct QuantityPrice {
+        "quantityPriceTiers" quantity_price_tiers: Vec<QuantityPriceTier>,
+    }
+}
+
+model! {
+    /// The price without tax, as displayed.
+    pub struct TaxExclusivePrice {
+        "taxExclusiveAmount" tax_exclusive_amount: RawJson,
+        "displayString" display_string: String,
+        "formattedPrice" formatted_price: String,
+        "label" label: String,
+    }
+}
+
+model! {
+    /// A buying option (offer) of a product.
+    pub struct Offer {
+        "offerId" offer_id: String,
+        "availability" availability: String,
+        "buyingGuidance" buying_guidance: String,
+        "buyingGuidanceV2" buying_guidance_v2: RawJson,
+        "buyingRestrictions" buying_restrictions: Vec<RawJson>,
+        "fulfillmentType" fulfillment_type: String,
+        "merchant" merchant: Merchant,
+        "fulfiller" fulfiller: Fulfiller,
+        "price" price: Price,
+        "listPrice" list_price: Price,
+        "shippingOptions" shipping_options: Vec<ShippingOption>,
+        "badges" badges: Vec<RawJson>,
+        "quantityInStock" quantity_in_stock: i64,
+        "productCondition" product_condition: String,
+        "productConditionNote" product_condition_note: String,
+        "condition" condition: Condition,
+        "quantityLimits" quantity_limits: QuantityLimits,
+        "quantityPrice" quantity_price: QuantityPrice,
+        "taxExclusivePrice" tax_exclusive_price: TaxExclusivePrice,
+        "deliveryInformation" delivery_information: String,
+    }
+}
+
+model! {
+    /// The data requested through `facets`.
+    pub struct IncludedDataTypes {
+        "OFFERS" offers: Vec<Offer>,
+        "IMAGES" images: Vec<Image>,
+    }
+}
+
+model! {
+    /// A classification of the product (UNSPSC, ECLASS).
+    pub struct Taxonomy {
+        "taxonomyCode" taxonomy_code: String,
+        "title" title: String,
+        "type" taxonomy_type: String,
+    }
+}
+
+model! {
+    /// ISBN numbers.
+    pub struct Isbn {
+        "isbn10" isbn10: String,
+        "isbn13" isbn13: String,
+    }
+}
+
+model! {
+    /// Book data.
+    pub struct BookInformation {
+        "isbn" isbn: Isbn,
+        "publicationDate" publication_date: String,
+        "publishedLanguage" published_language: String,
+    }
+}
+
+model! {
+    /// A value of a variation dimension.
+    pub struct DimensionValue {
+        "index" index: i64,
+        "displayString" display_string: String,
+    }
+}
+
+model! {
+    /// A variation dimension (Color, Size, ...).
+    pub struct VariationDimension {
+        "index" index: i64,
+        "displayString" display_string: String,
+        "dimensionValues" dimension_values: Vec<DimensionValue>,
+    }
+}
+
+model! {
+    /// Which dimension value a variation has.
+    pub struct VariationValue {
+        "index" index: i64,
+        "value" value: i64,
+    }
+}
+
+model! {
+    /// A child product of a variation family.
+    pub struct Variation {
+        "asin" asin: String,
+        "variationValues" variation_values: Vec<VariationValue>,
+    }
+}
+
+model! {
+    /// The variations of a VARIATION_PARENT.
+    pub struct ProductVariations {
+        "dimensions" dimensions: Vec<VariationDimension>,
+        "variations" variations: Vec<Variation>,
+    }
+}
+
+model! {
+    /// Ratings.
+    pub struct CustomerReviewsSummary {
+        "numberOfRatings" number_of_ratings: i64,
+        "starRating" star_rating: Amount,
+    }
+}
+
+model! {
+    /// A product (the body of productsRequest, and an element of search results).
+    pub struct Product {
+        "asin" asin: String,
+        /// STANDARD (purchasable), VARIATION_PARENT (not purchasable), VARIATION_CHILD.
+        "asinType" asin_type: String,
+        "signedProductId" signed_product_id: String,
+        "includedDataTypes" included_data_types: IncludedDataTypes,
+        "features" features: Vec<String>,
+        "editorialReviews" editorial_reviews: Vec<RawJson>,
+        "taxonomies" taxonomies: Vec<Taxonomy>,
+        "packageTypeNames" package_type_names: Vec<String>,
+        "title" title: String,
+        "url" url: String,
+        "format" format: String,
+        "bookInformation" book_information: BookInformation,
+        "byLine" by_line: Vec<RawJson>,
+        "mediaInformation" media_information: RawJson,
+        "productOverview" product_overview: BTreeMap<String, String>,
+        "productDetails" product_details: RawJson,
+        "productVariations" product_variations: ProductVariations,
+        "customerReviewsSummary" customer_reviews_summary: CustomerReviewsSummary,
+        "productDescription" product_description: String,
+        "upcValues" upc_values: Vec<String>,
+        "eanValues" ean_values: Vec<String>,
+        "modelNumber" model_number: String,
+        "manufacturerName" manufacturer_name: String,
+        "bundleQuantity" bundle_quantity: i64,
+        "badges" badges: Vec<RawJson>,
+    }
+}
+
+model! {
+    /// A choice of a search refinement.
+    pub struct RefinementValue {
+        "displayName" display_name: String,
+        "searchRefinementValue" search_refinement_value: String,
+    }
+}
+
+model! {
+    /// A dynamic search refinement (per product type).
+    pub struct SearchRefinement {
+        "selectionType" selection_type: String,
+        "displayValue" display_value: String,
+        "refinementValues" refinement_values: Vec<RefinementValue>,
+    }
+}
+
+model! {
+    /// A static refinement option.
+    pub struct RefinementOption {
+        "displayName" display_name: String,
+        "id" id: String,
+    }
+}
+
+model! {
+    /// The static refinements of a search.
+    pub struct Refinements {
+        "categories" categories: Vec<RefinementOption>,
+        "subCategories" sub_categories: Vec<RefinementOption>,
+        "availabilityOptions" availability_options: Vec<RefinementOption>,
+        "deliveryDayOptions" delivery_day_options: Vec<RefinementOption>,
+        "eligibleForFreeShippingOptions" eligible_for_free_shipping_options: Vec<RefinementOption>,
+        "primeEligible" prime_eligible: Vec<RefinementOption>,
+    }
+}
+
+model! {
+    /// A page of searchProductsRequest.
+    pub struct SearchProductsResult {
+        "matchingProductCount" matching_product_count: i64,
+        "searchRefinements" search_refinements: Vec<SearchRefinement>,
+        "refinements" refinements: Refinements,
+        "numberOfPages" number_of_pages: i64,
+        "products" products: Vec<Product>,
+    }
+}
+
+model! {
+    /// A page of searchOffersRequest.
+    pub struct OffersResult {
+        "numberOfPages" number_of_pages: i64,
+        "offerCount" offer_count: i64,
+        "offers" offers: Vec<Offer>,
+    }
+}
+
+model! {
+    /// The body of getProductsByAsins.
+    pub struct ProductsByAsinsResponse {
+        "products" products: Vec<Product>,
+    }
+}
+
+model! {
+    /// The body of getOffersByOfferIds.
+    pub struct OffersByOfferIdsResponse {
+        "offers" offers: Vec<Offer>,
+    }
+}
+
+fn next_number(current: Option<&str>, pages: Option<i64>) -> Option<String> {
+    let cur: i64 = current.and_then(|c| c.parse().ok()).unwrap_or(0);
+    let next = cur + 1;
+    (next < pages.unwrap_or(0) && next <= MAX_PAGE_NUMBER).then(|| next.to_string())
+}
+
+impl Page for SearchProductsResult {
+    type Item = Product;
+    fn next_page_token(&self) -> Option<&str> {
+        None
+    }
+    fn len(&self) -> usize {
+        self.products.as_ref().map_or(0, Vec::len)
+    }
+    fn into_items(self) -> Vec<Product> {
+        self.products.unwrap_or_default()
+    }
+    fn next_cursor(&self, current: Option<&str>) -> Option<String> {
+        next_number(current, self.number_of_pages)
+    }
+}
+
+impl Page for OffersResult {
+    type Item = Offer;
+    fn next_page_token(&self) -> Option<&str> {
+        None
+    }
+    fn len(&self) -> usize {
+        self.offers.as_ref().map_or(0, Vec::len)
+    }
+    fn into_items(self) -> Vec<Offer> {
+        self.offers.unwrap_or_default()
+    }
+    fn next_cursor(&self, current: Option<&str>) -> Option<String> {
+        next_number(current, self.number_of_pages)
+    }
+}
+
+/// Where and for whom a product request is made (shared by every product operation).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct ProductContext {
+    /// Required: the marketplace region of the products (US, JP, DE, ...).
+    pub product_region: Option<String>,
+    /// Required: language-COUNTRY, e.g. en-US.
+    pub locale: Option<String>,
+    /// Region to ship to (must not conflict with product_region).
+    pub shipping_region: Option<String>,
+    pub shipping_postal_code: Option<String>,
+    /// Needed only if the user belongs to several buying groups.
+    pub group_tag: Option<String>,
+}
+
+fn group_of(text: &str) -> Option<RegionGroup> {
+    match text.to_ascii_uppercase().as_str() {
+        "NA" => Some(RegionGroup::NorthAmerica),
+        "EU" => Some(RegionGroup::Europe),
+        "FE" => Some(RegionGroup::FarEast),
+        other => Region::parse(other).ok().map(Region::group),
+    }
+}
+
+impl ProductContext {
+    fn check(&self) -> Result<()> {
+        let region = self
+            .product_region
+            .as_deref()
+            .ok_or_else(|| Error::validation("product_region", "is required"))?;
+        let region = Region::parse(region).map_err(|_| {
+            Error::validation(
+                "product_region",
+                format!("is not a region code (got {region:?})"),
+            )
+        })?;
+        let locale = self
+            .locale
+            .as_deref()
+            .ok_or_else(|| Error::validation("locale", "is required"))?;
+        validate::locale("locale", locale)?;
+        if let Some(ship) = &self.shipping_region {
+            match group_of(ship) {
+                None => {
+                    return Err(Error::validation(
+                        "shipping_region",
+                        format!("is not a region or regional group (got {ship:?})"),
+                    ))
+                }
+                Some(g) if g != region.group() => {
+                    return Err(Error::validation(
+                        "shipping_region",
+                        format!(
+                            "{ship} conflicts with product_region {region} (regional group {})",
+                            region.group().as_str()
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        for (name, v) in [
+            ("shipping_postal_code", &self.shipping_postal_code),
+            ("group_tag", &self.group_tag),
+        ] {
+            if let Some(v) = v {
+                validate::non_empty(name, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(&self, call: Call) -> Call {
+        call.query_opt("productRegion", self.product_region.clone())
+            .query_opt("locale", self.locale.clone())
+            .query_opt("shippingRegion", self.shipping_region.clone())
+            .query_opt("shippingPostalCode", self.shipping_postal_code.clone())
+            .query_opt("groupTag", self.group_tag.clone())
+    }
+}
+
+fn csv(param: &str, v: &Option<Vec<String>>) -> Result<Option<String>> {
+    match v {
+        None => Ok(None),
+        Some(items) => {
+            for (i, x) in items.iter().enumerate() {
+                validate::non_empty(&format!("{param}[{i}]"), x)?;
+            }
+            Ok((!items.is_empty()).then(|| items.join(",")))
+        }
+    }
+}
+
+/// Parameters of searchProductsRequest (snake_case names of the spec's parameters).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct SearchProductsParams {
+    #[serde(flatten)]
+    pub context: ProductContext,
+    pub keywords: Option<Vec<String>>,
+    /// OFFERS and/or IMAGES.
+    pub facets: Option<Vec<String>>,
+    /// Zero-based, at most 13.
+    pub page_number: Option<i64>,
+    /// At most 24.
+    pub page_size: Option<i64>,
+    pub category: Option<String>,
+    pub sub_category: Option<String>,
+    pub availability: Option<String>,
+    pub delivery_day: Option<String>,
+    pub eligible_for_free_shipping: Option<String>,
+    pub prime_eligible: Option<String>,
+    pub upc: Option<String>,
+    pub isbn: Option<String>,
+    pub sku: Option<String>,
+    pub ean: Option<String>,
+    pub part_number: Option<String>,
+    pub oem_part_number: Option<String>,
+    pub search_refinements: Option<Vec<String>>,
+    pub product_filters: Option<Vec<String>>,
+    pub inclusions_for_products: Option<Vec<String>>,
+    pub inclusions_for_offers: Option<Vec<String>>,
+    pub sort_key: Option<String>,
+    /// Minimum price, whole currency units, at least 0.
+    pub min_price: Option<i64>,
+    pub max_price: Option<i64>,
+}
+
+/// Parameters of productsRequest.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct ProductParams {
+    #[serde(flatten)]
+    pub context: ProductContext,
+    /// Drives quantity discounts (default 1).
+    pub quantity: Option<i64>,
+    pub facets: Option<Vec<String>>,
+    pub inclusions_for_products: Option<Vec<String>>,
+    pub inclusions_for_offers: Option<Vec<String>>,
+}
+
+/// Parameters of searchOffersRequest.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct OffersParams {
+    #[serde(flatten)]
+    pub context: ProductContext,
+    pub page_number: Option<i64>,
+    pub page_size: Option<i64>,
+    pub filter_ids: Option<Vec<String>>,
+    pub quantity: Option<i64>,
+    pub inclusions_for_offers: Option<Vec<String>>,
+}
+
+/// Parameters of getProductsByAsins and getOffersByOfferIds.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct ByIdsParams {
+    #[serde(flatten)]
+    pub context: ProductContext,
+    /// 1 to 30 ASINs or offer ids.
+    pub ids: Vec<String>,
+    pub quantity: Option<i64>,
+    pub facets: Option<Vec<String>>,
+    pub inclusions_for_products: Option<Vec<String>>,
+    /// Required by getOffersByOfferIds.
+    pub inclusions_for_offers: Option<Vec<String>>,
+}
+
+fn page_args(number: Option<i64>, size: Option<i64>) -> Result<()> {
+    if let Some(n) = number {
+        validate::int_range("page_number", n, 0, MAX_PAGE_NUMBER)?;
+    }
+    if let Some(n) = size {
+        validate::int_range("page_size", n, 1, MAX_PAGE_SIZE)?;
+    }
+    Ok(())
+}
+
+fn quantity_arg(q: Option<i64>) -> Result<Option<String>> {
+    if let Some(q) = q {
+        validate::int_range("quantity", q, 1, i64::from(i32::MAX))?;
+    }
+    Ok(q.map(|q| q.to_string()))
+}
+
+/// The product search operations. Get one with `Client::products`.
+pub struct Products<'a> {
+    client: &'a Client,
+}
+
+impl Client {
+    /// Product search 2020-08-26.
+    pub fn products(&self) -> Products<'_> {
+        Products { client: self }
+    }
+}
+
+impl Products<'_> {
+    fn search_call(&self, p: &SearchProductsParams) -> Result<Call> {
+        p.context.check()?;
+        page_args(p.page_number, p.page_size)?;
+        for (name, v) in [("min_price", p.min_price), ("max_price", p.max_price)] {
+            if let Some(v) = v {
+                validate::int_range(name, v, 0, i64::MAX)?;
+            }
+        }
+        if let (Some(lo), Some(hi)) = (p.min_price, p.max_price) {
+            if lo > hi {
+                return Err(Error::validation(
+                    "min_price",
+                    "must not be more than max_price",
+                ));
+            }
+        }
+        if let Some(k) = &p.sort_key {
+            validate::non_empty("sort_key", k)?;
+        }
+        let call = p
+            .context
+            .apply(Call::new(&ops::SEARCH_PRODUCTS))
+            .query_opt("keywords", csv("keywords", &p.keywords)?)
+            .query_opt("facets", csv("facets", &p.facets)?)
+            .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
+            .query_opt("category", p.category.clone())
+            .query_opt("subCategory", p.sub_category.clone())
+            .query_opt("availability", p.availability.clone())
+            .query_opt("deliveryDay", p.delivery_day.clone())
+            .query_opt(
+                "eligibleForFreeShipping",
+                p.eligible_for_free_shipping.clone(),
+            )
+            .query_opt("primeEligible", p.prime_eligible.clone())
+            .query_opt("upc", p.upc.clone())
+            .query_opt("isbn", p.isbn.clone())
+            .query_opt("sku", p.sku.clone())
+            .query_opt("ean", p.ean.clone())
+            .query_opt("partNumber", p.part_number.clone())
+            .query_opt("oemPartNumber", p.oem_part_number.clone())
+            .query_opt(
+                "searchRefinements",
+                csv("search_refinements", &p.search_refinements)?,
+            )
+            .query_opt(
+                "productFilters",
+                csv("product_filters", &p.product_filters)?,
+            )
+            .query_opt(
+                "inclusionsForProducts",
+                csv("inclusions_for_products", &p.inclusions_for_products)?,
+            )
+            .query_opt(
+                "inclusionsForOffers",
+                csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+            )
+            .query_opt("sortKey", p.sort_key.clone())
+            .query_opt("minPrice", p.min_price.map(|n| n.to_string()))
+            .query_opt("maxPrice", p.max_price.map(|n| n.to_string()));
+        Ok(call)
+    }
+
+    /// searchProductsRequest: one page of products (featured offer per product).
+    pub async fn search_products_request(
+        &self,
+        p: &SearchProductsParams,
+    ) -> Result<SearchProductsResult> {
+        let call = self
+            .search_call(p)?
+            .query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::SEARCH_PRODUCTS.id)
+    }
+
+    /// Every page of a search (at most 14 pages: numbers 0 to 13).
+    pub fn iter_search_products(
+        &self,
+        p: &SearchProductsParams,
+    ) -> Result<Pager<SearchProductsResult>> {
+        let call = self.search_call(p)?;
+        let start = p.page_number.map(|n| n.to_string());
+        Ok(Pager::new(
+            self.client.clone(),
+            call,
+            TokenStyle::WithParams("pageNumber"),
+            start,
+        ))
+    }
+
+    /// productsRequest: one product.
+    pub async fn products_request(&self, product_id: &str, p: &ProductParams) -> Result<Product> {
+        validate::non_empty("product_id", product_id)?;
+        p.context.check()?;
+        let call = p
+            .context
+            .apply(Call::new(&ops::PRODUCTS_REQUEST).path("productId", product_id))
+            .query_opt("quantity", quantity_arg(p.quantity)?)
+            .query_opt("facets", csv("facets", &p.facets)?)
+            .query_opt(
+                "inclusionsForProducts",
+                csv("inclusions_for_products", &p.inclusions_for_products)?,
+            )
+            .query_opt(
+                "inclusionsForOffers",
+                csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+            );
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::PRODUCTS_REQUEST.id)
+    }
+
+    fn offers_call(&self, product_id: &str, p: &OffersParams) -> Result<Call> {
+        validate::non_empty("product_id", product_id)?;
+        p.context.check()?;
+        page_args(p.page_number, p.page_size)?;
+        Ok(p.context
+            .apply(Call::new(&ops::SEARCH_OFFERS).path("productId", product_id))
+            .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
+            .query_opt("filterIds", csv("filter_ids", &p.filter_ids)?)
+            .query_opt("quantity", quantity_arg(p.quantity)?)
+            .query_opt(
+                "inclusionsForOffers",
+                csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+            ))
+    }
+
+    /// searchOffersRequest: one page of a product's offers.
+    pub async fn search_offers_request(
+        &self,
+        product_id: &str,
+        p: &OffersParams,
+    ) -> Result<OffersResult> {
+        let call = self
+            .offers_call(product_id, p)?
+            .query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::SEARCH_OFFERS.id)
+    }
+
+    /// Every page of a product's offers.
+    pub fn iter_search_offers(
+        &self,
+        product_id: &str,
+        p: &OffersParams,
+    ) -> Result<Pager<OffersResult>> {
+        let call = self.offers_call(product_id, p)?;
+        Ok(Pager::new(
+            self.client.clone(),
+            call,
+            TokenStyle::WithParams("pageNumber"),
+            p.page_number.map(|n| n.to_string()),
+        ))
+    }
+
+    fn by_ids_body(&self, key: &'static str, p: &ByIdsParams) -> Result<serde_json::Value> {
+        p.context.check()?;
+        validate::count("ids", p.ids.len(), 1, MAX_IDS)?;
+        for (i, id) in p.ids.iter().enumerate() {
+            validate::non_empty(&format!("ids[{i}]"), id)?;
+        }
+        #[derive(Serialize)]
+        struct Body<'a> {
+            #[serde(rename = "productRegion")]
+            product_region: &'a Option<String>,
+            locale: &'a Option<String>,
+            #[serde(rename = "shippingRegion", skip_serializing_if = "Option::is_none")]
+            shipping_region: &'a Option<String>,
+            #[serde(rename = "shippingPostalCode", skip_serializing_if = "Option::is_none")]
+            shipping_postal_code: &'a Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            quantity: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            facets: &'a Option<Vec<String>>,
+        }
+        let mut v = serde_json::to_value(Body {
+            product_region: &p.context.product_region,
+            locale: &p.context.locale,
+            shipping_region: &p.context.shipping_region,
+            shipping_postal_code: &p.context.shipping_postal_code,
+            quantity: p.quantity,
+            facets: &p.facets,
+        })
+        .map_err(|e| Error::internal(e.to_string()))?;
+        quantity_arg(p.quantity)?;
+        v[key] = serde_json::json!(p.ids);
+        Ok(v)
+    }
+
+    /// getProductsByAsins: up to 30 products by ASIN.
+    pub async fn get_products_by_asins(&self, p: &ByIdsParams) -> Result<ProductsByAsinsResponse> {
+        let body = self.by_ids_body("productIds", p)?;
+        let call = Call::new(&ops::GET_PRODUCTS_BY_ASINS)
+            .query_opt(
+                "inclusionsForProducts",
+                csv("inclusions_for_products", &p.inclusions_for_products)?,
+            )
+            .query_opt(
+                "inclusionsForOffers",
+                csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+            )
+            .query_opt("groupTag", p.context.group_tag.clone())
+            .json(&body)?;
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_PRODUCTS_BY_ASINS.id)
+    }
+
+    /// getOffersByOfferIds: up to 30 offers by id (to load a cart or check quantities).
+    pub async fn get_offers_by_offer_ids(
+        &self,
+        p: &ByIdsParams,
+    ) -> Result<OffersByOfferIdsResponse> {
+        let inclusions =
+            csv("inclusions_for_offers", &p.inclusions_for_offers)?.ok_or_else(|| {
+                Error::validation(
+                    "inclusions_for_offers",
+                    "is required by getOffersByOfferIds",
+                )
+            })?;
+        let body = self.by_ids_body("offerIds", p)?;
+        let call = Call::new(&ops::GET_OFFERS_BY_OFFER_IDS)
+            .query("inclusionsForOffers", inclusions)
+            .query_opt("groupTag", p.context.group_tag.clone())
+            .json(&body)?;
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_OFFERS_BY_OFFER_IDS.id)
+    }
+}

@@ -1,0 +1,373 @@
+//! Reporting: one order by id (2021-01-08) and shipment line items by order-date range
+//! (2025-06-09).
+
+use std::collections::BTreeMap;
+
+use chrono::Utc;
+use serde::Deserialize;
+
+use super::{decode, region_arg, required_datetime, wire_datetime, DateTimeArg};
+use crate::client::{Call, Client};
+use crate::error::Result;
+use crate::model::RawJson;
+use crate::money::Money;
+use crate::operations as ops;
+use crate::paging::{Page, Pager, TokenStyle};
+use crate::{model, validate, Timestamp};
+
+/// Shipment line item reporting: the longest order-date range and the list limits.
+pub const MAX_RANGE_DAYS: i64 = 366;
+pub const MAX_PURCHASE_ORDER_NUMBERS: usize = 30;
+pub const MAX_ORDER_IDS: usize = 30;
+
+model! {
+    /// A customer user.
+    pub struct BuyingCustomer {
+        "id" id: String,
+        "name" name: String,
+        "email" email: String,
+    }
+}
+
+model! {
+    /// A seller's address.
+    pub struct SellerAddress {
+        "addressLine1" address_line1: String,
+        "addressLine2" address_line2: String,
+        "city" city: String,
+        "state" state: String,
+        "postalCode" postal_code: String,
+        "countryCode" country_code: String,
+    }
+}
+
+model! {
+    /// The seller of a line.
+    pub struct Seller {
+        "sellerName" seller_name: String,
+        "sellerPrimaryAddress" seller_primary_address: SellerAddress,
+        "sellerCity" seller_city: String,
+        "sellerState" seller_state: String,
+        "sellerPostalCode" seller_postal_code: String,
+    }
+}
+
+model! {
+    /// A certifying agency of a seller credential.
+    pub struct CertifyingAgency {
+        "certifyingAgencyName" certifying_agency_name: String,
+        "certificateExpirationDate" certificate_expiration_date: String,
+    }
+}
+
+model! {
+    /// A seller credential.
+    pub struct SellerCredentialDetail {
+        "certificateType" certificate_type: String,
+        "certifyingAgenciesDetails" certifying_agencies_details: Vec<CertifyingAgency>,
+    }
+}
+
+model! {
+    /// A line of an order report.
+    pub struct OrderLineItem {
+        "orderLineItemId" order_line_item_id: String,
+        "productCategory" product_category: String,
+        "asin" asin: String,
+        "title" title: String,
+        "unspsc" unspsc: RawJson,
+        "productCondition" product_condition: String,
+        "listedPricePerUnit" listed_price_per_unit: Money,
+        "purchasedPricePerUnit" purchased_price_per_unit: Money,
+        "itemQuantity" item_quantity: i64,
+        "itemSubTotal" item_sub_total: Money,
+        "itemShippingAndHandling" item_shipping_and_handling: Money,
+        "itemPromotion" item_promotion: Money,
+        "itemTax" item_tax: Money,
+        "itemNetTotal" item_net_total: Money,
+        "purchaseOrderLineItem" purchase_order_line_item: String,
+        "taxExemptionApplied" tax_exemption_applied: bool,
+        "taxExemptionType" tax_exemption_type: String,
+        "taxExemptOptOut" tax_exempt_opt_out: bool,
+        "discountProgram" discount_program: String,
+        "discountType" discount_type: String,
+        "discountAmount" discount_amount: Money,
+        "discountRatio" discount_ratio: RawJson,
+        "seller" seller: Seller,
+        "sellerCredentials" seller_credentials: Vec<String>,
+        "sellerCredentialDetails" seller_credential_details: Vec<SellerCredentialDetail>,
+        "brandCode" brand_code: String,
+        "brandName" brand_name: String,
+        "manufacturerName" manufacturer_name: String,
+        "transactionIds" transaction_ids: Vec<String>,
+        "carrierTrackingNumbers" carrier_tracking_numbers: Vec<String>,
+    }
+}
+
+model! {
+    /// An order as the order report returns it. The fields of `shipments` and `charges`
+    /// are not documented; they are kept exactly as sent.
+    pub struct Order {
+        "orderDate" order_date: Timestamp,
+        "orderId" order_id: String,
+        "purchaseOrderNumber" purchase_order_number: String,
+        "orderQuantity" order_quantity: i64,
+        "orderStatus" order_status: String,
+        "lastOrderApproverName" last_order_approver_name: String,
+        "buyingCustomer" buying_customer: BuyingCustomer,
+        "buyerGroupName" buyer_group_name: String,
+        "businessOrderInfo" business_order_info: BTreeMap<String, String>,
+        "orderSubTotal" order_sub_total: Money,
+        "orderShippingAndHandling" order_shipping_and_handling: Money,
+        "orderPromotion" order_promotion: Money,
+        "orderTax" order_tax: Money,
+        "orderNetTotal" order_net_total: Money,
+        "lineItems" line_items: Vec<OrderLineItem>,
+        "shipments" shipments: Vec<RawJson>,
+        "charges" charges: Vec<RawJson>,
+    }
+}
+
+model! {
+    /// The body of getOrdersByOrderId.
+    pub struct OrdersResponse {
+        "orders" orders: Vec<Order>,
+        "size" size: i64,
+    }
+}
+
+model! {
+    /// Order of a shipment line item.
+    pub struct SliOrderMetadata {
+        "orderDate" order_date: Timestamp,
+        "orderId" order_id: String,
+        "region" region: String,
+    }
+}
+
+model! {
+    /// Shipment of a shipment line item.
+    pub struct ShipmentMetadata {
+        "shipmentId" shipment_id: String,
+        "shipmentDate" shipment_date: Timestamp,
+    }
+}
+
+model! {
+    /// A UNSPSC code.
+    pub struct Unspsc {
+        "code" code: String,
+    }
+}
+
+model! {
+    /// The product of a shipment line item.
+    pub struct ProductDetails {
+        "productCategory" product_category: String,
+        "asin" asin: String,
+        "title" title: String,
+        "unspsc" unspsc: Unspsc,
+        "productCondition" product_condition: String,
+        "brandCode" brand_code: String,
+        "brandName" brand_name: String,
+        "manufacturerName" manufacturer_name: String,
+        "serialNumbers" serial_numbers: Vec<String>,
+    }
+}
+
+model! {
+    /// A charge of a shipment line item (SUBTOTAL, SHIPPING_AND_HANDLING, PROMOTION —
+    /// negative —, TAX, NET_TOTAL).
+    pub struct SliCharge {
+        "type" charge_type: String,
+        "amount" amount: Money,
+    }
+}
+
+model! {
+    /// A package of a shipment.
+    pub struct PackageRef {
+        "trackingId" tracking_id: String,
+        "packageId" package_id: String,
+    }
+}
+
+model! {
+    /// Who received a shipment line item, and when.
+    pub struct ReceivingInfo {
+        "customer" customer: BuyingCustomer,
+        "date" date: Timestamp,
+        "status" status: String,
+        "quantity" quantity: i64,
+    }
+}
+
+model! {
+    /// One shipped line of an order.
+    pub struct ShipmentLineItemReport {
+        "orderMetadata" order_metadata: SliOrderMetadata,
+        "shipmentMetadata" shipment_metadata: ShipmentMetadata,
+        "purchaseOrderNumber" purchase_order_number: String,
+        "orderLineItemId" order_line_item_id: String,
+        "purchaseOrderLineItemNumber" purchase_order_line_item_number: String,
+        "productDetails" product_details: ProductDetails,
+        "charges" charges: Vec<SliCharge>,
+        "quantity" quantity: i64,
+        "carrierName" carrier_name: String,
+        "packages" packages: Vec<PackageRef>,
+        "receivingInfo" receiving_info: ReceivingInfo,
+    }
+}
+
+model! {
+    /// A page of getShipmentLineItemReports.
+    pub struct ShipmentLineItemsPage {
+        "shipmentLineItemsReport" shipment_line_items_report: Vec<ShipmentLineItemReport>,
+        "nextPageToken" next_page_token: String,
+        "size" size: i64,
+    }
+}
+
+impl Page for ShipmentLineItemsPage {
+    type Item = ShipmentLineItemReport;
+    fn next_page_token(&self) -> Option<&str> {
+        self.next_page_token.as_deref()
+    }
+    fn len(&self) -> usize {
+        self.shipment_line_items_report.as_ref().map_or(0, Vec::len)
+    }
+    fn into_items(self) -> Vec<ShipmentLineItemReport> {
+        self.shipment_line_items_report.unwrap_or_default()
+    }
+}
+
+/// Which parts getOrdersByOrderId includes (all off by default, as on the wire).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OrderIncludes {
+    pub include_line_items: bool,
+    pub include_shipments: bool,
+    pub include_charges: bool,
+}
+
+/// Parameters of getShipmentLineItemReports.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ShipmentLineItemParams {
+    /// Required.
+    pub order_start_date: Option<DateTimeArg>,
+    /// Required: not in the future, at most 366 days after the start.
+    pub order_end_date: Option<DateTimeArg>,
+    /// 1 to 30 purchase order numbers.
+    pub purchase_order_numbers: Option<Vec<String>>,
+    pub region: Option<String>,
+    /// 1 to 30 order ids.
+    pub order_ids: Option<Vec<String>>,
+    pub next_page_token: Option<String>,
+}
+
+/// The reporting operations. Get one with `Client::reporting`.
+pub struct Reporting<'a> {
+    client: &'a Client,
+}
+
+impl Client {
+    /// Order (2021-01-08) and shipment line item (2025-06-09) reporting.
+    pub fn reporting(&self) -> Reporting<'_> {
+        Reporting { client: self }
+    }
+}
+
+fn list(param: &str, v: &Option<Vec<String>>, max: usize) -> Result<Option<String>> {
+    match v {
+        None => Ok(None),
+        Some(items) => {
+            validate::count(param, items.len(), 1, max)?;
+            for (i, x) in items.iter().enumerate() {
+                validate::non_empty(&format!("{param}[{i}]"), x)?;
+                if x.contains(',') {
+                    return Err(crate::Error::validation(
+                        format!("{param}[{i}]"),
+                        "must not contain a comma (the list is sent comma-separated)",
+                    ));
+                }
+            }
+            Ok(Some(items.join(",")))
+        }
+    }
+}
+
+impl Reporting<'_> {
+    /// getOrdersByOrderId: one order, with the parts asked for.
+    pub async fn get_orders_by_order_id(
+        &self,
+        order_id: &str,
+        includes: OrderIncludes,
+    ) -> Result<OrdersResponse> {
+        validate::non_empty("order_id", order_id)?;
+        let flag = |b: bool| if b { "true" } else { "false" };
+        let call = Call::new(&ops::GET_ORDERS_BY_ORDER_ID)
+            .path("orderId", order_id)
+            .query("includeLineItems", flag(includes.include_line_items))
+            .query("includeShipments", flag(includes.include_shipments))
+            .query("includeCharges", flag(includes.include_charges));
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_ORDERS_BY_ORDER_ID.id)
+    }
+
+    fn sli_call(&self, p: &ShipmentLineItemParams) -> Result<Call> {
+        let start = required_datetime("order_start_date", &p.order_start_date)?;
+        let end = required_datetime("order_end_date", &p.order_end_date)?;
+        validate::date_range(
+            "order_start_date",
+            start,
+            "order_end_date",
+            end,
+            MAX_RANGE_DAYS,
+            Utc::now(),
+        )?;
+        let pos = list(
+            "purchase_order_numbers",
+            &p.purchase_order_numbers,
+            MAX_PURCHASE_ORDER_NUMBERS,
+        )?;
+        let ids = list("order_ids", &p.order_ids, MAX_ORDER_IDS)?;
+        let region = p
+            .region
+            .as_deref()
+            .map(|r| region_arg("region", r, &self.client.settings()))
+            .transpose()?;
+        Ok(Call::new(&ops::GET_SHIPMENT_LINE_ITEM_REPORTS)
+            .query("orderStartDate", wire_datetime(start))
+            .query("orderEndDate", wire_datetime(end))
+            .query_opt("purchaseOrderNumbers", pos)
+            .query_opt("region", region.map(|r| r.as_str()))
+            .query_opt("orderIds", ids))
+    }
+
+    /// getShipmentLineItemReports: one page of shipped lines.
+    pub async fn get_shipment_line_item_reports(
+        &self,
+        p: &ShipmentLineItemParams,
+    ) -> Result<ShipmentLineItemsPage> {
+        let call = self
+            .sli_call(p)?
+            .query_opt("nextPageToken", p.next_page_token.clone());
+        let resp = self.client.execute(&call).await?;
+        decode(&resp, ops::GET_SHIPMENT_LINE_ITEM_REPORTS.id)
+    }
+
+    /// Every page of getShipmentLineItemReports.
+    pub fn iter_shipment_line_item_reports(
+        &self,
+        p: &ShipmentLineItemParams,
+    ) -> Result<Pager<ShipmentLineItemsPage>> {
+        let call = self.sli_call(p)?;
+        Ok(Pager::new(
+            self.client.clone(),
+            call,
+            TokenStyle::WithParams("nextPageToken"),
+            p.next_page_token.clone(),
+        ))
+    }
+}

@@ -1,0 +1,131 @@
+//! Package tracking 2025-07-02: status, carrier, events and milestones of one package.
+
+use super::{decode, region_arg};
+use crate::client::{Call, Client};
+use crate::error::{Error, ErrorKind, Result};
+use crate::operations as ops;
+use crate::{model, validate, Timestamp};
+
+/// The locales the tracking operation supports.
+pub const SUPPORTED_LOCALES: [&str; 39] = [
+    "ar-AE", "bn-IN", "cs-CZ", "da-DK", "de-DE", "en-AE", "en-AU", "en-CA", "en-GB", "en-IN",
+    "en-IE", "en-SG", "en-US", "en-ZA", "es-ES", "es-MX", "es-US", "fr-BE", "fr-CA", "fr-FR",
+    "he-IL", "hi-IN", "it-IT", "ja-JP", "kn-IN", "ko-KR", "ml-IN", "mr-IN", "nl-BE", "nl-NL",
+    "pl-PL", "pt-BR", "pt-PT", "sv-SE", "ta-IN", "te-IN", "tr-TR", "zh-CN", "zh-TW",
+];
+
+model! {
+    /// A time window (endDate, and startDate where sent).
+    pub struct TimeWindow {
+        "startDate" start_date: Timestamp,
+        "endDate" end_date: Timestamp,
+    }
+}
+
+model! {
+    /// The carrier of a package.
+    pub struct CarrierDetails {
+        "localizedCarrierName" localized_carrier_name: String,
+        "carrierTrackingId" carrier_tracking_id: String,
+    }
+}
+
+model! {
+    /// Where an event happened.
+    pub struct EventLocation {
+        "city" city: String,
+        "state" state: String,
+        "country" country: String,
+    }
+}
+
+model! {
+    /// A tracking event (newest first).
+    pub struct TrackingEvent {
+        "localizedDescription" localized_description: String,
+        "localizedEventDate" localized_event_date: String,
+        "localizedEventTime" localized_event_time: String,
+        "location" location: EventLocation,
+    }
+}
+
+model! {
+    /// A milestone (ORDERED, SHIPPED, OUT_FOR_DELIVERY, DELIVERED, ...).
+    pub struct Milestone {
+        "milestoneType" milestone_type: String,
+        "milestoneWindow" milestone_window: TimeWindow,
+    }
+}
+
+model! {
+    /// A package's tracking details.
+    pub struct PackageTrackingDetails {
+        "trackingStatus" tracking_status: String,
+        "localizedDeliveryPromise" localized_delivery_promise: String,
+        "deliveryWindow" delivery_window: TimeWindow,
+        "carrierDetails" carrier_details: CarrierDetails,
+        "packageTrackingEvents" package_tracking_events: Vec<TrackingEvent>,
+        "packageMilestones" package_milestones: Vec<Milestone>,
+    }
+}
+
+model! {
+    /// The body of getPackageTrackingDetails.
+    pub struct PackageTrackingResponse {
+        "packageTrackingDetails" package_tracking_details: PackageTrackingDetails,
+    }
+}
+
+/// The tracking operation. Get one with `Client::tracking`.
+pub struct Tracking<'a> {
+    client: &'a Client,
+}
+
+impl Client {
+    /// Package tracking 2025-07-02.
+    pub fn tracking(&self) -> Tracking<'_> {
+        Tracking { client: self }
+    }
+}
+
+impl Tracking<'_> {
+    /// getPackageTrackingDetails. Packages shipped more than 90 days ago have no answer.
+    pub async fn get_package_tracking_details(
+        &self,
+        order_id: &str,
+        shipment_id: &str,
+        package_id: &str,
+        region: &str,
+        locale: Option<&str>,
+    ) -> Result<PackageTrackingDetails> {
+        validate::non_empty("order_id", order_id)?;
+        validate::non_empty("shipment_id", shipment_id)?;
+        validate::non_empty("package_id", package_id)?;
+        let region = region_arg("region", region, &self.client.settings())?;
+        if let Some(l) = locale {
+            validate::one_of("locale", l, &SUPPORTED_LOCALES)?;
+        }
+        let call = Call::new(&ops::GET_PACKAGE_TRACKING_DETAILS)
+            .path("orderId", order_id)
+            .path("shipmentId", shipment_id)
+            .path("packageId", package_id)
+            .query("region", region.as_str())
+            .query_opt("locale", locale);
+        let resp = self.client.execute(&call).await.map_err(|e| {
+            // InvalidInput: say which identifiers the service rejected.
+            if e.kind() == ErrorKind::Api && e.api_failure().is_some_and(|f| f.has_code("InvalidInput")) {
+                e.with_hint(format!(
+                    "the service rejected order {order_id:?}, shipment {shipment_id:?} or package {package_id:?} \
+                     (unknown, not matching each other, or shipped more than 90 days ago)"
+                ))
+            } else {
+                e
+            }
+        })?;
+        let body: PackageTrackingResponse = decode(&resp, ops::GET_PACKAGE_TRACKING_DETAILS.id)?;
+        body.package_tracking_details.ok_or_else(|| {
+            Error::transport("getPackageTrackingDetails answered without packageTrackingDetails")
+                .with_request_id(resp.request_id())
+        })
+    }
+}
