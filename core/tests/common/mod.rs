@@ -1,0 +1,76 @@
+//! Shared set-up of the tests that run against the sandbox over real loopback HTTP.
+#![allow(dead_code)]
+
+use abws::{blocking, Credentials, Region, Settings};
+use abws_sandbox::{RateLimits, Sandbox, SandboxConfig};
+use serde_json::Value;
+
+/// A sandbox with rate limits off (pacing has its own tests), pinned to a date so the
+/// data set is the same on every run.
+pub fn sandbox() -> Sandbox {
+    sandbox_with(|_| {})
+}
+
+pub fn sandbox_with(f: impl FnOnce(&mut SandboxConfig)) -> Sandbox {
+    let mut cfg = SandboxConfig {
+        rate_limits: RateLimits::Off,
+        ..Default::default()
+    };
+    f(&mut cfg);
+    Sandbox::spawn(cfg).expect("sandbox starts")
+}
+
+pub fn settings(sb: &Sandbox, region: Region) -> Settings {
+    let c = sb.credentials();
+    let mut s = Settings::new(
+        region,
+        Credentials::RefreshToken {
+            client_id: c.client_id,
+            client_secret: c.client_secret.into(),
+            refresh_token: c.refresh_token.into(),
+        },
+    );
+    s.endpoint = Some(sb.base_url());
+    s.auth_endpoint = Some(sb.auth_url());
+    s.consent_endpoint = Some(sb.consent_url());
+    s.user_email = Some(c.user_email);
+    s.rate_limiting = false;
+    s
+}
+
+pub fn client(sb: &Sandbox, region: Region) -> blocking::Client {
+    blocking::Client::new(settings(sb, region)).expect("client")
+}
+
+/// Requests the sandbox received for an operation, all statuses.
+pub fn requests(sb: &Sandbox, op: &str) -> u64 {
+    sb.counters()["requests"][op]
+        .as_object()
+        .map(|m| m.values().filter_map(Value::as_u64).sum())
+        .unwrap_or(0)
+}
+
+/// Every request the sandbox received, all operations.
+pub fn all_requests(sb: &Sandbox) -> u64 {
+    sb.counters()["requests"]
+        .as_object()
+        .map(|ops| {
+            ops.values()
+                .filter_map(Value::as_object)
+                .flat_map(|m| m.values().filter_map(Value::as_u64))
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// The first and last instant of the previous calendar month of the sandbox's today.
+pub fn previous_month(sb: &Sandbox) -> (String, String) {
+    use chrono::{Datelike, NaiveDate};
+    let today = NaiveDate::parse_from_str(sb.dataset()["today"].as_str().unwrap(), "%Y-%m-%d").unwrap();
+    let first_this = today.with_day(1).unwrap();
+    let first_prev = (first_this - chrono::Duration::days(1)).with_day(1).unwrap();
+    (
+        format!("{first_prev}T00:00:00Z"),
+        format!("{}T23:59:59Z", first_this - chrono::Duration::days(1)),
+    )
+}

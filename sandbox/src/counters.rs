@@ -1,0 +1,151 @@
+//! Counters: the oracles that tests read through `GET /_sandbox/counters`.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use serde_json::{json, Value};
+
+use crate::http::Req;
+
+const MAX_LOG: usize = 2000;
+
+#[derive(Default)]
+struct Inner {
+    requests: BTreeMap<String, BTreeMap<u16, u64>>,
+    place_order_requests: BTreeMap<String, u64>,
+    orders_created: BTreeMap<String, u64>,
+    cart_mutations: BTreeMap<String, u64>,
+    report_jobs_created: u64,
+    token_calls: BTreeMap<String, u64>,
+    throttled: BTreeMap<String, u64>,
+    connections: Vec<Value>,
+    headers_seen: BTreeMap<String, Vec<Value>>,
+    page_token_mismatches: u64,
+    page_token_expired: u64,
+    faults_fired: BTreeMap<String, u64>,
+    document_downloads: u64,
+}
+
+#[derive(Default)]
+pub struct Counters {
+    inner: Mutex<Inner>,
+}
+
+impl Counters {
+    fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut g)
+    }
+
+    pub fn reset(&self) {
+        self.with(|i| *i = Inner::default());
+    }
+
+    /// Connection id and headers of every request.
+    pub fn seen(&self, listener: &str, label: &str, req: &Req) {
+        self.with(|i| {
+            if i.connections.len() < MAX_LOG {
+                i.connections
+                    .push(json!({"listener": listener, "operation": label,
+                    "method": req.method, "path": req.path, "connection": req.conn_id}));
+            }
+            let log = i.headers_seen.entry(listener.to_string()).or_default();
+            if log.len() < MAX_LOG {
+                let headers: serde_json::Map<String, Value> = req
+                    .headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect();
+                let target = if req.raw_query.is_empty() {
+                    req.path.clone()
+                } else {
+                    format!("{}?{}", req.path, req.raw_query)
+                };
+                log.push(
+                    json!({"method": req.method, "path": target, "connection": req.conn_id,
+                    "headers": headers}),
+                );
+            }
+        })
+    }
+
+    pub fn status(&self, label: &str, status: u16) {
+        self.with(|i| {
+            *i.requests
+                .entry(label.into())
+                .or_default()
+                .entry(status)
+                .or_default() += 1
+        })
+    }
+
+    pub fn place_order_request(&self, external_id: &str) {
+        self.with(|i| {
+            *i.place_order_requests
+                .entry(external_id.into())
+                .or_default() += 1
+        })
+    }
+
+    pub fn order_created(&self, external_id: &str) {
+        self.with(|i| *i.orders_created.entry(external_id.into()).or_default() += 1)
+    }
+
+    pub fn cart_mutation(&self, op: &str) {
+        self.with(|i| *i.cart_mutations.entry(op.into()).or_default() += 1)
+    }
+
+    pub fn report_created(&self) {
+        self.with(|i| i.report_jobs_created += 1)
+    }
+
+    pub fn token_call(&self, grant: &str) {
+        self.with(|i| *i.token_calls.entry(grant.into()).or_default() += 1)
+    }
+
+    pub fn throttled(&self, bucket: &str) {
+        self.with(|i| *i.throttled.entry(bucket.into()).or_default() += 1)
+    }
+
+    pub fn page_token_mismatch(&self) {
+        self.with(|i| i.page_token_mismatches += 1)
+    }
+
+    pub fn page_token_expired(&self) {
+        self.with(|i| i.page_token_expired += 1)
+    }
+
+    pub fn fault_fired(&self, kind: &str) {
+        self.with(|i| *i.faults_fired.entry(kind.into()).or_default() += 1)
+    }
+
+    pub fn document_download(&self) {
+        self.with(|i| i.document_downloads += 1)
+    }
+
+    pub fn to_json(&self) -> Value {
+        self.with(|i| {
+            let requests: BTreeMap<&String, BTreeMap<String, u64>> = i
+                .requests
+                .iter()
+                .map(|(k, m)| (k, m.iter().map(|(s, n)| (s.to_string(), *n)).collect()))
+                .collect();
+            let total_cart: u64 = i.cart_mutations.values().sum();
+            json!({
+                "requests": requests,
+                "placeOrderRequests": i.place_order_requests,
+                "ordersCreated": i.orders_created,
+                "cartMutations": {"total": total_cart, "byOperation": i.cart_mutations},
+                "reportJobsCreated": i.report_jobs_created,
+                "tokenCalls": i.token_calls,
+                "throttled": i.throttled,
+                "connections": i.connections,
+                "headersSeen": i.headers_seen,
+                "pageTokenMismatches": i.page_token_mismatches,
+                "pageTokenExpired": i.page_token_expired,
+                "faultsFired": i.faults_fired,
+                "documentDownloads": i.document_downloads,
+            })
+        })
+    }
+}

@@ -1,0 +1,263 @@
+//! Invoices 2026-02-01: getInvoices (10 per page), getInvoiceDetailByInvoiceNumber,
+//! getInvoiceLineItemsByInvoiceNumber (10 per page, line items then reversal units).
+
+use chrono::{Datelike, Duration};
+use serde_json::{json, Value};
+
+use super::{bill_to, check_range, iso, req_dt, req_region, REGIONS};
+use crate::data::{InvLine, Invoice, InvoiceKind, World};
+use crate::http::{bad, not_found, ApiResult, Req, Resp};
+use crate::money::money;
+use crate::paging;
+use crate::state::State;
+
+pub const INVOICE_PAGE: usize = 10;
+pub const LINE_PAGE: usize = 10;
+const CODE: &str = "INVALID_REQUEST_PARAMETER";
+
+pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
+    let start = req_dt(req, "invoiceIssueStartDate", CODE)?;
+    let end = req_dt(req, "invoiceIssueEndDate", CODE)?;
+    check_range(
+        st,
+        ("invoiceIssueStartDate", start),
+        ("invoiceIssueEndDate", end),
+        CODE,
+        true,
+    )?;
+    let region = match req.q("region") {
+        None => None,
+        Some(r) if REGIONS.contains(&r) => Some(r.to_string()),
+        Some(r) => return Err(bad(format!("region '{r}' is not a valid Region."))),
+    };
+    if let Some(p) = req.q("paymentMethodTypes") {
+        let types = super::csv(Some(p));
+        if types.is_empty() {
+            return Err(bad("paymentMethodTypes must contain at least one item."));
+        }
+        if let Some(t) = types.iter().find(|t| t.as_str() != "BCA") {
+            return Err(bad(format!(
+                "paymentMethodTypes value '{t}' is not supported; supported value: BCA."
+            )));
+        }
+    }
+    let binding = paging::binding(&req.query, &["nextPageToken"]);
+    let offset = match req.q("nextPageToken") {
+        Some(t) => paging::resolve(st, "getInvoices", t, Some(&binding), CODE)?.0,
+        None => 0,
+    };
+    let w = st.world();
+    let matching: Vec<&Invoice> = if region.as_deref().map(|r| r == "JP").unwrap_or(true) {
+        let mut v: Vec<&Invoice> = w
+            .invoices
+            .iter()
+            .filter(|i| i.issue_date >= start && i.issue_date <= end)
+            .collect();
+        v.sort_by_key(|i| (i.issue_date, i.number.clone()));
+        v
+    } else {
+        Vec::new()
+    };
+    let page: Vec<Value> = matching
+        .iter()
+        .skip(offset)
+        .take(INVOICE_PAGE)
+        .map(|i| summary(i))
+        .collect();
+    let more = offset + INVOICE_PAGE < matching.len();
+    drop(w);
+    let mut body = json!({"invoices": page});
+    if more {
+        body["nextPageToken"] = json!(paging::issue(
+            st,
+            "getInvoices",
+            &binding,
+            offset + INVOICE_PAGE
+        ));
+    }
+    Ok(Resp::json(200, &body))
+}
+
+fn metadata(i: &Invoice) -> Value {
+    json!({"invoiceNumber": i.number, "issueDate": iso(i.issue_date), "type": i.kind.wire(), "region": "JP"})
+}
+
+fn summary(i: &Invoice) -> Value {
+    let mut v = json!({"invoiceMetadata": metadata(i), "status": i.status});
+    if i.periodic {
+        v["consolidationType"] = json!("PERIODIC");
+    }
+    v
+}
+
+/// Validates the invoice number path parameter and the region; the invoice index.
+fn lookup(st: &State, req: &Req) -> Result<usize, Resp> {
+    let number = req.param(0);
+    if number.trim().is_empty() {
+        return Err(bad("invoiceNumber must not be empty."));
+    }
+    if number.len() > 64
+        || !number
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(bad(format!("invoiceNumber '{number}' is invalid.")));
+    }
+    let region = req_region(req, CODE)?;
+    let w = st.world();
+    match w.invoice(number) {
+        Some(i) if region == "JP" => Ok(i),
+        _ => Err(not_found(format!(
+            "Invoice {number} was not found in region {region}."
+        ))),
+    }
+}
+
+pub fn get_detail(st: &State, req: &Req) -> ApiResult {
+    let idx = lookup(st, req)?;
+    let w = st.world();
+    Ok(Resp::json(200, &json!({"invoiceDetail": detail(&w, idx)})))
+}
+
+pub fn detail(w: &World, idx: usize) -> Value {
+    let inv = &w.invoices[idx];
+    let t = inv.totals();
+    let order = &w.orders[inv.order];
+    let (pstart, pend) = if inv.periodic {
+        let d = inv.issue_date.date_naive();
+        let first = d.with_day(1).unwrap_or(d);
+        let next = if first.month() == 12 {
+            first
+                .with_year(first.year() + 1)
+                .and_then(|x| x.with_month(1))
+        } else {
+            first.with_month(first.month() + 1)
+        }
+        .unwrap_or(first);
+        (
+            first.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc(),
+            next.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc() - Duration::seconds(1),
+        )
+    } else {
+        let d = inv.issue_date.date_naive();
+        (
+            d.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc(),
+            d.and_hms_opt(23, 59, 59).unwrap_or_default().and_utc(),
+        )
+    };
+    let qualified = inv.qualified(w);
+    let issuer = if qualified {
+        json!({"name": w.platform_entity.0, "registrationNumber": w.platform_entity.1})
+    } else {
+        json!({"name": w.sellers[inv.seller].name, "registrationNumber": null})
+    };
+    let mut amount_details = Vec::new();
+    match inv.kind {
+        InvoiceKind::Standard => {
+            amount_details
+                .push(json!({"type": "itemSubtotal", "amount": money(t.item_subtotal, "JPY")}));
+            amount_details
+                .push(json!({"type": "shippingAndHandling", "amount": money(t.shipping, "JPY")}));
+            amount_details
+                .push(json!({"type": "promosAndDiscounts", "amount": money(t.promos, "JPY")}));
+            amount_details.push(json!({"type": "giftWrapping", "amount": money(rust_decimal::Decimal::ZERO, "JPY")}));
+        }
+        InvoiceKind::CreditMemo => {
+            amount_details.push(json!({"type": "refund", "amount": money(t.item_subtotal + t.shipping + t.promos, "JPY")}));
+        }
+    }
+    amount_details.push(json!({"type": "salesTax", "amount": money(t.tax, "JPY")}));
+    amount_details.push(json!({"type": "amountDue", "amount": money(t.total, "JPY")}));
+    let breakdown: Vec<Value> = t
+        .breakdown
+        .iter()
+        .map(|(r, e, x)| {
+            json!({"taxRate": format!("{r}%"), "inclusiveTotal": money(*e + *x, "JPY"),
+            "exclusiveTotal": money(*e, "JPY"), "taxAmount": money(*x, "JPY")})
+        })
+        .collect();
+    let due = pend.date_naive() + Duration::days(30);
+    json!({
+        "invoiceMetadata": metadata(inv),
+        "period": {"startDate": iso(pstart), "endDate": iso(pend)},
+        "issuer": issuer,
+        "billToAddress": bill_to(w, order.legal_entity),
+        "customer": {"legalEntityId": w.legal_entities[order.legal_entity].id, "legalEntityName": w.legal_entities[order.legal_entity].name},
+        "dueDate": {"date": iso(due.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())},
+        "paymentMethod": "Business Credit Account (BCA)",
+        "totalAmount": money(t.total, "JPY"),
+        "artifacts": [
+            {"artifactType": "BillingDetails", "amountDetails": amount_details},
+            {"artifactType": if qualified { "PurchaseFromQualifiedIssuer" } else { "PurchaseFromOtherIssuer" }, "taxBreakdown": breakdown},
+        ],
+    })
+}
+
+pub fn get_line_items(st: &State, req: &Req) -> ApiResult {
+    let idx = lookup(st, req)?;
+    let binding = format!("{}|{}", req.param(0), req.q("region").unwrap_or(""));
+    let offset = match req.q("nextPageToken") {
+        Some(t) => {
+            paging::resolve(
+                st,
+                "getInvoiceLineItemsByInvoiceNumber",
+                t,
+                Some(&binding),
+                CODE,
+            )?
+            .0
+        }
+        None => 0,
+    };
+    let w = st.world();
+    let inv = &w.invoices[idx];
+    // The invoice's own lines first, then the reversal units of its credit memos.
+    let mut all: Vec<(usize, &InvLine)> = inv.lines.iter().map(|l| (idx, l)).collect();
+    for &m in &inv.credit_memos {
+        all.extend(w.invoices[m].lines.iter().map(|l| (m, l)));
+    }
+    let page: Vec<Value> = all
+        .iter()
+        .skip(offset)
+        .take(LINE_PAGE)
+        .map(|(i, l)| line_item(&w, *i, l))
+        .collect();
+    let more = offset + LINE_PAGE < all.len();
+    drop(w);
+    let mut body = json!({"lineItems": page});
+    if more {
+        body["nextPageToken"] = json!(paging::issue(
+            st,
+            "getInvoiceLineItemsByInvoiceNumber",
+            &binding,
+            offset + LINE_PAGE
+        ));
+    }
+    Ok(Resp::json(200, &body))
+}
+
+fn line_item(w: &World, inv_idx: usize, l: &InvLine) -> Value {
+    let inv = &w.invoices[inv_idx];
+    let order = &w.orders[inv.order];
+    let ol = &order.lines[l.order_line];
+    let p = &w.products[ol.product];
+    json!({
+        "invoiceNumber": inv.number,
+        "transactionType": if inv.kind == InvoiceKind::Standard { "CHARGE" } else { "REFUND" },
+        "orderMetadata": {"orderId": order.id, "orderDate": {"date": iso(order.date)}},
+        "lineItemMetadata": {
+            "orderLineItemId": ol.id, "shipmentId": order.shipments[inv.shipment].id,
+            "asin": p.asin, "title": p.title, "quantity": l.qty,
+            "purchaseOrderNumber": order.po_number,
+        },
+        "amountDetails": {
+            "unitPrice": money(l.unit_price, "JPY"),
+            "principal": money(l.principal, "JPY"),
+            "discount": money(l.discount, "JPY"),
+            "shipping": money(l.shipping, "JPY"),
+            "tax": money(l.tax + l.shipping_tax, "JPY"),
+            "taxRate": format!("{}%", l.tax_percent),
+            "total": money(l.total(), "JPY"),
+        },
+    })
+}

@@ -1,0 +1,354 @@
+//! Ordering 2022-10-30: placeOrder. A repeated order externalId answers the original body and
+//! creates nothing; counters record requests and created orders per externalId.
+
+use chrono::Duration;
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+
+use super::{iso, REGIONS};
+use crate::data::{Order, OrderLine, Package, Shipment};
+use crate::http::{bad, missing, ApiResult, Req, Resp};
+use crate::money::{convert, currency, money, render};
+use crate::state::State;
+
+struct Line {
+    external_id: String,
+    qty: u32,
+    product: usize,
+    offer: usize,
+    expected_price: Option<Decimal>,
+}
+
+fn array<'a>(v: &'a Value, key: &str, ctx: &str) -> Result<&'a Vec<Value>, crate::http::Resp> {
+    match v.get(key) {
+        None | Some(Value::Null) => Err(missing(&format!("{ctx}{key}"))),
+        Some(Value::Array(a)) => Ok(a),
+        Some(_) => Err(bad(format!("{ctx}{key} must be an array."))),
+    }
+}
+
+fn attr_type(a: &Value) -> &str {
+    a.get("attributeType").and_then(Value::as_str).unwrap_or("")
+}
+
+pub fn place_order(st: &State, req: &Req) -> ApiResult {
+    let body = super::body(req)?;
+    let ext = match body.get("externalId").and_then(Value::as_str) {
+        Some(s) if !s.is_empty() && s.chars().count() <= 255 => s.to_string(),
+        Some(_) => return Err(bad("externalId must be 1 to 255 characters.")),
+        None => return Err(missing("externalId")),
+    };
+    st.counters.place_order_request(&ext);
+    if let Some(original) = st.rt().placed.get(&ext) {
+        return Ok(Resp::json_text(200, original.clone()));
+    }
+    let lines_in = array(&body, "lineItems", "")?;
+    if lines_in.is_empty() || lines_in.len() > 50 {
+        return Err(bad(format!(
+            "lineItems must contain 1 to 50 items; got {}.",
+            lines_in.len()
+        )));
+    }
+    let attributes = array(&body, "attributes", "")?;
+    let _expectations = array(&body, "expectations", "")?;
+
+    let w = st.world();
+    // Order-level attributes.
+    let mut group = None;
+    let mut buyer = None;
+    let mut region = "JP".to_string();
+    let mut aux: Vec<(String, String)> = Vec::new();
+    let mut po = String::new();
+    let mut trial = false;
+    for (n, a) in attributes.iter().enumerate() {
+        match attr_type(a) {
+            "BuyingGroupReference" => {
+                let id = a
+                    .pointer("/groupReference/identifier")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                group = Some(w.groups.iter().position(|g| g.id == id).ok_or_else(|| bad(format!("attributes[{n}]: BuyingGroupReference identifier '{id}' is not a known buying group.")))?);
+            }
+            "BuyerReference" => {
+                let e = a
+                    .pointer("/userReference/emailAddress")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                buyer = Some(w.user_by_email(e).ok_or_else(|| {
+                    bad(format!(
+                        "attributes[{n}]: BuyerReference emailAddress '{e}' is not a known user."
+                    ))
+                })?);
+            }
+            "Region" => {
+                let r = a.get("region").and_then(Value::as_str).unwrap_or("");
+                if !REGIONS.contains(&r) {
+                    return Err(bad(format!(
+                        "attributes[{n}]: region '{r}' is not a valid Region."
+                    )));
+                }
+                region = r.to_string();
+            }
+            "Auxiliary" => {
+                if let Some(m) = a.get("values").and_then(Value::as_object) {
+                    for (k, v) in m {
+                        let val = v
+                            .get("value")
+                            .and_then(Value::as_str)
+                            .or(v.as_str())
+                            .unwrap_or("");
+                        aux.push((k.clone(), val.to_string()));
+                    }
+                } else {
+                    return Err(bad(format!(
+                        "attributes[{n}]: Auxiliary values must be an object."
+                    )));
+                }
+            }
+            "PurchaseOrderNumber" => {
+                po = a
+                    .get("purchaseOrderNumber")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            }
+            "TrialMode" => trial = true,
+            "ShippingAddress"
+            | "BillingAddress"
+            | "SelectedPaymentMethodReference"
+            | "Distribution" => {}
+            t => {
+                return Err(bad(format!(
+                    "attributes[{n}].attributeType '{t}' is not supported at order level."
+                )))
+            }
+        }
+    }
+    let buyer = buyer
+        .or_else(|| {
+            req.header("x-svc-user-email")
+                .and_then(|e| w.user_by_email(e))
+        })
+        .unwrap_or(0);
+    let group = group.unwrap_or(w.users[buyer].group);
+    // Lines.
+    let mut lines = Vec::new();
+    for (n, l) in lines_in.iter().enumerate() {
+        let lext = match l.get("externalId").and_then(Value::as_str) {
+            Some(s) if !s.is_empty() && s.chars().count() <= 127 => s.to_string(),
+            _ => {
+                return Err(bad(format!(
+                    "lineItems[{n}].externalId is required (1 to 127 characters)."
+                )))
+            }
+        };
+        if w.groups[group].einvoicing && !lext.chars().all(|c| c.is_ascii_digit()) {
+            return Err(bad(format!("lineItems[{n}].externalId '{lext}' must be numeric only for an e-invoicing buying group.")));
+        }
+        let qty = match l.get("quantity").and_then(Value::as_u64) {
+            Some(q) if (1..=100_000).contains(&q) => q as u32,
+            _ => {
+                return Err(bad(format!(
+                    "lineItems[{n}].quantity must be an integer >= 1."
+                )))
+            }
+        };
+        let attrs = array(l, "attributes", &format!("lineItems[{n}]."))?;
+        let mut pid = None;
+        let mut oid = None;
+        for a in attrs {
+            match attr_type(a) {
+                "SelectedProductReference" => {
+                    pid = a.pointer("/productReference/id").and_then(Value::as_str)
+                }
+                "SelectedBuyingOptionReference" => {
+                    oid = a
+                        .pointer("/buyingOptionReference/id")
+                        .and_then(Value::as_str)
+                }
+                _ => {}
+            }
+        }
+        let pid = pid.ok_or_else(|| {
+            bad(format!(
+                "lineItems[{n}] needs a SelectedProductReference attribute."
+            ))
+        })?;
+        let oid = oid.ok_or_else(|| {
+            bad(format!(
+                "lineItems[{n}] needs a SelectedBuyingOptionReference attribute."
+            ))
+        })?;
+        let (pi, oi) = w.offer(oid).ok_or_else(|| {
+            bad(format!(
+                "lineItems[{n}]: buying option '{oid}' is not known."
+            ))
+        })?;
+        if w.products[pi].asin != pid {
+            return Err(bad(format!(
+                "lineItems[{n}]: buying option '{oid}' does not belong to product '{pid}'."
+            )));
+        }
+        let mut expected_price = None;
+        if let Some(Value::Array(ex)) = l.get("expectations") {
+            for e in ex {
+                if e.get("expectationType").and_then(Value::as_str) == Some("ExpectedUnitPrice") {
+                    let a = e.pointer("/amount/amount").or(e.get("amount"));
+                    expected_price = a
+                        .and_then(|v| {
+                            v.as_str()
+                                .map(String::from)
+                                .or_else(|| v.as_f64().map(|f| f.to_string()))
+                        })
+                        .and_then(|s| s.parse().ok());
+                }
+            }
+        }
+        lines.push(Line {
+            external_id: lext,
+            qty,
+            product: pi,
+            offer: oi,
+            expected_price,
+        });
+    }
+    let cur = currency(&region);
+    // Multi-legal-entity groups need a known Auxiliary key/value.
+    let legal_entity = w
+        .legal_entities
+        .iter()
+        .position(|le| le.aux.iter().any(|kv| aux.contains(kv)));
+    if w.groups[group].mle && legal_entity.is_none() {
+        let body = json!({
+            "lineItems": lines.iter().map(|l| json!({"externalId": l.external_id, "acceptedItems": [],
+                "rejectedItems": [{"quantity": l.qty, "artifacts": [{"rejectionArtifactType": "RejectionMessage", "message": "Order not placed: legal entity not identified."}]}]})).collect::<Vec<_>>(),
+            "acceptanceArtifacts": [],
+            "rejectionArtifacts": [
+                {"rejectionArtifactType": "RejectionCode", "code": "LEGAL_ENTITY_NOT_IDENTIFIED"},
+                {"rejectionArtifactType": "RejectionMessage", "message": "This buying group uses multiple legal entities: add an Auxiliary attribute with an agreed legal-entity key/value."},
+            ],
+        });
+        let text = render(&body);
+        drop(w);
+        st.rt().placed.insert(ext, text.clone());
+        return Ok(Resp::json_text(200, text));
+    }
+    let now = st.now();
+    let mut line_json = Vec::new();
+    let mut accepted: Vec<(usize, Decimal)> = Vec::new();
+    for (n, l) in lines.iter().enumerate() {
+        let p = &w.products[l.product];
+        let stock = if p.available {
+            p.offers[l.offer].stock
+        } else {
+            0
+        };
+        let unit = convert(
+            super::products::unit_price(&w, l.product, l.offer, l.qty),
+            &region,
+        );
+        let rejection = if l.qty > stock {
+            Some(json!({"rejectionArtifactType": "UnavailableQuantity", "quantity": stock}))
+        } else if l.expected_price.is_some_and(|e| e != unit) {
+            Some(
+                json!({"rejectionArtifactType": "BrokenUnitPriceExpectation", "unitPrice": money(unit, cur)}),
+            )
+        } else {
+            None
+        };
+        match rejection {
+            Some(r) => line_json.push(json!({"externalId": l.external_id, "acceptedItems": [], "rejectedItems": [{"quantity": l.qty, "artifacts": [r]}]})),
+            None => {
+                accepted.push((n, unit));
+                line_json.push(Value::Null);
+            }
+        }
+    }
+    drop(w);
+    let mut w = st.world();
+    let order_id = if accepted.is_empty() || trial {
+        None
+    } else {
+        Some(w.new_order_id())
+    };
+    let mut order_lines = Vec::new();
+    for (k, (n, unit)) in accepted.iter().enumerate() {
+        let l = &lines[*n];
+        let id = format!("{}{}", w.rng.digits(10), k + 1);
+        order_lines.push(OrderLine {
+            id,
+            product: l.product,
+            offer: l.offer,
+            qty: l.qty,
+            unit_price: *unit,
+            tax_percent: w.products[l.product].tax_percent(),
+            shipment: 0,
+            principal: *unit * Decimal::from(l.qty),
+            discount: Decimal::ZERO,
+            tax: Decimal::ZERO,
+            shipping: Decimal::ZERO,
+            shipping_tax: Decimal::ZERO,
+            po_line: l.external_id.clone(),
+        });
+    }
+    crate::data::price_shipment(&mut order_lines, false);
+    for (k, (n, unit)) in accepted.iter().enumerate() {
+        let l = &lines[*n];
+        let ol = &order_lines[k];
+        line_json[*n] = json!({"externalId": l.external_id, "rejectedItems": [], "acceptedItems": [{
+        "acceptedItemType": "SingleAcceptedItem", "quantity": l.qty, "artifacts": [
+            {"acceptanceArtifactType": "UnitPrice", "amount": money(*unit, cur)},
+            {"acceptanceArtifactType": "LineItemIdentifier", "identifier": if order_id.is_some() { json!(ol.id) } else { Value::Null }},
+            {"acceptanceArtifactType": "DeliveryTimeRange", "lowerBoundary": iso(now + Duration::days(1)), "upperBoundary": iso(now + Duration::days(3))},
+        ]}]});
+    }
+    let sum = |f: &dyn Fn(&OrderLine) -> Decimal| order_lines.iter().map(f).sum::<Decimal>();
+    let mut acceptance = Vec::new();
+    if let Some(id) = &order_id {
+        acceptance.push(json!({"acceptanceArtifactType": "OrderIdentifier", "identifier": id}));
+    }
+    if !order_lines.is_empty() {
+        acceptance.push(json!({"acceptanceArtifactType": "Charge", "category": "SUBTOTAL", "type": "PRINCIPAL", "amount": money(sum(&|l| l.principal + l.discount), cur)}));
+        acceptance.push(json!({"acceptanceArtifactType": "Charge", "category": "SHIPPING", "type": "PRINCIPAL", "amount": money(sum(&|l| l.shipping), cur)}));
+        acceptance.push(json!({"acceptanceArtifactType": "Charge", "category": "SUBTOTAL", "type": "TAX", "amount": money(sum(&|l| l.tax + l.shipping_tax), cur)}));
+    }
+    let body = json!({"lineItems": line_json, "acceptanceArtifacts": acceptance, "rejectionArtifacts": []});
+    let text = render(&body);
+    if let Some(id) = order_id {
+        let seller = w.products[order_lines[0].product].offers[order_lines[0].offer].seller;
+        let tracking = format!("SBX{}", w.rng.digits(10));
+        let sid = format!("SH{}", w.rng.digits(9));
+        w.orders.push(Order {
+            id,
+            date: now,
+            region: region.clone(),
+            currency: cur.to_string(),
+            buyer,
+            group,
+            legal_entity: legal_entity.unwrap_or(0),
+            po_number: po,
+            digital: false,
+            status: "PAYMENT_CONFIRMED",
+            lines: order_lines,
+            shipments: vec![Shipment {
+                id: sid,
+                date: now,
+                seller,
+                packages: vec![Package {
+                    id: "100".into(),
+                    tracking_id: tracking,
+                    carrier: "Yamato Transport",
+                }],
+                delivered: None,
+                invoice: None,
+            }],
+            business_info: aux.clone(),
+        });
+        st.counters.order_created(&ext);
+    }
+    drop(w);
+    if !trial {
+        st.rt().placed.insert(ext, text.clone());
+    }
+    Ok(Resp::json_text(200, text))
+}

@@ -1,0 +1,233 @@
+//! Reporting: getOrdersByOrderId (2021-01-08, string money) and getShipmentLineItemReports
+//! (2025-06-09, numeric money, 100 per page, InvalidInput errors).
+
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+
+use super::{check_range, csv, iso, req_dt, user_json, REGIONS};
+use crate::data::{Order, World, CATEGORIES};
+use crate::http::{bad, invalid_input, not_found, ApiResult, Req, Resp};
+use crate::money::{money, money_str};
+use crate::paging;
+use crate::state::State;
+
+pub const SLI_PAGE: usize = 100;
+const SLI_CODE: &str = "InvalidInput";
+
+fn flag(req: &Req, k: &str) -> Result<bool, Resp> {
+    match req.q(k) {
+        None => Ok(false),
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        Some(v) => Err(bad(format!("{k} '{v}' must be true or false."))),
+    }
+}
+
+fn ms(d: Decimal, cur: &str) -> Value {
+    money_str(d, cur, 2)
+}
+
+pub fn get_order(st: &State, req: &Req) -> ApiResult {
+    let (li, sh, ch) = (
+        flag(req, "includeLineItems")?,
+        flag(req, "includeShipments")?,
+        flag(req, "includeCharges")?,
+    );
+    let id = req.param(0);
+    if id.trim().is_empty() {
+        return Err(bad("orderId must not be empty."));
+    }
+    let w = st.world();
+    let Some(oi) = w.order(id) else {
+        return Err(not_found(format!("Order {id} was not found.")));
+    };
+    let o = &w.orders[oi];
+    let cur = o.currency.as_str();
+    let sum =
+        |f: &dyn Fn(&crate::data::OrderLine) -> Decimal| o.lines.iter().map(f).sum::<Decimal>();
+    let info: serde_json::Map<String, Value> = o
+        .business_info
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
+    let mut v = json!({
+        "orderDate": iso(o.date),
+        "orderId": o.id,
+        "purchaseOrderNumber": o.po_number,
+        "orderQuantity": o.lines.iter().map(|l| l.qty).sum::<u32>(),
+        "orderStatus": o.status,
+        "lastOrderApproverName": w.users[3].name,
+        "buyingCustomer": user_json(&w, o.buyer),
+        "buyerGroupName": w.groups[o.group].name,
+        "businessOrderInfo": info,
+        "orderSubTotal": ms(sum(&|l| l.principal), cur),
+        "orderShippingAndHandling": ms(sum(&|l| l.shipping), cur),
+        "orderPromotion": ms(sum(&|l| l.discount), cur),
+        "orderTax": ms(sum(&|l| l.tax + l.shipping_tax), cur),
+        "orderNetTotal": ms(sum(&|l| l.total()), cur),
+    });
+    if li {
+        v["lineItems"] = Value::Array(o.lines.iter().map(|l| {
+            let p = &w.products[l.product];
+            let seller = &w.sellers[p.offers.get(l.offer).map(|x| x.seller).unwrap_or(0)];
+            let ship = &o.shipments[l.shipment];
+            json!({
+                "orderLineItemId": l.id,
+                "productCategory": CATEGORIES[p.category].name, "asin": p.asin, "title": p.title,
+                "unspsc": CATEGORIES[p.category].unspsc, "productCondition": "New",
+                "listedPricePerUnit": ms(l.unit_price, cur), "purchasedPricePerUnit": ms(l.unit_price, cur),
+                "itemQuantity": l.qty, "itemSubTotal": ms(l.principal, cur),
+                "itemShippingAndHandling": ms(l.shipping, cur), "itemPromotion": ms(l.discount, cur),
+                "itemTax": ms(l.tax + l.shipping_tax, cur), "itemNetTotal": ms(l.total(), cur),
+                "purchaseOrderLineItem": l.po_line, "taxExemptionApplied": false, "taxExemptionType": null,
+                "taxExemptOptOut": false, "discountProgram": null, "discountType": null, "discountAmount": null, "discountRatio": null,
+                "seller": {"sellerName": seller.name, "sellerPrimaryAddress": {"addressLine1": "1-2-3 Chuo", "addressLine2": "", "city": seller.city, "state": seller.city, "postalCode": "100-0001", "countryCode": "JP"},
+                           "sellerCity": seller.city, "sellerState": seller.city, "sellerPostalCode": "100-0001"},
+                "sellerCredentials": [], "sellerCredentialDetails": [],
+                "brandCode": p.brand.to_uppercase().replace(' ', "_"), "brandName": p.brand, "manufacturerName": p.brand,
+                "transactionIds": ship.invoice.and_then(|i| w.transactions.iter().find(|t| t.invoice == i)).map(|t| vec![t.id.clone()]).unwrap_or_default(),
+                "carrierTrackingNumbers": ship.packages.iter().map(|p| p.tracking_id.clone()).collect::<Vec<_>>(),
+            })
+        }).collect());
+    }
+    if sh {
+        v["shipments"] = Value::Array(o.shipments.iter().filter(|s| s.date <= st.now()).map(|s| json!({
+            "shipmentId": s.id, "shipmentDate": iso(s.date), "shipmentStatus": "SHIPPED",
+            "carrierName": s.packages[0].carrier,
+            "packages": s.packages.iter().map(|p| json!({"packageId": p.id, "trackingId": p.tracking_id})).collect::<Vec<_>>(),
+        })).collect());
+    }
+    if ch {
+        v["charges"] = Value::Array(o.shipments.iter().filter_map(|s| s.invoice).flat_map(|i| w.transactions.iter().filter(move |t| t.invoice == i)).map(|t| json!({
+            "transactionId": t.id, "transactionDate": iso(t.date), "transactionType": "CHARGE",
+            "amount": ms(w.invoices[t.invoice].totals().total, cur),
+        })).collect());
+    }
+    Ok(Resp::json(200, &json!({"orders": [v], "size": 1})))
+}
+
+fn list_param(req: &Req, k: &str) -> Result<Option<Vec<String>>, Resp> {
+    match req.q(k) {
+        None => Ok(None),
+        Some(s) => {
+            let v = csv(Some(s));
+            if v.is_empty() || v.len() > 30 {
+                return Err(invalid_input(format!(
+                    "{k} must contain 1 to 30 entries; got {}.",
+                    v.len()
+                )));
+            }
+            Ok(Some(v))
+        }
+    }
+}
+
+pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
+    let start = req_dt(req, "orderStartDate", SLI_CODE)?;
+    let end = req_dt(req, "orderEndDate", SLI_CODE)?;
+    check_range(
+        st,
+        ("orderStartDate", start),
+        ("orderEndDate", end),
+        SLI_CODE,
+        true,
+    )?;
+    let pos = list_param(req, "purchaseOrderNumbers")?;
+    let ids = list_param(req, "orderIds")?;
+    let region = match req.q("region") {
+        None => None,
+        Some(r) if REGIONS.contains(&r) => Some(r.to_string()),
+        Some(r) => {
+            return Err(invalid_input(format!(
+                "region '{r}' is not a valid Region."
+            )))
+        }
+    };
+    let binding = paging::binding(&req.query, &["nextPageToken"]);
+    let offset = match req.q("nextPageToken") {
+        Some(t) => {
+            paging::resolve(
+                st,
+                "getShipmentLineItemReports",
+                t,
+                Some(&binding),
+                SLI_CODE,
+            )?
+            .0
+        }
+        None => 0,
+    };
+    let now = st.now();
+    let w = st.world();
+    let mut orders: Vec<&Order> = w
+        .orders
+        .iter()
+        .filter(|o| o.date >= start && o.date <= end)
+        .filter(|o| region.as_ref().is_none_or(|r| &o.region == r))
+        .filter(|o| pos.as_ref().is_none_or(|p| p.contains(&o.po_number)))
+        .filter(|o| ids.as_ref().is_none_or(|i| i.contains(&o.id)))
+        .collect();
+    orders.sort_by_key(|o| o.date);
+    let rows: Vec<(&Order, usize)> = orders
+        .iter()
+        .flat_map(|o| {
+            (0..o.lines.len())
+                .filter(|&l| o.shipments[o.lines[l].shipment].date <= now)
+                .map(move |l| (*o, l))
+        })
+        .collect();
+    let page: Vec<Value> = rows
+        .iter()
+        .skip(offset)
+        .take(SLI_PAGE)
+        .map(|(o, l)| sli(&w, o, *l, now))
+        .collect();
+    let more = offset + SLI_PAGE < rows.len();
+    drop(w);
+    let size = page.len();
+    let mut body = json!({"shipmentLineItemsReport": page, "size": size});
+    if more {
+        body["nextPageToken"] = json!(paging::issue(
+            st,
+            "getShipmentLineItemReports",
+            &binding,
+            offset + SLI_PAGE
+        ));
+    }
+    Ok(Resp::json(200, &body))
+}
+
+fn sli(w: &World, o: &Order, li: usize, now: DateTime<Utc>) -> Value {
+    let l = &o.lines[li];
+    let p = &w.products[l.product];
+    let s = &o.shipments[l.shipment];
+    let cur = o.currency.as_str();
+    let receiving = match s.delivered {
+        Some(d) if d <= now => {
+            json!({"customer": user_json(w, o.buyer), "date": iso(d), "status": "ALL_ITEMS_RECEIVED", "quantity": l.qty})
+        }
+        _ => Value::Null,
+    };
+    json!({
+        "orderMetadata": {"orderDate": iso(o.date), "orderId": o.id, "region": o.region},
+        "shipmentMetadata": {"shipmentId": s.id, "shipmentDate": iso(s.date)},
+        "purchaseOrderNumber": o.po_number,
+        "orderLineItemId": l.id,
+        "purchaseOrderLineItemNumber": l.po_line,
+        "productDetails": {"productCategory": CATEGORIES[p.category].name, "asin": p.asin, "title": p.title,
+            "unspsc": {"code": CATEGORIES[p.category].unspsc}, "productCondition": "New",
+            "brandCode": p.brand.to_uppercase().replace(' ', "_"), "brandName": p.brand, "manufacturerName": p.brand, "serialNumbers": null},
+        "charges": [
+            {"type": "SUBTOTAL", "amount": money(l.principal, cur)},
+            {"type": "SHIPPING_AND_HANDLING", "amount": money(l.shipping, cur)},
+            {"type": "PROMOTION", "amount": money(l.discount, cur)},
+            {"type": "TAX", "amount": money(l.tax + l.shipping_tax, cur)},
+            {"type": "NET_TOTAL", "amount": money(l.total(), cur)},
+        ],
+        "quantity": l.qty,
+        "carrierName": s.packages[0].carrier,
+        "packages": s.packages.iter().map(|pk| json!({"trackingId": pk.tracking_id, "packageId": pk.id})).collect::<Vec<_>>(),
+        "receivingInfo": receiving,
+    })
+}

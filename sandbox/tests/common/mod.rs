@@ -1,0 +1,157 @@
+#![allow(dead_code)]
+//! Shared helpers: a sandbox per test and a small authenticated client.
+
+use std::time::Duration;
+
+use abws_sandbox::{Sandbox, SandboxConfig};
+use serde_json::Value;
+
+pub struct T {
+    pub sb: Sandbox,
+    pub http: reqwest::Client,
+    pub token: String,
+    pub email: String,
+}
+
+pub fn fixed_today() -> chrono::NaiveDate {
+    chrono::NaiveDate::from_ymd_opt(2026, 3, 18).unwrap()
+}
+
+pub fn config() -> SandboxConfig {
+    SandboxConfig {
+        today: Some(fixed_today()),
+        rate_limits: abws_sandbox::RateLimits::Off,
+        ..SandboxConfig::default()
+    }
+}
+
+pub async fn start() -> T {
+    start_with(config()).await
+}
+
+pub async fn start_with(cfg: SandboxConfig) -> T {
+    let sb = Sandbox::start(cfg).await.unwrap();
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap();
+    let c = sb.credentials();
+    let token = refresh(&http, &sb, &c.refresh_token).await;
+    T {
+        email: c.user_email.clone(),
+        sb,
+        http,
+        token,
+    }
+}
+
+pub async fn refresh(http: &reqwest::Client, sb: &Sandbox, rt: &str) -> String {
+    let c = sb.credentials();
+    let r = http
+        .post(format!("{}/auth/O2/token", sb.auth_url()))
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", rt),
+            ("client_id", &c.client_id),
+            ("client_secret", &c.client_secret),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    v["access_token"].as_str().unwrap().to_string()
+}
+
+pub struct R {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl R {
+    pub fn code(&self) -> &str {
+        self.body["errors"][0]["code"].as_str().unwrap_or("")
+    }
+    pub fn message(&self) -> &str {
+        self.body["errors"][0]["message"].as_str().unwrap_or("")
+    }
+    pub fn header(&self, k: &str) -> Option<&str> {
+        self.headers.get(k).and_then(|v| v.to_str().ok())
+    }
+}
+
+pub async fn into_r(r: reqwest::Response) -> R {
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    let text = r.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    R {
+        status,
+        headers,
+        body,
+        text,
+    }
+}
+
+impl T {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.sb.base_url(), path)
+    }
+
+    pub fn req(&self, m: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(m, self.url(path))
+            .header("x-svc-access-token", &self.token)
+            .header("x-svc-user-email", &self.email)
+    }
+
+    pub async fn get(&self, path: &str, q: &[(&str, &str)]) -> R {
+        into_r(
+            self.req(reqwest::Method::GET, path)
+                .query(q)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    pub async fn send(
+        &self,
+        m: reqwest::Method,
+        path: &str,
+        q: &[(&str, &str)],
+        body: &Value,
+    ) -> R {
+        into_r(self.req(m, path).query(q).json(body).send().await.unwrap()).await
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> R {
+        self.send(reqwest::Method::POST, path, &[], body).await
+    }
+
+    pub async fn control(&self, m: reqwest::Method, path: &str, body: Option<Value>) -> R {
+        let mut b = self.http.request(m, self.url(path));
+        if let Some(v) = body {
+            b = b.json(&v);
+        }
+        into_r(b.send().await.unwrap()).await
+    }
+
+    pub fn dataset(&self) -> Value {
+        self.sb.dataset()
+    }
+}
+
+pub fn dec(v: &Value) -> rust_decimal::Decimal {
+    use std::str::FromStr;
+    match v {
+        Value::String(s) if s.is_empty() => rust_decimal::Decimal::ZERO,
+        Value::String(s) => rust_decimal::Decimal::from_str(s).unwrap(),
+        Value::Number(n) => rust_decimal::Decimal::from_str(&n.to_string()).unwrap(),
+        other => panic!("not an amount: {other}"),
+    }
+}
