@@ -13,6 +13,7 @@ pub mod documents;
 pub mod error;
 pub mod model;
 pub mod money;
+pub mod node;
 pub mod operations;
 pub mod paging;
 pub mod process;

@@ -209,6 +209,18 @@ macro_rules! model {
             }
         }
 
+        impl $crate::node::ToNode for $name {
+            fn to_node(&self) -> $crate::node::Node<'_> {
+                $crate::node::Node::Object($crate::node::Object {
+                    type_name: stringify!($name),
+                    fields: vec![
+                        $( (stringify!($field), $wire, $crate::node::ToNode::to_node(&self.$field)), )*
+                    ],
+                    extra: &self.extra,
+                })
+            }
+        }
+
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 struct V;
@@ -289,6 +301,12 @@ macro_rules! wire_enum {
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+
+        impl $crate::node::ToNode for $name {
+            fn to_node(&self) -> $crate::node::Node<'_> {
+                $crate::node::Node::Str(self.as_str())
             }
         }
 

@@ -41,7 +41,11 @@ fn lists_every_invoice_of_the_month_across_pages() {
     let mut want = expected.clone();
     want.sort();
     assert_eq!(numbers, want);
-    assert_eq!(sb.counters()["pageTokenMismatches"], 0, "parameters replayed exactly");
+    assert_eq!(
+        sb.counters()["pageTokenMismatches"],
+        0,
+        "parameters replayed exactly"
+    );
 }
 
 #[test]
@@ -53,7 +57,10 @@ fn invoice_detail_is_typed_and_adds_up() {
     let mut saw_both_issuers = (false, false);
     for n in numbers.as_array().unwrap().iter().take(25) {
         let n = n.as_str().unwrap();
-        let d = client.invoices().get_invoice_detail_by_invoice_number(n, "JP").unwrap();
+        let d = client
+            .invoices()
+            .get_invoice_detail_by_invoice_number(n, "JP")
+            .unwrap();
         let meta = d.invoice_metadata.as_ref().unwrap();
         assert_eq!(meta.invoice_number.as_deref(), Some(n));
         if meta.invoice_type == Some(InvoiceType::CreditMemo) {
@@ -88,7 +95,10 @@ fn invoice_detail_is_typed_and_adds_up() {
         assert_ne!(total.value(), Decimal::ZERO);
     }
     assert!(saw_credit_memo, "credit memos are in the month");
-    assert!(saw_both_issuers.0 && saw_both_issuers.1, "{saw_both_issuers:?}");
+    assert!(
+        saw_both_issuers.0 && saw_both_issuers.1,
+        "{saw_both_issuers:?}"
+    );
 }
 
 #[test]
@@ -114,7 +124,10 @@ fn line_items_page_through() {
         most = most.max(items.len());
     }
     let calls = common::requests(&sb, "getInvoiceLineItemsByInvoiceNumber");
-    assert!(calls > invoices.len() as u64, "some invoice spans several pages ({most} items max)");
+    assert!(
+        calls > invoices.len() as u64,
+        "some invoice spans several pages ({most} items max)"
+    );
 }
 
 #[test]
@@ -128,8 +141,17 @@ fn any_range_is_walked_in_windows() {
         ..Default::default()
     };
     // One call may not span that range; the iterator splits it.
-    assert_eq!(client.invoices().get_invoices(&p).unwrap_err().kind(), ErrorKind::Validation);
-    let count = client.invoices().iter_invoices(&p).unwrap().items().map(|r| r.unwrap()).count();
+    assert_eq!(
+        client.invoices().get_invoices(&p).unwrap_err().kind(),
+        ErrorKind::Validation
+    );
+    let count = client
+        .invoices()
+        .iter_invoices(&p)
+        .unwrap()
+        .items()
+        .inspect(|r| assert!(r.is_ok()))
+        .count();
     // The data set spans 120 days, so the last 366 days hold every invoice of the range.
     let end_dt = chrono::DateTime::parse_from_rfc3339(&end).unwrap();
     let one_year = GetInvoicesParams {
@@ -137,7 +159,13 @@ fn any_range_is_walked_in_windows() {
         invoice_issue_end_date: Some(end_dt.into()),
         ..Default::default()
     };
-    let within = client.invoices().iter_invoices(&one_year).unwrap().items().map(|r| r.unwrap()).count();
+    let within = client
+        .invoices()
+        .iter_invoices(&one_year)
+        .unwrap()
+        .items()
+        .inspect(|r| assert!(r.is_ok()))
+        .count();
     assert_eq!(count, within);
     assert!(count > 50);
 }
@@ -153,11 +181,30 @@ fn bad_input_is_refused_before_any_request() {
         ..Default::default()
     };
     let cases = [
-        (inv.get_invoices(&p("2025-01-01T00:00:00Z", "2026-06-01T00:00:00Z")).unwrap_err(), "invoice_issue_end_date"),
-        (inv.get_invoices(&p("2025-03-01T00:00:00Z", "2025-01-01T00:00:00Z")).unwrap_err(), "invoice_issue_start_date"),
-        (inv.get_invoices(&p("2025-03-01T00:00:00Z", "2999-01-01T00:00:00Z")).unwrap_err(), "invoice_issue_end_date"),
-        (inv.get_invoices(&p("last tuesday", "2025-01-01T00:00:00Z")).unwrap_err(), "invoice_issue_start_date"),
-        (inv.get_invoices(&GetInvoicesParams::default()).unwrap_err(), "invoice_issue_start_date"),
+        (
+            inv.get_invoices(&p("2025-01-01T00:00:00Z", "2026-06-01T00:00:00Z"))
+                .unwrap_err(),
+            "invoice_issue_end_date",
+        ),
+        (
+            inv.get_invoices(&p("2025-03-01T00:00:00Z", "2025-01-01T00:00:00Z"))
+                .unwrap_err(),
+            "invoice_issue_start_date",
+        ),
+        (
+            inv.get_invoices(&p("2025-03-01T00:00:00Z", "2999-01-01T00:00:00Z"))
+                .unwrap_err(),
+            "invoice_issue_end_date",
+        ),
+        (
+            inv.get_invoices(&p("last tuesday", "2025-01-01T00:00:00Z"))
+                .unwrap_err(),
+            "invoice_issue_start_date",
+        ),
+        (
+            inv.get_invoices(&GetInvoicesParams::default()).unwrap_err(),
+            "invoice_issue_start_date",
+        ),
         (
             inv.get_invoices(&GetInvoicesParams {
                 region: Some("US".into()),
@@ -174,8 +221,16 @@ fn bad_input_is_refused_before_any_request() {
             .unwrap_err(),
             "payment_method_types",
         ),
-        (inv.get_invoice_detail_by_invoice_number(" ", "JP").unwrap_err(), "invoice_number"),
-        (inv.get_invoice_detail_by_invoice_number("X", "XX").unwrap_err(), "region"),
+        (
+            inv.get_invoice_detail_by_invoice_number(" ", "JP")
+                .unwrap_err(),
+            "invoice_number",
+        ),
+        (
+            inv.get_invoice_detail_by_invoice_number("X", "XX")
+                .unwrap_err(),
+            "region",
+        ),
     ];
     for (e, param) in cases {
         assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
@@ -188,7 +243,10 @@ fn bad_input_is_refused_before_any_request() {
 fn unknown_invoice_is_not_found_with_request_id() {
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);
-    let e = client.invoices().get_invoice_detail_by_invoice_number("NO-SUCH-INVOICE", "JP").unwrap_err();
+    let e = client
+        .invoices()
+        .get_invoice_detail_by_invoice_number("NO-SUCH-INVOICE", "JP")
+        .unwrap_err();
     assert_eq!(e.status(), Some(404));
     assert!(e.request_id().is_some());
     assert_eq!(e.operation(), Some("getInvoiceDetailByInvoiceNumber"));
@@ -196,7 +254,8 @@ fn unknown_invoice_is_not_found_with_request_id() {
 
 #[test]
 fn an_expired_page_token_ends_the_listing_clearly() {
-    let sb = common::sandbox_with(|c| c.page_token_lifetime = std::time::Duration::from_millis(300));
+    let sb =
+        common::sandbox_with(|c| c.page_token_lifetime = std::time::Duration::from_millis(300));
     let client = common::client(&sb, Region::JP);
     let mut pager = client.invoices().iter_invoices(&month_params(&sb)).unwrap();
     let first = pager.next().unwrap().unwrap();

@@ -473,3 +473,15 @@ impl Invoices<'_> {
         ))
     }
 }
+
+impl crate::node::ToNode for Artifact {
+    fn to_node(&self) -> crate::node::Node<'_> {
+        match self {
+            Artifact::BillingDetails(b) => b.to_node(),
+            Artifact::PurchaseFromQualifiedIssuer(t) | Artifact::PurchaseFromOtherIssuer(t) => {
+                t.to_node()
+            }
+            Artifact::Other(raw) => crate::node::Node::Raw(raw.get()),
+        }
+    }
+}

@@ -128,6 +128,14 @@ impl Attribute {
     }
 }
 
+/// Request amounts go out as JSON numbers, whatever form the caller wrote them in.
+fn number_form(m: &Money) -> Money {
+    Money {
+        currency_code: m.currency_code.clone(),
+        amount: crate::money::Amount::new(m.value(), crate::money::AmountForm::Number),
+    }
+}
+
 fn peek_type(json: &str, field: &str) -> String {
     serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json)
         .ok()
@@ -211,7 +219,12 @@ impl Serialize for Attribute {
                     name: &'a Option<String>,
                     segments: &'a [Segment],
                 }
-                m.serialize_entry("charge", &Charge { amount: charge })?;
+                m.serialize_entry(
+                    "charge",
+                    &Charge {
+                        amount: &number_form(charge),
+                    },
+                )?;
                 m.serialize_entry("accounting", &Accounting { name, segments })?;
             }
             Attribute::Region { region } => m.serialize_entry("region", region)?,
@@ -348,11 +361,11 @@ impl Serialize for Expectation {
         match self {
             Expectation::ExpectedUnitPrice { amount } => {
                 m.serialize_entry("expectationType", "ExpectedUnitPrice")?;
-                m.serialize_entry("amount", amount)?;
+                m.serialize_entry("amount", &number_form(amount))?;
             }
             Expectation::ExpectedCharge { amount, source } => {
                 m.serialize_entry("expectationType", "ExpectedCharge")?;
-                m.serialize_entry("amount", amount)?;
+                m.serialize_entry("amount", &number_form(amount))?;
                 m.serialize_entry("source", source)?;
             }
             Expectation::ExpectedDeliveryDate {

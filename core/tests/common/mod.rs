@@ -66,9 +66,12 @@ pub fn all_requests(sb: &Sandbox) -> u64 {
 /// The first and last instant of the previous calendar month of the sandbox's today.
 pub fn previous_month(sb: &Sandbox) -> (String, String) {
     use chrono::{Datelike, NaiveDate};
-    let today = NaiveDate::parse_from_str(sb.dataset()["today"].as_str().unwrap(), "%Y-%m-%d").unwrap();
+    let today =
+        NaiveDate::parse_from_str(sb.dataset()["today"].as_str().unwrap(), "%Y-%m-%d").unwrap();
     let first_this = today.with_day(1).unwrap();
-    let first_prev = (first_this - chrono::Duration::days(1)).with_day(1).unwrap();
+    let first_prev = (first_this - chrono::Duration::days(1))
+        .with_day(1)
+        .unwrap();
     (
         format!("{first_prev}T00:00:00Z"),
         format!("{}T23:59:59Z", first_this - chrono::Duration::days(1)),
