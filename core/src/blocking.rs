@@ -250,6 +250,7 @@ blocking_group! {
         async fn get_report_document(&self, report_document_id: &str) -> doc::ReportDocument;
         async fn wait_for_report(&self, report_id: &str, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>) -> doc::Report;
         async fn download(&self, report_document_id: &str) -> Vec<u8>;
+        async fn download_all(&self, report_document_id: &str) -> Vec<crate::documents::NamedDocument>;
         async fn download_to(&self, report_document_id: &str, writer: &mut (dyn std::io::Write + Send)) -> u64;
         async fn fetch_pdf(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>) -> Vec<u8>;
     }

@@ -53,6 +53,121 @@ pub fn unpack_to(data: &[u8], writer: &mut dyn Write, max_bytes: u64) -> Result<
     }
 }
 
+/// One document of an archive.
+#[derive(Clone, PartialEq, Eq)]
+pub struct NamedDocument {
+    /// The entry's name in the archive (e.g. `INV-1.pdf`).
+    pub name: String,
+    /// The PDF.
+    pub data: Vec<u8>,
+}
+
+impl std::fmt::Debug for NamedDocument {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "NamedDocument({:?}, {} bytes)",
+            self.name,
+            self.data.len()
+        )
+    }
+}
+
+impl Drop for NamedDocument {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.data);
+    }
+}
+
+/// Unpacks an archive that may hold several documents (a report without documentType
+/// returns the invoice and its credit memos): every entry, each checked to be a PDF.
+pub fn unpack_all(data: &[u8], max_bytes: u64) -> Result<Vec<NamedDocument>> {
+    let gunzipped: Zeroizing<Vec<u8>>;
+    let stage1: &[u8] = if data.starts_with(GZIP_MAGIC) {
+        gunzipped = Zeroizing::new(gunzip(data, max_bytes)?);
+        &gunzipped
+    } else {
+        data
+    };
+    if !(stage1.starts_with(ZIP_MAGIC) || stage1.starts_with(EMPTY_ZIP_MAGIC)) {
+        let mut out = Vec::new();
+        unpack_to(stage1, &mut out, max_bytes)?;
+        return Ok(vec![NamedDocument {
+            name: "document.pdf".into(),
+            data: out,
+        }]);
+    }
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(stage1))
+        .map_err(|e| Error::document(format!("unzip failed: the zip layer is damaged ({e})")))?;
+    let mut docs = Vec::new();
+    let mut total = 0u64;
+    for i in 0..archive.len() {
+        let mut entry = archive
+            .by_index(i)
+            .map_err(|e| Error::document(format!("unzip failed: cannot open entry {i} ({e})")))?;
+        if entry.is_dir() {
+            continue;
+        }
+        let name = entry.name().map(|n| n.to_string()).unwrap_or_default();
+        check_entry(&entry, &name, max_bytes)?;
+        let mut out = Vec::new();
+        let mut w = PdfCheck::new(&mut out);
+        let n = copy_limited(&mut entry, &mut w, max_bytes.saturating_sub(total))?;
+        w.finish()?;
+        total += n;
+        docs.push(NamedDocument { name, data: out });
+    }
+    if docs.is_empty() {
+        return Err(Error::document(
+            "unzip failed: the archive holds no document",
+        ));
+    }
+    Ok(docs)
+}
+
+fn check_entry(
+    entry: &zip::read::ZipFile<'_, std::io::Cursor<&[u8]>>,
+    name: &str,
+    max_bytes: u64,
+) -> Result<()> {
+    if entry.encrypted() {
+        return Err(Error::document("unzip failed: the entry is encrypted"));
+    }
+    if name.starts_with('/') || name.split(['/', '\\']).any(|p| p == "..") {
+        return Err(Error::document(format!(
+            "unzip failed: unsafe entry name {name:?}"
+        )));
+    }
+    if entry.size() > max_bytes {
+        return Err(Error::document(format!(
+            "unzip stopped: the entry declares {} bytes, more than the {max_bytes}-byte limit (a zip bomb, or raise the limit)",
+            entry.size()
+        )));
+    }
+    Ok(())
+}
+
+fn copy_limited(reader: &mut dyn Read, w: &mut dyn Write, max_bytes: u64) -> Result<u64> {
+    let mut limited = reader.take(max_bytes + 1);
+    let mut buf = Zeroizing::new(vec![0u8; 64 * 1024]);
+    let mut total = 0u64;
+    loop {
+        let n = limited
+            .read(&mut buf)
+            .map_err(|e| Error::document(format!("unzip failed: the entry is damaged ({e})")))?;
+        if n == 0 {
+            return Ok(total);
+        }
+        total += n as u64;
+        if total > max_bytes {
+            return Err(Error::document(format!(
+                "unzip stopped: the entry unpacks to more than {max_bytes} bytes (a zip bomb, or raise the limit)"
+            )));
+        }
+        w.write_all(&buf[..n]).map_err(write_error)?;
+    }
+}
+
 fn gunzip(data: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut dec = flate2::read::MultiGzDecoder::new(data).take(max_bytes + 1);
@@ -73,49 +188,23 @@ fn unzip_single(data: &[u8], writer: &mut dyn Write, max_bytes: u64) -> Result<u
     let files: Vec<usize> = (0..archive.len())
         .filter(|&i| archive.by_index_raw(i).map(|f| !f.is_dir()).unwrap_or(true))
         .collect();
-    if files.len() != 1 {
-        return Err(Error::document(format!(
-            "unzip failed: the archive holds {} files, expected exactly one document",
-            files.len()
-        )));
+    match files.len() {
+        1 => {}
+        0 => return Err(Error::document("unzip failed: the archive holds no document")),
+        n => {
+            return Err(Error::document(format!(
+                "the archive holds {n} documents (an invoice and its credit memos when documentType is omitted): \
+                 ask for one documentType, or use download_all"
+            )))
+        }
     }
     let mut entry = archive
         .by_index(files[0])
         .map_err(|e| Error::document(format!("unzip failed: cannot open the entry ({e})")))?;
-    if entry.encrypted() {
-        return Err(Error::document("unzip failed: the entry is encrypted"));
-    }
     let name = entry.name().map(|n| n.to_string()).unwrap_or_default();
-    if name.starts_with('/') || name.split(['/', '\\']).any(|p| p == "..") {
-        return Err(Error::document(format!(
-            "unzip failed: unsafe entry name {name:?}"
-        )));
-    }
-    if entry.size() > max_bytes {
-        return Err(Error::document(format!(
-            "unzip stopped: the entry declares {} bytes, more than the {max_bytes}-byte limit (a zip bomb, or raise the limit)",
-            entry.size()
-        )));
-    }
+    check_entry(&entry, &name, max_bytes)?;
     let mut w = PdfCheck::new(writer);
-    let mut limited = (&mut entry).take(max_bytes + 1);
-    let mut buf = Zeroizing::new(vec![0u8; 64 * 1024]);
-    let mut total = 0u64;
-    loop {
-        let n = limited
-            .read(&mut buf)
-            .map_err(|e| Error::document(format!("unzip failed: the entry is damaged ({e})")))?;
-        if n == 0 {
-            break;
-        }
-        total += n as u64;
-        if total > max_bytes {
-            return Err(Error::document(format!(
-                "unzip stopped: the entry unpacks to more than {max_bytes} bytes (a zip bomb, or raise the limit)"
-            )));
-        }
-        w.write_all(&buf[..n]).map_err(write_error)?;
-    }
+    copy_limited(&mut entry, &mut w, max_bytes)?;
     w.finish()
 }
 

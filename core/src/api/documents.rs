@@ -310,6 +310,23 @@ impl Documents<'_> {
         report_document_id: &str,
         writer: &mut (dyn Write + Send),
     ) -> Result<u64> {
+        let body = self.fetch_body(report_document_id).await?;
+        crate::documents::unpack_to(&body, writer, self.client.settings().max_document_bytes)
+    }
+
+    /// Downloads a report document that may hold several PDFs (a report without
+    /// documentType: the invoice and its credit memos) and returns each with its name.
+    pub async fn download_all(
+        &self,
+        report_document_id: &str,
+    ) -> Result<Vec<crate::documents::NamedDocument>> {
+        let body = self.fetch_body(report_document_id).await?;
+        crate::documents::unpack_all(&body, self.client.settings().max_document_bytes)
+    }
+
+    /// The raw (still packed) document, fetched from a fresh presigned address; an
+    /// expired address is renewed once.
+    async fn fetch_body(&self, report_document_id: &str) -> Result<zeroize::Zeroizing<Vec<u8>>> {
         let settings = self.client.settings();
         let mut renewed = false;
         loop {
@@ -329,18 +346,11 @@ impl Documents<'_> {
             {
                 return Err(Error::document("the presigned address is not https; refusing to download a sensitive document in clear"));
             }
-            let fetched = self.fetch_with_retries(url, &settings).await;
-            let resp = match fetched {
-                Ok(r) => r,
-                Err(e) if !renewed && e.message().to_ascii_lowercase().contains("expired") => {
-                    renewed = true;
-                    continue;
-                }
+            match self.fetch_with_retries(url, &settings).await {
+                Ok(r) => return Ok(zeroize::Zeroizing::new(r.body.to_vec())),
+                Err(e) if !renewed && e.message().contains("expired") => renewed = true,
                 Err(e) => return Err(e),
-            };
-            let max = settings.max_document_bytes;
-            let body = zeroize::Zeroizing::new(resp.body.to_vec());
-            return crate::documents::unpack_to(&body, writer, max);
+            }
         }
     }
 
