@@ -246,10 +246,17 @@ model! {
 }
 
 model! {
+    /// A star rating (0 to 5).
+    pub struct StarRating {
+        "value" value: Amount,
+    }
+}
+
+model! {
     /// Ratings.
     pub struct CustomerReviewsSummary {
         "numberOfRatings" number_of_ratings: i64,
-        "starRating" star_rating: Amount,
+        "starRating" star_rating: StarRating,
     }
 }
 
