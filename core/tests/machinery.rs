@@ -1,18 +1,15 @@
-//! The shared machinery over real loopback HTTP: auth, transport, retries, errors, paging,
-//! the blocking facade.
+//! The shared machinery over real loopback HTTP against the sandbox: auth, transport,
+//! retries, the error envelope, paging and the blocking facade.
 
-mod support;
+mod common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use abws::client::Call;
-use abws::operations;
-use abws::paging::{Page, Pager, TokenStyle};
-use abws::{blocking, ErrorKind};
-use support::{Scripted, TestServer};
-
-const INVOICES: &str = "/ab-invoice/2026-02-01/invoices";
+use abws::{blocking, operations, ErrorKind, Region};
+use abws_sandbox::{FaultAction, FaultRule, Sandbox};
+use serde_json::{json, Value};
 
 fn detail_call(number: &str) -> Call {
     Call::new(&operations::GET_INVOICE_DETAIL)
@@ -20,331 +17,359 @@ fn detail_call(number: &str) -> Call {
         .query("region", "JP")
 }
 
-fn fast(mut s: abws::Settings) -> abws::Settings {
-    s.rate_limiting = false;
-    s
+fn an_invoice(sb: &Sandbox) -> String {
+    sb.dataset()["previousMonthInvoices"][0]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn token_calls(sb: &Sandbox) -> u64 {
+    sb.counters()["tokenCalls"]["refresh_token"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+fn status_fault(op: &str, status: u16, body: Option<Value>, times: u32) -> FaultRule {
+    FaultRule::new(
+        op,
+        FaultAction::Status {
+            status,
+            body,
+            headers: Default::default(),
+        },
+    )
+    .times(times)
+}
+
+/// Headers the API listener saw, for requests whose path starts with `path`.
+fn seen(sb: &Sandbox, path: &str) -> Vec<Value> {
+    sb.counters()["headersSeen"]["api"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["path"].as_str().unwrap().starts_with(path))
+        .cloned()
+        .collect()
+}
+
+fn detail(client: &blocking::Client, number: &str) -> abws::Result<abws::transport::HttpResponse> {
+    let call = detail_call(number);
+    client.run(|c| async move { c.execute(&call).await })
 }
 
 #[test]
 fn sixteen_threads_share_one_refresh() {
-    let server = TestServer::start();
-    server
-        .shared
-        .token_delay_ms
-        .store(300, std::sync::atomic::Ordering::SeqCst);
-    let client = Arc::new(blocking::Client::new(fast(server.settings())).unwrap());
+    let sb = common::sandbox();
+    sb.inject(FaultRule::new("/auth/O2/token", FaultAction::Delay { delay_ms: 300 }).times(1));
+    let client = Arc::new(common::client(&sb, Region::JP));
+    let number = an_invoice(&sb);
     let handles: Vec<_> = (0..16)
-        .map(|i| {
-            let c = client.clone();
-            std::thread::spawn(move || {
-                c.run(|c| async move { c.execute(&detail_call(&format!("INV-{i}"))).await })
-                    .unwrap()
-            })
+        .map(|_| {
+            let (c, n) = (client.clone(), number.clone());
+            std::thread::spawn(move || detail(&c, &n).unwrap().status)
         })
         .collect();
     for h in handles {
-        assert_eq!(h.join().unwrap().status, 200);
+        assert_eq!(h.join().unwrap(), 200);
     }
-    assert_eq!(server.token_calls(), 1, "16 threads must share one refresh");
-    // Every call carried the one token, in the spec's header, marked as sent.
-    let seen = server.seen("/ab-invoice/2026-02-01/invoices/INV-3/detail");
-    assert_eq!(seen[0].headers["x-svc-access-token"], "Atza|token-1");
-    assert_eq!(seen[0].headers["x-svc-user-email"], "buyer@example.com");
+    assert_eq!(token_calls(&sb), 1, "16 threads must share one refresh");
+    // Every call carried the one token and the user e-mail, in the spec's headers.
+    let calls = seen(&sb, "/ab-invoice/2026-02-01/invoices/");
+    assert_eq!(calls.len(), 16);
+    let tokens: std::collections::HashSet<_> = calls
+        .iter()
+        .map(|r| r["headers"]["x-svc-access-token"].clone())
+        .collect();
+    assert_eq!(tokens.len(), 1);
+    assert_eq!(
+        calls[0]["headers"]["x-svc-user-email"],
+        sb.credentials().user_email.as_str()
+    );
 }
 
 #[test]
 fn short_lived_token_is_not_refreshed_on_every_call() {
-    let server = TestServer::start();
-    server
-        .shared
-        .token_lifetime_s
-        .store(10, std::sync::atomic::Ordering::SeqCst);
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    for i in 0..5 {
-        client
-            .run(|c| async move { c.execute(&detail_call(&format!("INV-{i}"))).await })
-            .unwrap();
+    let sb = common::sandbox_with(|c| c.token_lifetime = Duration::from_secs(10));
+    let client = common::client(&sb, Region::JP);
+    let n = an_invoice(&sb);
+    for _ in 0..5 {
+        detail(&client, &n).unwrap();
     }
-    assert_eq!(server.token_calls(), 1);
+    assert_eq!(token_calls(&sb), 1);
 }
 
 #[test]
 fn error_envelope_and_request_id_are_decoded() {
-    let server = TestServer::start();
-    server.script(
-        "/ab-invoice/2026-02-01/invoices/NOPE/detail",
-        vec![Scripted::json(
-            404,
-            r#"{"errors":[{"code":"NotFound","message":"Invoice NOPE does not exist","details":""}]}"#,
-        )
-        .header("x-svc-RateLimit-Limit", "0.5")],
-    );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let err = client
-        .run(|c| async move { c.execute(&detail_call("NOPE")).await })
-        .unwrap_err();
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let err = detail(&client, "NOPE").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Api);
     assert_eq!(err.status(), Some(404));
-    assert_eq!(err.code(), Some("NotFound"));
-    assert_eq!(err.message(), "Invoice NOPE does not exist");
-    assert!(err.request_id().unwrap().starts_with("req-"));
+    assert!(!err.code().unwrap().is_empty());
+    assert!(err.message().contains("NOPE"), "{err}");
+    assert!(err.request_id().unwrap().starts_with("sbx-"));
     assert_eq!(err.attempts(), 1, "a 404 is final");
     assert_eq!(
         err.api_failure().unwrap().rate_limit.as_deref(),
         Some("0.5")
     );
-    assert!(err.api_failure().unwrap().has_code("notfound"));
     let text = err.to_string();
+    assert!(text.starts_with("HTTP 404 "), "{text}");
     assert!(
-        text.contains("HTTP 404 NotFound: Invoice NOPE does not exist"),
+        text.contains("getInvoiceDetailByInvoiceNumber") && text.contains("sbx-"),
         "{text}"
     );
-    assert!(text.contains("getInvoiceDetailByInvoiceNumber"), "{text}");
+}
+
+#[test]
+fn codes_compare_case_insensitively_and_every_entry_is_kept() {
+    let sb = common::sandbox();
+    let body = json!({"errors": [
+        {"code": "invalid_request_parameter", "message": "first", "details": ""},
+        {"code": "Other", "message": "second", "details": null}
+    ]});
+    sb.inject(status_fault(
+        "getInvoiceDetailByInvoiceNumber",
+        400,
+        Some(body),
+        1,
+    ));
+    let client = common::client(&sb, Region::JP);
+    let err = detail(&client, "X").unwrap_err();
+    let f = err.api_failure().unwrap();
+    assert!(f.has_code("INVALID_REQUEST_PARAMETER"));
+    assert_eq!(f.errors.len(), 2);
+    assert_eq!(f.errors[1].details, "");
 }
 
 #[test]
 fn non_json_error_body_is_described_briefly() {
-    let server = TestServer::start();
+    let sb = common::sandbox();
     let html = format!("<html>{}</html>", "x".repeat(5000));
-    server.script(
-        "/ab-invoice/2026-02-01/invoices/H/detail",
-        vec![Scripted {
-            status: 400,
-            body: html,
-            headers: vec![("content-type".into(), "text/html".into())],
-            delay: Duration::ZERO,
-        }],
-    );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let err = client
-        .run(|c| async move { c.execute(&detail_call("H")).await })
-        .unwrap_err();
+    sb.inject(status_fault(
+        "getInvoiceDetailByInvoiceNumber",
+        400,
+        Some(Value::String(html)),
+        1,
+    ));
+    let client = common::client(&sb, Region::JP);
+    let err = detail(&client, "H").unwrap_err();
     assert_eq!(err.status(), Some(400));
-    assert!(err.message().contains("text/html"));
-    assert!(err.message().len() < 300, "excerpt must stay short");
+    assert!(err.message().contains("<html>xxx"), "{err}");
+    assert!(err.message().len() < 300, "the excerpt stays short");
+}
+
+#[test]
+fn a_non_json_success_is_a_decode_error_naming_the_operation() {
+    let sb = common::sandbox();
+    sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", FaultAction::NonJson).times(1));
+    let client = common::client(&sb, Region::JP);
+    let err = client
+        .invoices()
+        .get_invoice_detail_by_invoice_number(&an_invoice(&sb), "JP")
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Transport);
+    assert!(
+        err.to_string().contains("getInvoiceDetailByInvoiceNumber"),
+        "{err}"
+    );
+    assert!(err.request_id().is_some());
 }
 
 #[test]
 fn reads_are_retried_after_server_errors() {
-    let server = TestServer::start();
-    let path = "/ab-invoice/2026-02-01/invoices/R/detail";
-    server.script(
-        path,
-        vec![
-            Scripted::json(
-                503,
-                r#"{"errors":[{"code":"ServiceUnavailable","message":"busy"}]}"#,
-            ),
-            Scripted::json(
-                500,
-                r#"{"errors":[{"code":"InternalFailure","message":"oops"}]}"#,
-            ),
-            Scripted::json(200, r#"{"invoiceDetail":{}}"#),
-        ],
-    );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let resp = client
-        .run(|c| async move { c.execute(&detail_call("R")).await })
-        .unwrap();
-    assert_eq!(resp.status, 200);
-    assert_eq!(server.seen(path).len(), 3);
+    let sb = common::sandbox();
+    sb.inject(status_fault(
+        "getInvoiceDetailByInvoiceNumber",
+        503,
+        None,
+        2,
+    ));
+    let client = common::client(&sb, Region::JP);
+    assert_eq!(detail(&client, &an_invoice(&sb)).unwrap().status, 200);
+    assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 3);
 }
 
 #[test]
 fn reads_give_up_after_three_attempts() {
-    let server = TestServer::start();
-    let path = "/ab-invoice/2026-02-01/invoices/G/detail";
-    server.script(path, vec![Scripted::json(503, "{}"); 5]);
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let err = client
-        .run(|c| async move { c.execute(&detail_call("G")).await })
-        .unwrap_err();
+    let sb = common::sandbox();
+    sb.inject(status_fault(
+        "getInvoiceDetailByInvoiceNumber",
+        503,
+        None,
+        5,
+    ));
+    let client = common::client(&sb, Region::JP);
+    let err = detail(&client, &an_invoice(&sb)).unwrap_err();
     assert_eq!(err.status(), Some(503));
     assert_eq!(err.attempts(), 3);
-    assert_eq!(server.seen(path).len(), 3);
+    assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 3);
+}
+
+fn order(external_id: &str) -> abws::api::ordering::PlaceOrderRequest {
+    abws::api::ordering::PlaceOrderRequest::new(external_id)
+        .line(abws::api::ordering::LineItem::new("1", "B0000", "OFFER", 1))
 }
 
 #[test]
 fn place_order_is_not_resent_after_an_ambiguous_failure() {
-    let server = TestServer::start();
-    let path = "/ordering/2022-10-30/orders";
-    server.script(
-        path,
-        vec![Scripted::json(503, "{}"), Scripted::json(200, "{}")],
-    );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let mut call = Call::new(&operations::PLACE_ORDER)
-        .json(&serde_json::json!({"externalId": "PO-7"}))
-        .unwrap();
-    call.external_id = Some("PO-7".into());
-    let err = client
-        .run(|c| async move { c.execute(&call).await })
-        .unwrap_err();
+    let sb = common::sandbox();
+    sb.inject(status_fault("placeOrder", 503, None, 1));
+    let client = common::client(&sb, Region::JP);
+    let err = client.ordering().place_order(&order("PO-7")).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::OutcomeUnknown);
     assert_eq!(err.external_id(), Some("PO-7"));
+    assert_eq!(err.status(), Some(503));
     assert!(err.to_string().contains("PO-7"));
-    assert_eq!(server.seen(path).len(), 1, "never resent");
+    assert_eq!(common::requests(&sb, "placeOrder"), 1, "never resent");
     // The order date header travels with placeOrder.
-    assert!(server.seen(path)[0].headers.contains_key("x-svc-date"));
+    assert!(seen(&sb, "/ordering/")[0]["headers"]
+        .get("x-svc-date")
+        .is_some());
 }
 
 #[test]
-fn place_order_is_resent_after_a_throttle() {
-    let server = TestServer::start();
-    let path = "/ordering/2022-10-30/orders";
-    server.script(
-        path,
-        vec![Scripted::json(429, "{}"), Scripted::json(200, "{}")],
+fn place_order_is_resent_after_a_throttle_with_the_same_external_id() {
+    let sb = common::sandbox();
+    sb.inject(status_fault("placeOrder", 429, None, 1));
+    let client = common::client(&sb, Region::JP);
+    let _ = client.ordering().place_order(&order("PO-8"));
+    assert_eq!(
+        common::requests(&sb, "placeOrder"),
+        2,
+        "resent after the 429"
     );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let call = Call::new(&operations::PLACE_ORDER)
-        .json(&serde_json::json!({"externalId": "PO-8"}))
-        .unwrap();
-    client
-        .run(|c| async move { c.execute(&call).await })
-        .unwrap();
-    let seen = server.seen(path);
-    assert_eq!(seen.len(), 2);
-    assert_eq!(seen[0].body, seen[1].body, "the same externalId is resent");
+    assert_eq!(
+        sb.counters()["placeOrderRequests"]["PO-8"],
+        1,
+        "the resent request carried PO-8"
+    );
 }
 
 #[test]
 fn expired_token_is_refreshed_once_and_replayed() {
-    let server = TestServer::start();
-    let path = "/ab-invoice/2026-02-01/invoices/E/detail";
-    let expired = r#"{"errors":[{"code":"Unauthorized","message":"The access token has expired.","details":""}]}"#;
-    server.script(
-        path,
-        vec![Scripted::json(403, expired), Scripted::json(200, "{}")],
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let n = an_invoice(&sb);
+    detail(&client, &n).unwrap();
+    sb.expire_tokens();
+    detail(&client, &n).unwrap();
+    assert_eq!(token_calls(&sb), 2);
+    let calls = seen(&sb, "/ab-invoice/2026-02-01/invoices/");
+    assert_eq!(calls.len(), 3, "the call was replayed once");
+    assert_eq!(
+        calls[0]["headers"]["x-svc-access-token"],
+        calls[1]["headers"]["x-svc-access-token"]
     );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    client
-        .run(|c| async move { c.execute(&detail_call("E")).await })
-        .unwrap();
-    assert_eq!(server.token_calls(), 2);
-    let seen = server.seen(path);
-    assert_eq!(seen[0].headers["x-svc-access-token"], "Atza|token-1");
-    assert_eq!(seen[1].headers["x-svc-access-token"], "Atza|token-2");
+    assert_ne!(
+        calls[1]["headers"]["x-svc-access-token"],
+        calls[2]["headers"]["x-svc-access-token"]
+    );
 }
 
 #[test]
 fn access_denied_is_not_a_refresh_loop() {
-    let server = TestServer::start();
-    let path = "/ab-invoice/2026-02-01/invoices/D/detail";
-    let denied = r#"{"errors":[{"code":"Unauthorized","message":"Access to requested resource is denied."}]}"#;
-    let expired =
-        r#"{"errors":[{"code":"Unauthorized","message":"The access token has expired."}]}"#;
-    server.script(path, vec![Scripted::json(403, denied)]);
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let err = client
-        .run(|c| async move { c.execute(&detail_call("D")).await })
-        .unwrap_err();
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let n = an_invoice(&sb);
+    let denied = json!({"errors":[{"code":"Unauthorized","message":"Access to requested resource is denied.","details":""}]});
+    let expired = json!({"errors":[{"code":"Unauthorized","message":"The access token has expired.","details":""}]});
+    sb.inject(status_fault(
+        "getInvoiceDetailByInvoiceNumber",
+        403,
+        Some(denied),
+        1,
+    ));
+    let err = detail(&client, &n).unwrap_err();
     assert_eq!(err.status(), Some(403));
     assert_eq!(err.attempts(), 1);
-    assert_eq!(server.token_calls(), 1);
+    assert_eq!(token_calls(&sb), 1);
     // Two "expired" answers in a row: one refresh, then the 403 is reported.
-    let path2 = "/ab-invoice/2026-02-01/invoices/D2/detail";
-    server.script(
-        path2,
-        vec![Scripted::json(403, expired), Scripted::json(403, expired)],
-    );
-    let err = client
-        .run(|c| async move { c.execute(&detail_call("D2")).await })
-        .unwrap_err();
+    sb.inject(status_fault(
+        "getInvoiceDetailByInvoiceNumber",
+        403,
+        Some(expired),
+        2,
+    ));
+    let err = detail(&client, &n).unwrap_err();
     assert_eq!(err.status(), Some(403));
-    assert_eq!(server.seen(path2).len(), 2);
-    assert_eq!(server.token_calls(), 2);
+    assert_eq!(err.attempts(), 2);
+    assert_eq!(token_calls(&sb), 2);
 }
 
 #[test]
-fn revoked_refresh_token_is_an_auth_error_without_retry() {
-    let server = TestServer::start();
-    server
-        .shared
-        .token_script
-        .lock()
-        .unwrap()
-        .push_back(Scripted::json(
-            400,
-            r#"{"error":"invalid_grant","error_description":"The refresh token is revoked"}"#,
-        ));
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let err = client
-        .run(|c| async move { c.execute(&detail_call("X")).await })
-        .unwrap_err();
+fn revoked_consent_is_an_auth_error_without_retry() {
+    let sb = common::sandbox();
+    sb.revoke();
+    let client = common::client(&sb, Region::JP);
+    let err = detail(&client, "X").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Auth);
     assert!(err.to_string().contains("consent"), "{err}");
-    assert_eq!(server.token_calls(), 1);
+    assert!(err.to_string().contains("invalid_grant"), "{err}");
+    assert_eq!(token_calls(&sb), 1);
 }
 
 #[test]
 fn token_endpoint_outage_is_retried() {
-    let server = TestServer::start();
-    {
-        let mut q = server.shared.token_script.lock().unwrap();
-        q.push_back(Scripted::json(503, "{}"));
-        q.push_back(Scripted::json(503, "{}"));
-    }
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    client
-        .run(|c| async move { c.execute(&detail_call("T")).await })
-        .unwrap();
-    assert_eq!(server.token_calls(), 3);
+    let sb = common::sandbox();
+    sb.inject(status_fault("/auth/O2/token", 503, None, 2));
+    let client = common::client(&sb, Region::JP);
+    detail(&client, &an_invoice(&sb)).unwrap();
+    assert_eq!(sb.counters()["faultsFired"]["status"], 2);
 }
 
 #[test]
 fn redirects_are_not_followed() {
-    let server = TestServer::start();
-    let path = "/ab-invoice/2026-02-01/invoices/M/detail";
-    server.script(
-        path,
-        vec![Scripted::json(302, "").header("location", "http://elsewhere.example:9/steal")],
+    let sb = common::sandbox();
+    let target = format!("{}/steal", sb.foreign_url());
+    sb.inject(
+        FaultRule::new(
+            "getInvoiceDetailByInvoiceNumber",
+            FaultAction::Redirect {
+                status: 307,
+                location: target,
+            },
+        )
+        .times(1),
     );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let err = client
-        .run(|c| async move { c.execute(&detail_call("M")).await })
-        .unwrap_err();
+    let client = common::client(&sb, Region::JP);
+    let err = detail(&client, "M").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Transport);
-    assert!(err.to_string().contains("elsewhere.example"), "{err}");
-    assert_eq!(server.seen(path).len(), 1);
+    assert!(err.to_string().contains("redirect to 127.0.0.1"), "{err}");
+    assert_eq!(err.attempts(), 1);
+    let foreign = &sb.counters()["headersSeen"]["foreign"];
+    assert!(
+        foreign.is_null() || foreign.as_array().unwrap().is_empty(),
+        "{foreign}"
+    );
 }
 
 #[test]
 fn empty_2xx_body_is_accepted() {
-    let server = TestServer::start();
-    let path = "/cart/2025-04-30/carts/C1/items";
-    server.script(path, vec![Scripted::json(204, "")]);
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let call = Call::new(&operations::DELETE_ITEMS)
-        .path("cartId", "C1")
-        .query("region", "US");
-    let resp = client
-        .run(|c| async move { c.execute(&call).await })
-        .unwrap();
-    assert_eq!(resp.status, 204);
-    assert!(resp.body.is_empty());
-    assert_eq!(server.seen(path)[0].method, "DELETE");
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let cart = sb.dataset()["carts"][0]["id"].as_str().unwrap().to_string();
+    client.cart().delete_items(&cart, "JP").unwrap();
+    assert_eq!(sb.counters()["requests"]["deleteItems"]["204"], 1);
 }
 
 #[test]
 fn missing_user_email_is_caught_before_sending() {
-    let server = TestServer::start();
-    let mut s = fast(server.settings());
+    let sb = common::sandbox();
+    let mut s = common::settings(&sb, Region::JP);
     s.user_email = None;
     let client = blocking::Client::new(s).unwrap();
-    let call = Call::new(&operations::LIST_CARTS).query("region", "US");
-    let err = client
-        .run(|c| async move { c.execute(&call).await })
-        .unwrap_err();
+    let err = client.cart().list_carts("JP", None, None).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Validation);
     assert_eq!(err.parameter(), Some("user_email"));
-    assert_eq!(server.token_calls(), 0, "nothing was sent");
+    assert_eq!(token_calls(&sb), 0, "nothing was sent");
 }
 
 #[test]
 fn path_parameters_are_encoded() {
-    let server = TestServer::start();
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
     let url = client.inner().unwrap().url(&detail_call("A/B C")).unwrap();
     assert!(
         url.ends_with("/ab-invoice/2026-02-01/invoices/A%2FB%20C/detail?region=JP"),
@@ -354,35 +379,42 @@ fn path_parameters_are_encoded() {
 
 #[test]
 fn blocking_inside_a_runtime_is_a_typed_error() {
-    let server = TestServer::start();
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    let err = rt
-        .block_on(async { client.run(|c| async move { c.execute(&detail_call("I")).await }) })
-        .unwrap_err();
+    let err = rt.block_on(async { detail(&client, "I") }).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Runtime);
 }
 
 #[test]
-fn secrets_never_show_in_debug() {
-    let server = TestServer::start();
-    let s = server.settings();
-    let text = format!("{s:?}");
-    assert!(!text.contains("secret-1"), "{text}");
-    assert!(!text.contains("Atzr|refresh"), "{text}");
-    let client = blocking::Client::new(s).unwrap();
-    let text = format!("{client:?} {:?}", client.credentials().unwrap());
-    assert!(
-        !text.contains("secret-1") && !text.contains("Atzr|"),
-        "{text}"
+fn secrets_never_show_in_debug_or_errors() {
+    let sb = common::sandbox();
+    let creds = sb.credentials();
+    let s = common::settings(&sb, Region::JP);
+    let client = blocking::Client::new(s.clone()).unwrap();
+    let err = detail(&client, "NOPE").unwrap_err();
+    let token = client
+        .run(|c| async move { c.access_token().await })
+        .unwrap();
+    let text = format!(
+        "{s:?} {client:?} {:?} {err} {err:?} {token:?}",
+        client.credentials().unwrap()
     );
+    for secret in [
+        creds.client_secret.as_str(),
+        creds.refresh_token.as_str(),
+        token.expose(),
+    ] {
+        assert!(!text.contains(secret), "{text}");
+    }
 }
 
 #[test]
 fn plain_http_is_refused_off_loopback() {
-    let mut s = TestServer::start().settings();
+    let sb = common::sandbox();
+    let mut s = common::settings(&sb, Region::JP);
     s.endpoint = Some("http://10.1.2.3:8080".into());
     let err = blocking::Client::new(s).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Validation);
@@ -391,13 +423,15 @@ fn plain_http_is_refused_off_loopback() {
 
 #[test]
 fn operation_deadline_is_never_slept_past() {
-    let server = TestServer::start();
-    let path = "/ab-invoice/2026-02-01/invoices/S/detail";
-    server.script(
-        path,
-        vec![Scripted::json(200, "{}").delay(Duration::from_secs(3)); 3],
+    let sb = common::sandbox();
+    sb.inject(
+        FaultRule::new(
+            "getInvoiceDetailByInvoiceNumber",
+            FaultAction::Delay { delay_ms: 3000 },
+        )
+        .times(3),
     );
-    let mut s = fast(server.settings());
+    let mut s = common::settings(&sb, Region::JP);
     s.timeouts.attempt = Duration::from_millis(400);
     s.timeouts.operation = Duration::from_millis(900);
     let client = blocking::Client::new(s).unwrap();
@@ -405,9 +439,7 @@ fn operation_deadline_is_never_slept_past() {
         .run(|c| async move { c.access_token().await })
         .unwrap();
     let started = Instant::now();
-    let err = client
-        .run(|c| async move { c.execute(&detail_call("S")).await })
-        .unwrap_err();
+    let err = detail(&client, &an_invoice(&sb)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Timeout);
     assert!(
         started.elapsed() < Duration::from_millis(1300),
@@ -416,244 +448,114 @@ fn operation_deadline_is_never_slept_past() {
     );
 }
 
-#[derive(Debug, serde::Deserialize)]
-struct InvoicePage {
-    invoices: Vec<serde_json::Value>,
-    #[serde(rename = "nextPageToken")]
-    next_page_token: Option<String>,
-}
-
-impl Page for InvoicePage {
-    type Item = serde_json::Value;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        self.invoices.len()
-    }
-    fn into_items(self) -> Vec<serde_json::Value> {
-        self.invoices
-    }
-}
-
-fn invoice_call() -> Call {
-    Call::new(&operations::GET_INVOICES)
-        .query("invoiceIssueStartDate", "2026-01-01T00:00:00Z")
-        .query("invoiceIssueEndDate", "2026-02-01T00:00:00Z")
-}
-
-#[test]
-fn pager_replays_parameters_with_each_token() {
-    let server = TestServer::start();
-    server.script(
-        INVOICES,
-        vec![
-            Scripted::json(
-                200,
-                r#"{"invoices":[{"n":1},{"n":2}],"nextPageToken":"t1"}"#,
-            ),
-            Scripted::json(200, r#"{"invoices":[{"n":3}],"nextPageToken":"t2"}"#),
-            Scripted::json(200, r#"{"invoices":[{"n":4}]}"#),
-        ],
-    );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let pager = blocking::Pager::new(Pager::<InvoicePage>::new(
-        client.inner().unwrap(),
-        invoice_call(),
-        TokenStyle::WithParams("nextPageToken"),
-        None,
-    ));
-    let items: Vec<_> = pager.items().collect::<Result<_, _>>().unwrap();
-    assert_eq!(items.len(), 4);
-    let seen = server.seen(INVOICES);
-    assert_eq!(seen.len(), 3);
-    let base = "invoiceIssueStartDate=2026-01-01T00%3A00%3A00Z&invoiceIssueEndDate=2026-02-01T00%3A00%3A00Z";
-    assert_eq!(seen[0].query, base);
-    assert_eq!(seen[1].query, format!("{base}&nextPageToken=t1"));
-    assert_eq!(seen[2].query, format!("{base}&nextPageToken=t2"));
-}
-
-#[test]
-fn pager_token_alone_style_sends_only_the_token() {
-    let server = TestServer::start();
-    let path = "/reconciliation/2021-01-08/transactions";
-    server.script(
-        path,
-        vec![
-            Scripted::json(200, r#"{"invoices":[{"n":1}],"nextPageToken":"a b"}"#),
-            Scripted::json(200, r#"{"invoices":[{"n":2}]}"#),
-        ],
-    );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let call = Call::new(&operations::GET_TRANSACTIONS)
-        .query("feedStartDate", "2026-01-01T00:00:00Z")
-        .query("feedEndDate", "2026-01-31T00:00:00Z");
-    let pager = blocking::Pager::new(Pager::<InvoicePage>::new(
-        client.inner().unwrap(),
-        call,
-        TokenStyle::Alone("nextPageToken"),
-        None,
-    ));
-    assert_eq!(pager.count(), 2);
-    assert_eq!(server.seen(path)[1].query, "nextPageToken=a+b");
-}
-
-#[test]
-fn expired_page_token_says_how_far_it_got() {
-    let server = TestServer::start();
-    server.script(
-        INVOICES,
-        vec![
-            Scripted::json(200, r#"{"invoices":[{"n":1},{"n":2}],"nextPageToken":"t1"}"#),
-            Scripted::json(
-                400,
-                r#"{"errors":[{"code":"INVALID_REQUEST_PARAMETER","message":"The nextPageToken has expired.","details":""}]}"#,
-            ),
-        ],
-    );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let mut pager = blocking::Pager::new(Pager::<InvoicePage>::new(
-        client.inner().unwrap(),
-        invoice_call(),
-        TokenStyle::WithParams("nextPageToken"),
-        None,
-    ));
-    assert!(pager.next().unwrap().is_ok());
-    let err = pager.next().unwrap().unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::PageTokenExpired);
-    assert_eq!(err.items_yielded(), Some(2));
-    assert!(pager.next().is_none(), "the pager stops after the error");
-}
-
 #[test]
 fn repeated_page_token_stops_the_pager() {
-    let server = TestServer::start();
-    server.script(
-        INVOICES,
-        vec![
-            Scripted::json(200, r#"{"invoices":[{"n":1}],"nextPageToken":"same"}"#),
-            Scripted::json(200, r#"{"invoices":[{"n":2}],"nextPageToken":"same"}"#),
-        ],
-    );
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    let results: Vec<_> = blocking::Pager::new(Pager::<InvoicePage>::new(
-        client.inner().unwrap(),
-        invoice_call(),
-        TokenStyle::WithParams("nextPageToken"),
-        None,
-    ))
-    .items()
-    .collect();
-    assert_eq!(results.len(), 3);
+    let sb = common::sandbox();
+    let page =
+        json!({"invoices": [{"invoiceMetadata": {"invoiceNumber": "A"}}], "nextPageToken": "same"});
+    sb.inject(status_fault("getInvoices", 200, Some(page), 3));
+    let client = common::client(&sb, Region::JP);
+    let (start, end) = common::previous_month(&sb);
+    let results: Vec<_> = client
+        .invoices()
+        .iter_invoices(&abws::api::invoices::GetInvoicesParams {
+            invoice_issue_start_date: Some(start.into()),
+            invoice_issue_end_date: Some(end.into()),
+            ..Default::default()
+        })
+        .unwrap()
+        .items()
+        .collect();
+    assert_eq!(results.len(), 3, "two pages of items, then the error");
     assert!(results[2]
         .as_ref()
         .unwrap_err()
         .to_string()
         .contains("already returned"));
+    assert_eq!(
+        common::requests(&sb, "getInvoices"),
+        2,
+        "the repeated token was not followed"
+    );
 }
 
 #[test]
 fn truncated_body_is_a_transport_error() {
-    // A raw server that promises more bytes than it sends, then closes.
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let t = std::thread::spawn(move || {
-        for _ in 0..3 {
-            let (mut s, _) = listener.accept().unwrap();
-            let mut buf = [0u8; 4096];
-            let _ = s.read(&mut buf);
-            let _ = s.write_all(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\nx-svc-RequestId: r-1\r\n\r\n{\"invoices\":[",
-            );
-        }
-    });
-    let mut s = abws::Settings::new(
-        abws::Region::JP,
-        abws::Credentials::AccessToken("Atza|fixed".into()),
-    );
-    s.endpoint = Some(format!("http://{addr}"));
-    s.rate_limiting = false;
-    let client = blocking::Client::new(s).unwrap();
-    let err = client
-        .run(|c| async move { c.execute(&detail_call("T")).await })
-        .unwrap_err();
+    let sb = common::sandbox();
+    sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", FaultAction::Truncate).times(3));
+    let client = common::client(&sb, Region::JP);
+    let err = detail(&client, &an_invoice(&sb)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Transport);
     assert!(err.to_string().contains("cut off"), "{err}");
     assert_eq!(err.attempts(), 3, "a truncated read is retried");
-    t.join().unwrap();
 }
 
 #[test]
-fn rotated_client_secret_is_used_by_the_next_refresh() {
-    let server = TestServer::start();
-    server
-        .shared
-        .token_lifetime_s
-        .store(1, std::sync::atomic::Ordering::SeqCst);
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
+fn a_rotated_client_secret_is_used_by_the_next_refresh() {
+    let sb = common::sandbox_with(|c| c.token_lifetime = Duration::from_secs(1));
+    let client = common::client(&sb, Region::JP);
+    let creds = sb.credentials();
+    let n = an_invoice(&sb);
+    detail(&client, &n).unwrap();
+    let with_secret = |secret: &str| abws::Credentials::RefreshToken {
+        client_id: creds.client_id.clone(),
+        client_secret: secret.into(),
+        refresh_token: creds.refresh_token.clone().into(),
+    };
     client
-        .run(|c| async move { c.execute(&detail_call("A")).await })
-        .unwrap();
-    client
-        .set_credentials(abws::Credentials::RefreshToken {
-            client_id: "client-1".into(),
-            client_secret: "secret-2".into(),
-            refresh_token: format!("Atzr|refresh-{}", server.addr.port()).into(),
-        })
+        .set_credentials(with_secret("a-wrong-secret"))
         .unwrap();
     std::thread::sleep(Duration::from_millis(1100));
+    let err = detail(&client, &n).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        ErrorKind::Auth,
+        "the new secret was used: {err}"
+    );
+    assert!(err.to_string().contains("invalid_client"), "{err}");
     client
-        .run(|c| async move { c.execute(&detail_call("B")).await })
+        .set_credentials(with_secret(&creds.client_secret))
         .unwrap();
-    let bodies: Vec<String> = server
-        .seen("/auth/O2/token")
-        .into_iter()
-        .map(|s| s.body)
-        .collect();
-    assert_eq!(bodies.len(), 2);
-    assert!(bodies[0].contains("client_secret=secret-1"));
-    assert!(bodies[1].contains("client_secret=secret-2"));
-    assert!(bodies[1].contains("grant_type=refresh_token"));
+    detail(&client, &n).unwrap();
 }
 
 #[test]
 fn a_rotated_refresh_token_is_handed_over_before_use() {
-    let server = TestServer::start();
-    server.shared.token_script.lock().unwrap().push_back(Scripted::json(
-        200,
-        r#"{"access_token":"Atza|a1","token_type":"bearer","expires_in":1,"refresh_token":"Atzr|rotated"}"#,
-    ));
+    let sb = common::sandbox_with(|c| {
+        c.token_lifetime = Duration::from_secs(1);
+        c.rotate_refresh_tokens = true;
+    });
     let persisted = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let p2 = persisted.clone();
     let client = blocking::Client::with_rotation(
-        fast(server.settings()),
+        common::settings(&sb, Region::JP),
         Some(Arc::new(move |t: &str| {
             p2.lock().unwrap().push(t.to_string())
         })),
     )
     .unwrap();
-    client
-        .run(|c| async move { c.execute(&detail_call("A")).await })
-        .unwrap();
-    assert_eq!(*persisted.lock().unwrap(), vec!["Atzr|rotated".to_string()]);
+    let n = an_invoice(&sb);
+    detail(&client, &n).unwrap();
     std::thread::sleep(Duration::from_millis(1100));
-    client
-        .run(|c| async move { c.execute(&detail_call("B")).await })
-        .unwrap();
-    let second = &server.seen("/auth/O2/token")[1].body;
-    assert!(second.contains("refresh_token=Atzr%7Crotated"), "{second}");
+    detail(&client, &n).unwrap();
+    let got = persisted.lock().unwrap().clone();
+    assert_eq!(got.len(), 2, "each refresh rotated the token");
+    assert_ne!(got[0], got[1]);
+    match client.credentials().unwrap() {
+        abws::Credentials::RefreshToken { refresh_token, .. } => {
+            assert_eq!(refresh_token.expose(), got[1])
+        }
+        _ => unreachable!(),
+    }
 }
 
 #[test]
 fn user_agent_names_the_library_and_version() {
-    let server = TestServer::start();
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    client
-        .run(|c| async move { c.execute(&detail_call("U")).await })
-        .unwrap();
-    let ua = server.seen("/ab-invoice/2026-02-01/invoices/U/detail")[0].headers["user-agent"]
-        .to_str()
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    detail(&client, "U").unwrap_err();
+    let ua = seen(&sb, "/ab-invoice/")[0]["headers"]["user-agent"]
+        .as_str()
         .unwrap()
         .to_string();
     assert!(
@@ -664,17 +566,15 @@ fn user_agent_names_the_library_and_version() {
 
 #[test]
 fn a_forked_child_rebuilds_the_runtime_and_works() {
-    let server = TestServer::start();
-    let client = blocking::Client::new(fast(server.settings())).unwrap();
-    client
-        .run(|c| async move { c.execute(&detail_call("P")).await })
-        .unwrap();
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let n = an_invoice(&sb);
+    detail(&client, &n).unwrap();
     // SAFETY: the child only uses the library (which rebuilds its runtime) and exits.
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0);
     if pid == 0 {
-        let ok = client
-            .run(|c| async move { c.execute(&detail_call("CHILD")).await })
+        let ok = detail(&client, &n)
             .map(|r| r.status == 200)
             .unwrap_or(false);
         unsafe { libc::_exit(if ok { 0 } else { 3 }) };
@@ -685,14 +585,12 @@ fn a_forked_child_rebuilds_the_runtime_and_works() {
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         "child failed: {status}"
     );
-    assert_eq!(
-        server
-            .seen("/ab-invoice/2026-02-01/invoices/CHILD/detail")
-            .len(),
-        1
-    );
-    // The parent still works.
-    client
-        .run(|c| async move { c.execute(&detail_call("P2")).await })
-        .unwrap();
+    assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 2);
+    // The child did not reuse the parent's connection.
+    let conns: Vec<_> = seen(&sb, "/ab-invoice/")
+        .iter()
+        .map(|r| r["connection"].clone())
+        .collect();
+    assert_ne!(conns[0], conns[1]);
+    detail(&client, &n).unwrap();
 }
