@@ -304,7 +304,27 @@ impl Client {
                         .with_attempts(attempt - 1),
                 );
             }
-            let (class, error, timed_out) = match self.inner.transport.send(req, timeout).await {
+            let sent_at = Instant::now();
+            let outcome = self.inner.transport.send(req, timeout).await;
+            match &outcome {
+                Ok(resp) => log::debug!(
+                    target: "abws",
+                    "{} attempt {attempt}: HTTP {} in {} ms (request id {})",
+                    op.id,
+                    resp.status,
+                    sent_at.elapsed().as_millis(),
+                    resp.request_id().unwrap_or_default()
+                ),
+                Err(f) => log::debug!(
+                    target: "abws",
+                    "{} attempt {attempt}: {:?} failure after {} ms: {}",
+                    op.id,
+                    f.class,
+                    sent_at.elapsed().as_millis(),
+                    f.error
+                ),
+            }
+            let (class, error, timed_out) = match outcome {
                 Ok(resp) => {
                     if let (Some(b), Some(rate)) = (
                         &bucket,
@@ -345,6 +365,10 @@ impl Client {
                 Err(f) => (f.class, f.error, f.timed_out),
             };
             let error = error.with_attempts(attempt);
+            if matches!(class, FailureClass::Ambiguous | FailureClass::NotSent) {
+                // The connection may be in a bad state: the next attempt opens a new one.
+                self.inner.transport.reset_pool();
+            }
             match retry::decide(
                 op.kind,
                 class,
@@ -391,6 +415,14 @@ impl Client {
                             "not retried: the operation's deadline would pass during the backoff",
                         ));
                     }
+                    log::info!(
+                        target: "abws",
+                        "{}: retrying after {:?} failure ({}) in {} ms",
+                        op.id,
+                        class,
+                        error,
+                        delay.as_millis()
+                    );
                     if !delay.is_zero() {
                         tokio::time::sleep(delay).await;
                     }

@@ -215,6 +215,8 @@ pub struct Timeouts {
     pub attempt: Duration,
     /// One operation, all attempts and waits included; never slept past.
     pub operation: Duration,
+    /// Longest silence inside a response body before it counts as stalled.
+    pub stall: Duration,
 }
 
 impl Default for Timeouts {
@@ -223,6 +225,7 @@ impl Default for Timeouts {
             connect: Duration::from_millis(3100),
             attempt: Duration::from_secs(30),
             operation: Duration::from_secs(120),
+            stall: Duration::from_secs(20),
         }
     }
 }

@@ -4,6 +4,7 @@
 //! One attempt is one call of `send`; what to do after a failure is decided elsewhere
 //! (`retry`), from the `FailureClass` this module reports.
 
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -106,23 +107,33 @@ pub struct HttpRequest {
 /// The HTTP layer shared by a client's operations.
 #[derive(Debug, Clone)]
 pub struct Transport {
-    api: reqwest::Client,
+    /// The API pool; replaced after a transient failure so that a connection that may be
+    /// in a bad state (a reset, a half-read body, a server in trouble) is not reused.
+    api: Arc<RwLock<reqwest::Client>>,
+    connect_timeout: Duration,
+    user_agent: String,
+    /// The longest wait for the next body byte once a response has started.
+    stall_timeout: Duration,
     /// For presigned document addresses: a separate pool that never carries our headers.
     documents: reqwest::Client,
     max_response_bytes: usize,
 }
 
 impl Transport {
-    pub fn new(settings: &Settings) -> Result<Transport, Error> {
-        let api = reqwest::Client::builder()
+    fn api_pool(connect_timeout: Duration, user_agent: &str) -> Result<reqwest::Client, Error> {
+        reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(settings.timeouts.connect)
+            .connect_timeout(connect_timeout)
             .pool_idle_timeout(Duration::from_secs(60))
             .tcp_nodelay(true)
-            .user_agent(settings.user_agent())
-            .https_only(false)
+            .user_agent(user_agent)
             .build()
-            .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))?;
+            .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))
+    }
+
+    pub fn new(settings: &Settings) -> Result<Transport, Error> {
+        let user_agent = settings.user_agent();
+        let api = Self::api_pool(settings.timeouts.connect, &user_agent)?;
         let documents = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(settings.timeouts.connect)
@@ -131,15 +142,26 @@ impl Transport {
             .build()
             .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))?;
         Ok(Transport {
-            api,
+            api: Arc::new(RwLock::new(api)),
+            connect_timeout: settings.timeouts.connect,
+            user_agent,
+            stall_timeout: settings.timeouts.stall,
             documents,
             max_response_bytes: settings.max_response_bytes,
         })
     }
 
     /// The underlying pool, for callers that stream (documents use their own client).
-    pub fn client(&self) -> &reqwest::Client {
-        &self.api
+    pub fn client(&self) -> reqwest::Client {
+        self.api.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Drops every pooled connection: the next request opens a new one. Called after a
+    /// transient failure; requests in flight keep the connection they have.
+    pub fn reset_pool(&self) {
+        if let Ok(fresh) = Self::api_pool(self.connect_timeout, &self.user_agent) {
+            *self.api.write().unwrap_or_else(|p| p.into_inner()) = fresh;
+        }
     }
 
     /// Sends one attempt and reads the whole response within `timeout`.
@@ -148,7 +170,8 @@ impl Transport {
         req: HttpRequest,
         timeout: Duration,
     ) -> Result<HttpResponse, SendFailure> {
-        self.send_with(&self.api, req, timeout, self.max_response_bytes as u64)
+        let client = self.client();
+        self.send_with(&client, req, timeout, self.max_response_bytes as u64)
             .await
     }
 
@@ -177,7 +200,12 @@ impl Transport {
         timeout: Duration,
         cap: u64,
     ) -> Result<HttpResponse, SendFailure> {
-        match tokio::time::timeout(timeout, Self::send_inner(client, req, cap)).await {
+        match tokio::time::timeout(
+            timeout,
+            Self::send_inner(client, req, cap, self.stall_timeout),
+        )
+        .await
+        {
             Ok(r) => r,
             Err(_) => Err(SendFailure {
                 class: FailureClass::Ambiguous,
@@ -194,6 +222,7 @@ impl Transport {
         client: &reqwest::Client,
         req: HttpRequest,
         cap: u64,
+        stall: Duration,
     ) -> Result<HttpResponse, SendFailure> {
         let mut builder = client.request(req.method.clone(), &req.url);
         for (name, value) in req.headers {
@@ -228,8 +257,26 @@ impl Transport {
         }
         let mut body = BytesMut::new();
         let mut stream = resp.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| {
+        loop {
+            // A body that stops arriving is the server's fault (we read into memory, so a
+            // slow consumer cannot cause it): give up after `stall` without a byte.
+            let next = match tokio::time::timeout(stall, stream.next()).await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(_) => {
+                    return Err(SendFailure {
+                        class: FailureClass::Ambiguous,
+                        error: Error::timeout(format!(
+                            "the response body stalled: no byte for {:.1} s after {} bytes",
+                            stall.as_secs_f64(),
+                            body.len()
+                        ))
+                        .with_request_id(header_string(&headers, wire::HEADER_REQUEST_ID)),
+                        timed_out: true,
+                    })
+                }
+            };
+            let chunk = next.map_err(|e| {
                 SendFailure::new(
                     FailureClass::Ambiguous,
                     Error::transport(format!(
