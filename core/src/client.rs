@@ -255,19 +255,20 @@ impl Client {
         let mut attempt = 0u32;
         let mut ambiguous_retries = 0u32;
         let mut refreshed = false;
+        let mut spent = 0i64;
         loop {
             attempt += 1;
             if let Some(b) = &bucket {
-                let wait = b.reserve();
-                if Instant::now() + wait > deadline {
+                if Instant::now() + b.wait_estimate() > deadline
+                    || tokio::time::timeout_at(deadline, b.acquire())
+                        .await
+                        .is_err()
+                {
                     return Err(Error::timeout(format!(
                         "the rate limit would delay the call past its {:.0} s deadline",
                         settings.timeouts.operation.as_secs_f64()
                     ))
                     .with_attempts(attempt - 1));
-                }
-                if !wait.is_zero() {
-                    tokio::time::sleep(wait).await;
                 }
             }
             let token = self.inner.tokens.access_token().await?;
@@ -333,7 +334,8 @@ impl Client {
                         b.set_rate(rate);
                     }
                     if resp.is_success() {
-                        budget.refund(1);
+                        // A success refunds what its retries cost (or one token).
+                        budget.refund(spent.max(1));
                         return Ok(resp);
                     }
                     let failure = resp.failure();
@@ -396,6 +398,7 @@ impl Client {
                         } else {
                             RetryBudget::RETRY_COST
                         };
+                        spent += cost;
                         if !budget.try_spend(cost) {
                             return Err(with_note(error, "not retried: the process-wide retry budget is exhausted (the service is failing; calls fail fast until it recovers)"));
                         }

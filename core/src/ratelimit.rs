@@ -69,11 +69,37 @@ impl Bucket {
         allowed_at - now
     }
 
-    /// Waits for a slot.
+    /// How long until a slot opens, without taking it.
+    pub fn wait_estimate(&self) -> Duration {
+        let now = Instant::now();
+        let s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let t = Self::interval(&s.plan);
+        let tolerance = t * s.plan.burst.saturating_sub(1);
+        let tat = s.tat.max(now);
+        tat.checked_sub(tolerance).unwrap_or(now).max(now) - now
+    }
+
+    /// Takes a slot if one is open now; otherwise says how long until one opens.
+    pub fn try_take(&self) -> Result<(), Duration> {
+        let now = Instant::now();
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let t = Self::interval(&s.plan);
+        let tolerance = t * s.plan.burst.saturating_sub(1);
+        let tat = s.tat.max(now);
+        let allowed_at = tat.checked_sub(tolerance).unwrap_or(now).max(now);
+        if allowed_at <= now {
+            s.tat = tat + t;
+            Ok(())
+        } else {
+            Err(allowed_at - now)
+        }
+    }
+
+    /// Waits for a slot. Waiters do not hold a reservation while they sleep, and wake at
+    /// least every 100 ms, so a rate the server changes applies to them at once.
     pub async fn acquire(&self) {
-        let wait = self.reserve();
-        if !wait.is_zero() {
-            tokio::time::sleep(wait).await;
+        while let Err(wait) = self.try_take() {
+            tokio::time::sleep(wait.min(Duration::from_millis(100))).await;
         }
     }
 

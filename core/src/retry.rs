@@ -176,6 +176,11 @@ impl RetryBudget {
             });
     }
 
+    /// Fills the budget again (operators and tests; the process starts full).
+    pub fn reset(&self) {
+        self.tokens.store(self.max, Ordering::Release);
+    }
+
     pub fn available(&self) -> i64 {
         self.tokens.load(Ordering::Acquire)
     }
