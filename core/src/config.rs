@@ -232,7 +232,8 @@ impl Default for Timeouts {
 
 /// Everything a client is built from. Immutable once the client exists, except the
 /// credentials, which `Client::set_credentials` may replace (secret rotation).
-#[derive(Clone, Debug)]
+/// `Debug` shows no secret and no user e-mail.
+#[derive(Clone)]
 pub struct Settings {
     /// Default region of calls that take one; its group picks the addresses.
     pub region: Region,
@@ -256,6 +257,25 @@ pub struct Settings {
     pub max_document_bytes: u64,
     /// Appended to the user agent, e.g. `"MyErp/2.1"`.
     pub app_name: Option<String>,
+}
+
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Settings")
+            .field("region", &self.region)
+            .field("credentials", &self.credentials)
+            .field("user_email", &self.user_email.as_ref().map(|_| "***"))
+            .field("endpoint", &self.endpoint)
+            .field("auth_endpoint", &self.auth_endpoint)
+            .field("consent_endpoint", &self.consent_endpoint)
+            .field("timeouts", &self.timeouts)
+            .field("max_attempts", &self.max_attempts)
+            .field("rate_limiting", &self.rate_limiting)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("max_document_bytes", &self.max_document_bytes)
+            .field("app_name", &self.app_name)
+            .finish()
+    }
 }
 
 impl Settings {

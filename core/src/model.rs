@@ -325,12 +325,6 @@ macro_rules! wire_enum {
     };
 }
 
-/// Decodes a JSON body into a model, naming the type on failure.
-pub fn decode<T: for<'de> Deserialize<'de>>(body: &[u8], what: &str) -> Result<T, crate::Error> {
-    serde_json::from_slice(body)
-        .map_err(|e| crate::Error::transport(format!("the response is not a valid {what} ({e})")))
-}
-
 /// A JSON value kept exactly as received (objects the library does not model field by
 /// field: free-form maps, nested fragments).
 #[derive(Clone)]

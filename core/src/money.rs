@@ -28,11 +28,17 @@ pub enum AmountForm {
 pub struct Amount {
     value: Decimal,
     form: AmountForm,
+    /// "-0.00" was sent: the decimal type has no negative zero, so the sign is kept here.
+    negative_zero: bool,
 }
 
 impl Amount {
     pub fn new(value: Decimal, form: AmountForm) -> Amount {
-        Amount { value, form }
+        Amount {
+            value,
+            form,
+            negative_zero: false,
+        }
     }
     /// The exact value (scale as received: `"1751.0"` keeps one decimal place).
     pub fn value(&self) -> Decimal {
@@ -53,7 +59,11 @@ impl Amount {
         .map_err(|e| {
             Error::transport(format!("money amount {t:?} is not an exact decimal ({e})"))
         })?;
-        Ok(Amount { value, form })
+        Ok(Amount {
+            value,
+            form,
+            negative_zero: value.is_zero() && t.starts_with('-'),
+        })
     }
 
     fn from_raw_json(raw: &str) -> Result<Amount, String> {
@@ -70,9 +80,20 @@ impl Amount {
     }
 }
 
+impl Amount {
+    /// The decimal text, as it came (scale and a negative zero's sign kept).
+    pub fn to_wire_string(&self) -> String {
+        if self.negative_zero {
+            format!("-{}", self.value)
+        } else {
+            self.value.to_string()
+        }
+    }
+}
+
 impl fmt::Display for Amount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.value, f)
+        f.write_str(&self.to_wire_string())
     }
 }
 
@@ -81,6 +102,7 @@ impl From<Decimal> for Amount {
         Amount {
             value,
             form: AmountForm::Number,
+            negative_zero: false,
         }
     }
 }
@@ -95,9 +117,9 @@ impl<'de> Deserialize<'de> for Amount {
 impl Serialize for Amount {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.form {
-            AmountForm::String => s.serialize_str(&self.value.to_string()),
+            AmountForm::String => s.serialize_str(&self.to_wire_string()),
             AmountForm::Number => {
-                let raw = RawValue::from_string(self.value.to_string())
+                let raw = RawValue::from_string(self.to_wire_string())
                     .map_err(serde::ser::Error::custom)?;
                 raw.serialize(s)
             }
@@ -106,11 +128,13 @@ impl Serialize for Amount {
 }
 
 /// An amount with its ISO 4217 currency code (which the service may send empty).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Money {
     /// `None` when the field was absent; `Some("")` when sent empty.
     pub currency_code: Option<String>,
     pub amount: Amount,
+    /// Fields this version does not know, kept exactly.
+    pub extra: crate::model::Extra,
 }
 
 impl Money {
@@ -118,6 +142,7 @@ impl Money {
         Money {
             currency_code: Some(currency_code.to_string()),
             amount: Amount::from(amount),
+            extra: Default::default(),
         }
     }
     /// The exact value.
@@ -150,12 +175,14 @@ impl<'de> Deserialize<'de> for Money {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Money, A::Error> {
                 let mut currency_code = None;
                 let mut amount = None;
+                let mut extra = crate::model::Extra::default();
                 while let Some(key) = map.next_key::<crate::model::Key>()? {
                     match key.as_str() {
                         "currencyCode" => currency_code = Some(map.next_value::<Option<String>>()?),
                         "amount" => amount = Some(map.next_value::<Amount>()?),
                         _ => {
-                            map.next_value::<de::IgnoredAny>()?;
+                            let raw = map.next_value::<Box<RawValue>>()?;
+                            extra.push(key.into_string(), raw);
                         }
                     }
                 }
@@ -163,6 +190,7 @@ impl<'de> Deserialize<'de> for Money {
                 Ok(Money {
                     currency_code: currency_code.flatten(),
                     amount,
+                    extra,
                 })
             }
         }
@@ -177,6 +205,9 @@ impl Serialize for Money {
             m.serialize_entry("currencyCode", c)?;
         }
         m.serialize_entry("amount", &self.amount)?;
+        for (k, v) in self.extra.raw_entries() {
+            m.serialize_entry(k, v)?;
+        }
         m.end()
     }
 }

@@ -166,10 +166,7 @@ impl<P: Page> Pager<P> {
                 return Err(e);
             }
         };
-        let page: P = crate::model::decode(&resp.body, self.call.op.id).map_err(|e| {
-            e.with_request_id(resp.request_id())
-                .with_operation(self.call.op.id)
-        })?;
+        let page: P = resp.decode(self.call.op.id)?;
         self.pages += 1;
         self.yielded += page.len() as u64;
         let current = if sent_token { self.next.clone() } else { None };

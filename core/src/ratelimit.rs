@@ -103,14 +103,21 @@ impl Bucket {
         }
     }
 
-    /// Adopts the rate the server reported (keeps the burst).
+    /// Adopts the rate the server reported (keeps the burst). The tokens already owed are
+    /// re-counted at the new rate, so a faster rate applies at once and a slower one
+    /// pushes the next slot out.
     pub fn set_rate(&self, rate: f64) {
         if !(rate.is_finite() && rate > 0.0) {
             return;
         }
+        let now = Instant::now();
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if (s.plan.rate - rate).abs() > f64::EPSILON {
+            let old = Self::interval(&s.plan).as_secs_f64();
             s.plan.rate = rate;
+            let new = Self::interval(&s.plan).as_secs_f64();
+            let owed = s.tat.saturating_duration_since(now).as_secs_f64() / old;
+            s.tat = now + Duration::from_secs_f64(owed * new);
         }
     }
 

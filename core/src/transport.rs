@@ -36,6 +36,25 @@ impl HttpResponse {
     pub fn rate_limit(&self) -> Option<String> {
         self.header(wire::HEADER_RATE_LIMIT).map(str::to_string)
     }
+    /// Decodes the JSON body; a body that is not the expected JSON is a transport error
+    /// naming the status, the content type, the operation and the request id.
+    pub fn decode<T: serde::de::DeserializeOwned>(&self, op: &'static str) -> Result<T, Error> {
+        serde_json::from_slice(&self.body).map_err(|e| {
+            let ctype = self.header("content-type").unwrap_or("no content type");
+            let excerpt: String = String::from_utf8_lossy(&self.body)
+                .chars()
+                .take(120)
+                .filter(|c| !c.is_control())
+                .collect();
+            Error::transport(format!(
+                "HTTP {} ({ctype}) is not a valid {op} response: {e}; it starts with {excerpt:?}",
+                self.status
+            ))
+            .with_request_id(self.request_id())
+            .with_operation(op)
+        })
+    }
+
     pub fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
     }

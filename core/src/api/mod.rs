@@ -115,8 +115,7 @@ pub(crate) fn decode<T: for<'de> Deserialize<'de>>(
     resp: &crate::transport::HttpResponse,
     op: &'static str,
 ) -> Result<T> {
-    crate::model::decode(&resp.body, op)
-        .map_err(|e| e.with_request_id(resp.request_id()).with_operation(op))
+    resp.decode(op)
 }
 
 crate::model! {

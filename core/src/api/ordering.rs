@@ -133,6 +133,7 @@ fn number_form(m: &Money) -> Money {
     Money {
         currency_code: m.currency_code.clone(),
         amount: crate::money::Amount::new(m.value(), crate::money::AmountForm::Number),
+        extra: m.extra.clone(),
     }
 }
 
