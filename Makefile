@@ -10,10 +10,6 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR := never
-C_BUILD := tests/c/build
-CFLAGS_TEST := -std=c11 -Wall -Wextra -Werror -Iinclude
-CXXFLAGS_TEST := -std=c++17 -Wall -Wextra -Werror -Iinclude
-LIBDIR := target/debug
 
 .PHONY: test month-end setup lint rust-test python-test c-test header
 
@@ -47,19 +43,7 @@ python-test: python-install
 	cd tests/python && ../../$(PY) -m pytest -q
 
 c-test:
-	cargo build --quiet -p abws-c
-	@mkdir -p $(C_BUILD)
-	@command -v valgrind >/dev/null || (apt-get install -y -q valgrind >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q valgrind >/dev/null)) || echo "valgrind unavailable: C tests run without it"
-	@set -e; pass=0; fail=0; \
-	for src in tests/c/*.c; do \
-	  name=$$(basename $$src .c); \
-	  cc $(CFLAGS_TEST) $$src -o $(C_BUILD)/$$name -L$(LIBDIR) -labws -Wl,-rpath,$$PWD/$(LIBDIR) -lpthread -ldl -lm; \
-	  if command -v valgrind >/dev/null; then \
-	    runner="valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"; \
-	  else runner=""; fi; \
-	  if $$runner $(C_BUILD)/$$name; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$name"; fi; \
-	done; \
-	echo "c tests: $$pass passed, $$fail failed"; test $$fail -eq 0
+	bash scripts/test-c.sh
 
 header:
 	cargo run --quiet -p xtask -- header

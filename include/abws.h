@@ -7,12 +7,1122 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+// The version of this header: compare with abws_version() at run time.
+#define ABWS_VERSION_MAJOR 0
+#define ABWS_VERSION_MINOR 1
+#define ABWS_VERSION_PATCH 0
+#define ABWS_VERSION_STRING "0.1.0"
+// MAJOR * 10000 + MINOR * 100 + PATCH
+#define ABWS_VERSION_NUMBER ((ABWS_VERSION_MAJOR * 10000) + (ABWS_VERSION_MINOR * 100) + ABWS_VERSION_PATCH)
+
+
+// The outcome of a call. Every fallible function returns one; `ABWS_STATUS_OK` (0) is
+// success, anything else a failure whose details are in the optional `abws_error`.
+//
+// The numbers are part of the ABI: they never change and are never reused. A newer
+// library may return a number this header does not list; treat it as a failure (and
+// `abws_status_name` still names it, or answers "unknown").
+enum abws_status
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Success.
+  ABWS_STATUS_OK = 0,
+  // A required pointer argument was NULL; the message names the parameter.
+  ABWS_STATUS_NULL_ARGUMENT = 1,
+  // A string argument was not valid UTF-8; the message names the parameter and the offset.
+  ABWS_STATUS_INVALID_UTF8 = 2,
+  // A JSON argument was not well-formed JSON; the message gives line and column.
+  ABWS_STATUS_INVALID_JSON = 3,
+  // A handle (client, pager, error) or library string was not live: never created by
+  // this library, already freed, or of another type.
+  ABWS_STATUS_INVALID_HANDLE = 4,
+  // Bad input caught before any request was sent: unknown, missing or wrongly typed
+  // keys, values that break a rule of the specification. The error's `parameter`
+  // names the key.
+  ABWS_STATUS_VALIDATION = 5,
+  // The service answered with an error status (HTTP status, code, message, details
+  // and request id are in the error).
+  ABWS_STATUS_API = 6,
+  // A page token expired (15 minutes); restart the listing.
+  ABWS_STATUS_PAGE_TOKEN_EXPIRED = 7,
+  // A report ended CANCELLED or FATAL.
+  ABWS_STATUS_REPORT_FAILED = 8,
+  // A downloaded document could not be unpacked, or held an error document.
+  ABWS_STATUS_DOCUMENT = 9,
+  // placeOrder or addItems may or may not have been applied; the error carries the
+  // externalId. It was not resent: check before trying again.
+  ABWS_STATUS_OUTCOME_UNKNOWN = 10,
+  // The request or response failed on the network, or the response was unreadable.
+  ABWS_STATUS_TRANSPORT = 11,
+  // An attempt or the operation's deadline ran out.
+  ABWS_STATUS_TIMEOUT = 12,
+  // Authorization failed: bad client credentials, revoked consent.
+  ABWS_STATUS_AUTH = 13,
+  // The library's runtime could not run the call.
+  ABWS_STATUS_RUNTIME = 14,
+  // The caller's write callback returned non-zero; the download stopped.
+  ABWS_STATUS_CALLBACK_ABORTED = 15,
+  // A bug in the library panicked; the panic was caught and the process is fine.
+  // Please report it with the message.
+  ABWS_STATUS_PANIC = 16,
+  // A bug in the library; please report it with the message.
+  ABWS_STATUS_INTERNAL = 17,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum abws_status abws_status;
+#else
+typedef uint32_t abws_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// A client of the service: settings, credentials, token cache, connection pool.
+//
+// Created by `abws_client_new`, freed by `abws_client_free`. Thread safety: one
+// client may be shared by any number of threads and used concurrently; it refreshes
+// its access token once for all of them and paces all of them with one set of rate
+// limits. Create one per set of credentials and keep it for the life of the plugin.
+typedef struct abws_client abws_client;
+
+// The details of a failed call: status, kind, message, HTTP status, service error
+// code, details, request id, the parameter a validation error is about, and the
+// externalId of an order whose outcome is unknown.
+//
+// Created by the library when a call fails and the caller passed a non-NULL
+// `abws_error **err`; owned by the caller, who frees it with `abws_error_free`.
+// Immutable: any thread may read it, but it must not be freed while another thread
+// still reads it or uses a string borrowed from it.
+typedef struct abws_error abws_error;
+
+// The pages of one listing (invoices, transactions, carts, search results, ...).
+//
+// Created by an `abws_<group>_iter_<...>` function, read with `abws_pager_next`, freed
+// with `abws_pager_free`. It holds its own reference to the client's connection and
+// credentials, so it stays usable after `abws_client_free`.
+// Thread safety: a pager may be passed between threads; calls on one pager are
+// serialized (a second thread waits), and pages come in order. Use one pager per
+// listing and per thread for parallel listings.
+typedef struct abws_pager abws_pager;
+
+// Receives the bytes of a document, in order, chunk by chunk.
+//
+// `userdata` is the pointer given to the download function, passed through untouched;
+// `data` points to `len` bytes (never 0) valid only during the call. Return 0 to go on,
+// any other value to stop the download, which then fails with
+// `ABWS_STATUS_CALLBACK_ABORTED`. Called only on the thread that called the download
+// function, before it returns. Must not unwind (no C++ exception or longjmp may leave
+// it) and must not free the client.
+typedef int (*abws_write_callback)(void *userdata, const uint8_t *data, size_t len);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
 
-// The library version as a NUL-terminated string; static, never freed.
+// The library version, e.g. "0.1.0": the same text as `ABWS_VERSION_STRING` of the
+// header the program was compiled with, unless it was linked to another build.
+//
+// Ownership: the string is static; never free it. Never NULL. Thread safety: any thread.
 const char *abws_version(void);
+
+// Frees a string returned by the library (results, pages, error JSON). `s` may be NULL
+// (nothing happens, `ABWS_STATUS_OK`).
+//
+// Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when `s`
+// is not a live string of this library: freed already, or allocated elsewhere (the
+// check is exact unless a newer library string happens to reuse the address of a freed
+// one). The caller may modify the bytes before freeing, but must not free them with
+// `free()`: only this function frees library strings.
+// Thread safety: any thread.
+abws_status abws_string_free(char *s);
+
+// Counts the objects the caller has not freed yet, process-wide: clients, pagers,
+// errors and library strings. For leak checks in tests and at plugin shutdown (a
+// forgotten object stays reachable from the handle registry, so memory checkers do
+// not report it as lost). Each output pointer may be NULL (that count is skipped).
+//
+// Returns `ABWS_STATUS_OK`. Thread safety: any thread; with other threads running
+// calls, the counts are a snapshot.
+//
+// # Safety
+// Each pointer is NULL or valid for one write.
+abws_status abws_live_objects(size_t *clients, size_t *pagers, size_t *errors, size_t *strings);
+
+// Creates a client from a settings JSON object.
+//
+// Settings (snake_case keys; unknown keys are a validation error naming the key):
+// `region` (required, e.g. "JP"; its regional group picks the address), credentials as
+// `client_id` + `client_secret` + `refresh_token` or as `access_token` alone,
+// `user_email` (default `x-svc-user-email`), `endpoint` (API base address override,
+// e.g. the sandbox), `auth_endpoint`, `consent_endpoint`, `rate_limiting` (bool, default
+// true), `max_attempts` (1-10, default 3), `connect_timeout`, `attempt_timeout`,
+// `operation_timeout` (seconds), `max_response_bytes`, `max_document_bytes`, `app_name`
+// (appended to the user agent). No request is sent here.
+//
+// Ownership: on success `*client` receives a new client the caller frees with
+// `abws_client_free`; on failure `*client` is not written and `*err` (when `err` is not
+// NULL) receives an error the caller frees with `abws_error_free`. Error messages never
+// contain the secrets. NULL `settings_json` or `client`: `ABWS_STATUS_NULL_ARGUMENT`.
+// Thread safety: any thread.
+//
+// # Safety
+// `settings_json` is NULL or a NUL-terminated string; `client` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_client_new(const char *settings_json, abws_client **client, abws_error **err);
+
+// Frees a client. `client` may be NULL (nothing happens, `ABWS_STATUS_OK`).
+//
+// Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when
+// `client` is not a live client (already freed, or another kind of handle).
+// Calls still running on other threads finish normally; pagers created from the client
+// keep working (they hold their own reference). Afterwards every use of the handle
+// gives `ABWS_STATUS_INVALID_HANDLE`. Thread safety: any thread.
+abws_status abws_client_free(abws_client *client);
+
+// Downloads a report document (the PDF of an invoice or credit note) and streams it to
+// `write`, unpacked (gzip, zip) in memory. An expired presigned address is renewed once.
+//
+// Params: `{"report_document_id": "..."}` (required; from `abws_documents_get_report`
+// or `abws_documents_wait_for_report`). An error document inside the archive gives
+// `ABWS_STATUS_DOCUMENT`.
+//
+// Ownership: `userdata` stays the caller's. On success `*bytes_written` (when
+// `bytes_written` is not NULL) receives the number of bytes passed to `write`; on
+// failure it is not written, and `*err` (when `err` is not NULL) receives an error the
+// caller frees with `abws_error_free`. If the callback returns non-zero the status is
+// `ABWS_STATUS_CALLBACK_ABORTED`; bytes already delivered stay delivered.
+// NULL `client`, `params_json` or `write`: `ABWS_STATUS_NULL_ARGUMENT`.
+// Thread safety: any thread, concurrently on one client; `write` runs on the calling
+// thread only.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `write` is NULL or a function with
+// the documented signature; `bytes_written` and `err` are NULL or valid for one write.
+abws_status abws_documents_download(const abws_client *client,
+                                    const char *params_json,
+                                    abws_write_callback write,
+                                    void *userdata,
+                                    uint64_t *bytes_written,
+                                    abws_error **err);
+
+// create → wait → download in one call: creates a GET_AB_INVOICE_PDF report, polls it
+// until it ends, and streams the PDF to `write`.
+//
+// Params: those of `abws_documents_create_report` (`report_type`, `marketplace_ids`,
+// `report_options` {`order_id`, `order_line_item_id`, `shipment_id`, `invoice_id`,
+// `document_type`}) plus `poll_interval` (seconds, default 15) and `timeout` (seconds,
+// default none). A report that ends CANCELLED or FATAL gives `ABWS_STATUS_REPORT_FAILED`.
+//
+// Ownership, NULL behaviour, callback and thread rules: as `abws_documents_download`.
+//
+// # Safety
+// As `abws_documents_download`.
+abws_status abws_documents_fetch_pdf(const abws_client *client,
+                                     const char *params_json,
+                                     abws_write_callback write,
+                                     void *userdata,
+                                     uint64_t *bytes_written,
+                                     abws_error **err);
+
+// Frees an error. `err` may be NULL (nothing happens, `ABWS_STATUS_OK`).
+//
+// Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when
+// `err` is not a live error: freed already, or not an error handle.
+// Every string borrowed from the error becomes invalid.
+// Thread safety: any thread, but not while another thread still reads the error.
+abws_status abws_error_free(abws_error *err);
+
+// The status of the failed call (never `ABWS_STATUS_OK`).
+//
+// NULL `err` gives `ABWS_STATUS_NULL_ARGUMENT`; a freed or foreign handle
+// `ABWS_STATUS_INVALID_HANDLE`. Thread safety: any thread.
+abws_status abws_error_status(const abws_error *err);
+
+// The kind as a stable snake_case name: "validation", "api", "page_token_expired",
+// "report_failed", "document", "outcome_unknown", "transport", "timeout", "auth",
+// "runtime", "internal", or for failures of the C interface itself "null_argument",
+// "invalid_utf8", "invalid_json", "invalid_handle", "callback_aborted", "panic".
+//
+// Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
+// NULL when `err` is NULL or not a live error. Thread safety: any thread.
+const char *abws_error_kind(const abws_error *err);
+
+// The human-readable message: what failed and why, naming the parameter for
+// validation errors and including HTTP status, service code, message, details and
+// request id for API errors. Never contains secrets.
+//
+// Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
+// NULL when `err` is NULL or not a live error. Thread safety: any thread.
+const char *abws_error_message(const abws_error *err);
+
+// The HTTP status of an API error (400, 404, 429, 500, ...), or 0 when no error
+// response was received (and for a NULL or dead handle). Thread safety: any thread.
+uint16_t abws_error_http_status(const abws_error *err);
+
+// The service's error code (e.g. "INVALID_REQUEST_PARAMETER", "InvalidInput"), or ""
+// when the service sent none.
+//
+// Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
+// NULL when `err` is NULL or not a live error. Thread safety: any thread.
+const char *abws_error_code(const abws_error *err);
+
+// The service's error details, or "" when it sent none.
+//
+// Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
+// NULL when `err` is NULL or not a live error. Thread safety: any thread.
+const char *abws_error_details(const abws_error *err);
+
+// The service's request id (`x-svc-RequestId`) when a response was received, else "".
+//
+// Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
+// NULL when `err` is NULL or not a live error. Thread safety: any thread.
+const char *abws_error_request_id(const abws_error *err);
+
+// The parameter (JSON key, possibly a path such as "line_items[0].external_id") a
+// validation, NULL, UTF-8 or JSON error is about, else "".
+//
+// Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
+// NULL when `err` is NULL or not a live error. Thread safety: any thread.
+const char *abws_error_parameter(const abws_error *err);
+
+// For `ABWS_STATUS_OUTCOME_UNKNOWN`: the externalId of the order (or cart lines) that
+// may or may not have been applied; else "".
+//
+// Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
+// NULL when `err` is NULL or not a live error. Thread safety: any thread.
+const char *abws_error_external_id(const abws_error *err);
+
+// Every field of the error as one JSON object: `status`, `kind`, `message`,
+// `http_status`, `code`, `details`, `request_id`, `parameter`, `external_id`,
+// `operation`, `attempts`, and when they apply `report_id`, `report_status`,
+// `document_code`, `items_yielded` (absent values are null).
+//
+// Ownership: on success `*json` receives a new string the caller frees with
+// `abws_string_free`; on failure `*json` is not written. NULL `err` or `json`:
+// `ABWS_STATUS_NULL_ARGUMENT`; a dead handle: `ABWS_STATUS_INVALID_HANDLE`.
+// Thread safety: any thread.
+//
+// # Safety
+// `json` is NULL or valid for one pointer write.
+abws_status abws_error_to_json(const abws_error *err, char **json);
+
+// listCarts: one page of the user's carts (needs `user_email` in the settings).
+//
+// Params: `region` (default: the client's region), `page_size` (1-10), `page_token`
+// (optional).
+//
+// Result: the page in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_list_carts(const abws_client *client,
+                                 const char *params_json,
+                                 char **result_json,
+                                 abws_error **err);
+
+// getCart: a cart's summary with its subtotal.
+//
+// Params: `cart_id` (required), `region` (default: the client's region). Result: the
+// cart in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_get_cart(const abws_client *client,
+                               const char *params_json,
+                               char **result_json,
+                               abws_error **err);
+
+// getItems: a cart's items with current price and availability.
+//
+// Params: `cart_id` (required), `region` (default: the client's region). Result: the
+// items in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_get_items(const abws_client *client,
+                                const char *params_json,
+                                char **result_json,
+                                abws_error **err);
+
+// addItems: adds items to a cart. Never resent after an ambiguous failure (it could add
+// the quantity twice): that is `ABWS_STATUS_OUTCOME_UNKNOWN`; read the cart with
+// `abws_cart_get_items` and converge with `abws_cart_modify_items`.
+//
+// Params: `cart_id` (required), `region` (default: the client's region), `items`
+// (required array of `{"product_identifier", "buying_option_identifier", "quantity",
+// "external_id"?}`).
+//
+// Result: the items result in wire form (accepted and rejected items).
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_add_items(const abws_client *client,
+                                const char *params_json,
+                                char **result_json,
+                                abws_error **err);
+
+// modifyItems: sets absolute quantities (0 removes the item); idempotent.
+//
+// Params: `cart_id` (required), `region` (default: the client's region), `items`
+// (required array of `{"item_id", "quantity"}`).
+//
+// Result: the items result in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_modify_items(const abws_client *client,
+                                   const char *params_json,
+                                   char **result_json,
+                                   abws_error **err);
+
+// deleteItems: empties a cart.
+//
+// Params: `cart_id` (required), `region` (default: the client's region). Result: `null`
+// (the service answers with no content).
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_delete_items(const abws_client *client,
+                                   const char *params_json,
+                                   char **result_json,
+                                   abws_error **err);
+
+// getEstimatedTotalPurchaseCost: principal, shipping and tax of a cart for a delivery
+// address, or the rejection artifacts (a result, not an error).
+//
+// Params: `cart_id` (required), `region` (default: the client's region), `address`
+// (required object: `full_name`, `address_line1`, `city`, `state_or_region`,
+// `postal_code`, `country_code`, optional `phone_number`, `company_name`,
+// `address_line2`).
+//
+// Result: the cost estimation in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_get_estimated_total_purchase_cost(const abws_client *client,
+                                                        const char *params_json,
+                                                        char **result_json,
+                                                        abws_error **err);
+
+// A pager over every page of listCarts.
+//
+// Params: `region` (default: the client's region), `page_size` (1-10).
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_cart_iter_carts(const abws_client *client,
+                                 const char *params_json,
+                                 abws_pager **pager,
+                                 abws_error **err);
+
+// createReport: asks for the PDF of an invoice or credit note (report type
+// GET_AB_INVOICE_PDF).
+//
+// Params: `report_type` (default "GET_AB_INVOICE_PDF"), `marketplace_ids` (default: the
+// client region's), `report_options` (required object: `order_id`, `order_line_item_id`,
+// `shipment_id`, `document_type` "Invoice" or "Credits"; or `invoice_id` of a
+// consolidated invoice with `document_type` "Invoice").
+//
+// Result: `{"reportId":"..."}`. Then `abws_documents_wait_for_report`.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_documents_create_report(const abws_client *client,
+                                         const char *params_json,
+                                         char **result_json,
+                                         abws_error **err);
+
+// getReport: a report's processing status (IN_QUEUE, IN_PROGRESS, DONE, CANCELLED,
+// FATAL) and, when DONE, its `reportDocumentId`.
+//
+// Params: `report_id` (required). Result: the report in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_documents_get_report(const abws_client *client,
+                                      const char *params_json,
+                                      char **result_json,
+                                      abws_error **err);
+
+// getReportDocument: where a report document can be downloaded (a presigned address
+// valid five minutes). Usually `abws_documents_download` is what you want.
+//
+// Params: `report_document_id` (required). Result:
+// `{"reportDocumentId","url","compressionAlgorithm"}`.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_documents_get_report_document(const abws_client *client,
+                                               const char *params_json,
+                                               char **result_json,
+                                               abws_error **err);
+
+// Polls getReport until the report ends. DONE returns the report (with its
+// `reportDocumentId`); CANCELLED and FATAL give `ABWS_STATUS_REPORT_FAILED`; the end of
+// `timeout` gives `ABWS_STATUS_TIMEOUT`.
+//
+// Params: `report_id` (required), `poll_interval` (seconds, default 15), `timeout`
+// (seconds, default: no bound).
+//
+// Result: the final report in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_documents_wait_for_report(const abws_client *client,
+                                           const char *params_json,
+                                           char **result_json,
+                                           abws_error **err);
+
+// getInvoices: one page of the invoices and credit memos issued in a date range.
+//
+// Params: `invoice_issue_start_date` and `invoice_issue_end_date` (required, ISO 8601;
+// at most 366 days apart, the end not in the future), `region` (optional: only that
+// region's invoices), `payment_method_types` (optional array, e.g. ["BCA"]),
+// `next_page_token` (the previous page's `nextPageToken`, sent with the same other
+// parameters).
+//
+// Result: the page in wire form, `{"invoices":[...],"nextPageToken":"..."}`; no
+// `nextPageToken` on the last page. For every page, prefer
+// `abws_invoices_iter_invoices`.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_invoices_get_invoices(const abws_client *client,
+                                       const char *params_json,
+                                       char **result_json,
+                                       abws_error **err);
+
+// getInvoiceDetailByInvoiceNumber: one invoice or credit memo in full (parties, billing
+// details, tax breakdown, artifacts).
+//
+// Params: `invoice_number` (required), `region` (default: the client's region).
+//
+// Result: the `invoiceDetail` object in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_invoices_get_invoice_detail_by_invoice_number(const abws_client *client,
+                                                               const char *params_json,
+                                                               char **result_json,
+                                                               abws_error **err);
+
+// getInvoiceLineItemsByInvoiceNumber: one page of an invoice's line items (then the
+// reversal units of its credit memos).
+//
+// Params: `invoice_number` (required), `region` (default: the client's region),
+// `next_page_token` (optional).
+//
+// Result: the page in wire form, `{"lineItems":[...],"nextPageToken":"..."}`.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_invoices_get_invoice_line_items_by_invoice_number(const abws_client *client,
+                                                                   const char *params_json,
+                                                                   char **result_json,
+                                                                   abws_error **err);
+
+// A pager over every page of getInvoices. Any date range is accepted: it is walked in
+// windows of at most 366 days, oldest first.
+//
+// Params: as `abws_invoices_get_invoices` (`next_page_token` resumes a listing of at
+// most 366 days). Pages: as `abws_invoices_get_invoices` returns them.
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_invoices_iter_invoices(const abws_client *client,
+                                        const char *params_json,
+                                        abws_pager **pager,
+                                        abws_error **err);
+
+// A pager over every page of an invoice's line items
+// (getInvoiceLineItemsByInvoiceNumber).
+//
+// Params: `invoice_number` (required), `region` (default: the client's region).
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_invoices_iter_invoice_line_items(const abws_client *client,
+                                                  const char *params_json,
+                                                  abws_pager **pager,
+                                                  abws_error **err);
+
+// placeOrder: places an order. Resent (with the same externalId) only when it surely did
+// not reach the service or was refused before processing; an ambiguous failure gives
+// `ABWS_STATUS_OUTCOME_UNKNOWN` with the externalId (`abws_error_external_id`), never a
+// resend.
+//
+// Params: the request in the specification's wire form, `{"externalId",
+// "lineItems":[{"externalId", "quantity", "attributes":[...], "expectations":[...]}],
+// "attributes":[...], "expectations":[...]}`, plus `"e_invoicing": true` when the buying
+// group is enabled for e-invoicing (line externalIds must then be numeric; checked
+// before sending, never sent). Rules that can be checked locally (lengths, counts,
+// unique line ids, numeric e-invoicing ids, attribute values) give
+// `ABWS_STATUS_VALIDATION` naming the field, e.g. `line_items[0].external_id`.
+//
+// Result: the outcome in wire form, with accepted and rejected items and artifacts; a
+// rejection is a result, not an error.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_ordering_place_order(const abws_client *client,
+                                      const char *params_json,
+                                      char **result_json,
+                                      abws_error **err);
+
+// searchProductsRequest: one page of products matching keywords or identifiers, with the
+// featured offer of each (needs `user_email` in the settings).
+//
+// Params: `product_region` and `locale` (required, e.g. "JP", "ja-JP"),
+// `shipping_region`, `shipping_postal_code`, `group_tag`, `keywords` (array), `facets`
+// (array: OFFERS, IMAGES), `page_number` (0-13), `page_size` (1-24), `category`,
+// `sub_category`, `availability`, `delivery_day`, `eligible_for_free_shipping`,
+// `prime_eligible`, `upc`, `isbn`, `sku`, `ean`, `part_number`, `oem_part_number`,
+// `search_refinements`, `product_filters`, `inclusions_for_products`,
+// `inclusions_for_offers` (arrays), `sort_key`, `min_price`, `max_price` (integers).
+//
+// Result: the page in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_search_products_request(const abws_client *client,
+                                                  const char *params_json,
+                                                  char **result_json,
+                                                  abws_error **err);
+
+// productsRequest: one product.
+//
+// Params: `product_id` (required, the ASIN), `product_region` and `locale` (required),
+// `shipping_region`, `shipping_postal_code`, `group_tag`, `quantity`, `facets`,
+// `inclusions_for_products`, `inclusions_for_offers`.
+//
+// Result: the product in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_products_request(const abws_client *client,
+                                           const char *params_json,
+                                           char **result_json,
+                                           abws_error **err);
+
+// searchOffersRequest: one page of a product's offers.
+//
+// Params: `product_id` (required), `product_region` and `locale` (required),
+// `shipping_region`, `shipping_postal_code`, `group_tag`, `page_number`, `page_size`,
+// `filter_ids`, `quantity`, `inclusions_for_offers`.
+//
+// Result: the page in wire form, `{"numberOfPages","offerCount","offers":[...]}`.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_search_offers_request(const abws_client *client,
+                                                const char *params_json,
+                                                char **result_json,
+                                                abws_error **err);
+
+// getProductsByAsins: up to 30 products by ASIN.
+//
+// Params: `ids` (required array of 1-30 ASINs), `product_region` and `locale`
+// (required), `shipping_region`, `shipping_postal_code`, `group_tag`, `quantity`,
+// `facets`, `inclusions_for_products`, `inclusions_for_offers`.
+//
+// Result: `{"products":[...]}` in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_get_products_by_asins(const abws_client *client,
+                                                const char *params_json,
+                                                char **result_json,
+                                                abws_error **err);
+
+// getOffersByOfferIds: up to 30 offers by offer id.
+//
+// Params: `ids` (required array of 1-30 offer ids), `inclusions_for_offers` (required
+// array), `product_region` and `locale` (required), `shipping_region`,
+// `shipping_postal_code`, `group_tag`, `quantity`.
+//
+// Result: `{"offers":[...]}` in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_get_offers_by_offer_ids(const abws_client *client,
+                                                  const char *params_json,
+                                                  char **result_json,
+                                                  abws_error **err);
+
+// A pager over every page of searchProductsRequest (at most 14 pages).
+//
+// Params: as `abws_products_search_products_request` (`page_number` is the first page).
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_products_iter_search_products(const abws_client *client,
+                                               const char *params_json,
+                                               abws_pager **pager,
+                                               abws_error **err);
+
+// A pager over every page of a product's offers (searchOffersRequest).
+//
+// Params: as `abws_products_search_offers_request`.
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_products_iter_search_offers(const abws_client *client,
+                                             const char *params_json,
+                                             abws_pager **pager,
+                                             abws_error **err);
+
+// getTransactions: one page of the payment transactions (charges, refunds) of a feed-
+// date range.
+//
+// Params: `feed_start_date` and `feed_end_date` (required, ISO 8601), `next_page_token`
+// (optional; sent alone, as the service wants).
+//
+// Result: the page in wire form, `{"transactions":[...],"nextPageToken":"..."}`.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_reconciliation_get_transactions(const abws_client *client,
+                                                 const char *params_json,
+                                                 char **result_json,
+                                                 abws_error **err);
+
+// getInvoiceDetailsByOrderLineItems: the invoice data of 1 to 25 order line items.
+//
+// Params: `order_line_items` (required array of `{"order_id", "order_line_item_id",
+// "shipment_id"}`; the camelCase names are accepted too).
+//
+// Result: the body in wire form, `{"invoiceDetailsByOrderLineItems":[...]}`.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_reconciliation_get_invoice_details_by_order_line_items(const abws_client *client,
+                                                                        const char *params_json,
+                                                                        char **result_json,
+                                                                        abws_error **err);
+
+// The invoice data of any number of order line items with the fewest requests: batches
+// of 25, one representative per (order, shipment), since line items of one shipment
+// share their invoice.
+//
+// Params: `line_items` (required array of `{"order_id", "order_line_item_id",
+// "shipment_id"}`).
+//
+// Result: a JSON array with one `{"orderLineItem":{...},"invoiceDetails":[...]}` per
+// input, in input order.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_reconciliation_invoice_details_for(const abws_client *client,
+                                                    const char *params_json,
+                                                    char **result_json,
+                                                    abws_error **err);
+
+// A pager over every page of getTransactions.
+//
+// Params: as `abws_reconciliation_get_transactions`.
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_reconciliation_iter_transactions(const abws_client *client,
+                                                  const char *params_json,
+                                                  abws_pager **pager,
+                                                  abws_error **err);
+
+// getOrdersByOrderId: one order, with the parts asked for (needs `user_email` in the
+// settings).
+//
+// Params: `order_id` (required), `include_line_items`, `include_shipments`,
+// `include_charges` (booleans, default false).
+//
+// Result: `{"orders":[...],"size":1}` in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_reporting_get_orders_by_order_id(const abws_client *client,
+                                                  const char *params_json,
+                                                  char **result_json,
+                                                  abws_error **err);
+
+// getShipmentLineItemReports: one page of shipped order lines.
+//
+// Params: `order_start_date` and `order_end_date` (required, ISO 8601, at most 366 days
+// apart), `purchase_order_numbers` (1-30), `order_ids` (1-30), `region`,
+// `next_page_token`.
+//
+// Result: the page in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_reporting_get_shipment_line_item_reports(const abws_client *client,
+                                                          const char *params_json,
+                                                          char **result_json,
+                                                          abws_error **err);
+
+// A pager over every page of getShipmentLineItemReports.
+//
+// Params: as `abws_reporting_get_shipment_line_item_reports`.
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_reporting_iter_shipment_line_item_reports(const abws_client *client,
+                                                           const char *params_json,
+                                                           abws_pager **pager,
+                                                           abws_error **err);
+
+// getPackageTrackingDetails: the carrier events and milestones of one package (packages
+// shipped more than 90 days ago have none: `ABWS_STATUS_API` with HTTP 404).
+//
+// Params: `order_id`, `shipment_id`, `package_id` (required), `region` (default: the
+// client's region), `locale` (optional, one of the specification's locales).
+//
+// Result: the `packageTrackingDetails` object in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_tracking_get_package_tracking_details(const abws_client *client,
+                                                       const char *params_json,
+                                                       char **result_json,
+                                                       abws_error **err);
+
+// Fetches the next page.
+//
+// On `ABWS_STATUS_OK`, `*page_json` receives the next page in wire form (camelCase; the
+// same JSON the single-page operation returns), or NULL when the listing is complete.
+// Page tokens are replayed with identical parameters; an expired one gives
+// `ABWS_STATUS_PAGE_TOKEN_EXPIRED` (restart the listing), never duplicates or gaps.
+// After a failure the pager stays failed: every later call returns the same status
+// and error again.
+//
+// Ownership: a non-NULL `*page_json` is a new string the caller frees with
+// `abws_string_free`. On failure `*page_json` is not written and `*err` (when `err` is
+// not NULL) receives an error the caller frees with `abws_error_free`.
+// NULL `pager` or `page_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed or foreign handle:
+// `ABWS_STATUS_INVALID_HANDLE`. Thread safety: see `abws_pager`. Blocks while the page
+// is fetched.
+//
+// # Safety
+// `page_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_pager_next(abws_pager *pager, char **page_json, abws_error **err);
+
+// Frees a pager. `pager` may be NULL (nothing happens, `ABWS_STATUS_OK`).
+//
+// Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when
+// `pager` is not a live pager. A call running on another thread finishes first.
+// Thread safety: any thread.
+abws_status abws_pager_free(abws_pager *pager);
+
+// The snake_case name of a status number ("ok", "null_argument", "api", ...), or
+// "unknown" for a number this library does not define.
+//
+// Takes a plain integer, not `abws_status`, so any value from C is safe to pass.
+// Ownership: the string is static; never free it. Never fails, never returns NULL.
+// Thread safety: any thread.
+const char *abws_status_name(uint32_t status);
 
 #ifdef __cplusplus
 }  // extern "C"

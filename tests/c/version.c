@@ -1,4 +1,5 @@
-/* The library loads from C and answers its version. */
+/* The library loads from C, answers its version, and the header's version macros agree
+ * with it (rustls-ffi once composed its version number from MINOR twice). */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,23 @@ int main(void) {
         fprintf(stderr, "bad version string\n");
         return 1;
     }
-    printf("abws %s\n", v);
+    if (strcmp(v, ABWS_VERSION_STRING) != 0) {
+        fprintf(stderr, "library %s, header %s\n", v, ABWS_VERSION_STRING);
+        return 1;
+    }
+    char composed[64];
+    snprintf(composed, sizeof composed, "%d.%d.%d", ABWS_VERSION_MAJOR, ABWS_VERSION_MINOR,
+             ABWS_VERSION_PATCH);
+    if (strncmp(v, composed, strlen(composed)) != 0) {
+        fprintf(stderr, "macros compose %s, library says %s\n", composed, v);
+        return 1;
+    }
+    long number = ABWS_VERSION_NUMBER;
+    long expected = ABWS_VERSION_MAJOR * 10000L + ABWS_VERSION_MINOR * 100L + ABWS_VERSION_PATCH;
+    if (number != expected) {
+        fprintf(stderr, "ABWS_VERSION_NUMBER %ld, expected %ld\n", number, expected);
+        return 1;
+    }
+    printf("abws %s (header %s, number %ld)\n", v, ABWS_VERSION_STRING, number);
     return 0;
 }

@@ -13,8 +13,9 @@ fn root() -> PathBuf {
 
 fn generate() -> Result<String, String> {
     let crate_dir = root().join("bindings-c");
-    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
+    let mut config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
         .map_err(|e| format!("cbindgen.toml: {e}"))?;
+    config.after_includes = Some(version_macros(env!("CARGO_PKG_VERSION"))?);
     let bindings = cbindgen::Builder::new()
         .with_crate(&crate_dir)
         .with_config(config)
@@ -23,6 +24,31 @@ fn generate() -> Result<String, String> {
     let mut out = Vec::new();
     bindings.write(&mut out);
     String::from_utf8(out).map_err(|e| e.to_string())
+}
+
+/// The version macros of the header, from the workspace version (bindings-c and xtask
+/// both take `version.workspace`). The composed number is tested from C.
+fn version_macros(version: &str) -> Result<String, String> {
+    let core = version.split(['-', '+']).next().unwrap_or(version);
+    let parts: Vec<u32> = core
+        .split('.')
+        .map(|p| {
+            p.parse::<u32>()
+                .map_err(|e| format!("version {version}: {e}"))
+        })
+        .collect::<Result<_, _>>()?;
+    let [major, minor, patch] = parts[..] else {
+        return Err(format!("version {version} is not MAJOR.MINOR.PATCH"));
+    };
+    Ok(format!(
+        "\n// The version of this header: compare with abws_version() at run time.\n\
+         #define ABWS_VERSION_MAJOR {major}\n\
+         #define ABWS_VERSION_MINOR {minor}\n\
+         #define ABWS_VERSION_PATCH {patch}\n\
+         #define ABWS_VERSION_STRING \"{version}\"\n\
+         // MAJOR * 10000 + MINOR * 100 + PATCH\n\
+         #define ABWS_VERSION_NUMBER ((ABWS_VERSION_MAJOR * 10000) + (ABWS_VERSION_MINOR * 100) + ABWS_VERSION_PATCH)\n"
+    ))
 }
 
 fn main() -> ExitCode {

@@ -1,0 +1,240 @@
+//! Document download through a caller-supplied write callback: the PDF is unpacked in
+//! memory and handed to the callback chunk by chunk; nothing is written to disk unless
+//! the callback writes it.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::io::Write;
+use std::time::Duration;
+
+use abws_core::api::documents::FetchPdfParams;
+
+use crate::abws_error;
+use crate::client::{self, abws_client};
+use crate::ffi::{boundary, not_null, write_out, Failure, FfiResult};
+use crate::params::Params;
+use crate::status::abws_status;
+
+/// Receives the bytes of a document, in order, chunk by chunk.
+///
+/// `userdata` is the pointer given to the download function, passed through untouched;
+/// `data` points to `len` bytes (never 0) valid only during the call. Return 0 to go on,
+/// any other value to stop the download, which then fails with
+/// `ABWS_STATUS_CALLBACK_ABORTED`. Called only on the thread that called the download
+/// function, before it returns. Must not unwind (no C++ exception or longjmp may leave
+/// it) and must not free the client.
+pub type abws_write_callback =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, data: *const u8, len: usize) -> c_int>;
+
+/// An `io::Write` over the caller's callback.
+struct CallbackWriter {
+    callback: unsafe extern "C" fn(*mut c_void, *const u8, usize) -> c_int,
+    userdata: *mut c_void,
+    aborted: Option<c_int>,
+}
+
+// SAFETY: the writer is used only on the calling thread: the blocking facade runs the
+// download future with `block_on` on the thread that called the exported function, and
+// the document is unpacked there. The raw pointer is the caller's and is only passed back.
+unsafe impl Send for CallbackWriter {}
+
+impl Write for CallbackWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.aborted.is_some() {
+            return Err(std::io::Error::other(
+                "the write callback stopped the download",
+            ));
+        }
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        // SAFETY: the callback is the caller's, with the documented signature; `buf` is
+        // valid for `buf.len()` bytes during the call.
+        let rc = unsafe { (self.callback)(self.userdata, buf.as_ptr(), buf.len()) };
+        if rc != 0 {
+            self.aborted = Some(rc);
+            return Err(std::io::Error::other(format!(
+                "the write callback returned {rc}"
+            )));
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl CallbackWriter {
+    /// The failure to report when the callback stopped the download.
+    fn aborted_failure(&self) -> Option<Failure> {
+        self.aborted.map(|rc| {
+            Failure::new(
+                abws_status::CallbackAborted,
+                format!("the write callback returned {rc}; the download was stopped"),
+            )
+        })
+    }
+}
+
+/// The shared body of the download functions (the exported functions' parameters, then
+/// the accepted keys and the call itself).
+///
+/// # Safety
+/// As the exported functions: pointers NULL or valid.
+#[allow(clippy::too_many_arguments)]
+unsafe fn run_download(
+    client: *const abws_client,
+    params_json: *const c_char,
+    write: abws_write_callback,
+    userdata: *mut c_void,
+    bytes_written: *mut u64,
+    err: *mut *mut abws_error,
+    allowed: &[&str],
+    body: impl FnOnce(&abws_core::blocking::Client, &Params, &mut CallbackWriter) -> FfiResult<u64>,
+) -> abws_status {
+    boundary(err, || {
+        not_null!(client, params_json);
+        let Some(callback) = write else {
+            return Err(Failure::null("write"));
+        };
+        let c = client::lookup(client)?;
+        // SAFETY: per the exported function's contract.
+        let p = unsafe { Params::from_c(params_json) }?;
+        p.allow(allowed)?;
+        let mut writer = CallbackWriter {
+            callback,
+            userdata,
+            aborted: None,
+        };
+        let result = body(&c.client, &p, &mut writer);
+        if let Some(f) = writer.aborted_failure() {
+            return Err(f);
+        }
+        let n = result?;
+        if !bytes_written.is_null() {
+            // SAFETY: non-NULL and writable per the exported function's contract.
+            unsafe { write_out(bytes_written, n) };
+        }
+        Ok(())
+    })
+}
+
+/// Downloads a report document (the PDF of an invoice or credit note) and streams it to
+/// `write`, unpacked (gzip, zip) in memory. An expired presigned address is renewed once.
+///
+/// Params: `{"report_document_id": "..."}` (required; from `abws_documents_get_report`
+/// or `abws_documents_wait_for_report`). An error document inside the archive gives
+/// `ABWS_STATUS_DOCUMENT`.
+///
+/// Ownership: `userdata` stays the caller's. On success `*bytes_written` (when
+/// `bytes_written` is not NULL) receives the number of bytes passed to `write`; on
+/// failure it is not written, and `*err` (when `err` is not NULL) receives an error the
+/// caller frees with `abws_error_free`. If the callback returns non-zero the status is
+/// `ABWS_STATUS_CALLBACK_ABORTED`; bytes already delivered stay delivered.
+/// NULL `client`, `params_json` or `write`: `ABWS_STATUS_NULL_ARGUMENT`.
+/// Thread safety: any thread, concurrently on one client; `write` runs on the calling
+/// thread only.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `write` is NULL or a function with
+/// the documented signature; `bytes_written` and `err` are NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_documents_download(
+    client: *const abws_client,
+    params_json: *const c_char,
+    write: abws_write_callback,
+    userdata: *mut c_void,
+    bytes_written: *mut u64,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        run_download(
+            client,
+            params_json,
+            write,
+            userdata,
+            bytes_written,
+            err,
+            &["report_document_id"],
+            |c, p, w| {
+                let id = p.required_string("report_document_id")?;
+                Ok(c.documents().download_to(&id, w)?)
+            },
+        )
+    }
+}
+
+/// The keys of `abws_documents_fetch_pdf`'s params.
+const FETCH_PDF_KEYS: &[&str] = &[
+    "report_type",
+    "marketplace_ids",
+    "report_options",
+    "poll_interval",
+    "timeout",
+];
+
+/// create → wait → download in one call: creates a GET_AB_INVOICE_PDF report, polls it
+/// until it ends, and streams the PDF to `write`.
+///
+/// Params: those of `abws_documents_create_report` (`report_type`, `marketplace_ids`,
+/// `report_options` {`order_id`, `order_line_item_id`, `shipment_id`, `invoice_id`,
+/// `document_type`}) plus `poll_interval` (seconds, default 15) and `timeout` (seconds,
+/// default none). A report that ends CANCELLED or FATAL gives `ABWS_STATUS_REPORT_FAILED`.
+///
+/// Ownership, NULL behaviour, callback and thread rules: as `abws_documents_download`.
+///
+/// # Safety
+/// As `abws_documents_download`.
+#[no_mangle]
+pub unsafe extern "C" fn abws_documents_fetch_pdf(
+    client: *const abws_client,
+    params_json: *const c_char,
+    write: abws_write_callback,
+    userdata: *mut c_void,
+    bytes_written: *mut u64,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        run_download(
+            client,
+            params_json,
+            write,
+            userdata,
+            bytes_written,
+            err,
+            FETCH_PDF_KEYS,
+            |c, p, w| {
+                let poll = p
+                    .seconds("poll_interval")?
+                    .unwrap_or(Duration::from_secs(15));
+                let timeout = p.seconds("timeout")?;
+                let params: FetchPdfParams = p.parse_except(&["poll_interval", "timeout"])?;
+                let pdf = zeroize_on_drop(c.documents().fetch_pdf(&params, poll, timeout)?);
+                w.write_all(&pdf.0).map_err(|e| {
+                    Failure::Core(abws_core::Error::document(format!(
+                        "the PDF could not be handed over ({e})"
+                    )))
+                })?;
+                Ok(pdf.0.len() as u64)
+            },
+        )
+    }
+}
+
+/// The PDF in memory is wiped when dropped (it may hold personal data).
+struct Wiped(Vec<u8>);
+
+impl Drop for Wiped {
+    fn drop(&mut self) {
+        for b in self.0.iter_mut() {
+            // SAFETY: a plain write through a valid reference; volatile so the wipe is
+            // not optimised away.
+            unsafe { std::ptr::write_volatile(b, 0) };
+        }
+    }
+}
+
+fn zeroize_on_drop(v: Vec<u8>) -> Wiped {
+    Wiped(v)
+}

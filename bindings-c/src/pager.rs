@@ -1,0 +1,148 @@
+//! `abws_pager`: the pages of a paged operation, one JSON page per call.
+
+use std::ffi::c_char;
+use std::sync::Mutex;
+
+use abws_core::blocking;
+use abws_core::paging::Page;
+use serde::Serialize;
+
+use crate::abws_error;
+use crate::ffi::{boundary, not_null, write_out, write_string, Failure, FfiResult};
+use crate::handles::Registry;
+use crate::params::to_json;
+use crate::status::abws_status;
+
+/// The pages of one listing (invoices, transactions, carts, search results, ...).
+///
+/// Created by an `abws_<group>_iter_<...>` function, read with `abws_pager_next`, freed
+/// with `abws_pager_free`. It holds its own reference to the client's connection and
+/// credentials, so it stays usable after `abws_client_free`.
+/// Thread safety: a pager may be passed between threads; calls on one pager are
+/// serialized (a second thread waits), and pages come in order. Use one pager per
+/// listing and per thread for parallel listings.
+pub struct abws_pager {
+    _opaque: [u8; 0],
+}
+
+/// A blocking pager of any page type, as JSON pages.
+pub(crate) trait JsonPages: Send {
+    fn next_json(&mut self) -> FfiResult<Option<String>>;
+}
+
+impl<P: Page + Serialize> JsonPages for blocking::Pager<P> {
+    fn next_json(&mut self) -> FfiResult<Option<String>> {
+        match self.next_page()? {
+            Some(page) => to_json(&page).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+struct PagerState {
+    pages: Box<dyn JsonPages>,
+    /// The error that ended the listing: every later call returns it again, so a
+    /// failure is never mistaken for the end of the listing.
+    failed: Option<abws_core::Error>,
+}
+
+pub(crate) struct PagerData {
+    state: Mutex<PagerState>,
+}
+
+/// How many handles are live (for `abws_live_objects`).
+pub(crate) fn live() -> usize {
+    PAGERS.len()
+}
+
+static PAGERS: Registry<PagerData> = Registry::new();
+
+/// Registers a pager and returns its handle.
+pub(crate) fn register(pages: Box<dyn JsonPages>) -> *mut abws_pager {
+    PAGERS.insert(PagerData {
+        state: Mutex::new(PagerState {
+            pages,
+            failed: None,
+        }),
+    })
+}
+
+/// Writes a new pager to `*out`.
+///
+/// # Safety
+/// `out` is non-NULL and valid for one pointer write.
+pub(crate) unsafe fn write_pager(out: *mut *mut abws_pager, pages: Box<dyn JsonPages>) {
+    let handle = register(pages);
+    // SAFETY: per the caller's contract.
+    unsafe { write_out(out, handle) }
+}
+
+/// Fetches the next page.
+///
+/// On `ABWS_STATUS_OK`, `*page_json` receives the next page in wire form (camelCase; the
+/// same JSON the single-page operation returns), or NULL when the listing is complete.
+/// Page tokens are replayed with identical parameters; an expired one gives
+/// `ABWS_STATUS_PAGE_TOKEN_EXPIRED` (restart the listing), never duplicates or gaps.
+/// After a failure the pager stays failed: every later call returns the same status
+/// and error again.
+///
+/// Ownership: a non-NULL `*page_json` is a new string the caller frees with
+/// `abws_string_free`. On failure `*page_json` is not written and `*err` (when `err` is
+/// not NULL) receives an error the caller frees with `abws_error_free`.
+/// NULL `pager` or `page_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed or foreign handle:
+/// `ABWS_STATUS_INVALID_HANDLE`. Thread safety: see `abws_pager`. Blocks while the page
+/// is fetched.
+///
+/// # Safety
+/// `page_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_pager_next(
+    pager: *mut abws_pager,
+    page_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    boundary(err, || {
+        not_null!(pager, page_json);
+        let data = PAGERS
+            .get(pager)
+            .ok_or_else(|| Failure::invalid_handle("pager", "abws_pager"))?;
+        let mut state = data.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = &state.failed {
+            return Err(Failure::Core(e.clone()));
+        }
+        let next = match state.pages.next_json() {
+            Ok(n) => n,
+            Err(Failure::Core(e)) => {
+                state.failed = Some(e.clone());
+                return Err(Failure::Core(e));
+            }
+            Err(other) => return Err(other),
+        };
+        drop(state);
+        match next {
+            // SAFETY: `page_json` is non-NULL and writable per this function's contract.
+            Some(json) => unsafe { write_string(page_json, json) },
+            // SAFETY: as above.
+            None => unsafe { write_out(page_json, std::ptr::null_mut()) },
+        }
+        Ok(())
+    })
+}
+
+/// Frees a pager. `pager` may be NULL (nothing happens, `ABWS_STATUS_OK`).
+///
+/// Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when
+/// `pager` is not a live pager. A call running on another thread finishes first.
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn abws_pager_free(pager: *mut abws_pager) -> abws_status {
+    crate::ffi::boundary_value(abws_status::Panic, || {
+        if pager.is_null() {
+            return abws_status::Ok;
+        }
+        match PAGERS.remove(pager) {
+            Some(_) => abws_status::Ok,
+            None => abws_status::InvalidHandle,
+        }
+    })
+}

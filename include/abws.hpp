@@ -1,0 +1,542 @@
+// abws.hpp: a header-only C++17 wrapper over the C API of abws (abws.h).
+//
+// RAII handles (Client, Pager), std::string results (JSON in the wire form),
+// exceptions (abws::Error) carrying every field of the C error, a range-for over
+// pagers, and downloads into any callable. Link with -labws (pkg-config: abws).
+//
+//     abws::Client client(R"({"region":"JP","access_token":"..."})");
+//     for (const std::string &page : client.invoices().iter_invoices(params)) { ... }
+//     std::string pdf = client.documents().download(R"({"report_document_id":"..."})");
+//
+// Thread safety: as the C API. A Client may be shared by any number of threads (all
+// methods are const); a Pager is used by one thread at a time. Objects returned by
+// group accessors (client.invoices()) borrow the Client and must not outlive it.
+#ifndef ABWS_HPP
+#define ABWS_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "abws.h"
+
+namespace abws {
+
+/// The library's version (the same as ABWS_VERSION_STRING when header and library match).
+inline std::string version() { return abws_version(); }
+
+/// A failed call: the C error's status and fields, copied, so the exception owns them.
+class Error : public std::runtime_error {
+ public:
+    /// Takes over `err` (which may be NULL) and frees it.
+    Error(abws_status status, abws_error *err)
+        : std::runtime_error(text(abws_error_message(err), status)),
+          status_(status),
+          kind_(text(abws_error_kind(err), status)),
+          code_(text(abws_error_code(err))),
+          details_(text(abws_error_details(err))),
+          request_id_(text(abws_error_request_id(err))),
+          parameter_(text(abws_error_parameter(err))),
+          external_id_(text(abws_error_external_id(err))),
+          http_status_(abws_error_http_status(err)) {
+        abws_error_free(err);
+    }
+
+    /// The ABWS_STATUS_* value.
+    abws_status status() const noexcept { return status_; }
+    /// "validation", "api", "page_token_expired", ... (see abws_error_kind).
+    const std::string &kind() const noexcept { return kind_; }
+    /// The service's error code, or "".
+    const std::string &code() const noexcept { return code_; }
+    /// The service's error details, or "".
+    const std::string &details() const noexcept { return details_; }
+    /// The service's request id, or "".
+    const std::string &request_id() const noexcept { return request_id_; }
+    /// The parameter a validation error is about, or "".
+    const std::string &parameter() const noexcept { return parameter_; }
+    /// The externalId of an order whose outcome is unknown, or "".
+    const std::string &external_id() const noexcept { return external_id_; }
+    /// The HTTP status of an API error, or 0.
+    std::uint16_t http_status() const noexcept { return http_status_; }
+
+ private:
+    static std::string text(const char *s) { return s ? std::string(s) : std::string(); }
+    static std::string text(const char *s, abws_status status) {
+        return s ? std::string(s) : std::string(abws_status_name(status));
+    }
+
+    abws_status status_;
+    std::string kind_, code_, details_, request_id_, parameter_, external_id_;
+    std::uint16_t http_status_;
+};
+
+namespace detail {
+
+/// Throws for a failure (taking over `err`). Call it after the C call, never with the
+/// call as an argument: the order in which arguments are evaluated is unspecified.
+inline void check(abws_status status, abws_error *err) {
+    if (status != ABWS_STATUS_OK) throw Error(status, err);
+    abws_error_free(err);
+}
+
+/// Copies a library string into a std::string and frees it.
+inline std::string take(char *s) {
+    struct Free {
+        void operator()(char *p) const noexcept { abws_string_free(p); }
+    };
+    std::unique_ptr<char, Free> owned(s);
+    return s ? std::string(s) : std::string();
+}
+
+using OpFn = abws_status (*)(const abws_client *, const char *, char **, abws_error **);
+using PagerFn = abws_status (*)(const abws_client *, const char *, abws_pager **, abws_error **);
+using DownloadFn = abws_status (*)(const abws_client *, const char *, abws_write_callback, void *,
+                                   uint64_t *, abws_error **);
+
+/// Carries a C++ callable through the C callback; an exception it throws is kept and
+/// rethrown after the C call returns (it never crosses the C frames).
+template <class Sink>
+struct SinkContext {
+    Sink *sink;
+    std::exception_ptr error;
+
+    static int call(void *userdata, const std::uint8_t *data, std::size_t len) noexcept {
+        auto *self = static_cast<SinkContext *>(userdata);
+        try {
+            (*self->sink)(data, len);
+            return 0;
+        } catch (...) {
+            self->error = std::current_exception();
+            return 1;
+        }
+    }
+};
+
+}  // namespace detail
+
+/// The pages of a listing, as JSON strings. Move-only; frees the C pager.
+/// `for (const std::string &page : pager)` walks every page; an error throws
+/// abws::Error from the loop.
+class Pager {
+ public:
+    explicit Pager(abws_pager *handle) noexcept : handle_(handle) {}
+    Pager(Pager &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    Pager &operator=(Pager &&other) noexcept {
+        if (this != &other) {
+            abws_pager_free(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    Pager(const Pager &) = delete;
+    Pager &operator=(const Pager &) = delete;
+    ~Pager() { abws_pager_free(handle_); }
+
+    /// The next page, or std::nullopt when the listing is complete.
+    std::optional<std::string> next() {
+        char *page = nullptr;
+        abws_error *err = nullptr;
+        abws_status status = abws_pager_next(handle_, &page, &err);
+        detail::check(status, err);
+        if (page == nullptr) return std::nullopt;
+        return detail::take(page);
+    }
+
+    /// An input iterator over the pages.
+    class iterator {
+     public:
+        using iterator_category = std::input_iterator_tag;
+        using value_type = std::string;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const std::string *;
+        using reference = const std::string &;
+
+        iterator() = default;
+        explicit iterator(Pager *pager) : pager_(pager) { ++*this; }
+        reference operator*() const { return page_; }
+        pointer operator->() const { return &page_; }
+        iterator &operator++() {
+            std::optional<std::string> next = pager_->next();
+            if (next) {
+                page_ = std::move(*next);
+            } else {
+                pager_ = nullptr;
+            }
+            return *this;
+        }
+        bool operator==(const iterator &other) const { return pager_ == other.pager_; }
+        bool operator!=(const iterator &other) const { return !(*this == other); }
+
+     private:
+        Pager *pager_ = nullptr;
+        std::string page_;
+    };
+
+    iterator begin() { return iterator(this); }
+    iterator end() { return iterator(); }
+
+    abws_pager *get() const noexcept { return handle_; }
+
+ private:
+    abws_pager *handle_;
+};
+
+class Invoices;
+class Reconciliation;
+class Documents;
+class Cart;
+class Products;
+class Ordering;
+class Reporting;
+class Tracking;
+
+/// A client of the service. Move-only; frees the C client. Share one instance between
+/// threads (every method is const and thread-safe).
+class Client {
+ public:
+    /// Creates a client from a settings JSON object (see abws_client_new).
+    explicit Client(const std::string &settings_json) {
+        abws_error *err = nullptr;
+        abws_status status = abws_client_new(settings_json.c_str(), &handle_, &err);
+        detail::check(status, err);
+    }
+    Client(Client &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    Client &operator=(Client &&other) noexcept {
+        if (this != &other) {
+            abws_client_free(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    Client(const Client &) = delete;
+    Client &operator=(const Client &) = delete;
+    ~Client() { abws_client_free(handle_); }
+
+    /// Runs one operation: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string call(detail::OpFn fn, const std::string &params) const {
+        char *result = nullptr;
+        abws_error *err = nullptr;
+        abws_status status = fn(handle_, params.c_str(), &result, &err);
+        detail::check(status, err);
+        return detail::take(result);
+    }
+
+    /// Creates a pager; throws abws::Error.
+    Pager pages(detail::PagerFn fn, const std::string &params) const {
+        abws_pager *pager = nullptr;
+        abws_error *err = nullptr;
+        abws_status status = fn(handle_, params.c_str(), &pager, &err);
+        detail::check(status, err);
+        return Pager(pager);
+    }
+
+    /// Runs a download function, handing every chunk to `sink(const uint8_t *, size_t)`.
+    template <class Sink>
+    std::uint64_t stream(detail::DownloadFn fn, const std::string &params, Sink &&sink) const {
+        using Plain = std::remove_reference_t<Sink>;
+        detail::SinkContext<Plain> context{&sink, nullptr};
+        std::uint64_t written = 0;
+        abws_error *err = nullptr;
+        abws_status status = fn(handle_, params.c_str(), &detail::SinkContext<Plain>::call,
+                                &context, &written, &err);
+        if (context.error) {
+            abws_error_free(err);
+            std::rethrow_exception(context.error);
+        }
+        detail::check(status, err);
+        return written;
+    }
+
+    Invoices invoices() const;
+    Reconciliation reconciliation() const;
+    Documents documents() const;
+    Cart cart() const;
+    Products products() const;
+    Ordering ordering() const;
+    Reporting reporting() const;
+    Tracking tracking() const;
+
+    /// The C handle, for calls the wrapper does not cover; still owned by this Client.
+    abws_client *get() const noexcept { return handle_; }
+
+ private:
+    abws_client *handle_ = nullptr;
+};
+
+/// The invoices operations; get one with `Client::invoices()`.
+class Invoices {
+ public:
+    explicit Invoices(const Client &client) noexcept : client_(client) {}
+    /// `abws_invoices_get_invoices`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_invoices(const std::string &params = "{}") const {
+        return client_.call(abws_invoices_get_invoices, params);
+    }
+    /// `abws_invoices_get_invoice_detail_by_invoice_number`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_invoice_detail_by_invoice_number(const std::string &params = "{}") const {
+        return client_.call(abws_invoices_get_invoice_detail_by_invoice_number, params);
+    }
+    /// `abws_invoices_get_invoice_line_items_by_invoice_number`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_invoice_line_items_by_invoice_number(const std::string &params = "{}") const {
+        return client_.call(abws_invoices_get_invoice_line_items_by_invoice_number, params);
+    }
+    /// `abws_invoices_iter_invoices`: a pager over JSON pages (range-for); throws abws::Error.
+    Pager iter_invoices(const std::string &params = "{}") const {
+        return client_.pages(abws_invoices_iter_invoices, params);
+    }
+    /// `abws_invoices_iter_invoice_line_items`: a pager over JSON pages (range-for); throws abws::Error.
+    Pager iter_invoice_line_items(const std::string &params = "{}") const {
+        return client_.pages(abws_invoices_iter_invoice_line_items, params);
+    }
+
+ private:
+    const Client &client_;
+};
+
+/// The reconciliation operations; get one with `Client::reconciliation()`.
+class Reconciliation {
+ public:
+    explicit Reconciliation(const Client &client) noexcept : client_(client) {}
+    /// `abws_reconciliation_get_transactions`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_transactions(const std::string &params = "{}") const {
+        return client_.call(abws_reconciliation_get_transactions, params);
+    }
+    /// `abws_reconciliation_get_invoice_details_by_order_line_items`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_invoice_details_by_order_line_items(const std::string &params = "{}") const {
+        return client_.call(abws_reconciliation_get_invoice_details_by_order_line_items, params);
+    }
+    /// `abws_reconciliation_invoice_details_for`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string invoice_details_for(const std::string &params = "{}") const {
+        return client_.call(abws_reconciliation_invoice_details_for, params);
+    }
+    /// `abws_reconciliation_iter_transactions`: a pager over JSON pages (range-for); throws abws::Error.
+    Pager iter_transactions(const std::string &params = "{}") const {
+        return client_.pages(abws_reconciliation_iter_transactions, params);
+    }
+
+ private:
+    const Client &client_;
+};
+
+/// The documents operations; get one with `Client::documents()`.
+class Documents {
+ public:
+    explicit Documents(const Client &client) noexcept : client_(client) {}
+    /// `abws_documents_create_report`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string create_report(const std::string &params = "{}") const {
+        return client_.call(abws_documents_create_report, params);
+    }
+    /// `abws_documents_get_report`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_report(const std::string &params = "{}") const {
+        return client_.call(abws_documents_get_report, params);
+    }
+    /// `abws_documents_get_report_document`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_report_document(const std::string &params = "{}") const {
+        return client_.call(abws_documents_get_report_document, params);
+    }
+    /// `abws_documents_wait_for_report`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string wait_for_report(const std::string &params = "{}") const {
+        return client_.call(abws_documents_wait_for_report, params);
+    }
+    /// `abws_documents_download`: streams the PDF to `sink(const uint8_t *, size_t)`;
+    /// returns the byte count. An exception thrown by `sink` stops the download and
+    /// is rethrown here.
+    template <class Sink>
+    std::uint64_t download(const std::string &params, Sink &&sink) const {
+        return client_.stream(abws_documents_download, params, std::forward<Sink>(sink));
+    }
+    /// `abws_documents_download` into memory: the PDF's bytes.
+    std::string download(const std::string &params) const {
+        std::string bytes;
+        download(params, [&bytes](const std::uint8_t *data, std::size_t len) {
+            bytes.append(reinterpret_cast<const char *>(data), len);
+        });
+        return bytes;
+    }
+    /// `abws_documents_fetch_pdf`: create → wait → download, streamed to `sink`.
+    template <class Sink>
+    std::uint64_t fetch_pdf(const std::string &params, Sink &&sink) const {
+        return client_.stream(abws_documents_fetch_pdf, params, std::forward<Sink>(sink));
+    }
+    /// `abws_documents_fetch_pdf` into memory.
+    std::string fetch_pdf(const std::string &params) const {
+        std::string bytes;
+        fetch_pdf(params, [&bytes](const std::uint8_t *data, std::size_t len) {
+            bytes.append(reinterpret_cast<const char *>(data), len);
+        });
+        return bytes;
+    }
+
+ private:
+    const Client &client_;
+};
+
+/// The cart operations; get one with `Client::cart()`.
+class Cart {
+ public:
+    explicit Cart(const Client &client) noexcept : client_(client) {}
+    /// `abws_cart_list_carts`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string list_carts(const std::string &params = "{}") const {
+        return client_.call(abws_cart_list_carts, params);
+    }
+    /// `abws_cart_get_cart`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_cart(const std::string &params = "{}") const {
+        return client_.call(abws_cart_get_cart, params);
+    }
+    /// `abws_cart_get_items`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_items(const std::string &params = "{}") const {
+        return client_.call(abws_cart_get_items, params);
+    }
+    /// `abws_cart_add_items`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string add_items(const std::string &params = "{}") const {
+        return client_.call(abws_cart_add_items, params);
+    }
+    /// `abws_cart_modify_items`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string modify_items(const std::string &params = "{}") const {
+        return client_.call(abws_cart_modify_items, params);
+    }
+    /// `abws_cart_delete_items`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string delete_items(const std::string &params = "{}") const {
+        return client_.call(abws_cart_delete_items, params);
+    }
+    /// `abws_cart_get_estimated_total_purchase_cost`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_estimated_total_purchase_cost(const std::string &params = "{}") const {
+        return client_.call(abws_cart_get_estimated_total_purchase_cost, params);
+    }
+    /// `abws_cart_iter_carts`: a pager over JSON pages (range-for); throws abws::Error.
+    Pager iter_carts(const std::string &params = "{}") const {
+        return client_.pages(abws_cart_iter_carts, params);
+    }
+
+ private:
+    const Client &client_;
+};
+
+/// The products operations; get one with `Client::products()`.
+class Products {
+ public:
+    explicit Products(const Client &client) noexcept : client_(client) {}
+    /// `abws_products_search_products_request`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string search_products_request(const std::string &params = "{}") const {
+        return client_.call(abws_products_search_products_request, params);
+    }
+    /// `abws_products_products_request`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string products_request(const std::string &params = "{}") const {
+        return client_.call(abws_products_products_request, params);
+    }
+    /// `abws_products_search_offers_request`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string search_offers_request(const std::string &params = "{}") const {
+        return client_.call(abws_products_search_offers_request, params);
+    }
+    /// `abws_products_get_products_by_asins`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_products_by_asins(const std::string &params = "{}") const {
+        return client_.call(abws_products_get_products_by_asins, params);
+    }
+    /// `abws_products_get_offers_by_offer_ids`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_offers_by_offer_ids(const std::string &params = "{}") const {
+        return client_.call(abws_products_get_offers_by_offer_ids, params);
+    }
+    /// `abws_products_iter_search_products`: a pager over JSON pages (range-for); throws abws::Error.
+    Pager iter_search_products(const std::string &params = "{}") const {
+        return client_.pages(abws_products_iter_search_products, params);
+    }
+    /// `abws_products_iter_search_offers`: a pager over JSON pages (range-for); throws abws::Error.
+    Pager iter_search_offers(const std::string &params = "{}") const {
+        return client_.pages(abws_products_iter_search_offers, params);
+    }
+
+ private:
+    const Client &client_;
+};
+
+/// The ordering operations; get one with `Client::ordering()`.
+class Ordering {
+ public:
+    explicit Ordering(const Client &client) noexcept : client_(client) {}
+    /// `abws_ordering_place_order`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string place_order(const std::string &params = "{}") const {
+        return client_.call(abws_ordering_place_order, params);
+    }
+
+ private:
+    const Client &client_;
+};
+
+/// The reporting operations; get one with `Client::reporting()`.
+class Reporting {
+ public:
+    explicit Reporting(const Client &client) noexcept : client_(client) {}
+    /// `abws_reporting_get_orders_by_order_id`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_orders_by_order_id(const std::string &params = "{}") const {
+        return client_.call(abws_reporting_get_orders_by_order_id, params);
+    }
+    /// `abws_reporting_get_shipment_line_item_reports`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_shipment_line_item_reports(const std::string &params = "{}") const {
+        return client_.call(abws_reporting_get_shipment_line_item_reports, params);
+    }
+    /// `abws_reporting_iter_shipment_line_item_reports`: a pager over JSON pages (range-for); throws abws::Error.
+    Pager iter_shipment_line_item_reports(const std::string &params = "{}") const {
+        return client_.pages(abws_reporting_iter_shipment_line_item_reports, params);
+    }
+
+ private:
+    const Client &client_;
+};
+
+/// The tracking operations; get one with `Client::tracking()`.
+class Tracking {
+ public:
+    explicit Tracking(const Client &client) noexcept : client_(client) {}
+    /// `abws_tracking_get_package_tracking_details`: params JSON in, result JSON
+    /// out; throws abws::Error.
+    std::string get_package_tracking_details(const std::string &params = "{}") const {
+        return client_.call(abws_tracking_get_package_tracking_details, params);
+    }
+
+ private:
+    const Client &client_;
+};
+inline Invoices Client::invoices() const { return Invoices(*this); }
+inline Reconciliation Client::reconciliation() const { return Reconciliation(*this); }
+inline Documents Client::documents() const { return Documents(*this); }
+inline Cart Client::cart() const { return Cart(*this); }
+inline Products Client::products() const { return Products(*this); }
+inline Ordering Client::ordering() const { return Ordering(*this); }
+inline Reporting Client::reporting() const { return Reporting(*this); }
+inline Tracking Client::tracking() const { return Tracking(*this); }
+
+}  // namespace abws
+
+#endif  // ABWS_HPP

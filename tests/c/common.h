@@ -1,0 +1,155 @@
+/* Helpers shared by the C tests: settings from the environment (written by
+ * scripts/test-c.sh from the sandbox's JSON line), checks that count failures, and a
+ * tiny string search for ids in result JSON (the tests need no JSON library). */
+#ifndef ABWS_TEST_COMMON_H
+#define ABWS_TEST_COMMON_H
+
+/* strdup, pthreads, nanosleep: POSIX, not in strict C11. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abws.h"
+
+static int test_failures = 0;
+static int test_checks = 0;
+
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        test_checks++;                                                         \
+        if (!(cond)) {                                                         \
+            test_failures++;                                                   \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);    \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fprintf(stderr, "\n");                                             \
+        }                                                                      \
+    } while (0)
+
+/* An environment variable the test script sets; exits when it is missing. */
+static inline const char *env_required(const char *name) {
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') {
+        fprintf(stderr, "missing environment variable %s (run scripts/test-c.sh)\n", name);
+        exit(2);
+    }
+    return v;
+}
+
+/* Prints and frees an error; returns its status. */
+static inline abws_status report_error(const char *what, abws_status st, abws_error *err) {
+    if (st != ABWS_STATUS_OK) {
+        fprintf(stderr, "%s: status %u (%s): %s\n", what, (unsigned)st, abws_status_name(st),
+                err ? abws_error_message(err) : "(no error object)");
+    }
+    abws_error_free(err);
+    return st;
+}
+
+/* A new client from ABWS_TEST_SETTINGS; exits on failure. */
+static inline abws_client *test_client(void) {
+    abws_client *client = NULL;
+    abws_error *err = NULL;
+    abws_status st = abws_client_new(env_required("ABWS_TEST_SETTINGS"), &client, &err);
+    if (st != ABWS_STATUS_OK) {
+        report_error("abws_client_new", st, err);
+        exit(1);
+    }
+    return client;
+}
+
+/* Copies the text value of the nth (0-based) occurrence of "key":"..." into out.
+ * Returns the position after it, or NULL when there is no such occurrence. */
+static inline const char *json_string_at(const char *json, const char *key, int nth, char *out,
+                                  size_t cap) {
+    char needle[128];
+    snprintf(needle, sizeof needle, "\"%s\":\"", key);
+    const char *p = json;
+    for (int i = 0;; i++) {
+        p = strstr(p, needle);
+        if (p == NULL) return NULL;
+        p += strlen(needle);
+        if (i == nth) break;
+    }
+    size_t n = 0;
+    while (*p && *p != '"') {
+        if (*p == '\\' && p[1]) p++;
+        if (n + 1 < cap) out[n++] = *p;
+        p++;
+    }
+    out[n] = '\0';
+    return p;
+}
+
+/* How often needle occurs in text. */
+static inline int count_of(const char *text, const char *needle) {
+    int n = 0;
+    size_t len = strlen(needle);
+    for (const char *p = strstr(text, needle); p; p = strstr(p + len, needle)) n++;
+    return n;
+}
+
+/* A growable byte buffer. */
+typedef struct {
+    unsigned char *data;
+    size_t len;
+    size_t cap;
+} buffer;
+
+static inline int buffer_append(buffer *b, const void *data, size_t len) {
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len + 1) cap *= 2;
+        unsigned char *p = realloc(b->data, cap);
+        if (p == NULL) return -1;
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+static inline void buffer_free(buffer *b) {
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/* Formats into a fixed buffer (params JSON built from ids). */
+static inline const char *fmt(char *buf, size_t cap, const char *format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(buf, cap, format, ap);
+    va_end(ap);
+    return buf;
+}
+
+/* Every client, pager, error and string the test received has been freed: a forgotten
+ * one stays reachable from the library's handle registry, so valgrind would not call
+ * it lost; the library counts them instead. */
+static inline void check_nothing_left(void) {
+    size_t clients = 1, pagers = 1, errors = 1, strings = 1;
+    CHECK(abws_live_objects(&clients, &pagers, &errors, &strings) == ABWS_STATUS_OK,
+          "abws_live_objects");
+    CHECK(clients == 0 && pagers == 0 && errors == 0 && strings == 0,
+          "left unfreed: %zu clients, %zu pagers, %zu errors, %zu strings", clients, pagers,
+          errors, strings);
+}
+
+static inline int test_summary(const char *name) {
+    check_nothing_left();
+    if (test_failures) {
+        fprintf(stderr, "%s: %d of %d checks failed\n", name, test_failures, test_checks);
+        return 1;
+    }
+    printf("%s: %d checks passed\n", name, test_checks);
+    return 0;
+}
+
+#endif

@@ -1,0 +1,180 @@
+/* Downloads an invoice PDF through the write callback into memory (nothing touches
+ * disk): transactions → order line item → createReport → wait → download. Also: a
+ * callback that stops the download, the one-call fetch_pdf, a FATAL report and an
+ * error document inside the archive, each with its own status. */
+#include "common.h"
+
+static const char *specials;
+
+static int is_special(const char *order_id) {
+    char needle[64];
+    snprintf(needle, sizeof needle, "%s", order_id);
+    return strstr(specials, needle) != NULL;
+}
+
+/* The write callback: appends to the buffer passed as userdata. */
+static int collect(void *userdata, const uint8_t *data, size_t len) {
+    return buffer_append((buffer *)userdata, data, len) == 0 ? 0 : 1;
+}
+
+/* Stops after the first chunk. */
+static int stop_early(void *userdata, const uint8_t *data, size_t len) {
+    (void)data;
+    *(size_t *)userdata += len;
+    return 42;
+}
+
+static int looks_like_pdf(const buffer *b) {
+    return b->len > 100 && memcmp(b->data, "%PDF-", 5) == 0 &&
+           strstr((const char *)b->data + b->len - 32, "%%EOF") != NULL;
+}
+
+/* The first line item of an order (getOrdersByOrderId). */
+static int first_line_item(abws_client *client, const char *order_id, char *out, size_t cap) {
+    char params[256];
+    char *json = NULL;
+    abws_error *err = NULL;
+    fmt(params, sizeof params, "{\"order_id\":\"%s\",\"include_line_items\":true}", order_id);
+    abws_status st = abws_reporting_get_orders_by_order_id(client, params, &json, &err);
+    if (st != ABWS_STATUS_OK) return report_error("get_orders_by_order_id", st, err);
+    const char *found = json_string_at(json, "orderLineItemId", 0, out, cap);
+    abws_string_free(json);
+    return found ? 0 : -1;
+}
+
+/* createReport + wait_for_report; returns the final status and the document id. */
+static abws_status make_report(abws_client *client, const char *order_id, const char *line_item,
+                               char *document_id, size_t cap, abws_error **err) {
+    char params[512];
+    char *json = NULL;
+    fmt(params, sizeof params,
+        "{\"report_options\":{\"order_id\":\"%s\",\"order_line_item_id\":\"%s\","
+        "\"document_type\":\"Invoice\"}}",
+        order_id, line_item);
+    abws_status st = abws_documents_create_report(client, params, &json, err);
+    if (st != ABWS_STATUS_OK) return st;
+    char report_id[128] = "";
+    json_string_at(json, "reportId", 0, report_id, sizeof report_id);
+    abws_string_free(json);
+    CHECK(report_id[0] != '\0', "createReport gave a reportId");
+    fmt(params, sizeof params,
+        "{\"report_id\":\"%s\",\"poll_interval\":0.2,\"timeout\":120}", report_id);
+    json = NULL;
+    st = abws_documents_wait_for_report(client, params, &json, err);
+    if (st != ABWS_STATUS_OK) return st;
+    CHECK(strstr(json, "\"processingStatus\":\"DONE\"") != NULL, "report DONE: %s", json);
+    json_string_at(json, "reportDocumentId", 0, document_id, cap);
+    abws_string_free(json);
+    return ABWS_STATUS_OK;
+}
+
+int main(void) {
+    specials = env_required("ABWS_TEST_SPECIAL_ORDERS");
+    abws_client *client = test_client();
+
+    /* An ordinary order line item from last month's transactions. */
+    char params[1024];
+    fmt(params, sizeof params, "{\"feed_start_date\":\"%s\",\"feed_end_date\":\"%s\"}",
+        env_required("ABWS_TEST_PREV_START"), env_required("ABWS_TEST_PREV_END"));
+    char *tx = NULL;
+    abws_error *err = NULL;
+    abws_status st = abws_reconciliation_get_transactions(client, params, &tx, &err);
+    if (st != ABWS_STATUS_OK) {
+        report_error("get_transactions", st, err);
+        return 1;
+    }
+    char order_id[64] = "", line_item[64] = "", shipment[64] = "";
+    for (int i = 0; i < 50; i++) {
+        const char *at = strstr(tx, "\"transactionType\":\"CHARGE\"");
+        for (int k = 0; at && k < i; k++) at = strstr(at + 1, "\"transactionType\":\"CHARGE\"");
+        if (at == NULL) break;
+        json_string_at(at, "orderId", 0, order_id, sizeof order_id);
+        json_string_at(at, "orderLineItemId", 0, line_item, sizeof line_item);
+        json_string_at(at, "shipmentId", 0, shipment, sizeof shipment);
+        if (!is_special(order_id)) break;
+    }
+    abws_string_free(tx);
+    CHECK(order_id[0] && line_item[0], "a charged order line item last month");
+
+    /* Report → document id → download into memory through the callback. */
+    char document_id[256] = "";
+    err = NULL;
+    st = make_report(client, order_id, line_item, document_id, sizeof document_id, &err);
+    CHECK(st == ABWS_STATUS_OK, "report for %s/%s", order_id, line_item);
+    report_error("report", st, err);
+    CHECK(document_id[0] != '\0', "a reportDocumentId");
+
+    buffer pdf = {0};
+    uint64_t written = 0;
+    err = NULL;
+    fmt(params, sizeof params, "{\"report_document_id\":\"%s\"}", document_id);
+    st = abws_documents_download(client, params, collect, &pdf, &written, &err);
+    CHECK(st == ABWS_STATUS_OK, "download");
+    report_error("download", st, err);
+    CHECK(looks_like_pdf(&pdf), "a PDF of %zu bytes", pdf.len);
+    CHECK(written == pdf.len, "bytes_written %llu, received %zu", (unsigned long long)written,
+          pdf.len);
+    printf("downloaded %zu bytes for order %s\n", pdf.len, order_id);
+    buffer_free(&pdf);
+
+    /* bytes_written is optional. */
+    st = abws_documents_download(client, params, collect, &pdf, NULL, NULL);
+    CHECK(st == ABWS_STATUS_OK && looks_like_pdf(&pdf), "download without bytes_written");
+    buffer_free(&pdf);
+
+    /* A callback that says stop: CALLBACK_ABORTED, bytes_written not written. */
+    size_t seen = 0;
+    uint64_t untouched = 777;
+    err = NULL;
+    st = abws_documents_download(client, params, stop_early, &seen, &untouched, &err);
+    CHECK(st == ABWS_STATUS_CALLBACK_ABORTED, "stopped download: status %u", (unsigned)st);
+    CHECK(untouched == 777, "bytes_written untouched on failure");
+    CHECK(seen > 0, "the callback saw the first chunk");
+    CHECK(err && strstr(abws_error_message(err), "42") != NULL, "the message gives the code");
+    abws_error_free(err);
+
+    /* create → wait → download in one call. */
+    err = NULL;
+    fmt(params, sizeof params,
+        "{\"report_options\":{\"order_id\":\"%s\",\"order_line_item_id\":\"%s\","
+        "\"shipment_id\":\"%s\",\"document_type\":\"Invoice\"},\"poll_interval\":0.2,"
+        "\"timeout\":120}",
+        order_id, line_item, shipment);
+    written = 0;
+    st = abws_documents_fetch_pdf(client, params, collect, &pdf, &written, &err);
+    CHECK(st == ABWS_STATUS_OK, "fetch_pdf");
+    report_error("fetch_pdf", st, err);
+    CHECK(looks_like_pdf(&pdf) && written == pdf.len, "fetch_pdf gave a PDF");
+    buffer_free(&pdf);
+
+    /* A FATAL report: REPORT_FAILED. */
+    const char *fatal = env_required("ABWS_TEST_FATAL_ORDER");
+    char fatal_line[64] = "";
+    CHECK(first_line_item(client, fatal, fatal_line, sizeof fatal_line) == 0, "fatal order lines");
+    err = NULL;
+    st = make_report(client, fatal, fatal_line, document_id, sizeof document_id, &err);
+    CHECK(st == ABWS_STATUS_REPORT_FAILED, "FATAL report: status %u", (unsigned)st);
+    CHECK(err && strstr(abws_error_message(err), "FATAL") != NULL, "message names FATAL");
+    abws_error_free(err);
+
+    /* An error document inside the archive: DOCUMENT, and no byte reaches the callback. */
+    const char *bad = env_required("ABWS_TEST_ERROR_DOC_ORDER");
+    char bad_line[64] = "";
+    CHECK(first_line_item(client, bad, bad_line, sizeof bad_line) == 0, "error-doc order lines");
+    err = NULL;
+    document_id[0] = '\0';
+    st = make_report(client, bad, bad_line, document_id, sizeof document_id, &err);
+    CHECK(st == ABWS_STATUS_OK, "error-document report ends DONE");
+    report_error("error-document report", st, err);
+    err = NULL;
+    fmt(params, sizeof params, "{\"report_document_id\":\"%s\"}", document_id);
+    st = abws_documents_download(client, params, collect, &pdf, NULL, &err);
+    CHECK(st == ABWS_STATUS_DOCUMENT, "error document: status %u", (unsigned)st);
+    CHECK(pdf.len == 0, "no bytes delivered for an error document (%zu)", pdf.len);
+    if (err) printf("error document: %s\n", abws_error_message(err));
+    abws_error_free(err);
+    buffer_free(&pdf);
+
+    abws_client_free(client);
+    return test_summary("download_pdf");
+}

@@ -1,0 +1,182 @@
+// The C++17 wrapper (abws.hpp): RAII handles, std::string results, abws::Error with
+// every field, range-for over pagers, downloads into a lambda (an exception thrown by
+// it comes back out), and one Client shared by std::threads.
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "abws.hpp"
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond, what)                                                                  \
+    do {                                                                                   \
+        checks++;                                                                          \
+        if (!(cond)) {                                                                     \
+            failures++;                                                                    \
+            std::cerr << "FAIL " << __FILE__ << ":" << __LINE__ << ": " << #cond << ": "  \
+                      << what << "\n";                                                     \
+        }                                                                                  \
+    } while (0)
+
+static std::string env(const char *name) {
+    const char *v = std::getenv(name);
+    if (v == nullptr) {
+        std::cerr << "missing " << name << " (run scripts/test-c.sh)\n";
+        std::exit(2);
+    }
+    return v;
+}
+
+static int count_of(const std::string &text, const std::string &needle) {
+    int n = 0;
+    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) n++;
+    return n;
+}
+
+// The text value of the first "key":"..." at or after `from`.
+static std::string value_of(const std::string &json, const std::string &key, std::size_t from = 0) {
+    std::string needle = "\"" + key + "\":\"";
+    auto at = json.find(needle, from);
+    if (at == std::string::npos) return "";
+    at += needle.size();
+    return json.substr(at, json.find('"', at) - at);
+}
+
+static void run() {
+    CHECK(abws::version() == ABWS_VERSION_STRING, abws::version());
+
+    // Bad settings: an exception with the status and the key.
+    try {
+        abws::Client bad(R"({"region":"JP","access_token":"x","colour":"red"})");
+        CHECK(false, "no exception");
+    } catch (const abws::Error &e) {
+        CHECK(e.status() == ABWS_STATUS_VALIDATION, e.what());
+        CHECK(e.parameter() == "colour", e.parameter());
+        CHECK(e.kind() == "validation", e.kind());
+    }
+    try {
+        abws::Client bad("{");
+        CHECK(false, "no exception");
+    } catch (const abws::Error &e) {
+        CHECK(e.status() == ABWS_STATUS_INVALID_JSON, e.what());
+    }
+
+    abws::Client made(env("ABWS_TEST_SETTINGS"));
+    abws::Client client = std::move(made);  // RAII handles move
+    CHECK(made.get() == nullptr && client.get() != nullptr, "moved");
+
+    // Range-for over every page of last month's invoices.
+    std::vector<std::string> expected;
+    {
+        std::stringstream list(env("ABWS_TEST_PREV_INVOICES"));
+        for (std::string n; std::getline(list, n, ',');) expected.push_back(n);
+    }
+    const std::string range = "{\"invoice_issue_start_date\":\"" + env("ABWS_TEST_PREV_START") +
+                              "\",\"invoice_issue_end_date\":\"" + env("ABWS_TEST_PREV_END") + "\"}";
+    std::string all;
+    int pages = 0;
+    for (const std::string &page : client.invoices().iter_invoices(range)) {
+        all += page;
+        pages++;
+    }
+    CHECK(pages >= 2, pages);
+    CHECK(count_of(all, "\"invoiceNumber\":") == static_cast<int>(expected.size()),
+          count_of(all, "\"invoiceNumber\":") << " of " << expected.size());
+    for (const auto &n : expected) CHECK(count_of(all, "\"" + n + "\"") >= 1, n);
+
+    // A pager moved into another object still walks its listing.
+    abws::Pager first = client.invoices().iter_invoices(range);
+    abws::Pager moved = std::move(first);
+    auto page1 = moved.next();
+    CHECK(page1 && page1->find("\"invoices\":[") != std::string::npos, "first page");
+
+    // An API error: status, HTTP status, code, request id.
+    try {
+        client.invoices().get_invoice_detail_by_invoice_number(R"({"invoice_number":"JPNOSUCH"})");
+        CHECK(false, "no exception");
+    } catch (const abws::Error &e) {
+        CHECK(e.status() == ABWS_STATUS_API && e.http_status() == 404, e.what());
+        CHECK(!e.request_id().empty() && e.kind() == "api", e.what());
+    }
+
+    // An e-invoicing rule broken: a validation error naming the line.
+    try {
+        client.ordering().place_order(
+            R"({"externalId":"cpp-1","e_invoicing":true,"lineItems":[{"externalId":"A-1","quantity":1,)"
+            R"("attributes":[{"attributeType":"SelectedProductReference","productReference":{"id":"B0X"}},)"
+            R"({"attributeType":"SelectedBuyingOptionReference","buyingOptionReference":{"id":"O1"}}]}]})");
+        CHECK(false, "no exception");
+    } catch (const abws::Error &e) {
+        CHECK(e.status() == ABWS_STATUS_VALIDATION, e.what());
+        CHECK(e.parameter() == "line_items[0].external_id", e.parameter());
+    }
+
+    // A PDF into a std::string, and a sink that throws.
+    std::string tx = client.reconciliation().get_transactions(
+        "{\"feed_start_date\":\"" + env("ABWS_TEST_PREV_START") + "\",\"feed_end_date\":\"" +
+        env("ABWS_TEST_PREV_END") + "\"}");
+    const std::string specials = env("ABWS_TEST_SPECIAL_ORDERS");
+    std::string order, line;
+    for (auto at = tx.find("\"transactionType\":\"CHARGE\""); at != std::string::npos;
+         at = tx.find("\"transactionType\":\"CHARGE\"", at + 1)) {
+        order = value_of(tx, "orderId", at);
+        line = value_of(tx, "orderLineItemId", at);
+        if (specials.find(order) == std::string::npos) break;
+    }
+    const std::string report = "{\"report_options\":{\"order_id\":\"" + order +
+                               "\",\"order_line_item_id\":\"" + line +
+                               "\",\"document_type\":\"Invoice\"},\"poll_interval\":0.2,\"timeout\":120}";
+    std::string pdf = client.documents().fetch_pdf(report);
+    CHECK(pdf.size() > 100 && pdf.compare(0, 5, "%PDF-") == 0, pdf.size());
+    try {
+        client.documents().fetch_pdf(report, [](const std::uint8_t *, std::size_t) {
+            throw std::runtime_error("the sink is full");
+        });
+        CHECK(false, "no exception");
+    } catch (const abws::Error &e) {
+        CHECK(false, "the sink's own exception expected, got " << e.what());
+    } catch (const std::runtime_error &e) {
+        CHECK(std::string(e.what()) == "the sink is full", e.what());
+    }
+
+    // One Client, four threads.
+    std::atomic<int> ok{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; i++) {
+        threads.emplace_back([&, i] {
+            try {
+                std::string detail = client.invoices().get_invoice_detail_by_invoice_number(
+                    "{\"invoice_number\":\"" + expected[static_cast<std::size_t>(i)] + "\"}");
+                if (detail.find(expected[static_cast<std::size_t>(i)]) != std::string::npos) ok++;
+            } catch (const abws::Error &e) {
+                std::cerr << "thread " << i << ": " << e.what() << "\n";
+            }
+        });
+    }
+    for (auto &t : threads) t.join();
+    CHECK(ok == 4, ok.load());
+}
+
+int main() {
+    run();
+    // RAII freed everything: no client, pager, error or string is left.
+    std::size_t clients = 1, pagers = 1, errors = 1, strings = 1;
+    abws_live_objects(&clients, &pagers, &errors, &strings);
+    CHECK(clients + pagers + errors + strings == 0,
+          clients << " clients, " << pagers << " pagers, " << errors << " errors, " << strings
+                  << " strings left");
+
+    if (failures) {
+        std::cerr << "wrapper: " << failures << " of " << checks << " checks failed\n";
+        return 1;
+    }
+    std::cout << "wrapper: " << checks << " checks passed\n";
+    return 0;
+}
