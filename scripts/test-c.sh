@@ -122,11 +122,26 @@ if ! command -v pkg-config >/dev/null 2>&1; then
 fi
 if ! command -v pkg-config >/dev/null 2>&1; then
     echo "skipped: the pkg-config example (pkg-config is not installed)"
-elif PKG_CONFIG_PATH=$PCDIR pkg-config --exists abws &&
-    cc -std=c11 -Wall -Wextra -Werror examples/c/list_invoices.c -o "$BUILD/example_list_invoices" \
-        $(PKG_CONFIG_PATH=$PCDIR pkg-config --cflags --libs abws) -Wl,-rpath,"$LIBDIR"; then
-    ok "examples/c builds with pkg-config"
-    programs+=("example_list_invoices")
+elif PKG_CONFIG_PATH=$PCDIR pkg-config --exists abws; then
+    PC_FLAGS=$(PKG_CONFIG_PATH=$PCDIR pkg-config --cflags --libs abws)
+    for src in examples/c/*.c; do
+        name=example_$(basename "$src" .c)
+        # shellcheck disable=SC2086
+        if cc -std=c11 -Wall -Wextra -Werror "$src" -o "$BUILD/$name" $PC_FLAGS -Wl,-rpath,"$LIBDIR"; then
+            ok "$src builds with pkg-config"
+            programs+=("$name")
+        else
+            ko "$src builds with pkg-config"
+        fi
+    done
+    # shellcheck disable=SC2086
+    if c++ -std=c++17 -Wall -Wextra -Werror -Iinclude examples/cpp/erp_sync.cpp -o "$BUILD/example_erp_sync" \
+        $PC_FLAGS -Wl,-rpath,"$LIBDIR"; then
+        ok "examples/cpp/erp_sync.cpp builds with pkg-config"
+        programs+=("example_erp_sync")
+    else
+        ko "examples/cpp/erp_sync.cpp builds with pkg-config"
+    fi
 else
     ko "examples/c builds with pkg-config"
 fi
@@ -227,7 +242,7 @@ fi
 for name in "${programs[@]}"; do
     log=$BUILD/$name.log
     args=()
-    if [ "$name" = example_list_invoices ]; then
+    if [[ "$name" == example_* ]]; then
         args=("${ABWS_TEST_PREV_START%%T*}" "${ABWS_TEST_PREV_END%%T*}")
     fi
     if ABWS_SETTINGS=$ABWS_TEST_SETTINGS timeout 300 "${RUNNER[@]}" "$BUILD/$name" "${args[@]}" > "$log" 2>&1; then
