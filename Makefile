@@ -35,12 +35,13 @@ lint:
 
 rust-test:
 	cargo test --workspace
+	cargo run --quiet -p abws --example month_end
 
 python-install:
-	$(PY) -m pip install --quiet --force-reinstall --no-deps .
+	$(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
 
-python-test: python-install
-	cd tests/python && ../../$(PY) -m pytest -q
+python-test:
+	bash scripts/test-python.sh
 
 c-test:
 	bash scripts/test-c.sh

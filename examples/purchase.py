@@ -1,0 +1,96 @@
+"""A purchase from end to end: search → cart → estimate → order → order report →
+package tracking. Runs against the embedded sandbox (orders there are not real).
+"""
+
+import sys
+import uuid
+
+import abws
+
+ADDRESS = {
+    "full_name": "Hanako Yamada",
+    "address_line1": "1-2-3 Marunouchi",
+    "city": "Chiyoda-ku",
+    "state_or_region": "Tokyo",
+    "postal_code": "100-0005",
+    "country_code": "JP",
+}
+
+
+def main() -> int:
+    with abws.Sandbox(rate_limits="off") as sb:
+        client = sb.client(region="JP", rate_limiting=False)
+
+        # Search: products with an offer in stock.
+        result = client.products.search_products_request(
+            locale="ja-JP", keywords=["paper"], facets=["OFFERS"], availability="InStockOnly"
+        )
+        print(f"search: {result.matching_product_count} products match")
+        product = offer = None
+        for p in result.products:
+            offers = (p.included_data_types.offers if p.included_data_types else None) or []
+            if p.asin_type != "VARIATION_PARENT" and offers:
+                product, offer = p, offers[0]
+                break
+        if product is None:
+            result = client.products.search_products_request(locale="ja-JP", facets=["OFFERS"])
+            product = next(p for p in result.products if p.asin_type != "VARIATION_PARENT" and p.included_data_types)
+            offer = product.included_data_types.offers[0]
+        print(f"chose {product.asin}: {product.title} at {offer.price.value}")
+
+        # Cart: add, read back, estimate.
+        cart = next(iter(client.cart.iter_carts()))
+        client.cart.add_items(cart.id, [{"product_identifier": product.asin, "buying_option_identifier": offer.offer_id, "quantity": 2}])
+        items = client.cart.get_items(cart.id).items
+        estimate = client.cart.get_estimated_total_purchase_cost(cart.id, ADDRESS)
+        if estimate.rejection_artifacts:
+            print("estimate rejected:", [r.message for r in estimate.rejection_artifacts])
+            return 1
+        for c in estimate.charges:
+            print(f"  {c.category} {c.charge_type}: {c.amount}")
+
+        # Order what the cart holds, at the price it shows.
+        lines = []
+        for n, it in enumerate(items, start=1):
+            lines.append({
+                "external_id": str(n),
+                "quantity": it.quantity,
+                "attributes": [
+                    {"attributeType": "SelectedProductReference", "productReference": {"id": it.product_identifier, "productReferenceType": "ProductIdentifier"}},
+                    {"attributeType": "SelectedBuyingOptionReference", "buyingOptionReference": {"id": it.buying_option_identifier, "buyingOptionReferenceType": "BuyingOptionIdentifier"}},
+                ],
+                "expectations": [{"expectationType": "ExpectedUnitPrice", "amount": it.price.to_dict()}],
+            })
+        external_id = f"PO-{uuid.uuid4().hex[:12]}"
+        placed = client.ordering.place_order(
+            external_id,
+            lines,
+            attributes=[
+                {"attributeType": "Region", "region": "JP"},
+                {"attributeType": "PurchaseOrderNumber", "purchaseOrderNumber": "PO-4711"},
+                {"attributeType": "SelectedPaymentMethodReference", "paymentMethodReference": {"paymentMethodReferenceType": "StoredPaymentMethod"}},
+            ],
+        )
+        order_id = next(a.identifier for a in placed.acceptance_artifacts if a.acceptance_artifact_type == "OrderIdentifier")
+        print(f"order {order_id} placed ({external_id})")
+        client.cart.delete_items(cart.id)
+
+        # The order report, then a package of an earlier, shipped order.
+        report = client.reporting.get_orders_by_order_id(order_id, include_line_items=True)
+        print(f"report: {report.orders[0].order_status or 'placed'}, net {report.orders[0].order_net_total}")
+        from datetime import datetime, timedelta, timezone
+
+        now = datetime.now(timezone.utc)
+        sli = next(
+            s for s in client.reporting.iter_shipment_line_item_reports(now - timedelta(days=30), now) if s.packages
+        )
+        pkg = sli.packages[0]
+        tracking = client.tracking.get_package_tracking_details(
+            sli.order_metadata.order_id, sli.shipment_metadata.shipment_id, pkg.package_id, locale="en-US"
+        )
+        print(f"package {pkg.tracking_id}: {tracking.tracking_status} — {tracking.localized_delivery_promise}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
