@@ -1,9 +1,40 @@
 //! The Python extension module `abws._abws`: converts arguments and results, nothing more.
+//! Every blocking call releases the GIL and stays interruptible (`runtime`).
 
 use pyo3::prelude::*;
+
+mod auth;
+mod client;
+mod convert;
+mod errors;
+mod pager;
+mod runtime;
+mod sandbox;
+
+/// Writes a Python value as JSON text the way operations send it (exact decimals).
+#[pyfunction]
+fn _to_json(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    convert::to_json(obj)
+}
+
+/// The names of every error kind of the core, in order.
+#[pyfunction]
+fn _error_kinds() -> Vec<&'static str> {
+    abws::ErrorKind::ALL.iter().map(|k| k.name()).collect()
+}
 
 #[pymodule]
 fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", abws::VERSION)?;
+    m.add("_debug_build", cfg!(debug_assertions))?;
+    m.add_class::<client::PyClient>()?;
+    m.add_class::<pager::PyPager>()?;
+    m.add_class::<sandbox::PySandbox>()?;
+    m.add_function(wrap_pyfunction!(auth::consent_url, m)?)?;
+    m.add_function(wrap_pyfunction!(auth::exchange_code, m)?)?;
+    m.add_function(wrap_pyfunction!(auth::endpoints, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::_sample_errors, m)?)?;
+    m.add_function(wrap_pyfunction!(_to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
     Ok(())
 }

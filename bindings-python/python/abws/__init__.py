@@ -4,9 +4,30 @@ Invoices, reconciliation, PDF invoice documents, carts, product search, ordering
 and shipment reporting and package tracking, with the OAuth consent and token flow in
 front of them. The work is done by a Rust core; this package converts arguments and
 results.
+
+    import abws
+    client = abws.Client.from_env()
+    for inv in client.invoices.iter_invoices("2026-01-01", "2026-01-31"):
+        print(inv.invoice_number, inv.total_amount)
 """
 
+import logging as _logging
+
 from ._abws import __version__
+from .auth import Credentials, Tokens, authorize_interactive, consent_url, exchange_code
+from .client import (
+    Cart,
+    Client,
+    DateLike,
+    Documents,
+    Invoices,
+    Listing,
+    Ordering,
+    Products,
+    Reconciliation,
+    Reporting,
+    Tracking,
+)
 from .exceptions import (
     ApiError,
     AuthError,
@@ -14,6 +35,7 @@ from .exceptions import (
     DocumentError,
     Error,
     Forbidden,
+    InternalError,
     NotFound,
     OutcomeUnknown,
     PageTokenExpired,
@@ -27,15 +49,40 @@ from .exceptions import (
     UnsupportedMediaType,
     ValidationError,
 )
+from .models import Model, Money, to_pandas
+from .sandbox import Sandbox
+
+_logging.getLogger("abws").addHandler(_logging.NullHandler())
 
 __all__ = [
     "__version__",
+    "Client",
+    "Listing",
+    "DateLike",
+    "Invoices",
+    "Reconciliation",
+    "Documents",
+    "Cart",
+    "Products",
+    "Ordering",
+    "Reporting",
+    "Tracking",
+    "Model",
+    "Money",
+    "to_pandas",
+    "Sandbox",
+    "Credentials",
+    "Tokens",
+    "consent_url",
+    "exchange_code",
+    "authorize_interactive",
     "ApiError",
     "AuthError",
     "BadRequest",
     "DocumentError",
     "Error",
     "Forbidden",
+    "InternalError",
     "NotFound",
     "OutcomeUnknown",
     "PageTokenExpired",

@@ -1,3 +1,86 @@
-"""The compiled core (private; use the names exported by ``abws``)."""
+"""The compiled core (private; use the names exported by ``abws``).
+
+Every blocking method releases the GIL while it waits and checks for signals every
+100 ms, so Ctrl-C interrupts it with ``KeyboardInterrupt``.
+"""
+
+from typing import Any, Dict, List, Optional, Tuple, final
+
+__all__ = [
+    "__version__",
+    "_debug_build",
+    "Client",
+    "Pager",
+    "Sandbox",
+    "consent_url",
+    "exchange_code",
+    "endpoints",
+    "_sample_errors",
+    "_to_json",
+    "_error_kinds",
+]
 
 __version__: str
+_debug_build: bool
+
+@final
+class Client:
+    """The compiled client, built from its settings as JSON text."""
+
+    def __new__(cls, settings_json: str) -> "Client": ...
+    def settings(self) -> Dict[str, Any]:
+        """The settings in force, without secrets."""
+    def _credentials(self) -> Dict[str, str]:
+        """The credentials in force, secrets exposed (for opt-in pickling only)."""
+    def call(self, op: str, args: str) -> Any:
+        """Runs one operation by its snake_case name with JSON arguments."""
+    def pager(self, op: str, args: str) -> "Pager":
+        """Starts a listing by its pager name (``iter_invoices``, ...)."""
+
+@final
+class Pager:
+    """A listing in progress."""
+
+    def next_page(self) -> Optional[Any]:
+        """The next page, or None after the last one."""
+    @property
+    def items_yielded(self) -> int:
+        """Items delivered so far."""
+
+@final
+class Sandbox:
+    """The embedded emulator."""
+
+    def __new__(
+        cls,
+        *,
+        seed: int = 42,
+        rate_limits: str = "spec",
+        time_scale: float = 1.0,
+        token_lifetime: float = 3600.0,
+        page_token_lifetime: float = 900.0,
+        presigned_lifetime: float = 300.0,
+        today: Optional[str] = None,
+        rotate_refresh_tokens: bool = False,
+        static_mode: bool = False,
+    ) -> "Sandbox": ...
+    def describe(self) -> str: ...
+    def counters(self) -> str: ...
+    def dataset(self) -> str: ...
+    def inject(self, rule_json: str) -> None: ...
+    def clear_faults(self) -> None: ...
+    def reset_counters(self) -> None: ...
+    def expire_tokens(self) -> None: ...
+    def revoke(self) -> None: ...
+    def set_rate(self, operation: str, rate: float, burst: int) -> bool: ...
+    def credentials(self) -> Dict[str, str]: ...
+    def stop(self) -> None: ...
+
+def consent_url(consent_host: str, state: str, redirect_uri: str, application_id: str) -> str: ...
+def exchange_code(
+    auth_endpoint: str, client_id: str, client_secret: str, code: str, redirect_uri: str
+) -> Dict[str, Any]: ...
+def endpoints(region: str) -> Dict[str, str]: ...
+def _sample_errors() -> List[Tuple[str, Any]]: ...
+def _to_json(obj: Any) -> str: ...
+def _error_kinds() -> List[str]: ...

@@ -7,28 +7,44 @@ exception; the extension module raises them with their fields filled in.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 
 class Error(Exception):
-    """Base class of every error raised by abws."""
+    """Base class of every error raised by abws.
 
-    def __init__(self, message: str = "", **fields: Any) -> None:
-        super().__init__(message)
-        self.message = message
+    ``str(err)`` is the full explanation; ``message`` the headline (for API errors the
+    service's own message). ``kind`` names the core's error kind, ``operation`` the
+    operationId, ``request_id`` the server's request id when a response was received,
+    ``attempts`` how many attempts were sent.
+    """
+
+    message: str
+    kind: Optional[str] = None
+    operation: Optional[str] = None
+    request_id: Optional[str] = None
+    attempts: int = 0
+
+    def __init__(self, text: str = "", **fields: Any) -> None:
+        super().__init__(text)
+        self._text = text
+        self.message = fields.pop("message", text)
         for name, value in fields.items():
             setattr(self, name, value)
         self._fields = fields
 
-    def __reduce__(self):  # keeps the fields through pickling
-        return (_rebuild, (type(self), self.message, self._fields))
+    def __reduce__(self) -> Any:  # keeps the fields through pickling
+        fields = dict(self._fields)
+        if self.message != self._text:
+            fields["message"] = self.message
+        return (_rebuild, (type(self), self._text, fields))
 
     def __str__(self) -> str:
-        return self.message
+        return self._text
 
 
-def _rebuild(cls: type, message: str, fields: dict) -> "Error":
-    return cls(message, **fields)
+def _rebuild(cls: "type[Error]", text: str, fields: Dict[str, Any]) -> "Error":
+    return cls(text, **fields)
 
 
 class ValidationError(Error, ValueError):
@@ -38,12 +54,12 @@ class ValidationError(Error, ValueError):
 
 
 class ApiError(Error):
-    """The service answered with an error status."""
+    """The service answered with an error status: ``status``, ``code``, ``message``,
+    ``details`` and ``request_id`` come from the response."""
 
     status: int = 0
     code: str = ""
     details: str = ""
-    request_id: Optional[str] = None
 
 
 class BadRequest(ApiError):
@@ -116,3 +132,7 @@ class Timeout(TransportError, builtins.TimeoutError):
 
 class AuthError(Error):
     """Authorization failed: client credentials rejected, consent revoked, code invalid."""
+
+
+class InternalError(Error):
+    """A bug in abws or a misuse of its runtime; please report it with the message."""

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The Python half of `make test`: builds the abi3 wheel with `pip install .` into .venv,
+# runs the pytest suite (against the embedded sandbox, offline), then checks the type
+# stubs against the runtime module (mypy's stubtest) and the package with mypy --strict.
+# Exits non-zero on any failure. Needs .venv (make setup).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+if [ ! -x "$PY" ]; then
+  echo "test-python: .venv is missing; run 'make setup' first" >&2
+  exit 2
+fi
+# Our own target directory: never wait on another build's lock.
+export PATH="$PWD/.venv/bin:$PATH"
+export CARGO_TARGET_DIR="${ABWS_PY_TARGET_DIR:-$PWD/target-py}"
+
+"$PY" -m pip install --quiet -r scripts/requirements-dev.txt || exit 1
+# --no-build-isolation: build with the maturin of .venv (no download of the backend).
+"$PY" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps . || {
+  echo "test-python: pip install . failed" >&2
+  exit 1
+}
+
+status=0
+# Run from outside the source tree so `abws` is the installed wheel.
+(cd tests/python && ../../"$PY" -m pytest -q -p no:cacheprovider) || status=1
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$tmp" && "$OLDPWD/$PY" -m mypy.stubtest abws) || {
+  echo "test-python: stubtest found differences between the stubs and the module" >&2
+  status=1
+}
+(cd "$tmp" && "$OLDPWD/$PY" -m mypy --strict --no-incremental -p abws) || {
+  echo "test-python: mypy --strict failed on the package" >&2
+  status=1
+}
+[ "$status" -eq 0 ] && echo "test-python: all Python checks passed"
+exit "$status"

@@ -1,0 +1,62 @@
+"""Shared fixtures: one embedded sandbox per session (fast clock, no server-side rate
+limits) and clients of it. Tests that need their own settings start their own sandbox."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator
+
+import pytest
+
+import abws
+
+TODAY = "2026-03-18"
+# A month of data well inside the sandbox's 120 days, never in the future.
+START, END = "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"
+
+
+@pytest.fixture(scope="session")
+def sb() -> Iterator[abws.Sandbox]:
+    with abws.Sandbox(time_scale=60, today=TODAY, rate_limits="off") as s:
+        yield s
+
+
+@pytest.fixture(autouse=True)
+def _no_faults_left(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    if "sb" in request.fixturenames:
+        request.getfixturevalue("sb").clear_faults()
+
+
+@pytest.fixture(scope="session")
+def client(sb: abws.Sandbox) -> abws.Client:
+    return sb.client("JP", rate_limiting=False)
+
+
+@pytest.fixture(scope="session")
+def one_shot(sb: abws.Sandbox) -> abws.Client:
+    """A client that never retries (for fault tests)."""
+    return sb.client("JP", rate_limiting=False, max_attempts=1)
+
+
+@pytest.fixture(scope="session")
+def dataset(sb: abws.Sandbox) -> Dict[str, Any]:
+    return sb.dataset()
+
+
+@pytest.fixture(scope="session")
+def line_item(client: abws.Client) -> Any:
+    """A transaction line item (order, line, shipment ids) of the data set."""
+    page = client.reconciliation.get_transactions(START, END)
+    return page.transactions[0].transaction_line_items[0]
+
+
+@pytest.fixture(scope="session")
+def offer(client: abws.Client) -> Any:
+    """(asin, offer id) of a purchasable product."""
+    result = client.products.search_products_request(keywords=["coffee"], locale="ja-JP")
+    for product in result.products:
+        offers = client.products.search_offers_request(product.asin, locale="ja-JP").offers or []
+        for o in offers:
+            if (o.quantity_in_stock or 0) > 10:
+                return product.asin, o.offer_id
+    raise AssertionError("no purchasable offer in the data set")

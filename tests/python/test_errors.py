@@ -1,0 +1,185 @@
+"""The exception tree: every core error kind, every API status, every class raised by
+real calls, with their fields, and pickling."""
+
+from __future__ import annotations
+
+import pickle
+import time
+
+import pytest
+
+import abws
+from abws import _abws
+from conftest import END, START, TODAY
+
+
+def test_every_core_error_kind_maps_to_an_abws_error():
+    samples = dict(_abws._sample_errors())
+    assert list(samples) == _abws._error_kinds()  # every ErrorKind::ALL, in order
+    expected = {
+        "validation": abws.ValidationError,
+        "api": abws.NotFound,
+        "page_token_expired": abws.PageTokenExpired,
+        "report_failed": abws.ReportFailed,
+        "document": abws.DocumentError,
+        "outcome_unknown": abws.OutcomeUnknown,
+        "transport": abws.TransportError,
+        "timeout": abws.Timeout,
+        "auth": abws.AuthError,
+        "runtime": abws.InternalError,
+        "internal": abws.InternalError,
+    }
+    for kind, err in samples.items():
+        assert isinstance(err, abws.Error), kind
+        assert type(err) is expected.get(kind, abws.Error), kind
+        assert err.kind == kind
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is type(err) and str(back) == str(err) and back.__dict__ == err.__dict__
+    assert samples["api"].status == 404 and samples["api"].code == "NotFound"
+    assert samples["api"].message == "no such thing" and samples["api"].request_id == "req-1"
+    assert samples["validation"].parameter == "invoice_number"
+    assert samples["page_token_expired"].items_yielded == 7
+    assert (samples["report_failed"].report_id, samples["report_failed"].processing_status) == ("r-1", "FATAL")
+    assert samples["document"].error_code == "E1"
+    assert samples["outcome_unknown"].external_id == "ext-1"
+    assert isinstance(samples["timeout"], TimeoutError)
+
+
+STATUSES = {
+    400: abws.BadRequest, 401: abws.Unauthorized, 403: abws.Forbidden, 404: abws.NotFound,
+    413: abws.PayloadTooLarge, 415: abws.UnsupportedMediaType, 429: abws.RateLimited,
+    500: abws.ServerError, 502: abws.ServerError, 503: abws.ServerError, 504: abws.ServerError,
+    418: abws.ApiError,
+}
+
+
+@pytest.mark.parametrize("status", sorted(STATUSES))
+def test_api_statuses(sb, one_shot, status):
+    sb.fail("getInvoices", status, times=1)
+    with pytest.raises(abws.ApiError) as e:
+        one_shot.invoices.get_invoices(START, END)
+    err = e.value
+    assert type(err) is STATUSES[status]
+    assert err.status == status and err.request_id and err.operation == "getInvoices"
+    assert isinstance(err.code, str) and isinstance(err.message, str) and isinstance(err.details, str)
+    assert str(err).startswith(f"HTTP {status}")
+    back = pickle.loads(pickle.dumps(err))
+    assert (back.status, back.code, back.request_id, str(back)) == (err.status, err.code, err.request_id, str(err))
+
+
+def test_real_400_names_the_problem(client):
+    with pytest.raises(abws.BadRequest) as e:
+        client.invoices.get_invoices(START, END, payment_method_types=["CARD"])
+    assert e.value.code and "payment" in str(e.value).lower()
+
+
+def test_validation_before_sending(sb, client):
+    sb.reset_counters()
+    with pytest.raises(abws.ValidationError) as e:
+        client.invoices.get_invoices("yesterday", END)
+    assert e.value.parameter == "invoice_issue_start_date" and isinstance(e.value, ValueError)
+    with pytest.raises(abws.ValidationError) as e:
+        client.invoices.get_invoices(START, "2999-01-01")
+    assert e.value.parameter == "invoice_issue_end_date"
+    with pytest.raises(abws.ValidationError):
+        client.invoices.get_invoices(12345, END)
+    with pytest.raises(abws.ValidationError):
+        abws.Client("XX", access_token="t")
+    with pytest.raises(abws.ValidationError) as e:
+        abws.Client("JP", client_id="id", client_secret="s")
+    assert e.value.parameter == "refresh_token"
+    assert not sb.counters()["requests"].get("getInvoices")
+
+
+def test_page_token_expired():
+    with abws.Sandbox(time_scale=60, today=TODAY, rate_limits="off", page_token_lifetime=30) as sb:
+        c = sb.client("JP", rate_limiting=False)
+        listing = c.invoices.iter_invoices(START, END)
+        first = [next(listing) for _ in range(10)]
+        time.sleep(0.8)  # 48 s of sandbox time: the token is 30 s old
+        with pytest.raises(abws.PageTokenExpired) as e:
+            list(listing)
+        assert e.value.items_yielded == len(first)
+
+
+def _first_line(client, order_id):
+    orders = client.reporting.get_orders_by_order_id(order_id, include_line_items=True)
+    return orders.orders[0].line_items[0].order_line_item_id
+
+
+def test_report_failed(client, dataset):
+    order_id = dataset["specials"]["fatalOrderId"]
+    created = client.documents.create_report(
+        {"order_id": order_id, "order_line_item_id": _first_line(client, order_id)}
+    )
+    with pytest.raises(abws.ReportFailed) as e:
+        client.documents.wait_for_report(created.report_id, poll_interval=0.1, timeout=30)
+    assert e.value.report_id == created.report_id and e.value.processing_status == "FATAL"
+
+
+def test_document_error(client, dataset):
+    order_id = dataset["specials"]["errorDocumentOrderId"]
+    line_id = _first_line(client, order_id)
+    with pytest.raises(abws.DocumentError) as e:
+        client.documents.fetch_pdf(order_id=order_id, order_line_item_id=line_id, poll_interval=0.1, timeout=30)
+    assert e.value.error_code == "CLIENT_ERROR"
+
+
+def test_outcome_unknown_carries_the_external_id(sb, client, offer):
+    asin, offer_id = offer
+    sb.fail("placeOrder", action={"reset": True}, times=1)
+    line = {
+        "externalId": "1", "quantity": 1, "expectations": [],
+        "attributes": [
+            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
+            {"attributeType": "SelectedBuyingOptionReference",
+             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
+        ],
+    }
+    with pytest.raises(abws.OutcomeUnknown) as e:
+        client.ordering.place_order("py-ambiguous-1", [line], attributes=[], expectations=[])
+    assert e.value.external_id == "py-ambiguous-1"
+    assert sb.counters()["placeOrderRequests"]["py-ambiguous-1"] == 1  # sent once, never resent
+
+
+def test_transport_error(sb, one_shot):
+    sb.fail("getInvoices", action={"non_json": True}, times=1)
+    with pytest.raises(abws.TransportError):
+        one_shot.invoices.get_invoices(START, END)
+    closed = abws.Client("JP", access_token="t", endpoint="http://127.0.0.1:9", max_attempts=1)
+    with pytest.raises(abws.TransportError):
+        closed.invoices.get_invoices(START, END)
+
+
+def test_timeout_is_also_builtin_timeout_error(sb):
+    c = sb.client("JP", rate_limiting=False, max_attempts=1, attempt_timeout=0.3)
+    sb.fail("getInvoices", delay_ms=2000, times=1)
+    start = time.monotonic()
+    with pytest.raises(TimeoutError) as e:
+        c.invoices.get_invoices(START, END)
+    assert isinstance(e.value, abws.Timeout) and isinstance(e.value, abws.TransportError)
+    assert time.monotonic() - start < 1.5
+
+
+def test_auth_error(sb):
+    creds = sb.credentials()
+    bad = abws.Client("JP", client_id=creds["client_id"], client_secret="wrong", refresh_token=creds["refresh_token"],
+                      endpoint=sb.base_url, auth_endpoint=sb.base_url, rate_limiting=False)
+    with pytest.raises(abws.AuthError) as e:
+        bad.invoices.get_invoices(START, END)
+    assert "wrong" not in str(e.value)
+
+
+def test_expired_access_token_is_refreshed_transparently(sb, client):
+    client.invoices.get_invoices(START, END)
+    sb.expire_tokens()
+    assert client.invoices.get_invoices(START, END).invoices
+
+
+def test_revoked_consent_is_an_auth_error():
+    with abws.Sandbox(today=TODAY, rate_limits="off") as own:
+        c = own.client("JP", rate_limiting=False)
+        own.revoke()
+        with pytest.raises(abws.AuthError) as e:
+            c.invoices.get_invoices(START, END)
+        assert "consent" in str(e.value)

@@ -1,0 +1,114 @@
+"""Result objects: attributes, wire form, equality, reprs, pickling, exact money, aware
+date-times, unknown fields, pandas, conversion speed."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import time
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+import pytest
+
+import abws
+from conftest import END, START
+
+
+def test_attributes_money_and_datetimes(client):
+    tx = client.reconciliation.get_transactions(START, END).transactions[0]
+    assert isinstance(tx, abws.Model)
+    assert isinstance(tx.amount, abws.Money)
+    assert isinstance(tx.amount.amount, Decimal) and tx.amount.currency_code == "JPY"
+    assert isinstance(tx.transaction_date, datetime) and tx.transaction_date.utcoffset() == timedelta(0)
+    assert isinstance(tx.transaction_type, str)
+    with pytest.raises(AttributeError):
+        tx.no_such_field
+
+
+def test_to_dict_is_the_wire_form(client):
+    tx = client.reconciliation.get_transactions(START, END).transactions[0]
+    wire = tx.to_dict()
+    assert "transactionDate" in wire and "transaction_date" not in wire
+    # date-times keep their wire text; string amounts stay strings with their scale
+    assert isinstance(wire["transactionDate"], str) and wire["transactionDate"].endswith("Z")
+    assert isinstance(wire["amount"]["amount"], str)
+    json.dumps(wire, default=str)  # JSON-ready
+    numeric = client.cart.get_cart("cart-0001").attributes[0].amount.to_dict()
+    assert isinstance(numeric["amount"], Decimal)
+
+
+def test_unknown_fields_are_kept(client):
+    number = client.invoices.get_invoices(START, END).invoices[0].invoice_metadata.invoice_number
+    line = client.invoices.get_invoice_line_items_by_invoice_number(number).line_items[0]
+    # the sandbox sends amountDetails, which this version does not declare
+    assert "amountDetails" in line.extra
+    assert line.amount_details == line.extra["amountDetails"]
+    assert line.to_dict()["amountDetails"] == line.extra["amountDetails"]
+    assert "amountDetails" in repr(line)
+
+
+def test_equality_repr_html_and_pickle(client):
+    a = client.invoices.get_invoices(START, END).invoices
+    b = client.invoices.get_invoices(START, END).invoices
+    assert a == b and a[0] != a[1]
+    text = repr(a[0])
+    assert text.startswith("InvoiceSummary(") and "invoice_metadata=" in text
+    html = a[0]._repr_html_()
+    assert html.startswith("<table>") and "InvoiceSummary" in html
+    detail = client.invoices.get_invoice_detail_by_invoice_number(a[0].invoice_metadata.invoice_number)
+    back = pickle.loads(pickle.dumps(detail))
+    assert back == detail and type(back) is type(detail)
+    assert back.to_dict() == detail.to_dict()
+    assert copy.deepcopy(detail) == detail
+
+
+def test_money_value_type():
+    m = abws.Money(Decimal("12.30"), "JPY")
+    assert m == abws.Money("12.30", "JPY") and hash(m) == hash(abws.Money("12.30", "JPY"))
+    assert m.to_dict() == {"currencyCode": "JPY", "amount": Decimal("12.30")}
+    assert pickle.loads(pickle.dumps(m)) == m
+    assert str(m) == "12.30 JPY"
+
+
+def test_large_page_converts_quickly(sb, client):
+    """A 10,000-transaction page (34 MB, served by a sandbox fault) arrives as objects
+    within a small multiple of the time Python's own json.loads needs for its text."""
+    tx = client.reconciliation.get_transactions(START, END).transactions[0].to_dict()
+    text = json.dumps({"transactions": [tx] * 10_000}, default=str)
+    start = time.perf_counter()
+    body = json.loads(text, parse_float=Decimal)
+    baseline = time.perf_counter() - start
+    sb.fail("getTransactions", action={"status": 200, "body": body}, times=1)
+    start = time.perf_counter()
+    page = client.reconciliation.get_transactions(START, END)
+    elapsed = time.perf_counter() - start
+    assert len(page.transactions) == 10_000
+    assert page.transactions[-1].amount.amount == Decimal(tx["amount"]["amount"])
+    assert page.transactions[-1] == page.transactions[0]
+    if not abws._abws._debug_build:  # timings mean nothing in a debug build
+        assert elapsed < max(3.0, 8 * baseline), (elapsed, baseline)
+
+
+def test_to_pandas(client):
+    pd = pytest.importorskip("pandas")
+    txs = list(client.reconciliation.iter_transactions(START, END))
+    df = abws.to_pandas(txs)
+    assert isinstance(df, pd.DataFrame) and len(df) == len(txs)
+    assert "amount.amount" in df.columns and "amount.currency_code" in df.columns
+
+
+def test_to_pandas_without_pandas_says_so(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake(name, *a, **k):
+        if name == "pandas":
+            raise ImportError("no pandas")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(ImportError, match="pandas"):
+        abws.to_pandas([])

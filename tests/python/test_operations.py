@@ -1,0 +1,239 @@
+"""Every operation of both documents, through the public API, against the sandbox."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from decimal import Decimal
+
+import pytest
+
+import abws
+from conftest import END, START
+
+
+# --- invoices -------------------------------------------------------------------------
+
+
+def test_get_invoices_page_and_dates_in_every_form(client):
+    page = client.invoices.get_invoices(START, END, region="JP")
+    assert type(page).__name__ == "InvoicesPage"
+    assert len(page.invoices) == 10 and page.next_page_token
+    as_dates = client.invoices.get_invoices(date(2026, 2, 1), date(2026, 3, 1), region="JP")
+    naive = client.invoices.get_invoices(datetime(2026, 2, 1), datetime(2026, 3, 1), region="JP")
+    aware = client.invoices.get_invoices(
+        datetime(2026, 2, 1, tzinfo=timezone.utc), datetime(2026, 3, 1, tzinfo=timezone.utc), region="JP"
+    )
+    assert page.invoices == as_dates.invoices == naive.invoices == aware.invoices
+    nxt = client.invoices.get_invoices(START, END, region="JP", next_page_token=page.next_page_token)
+    assert nxt.invoices[0] != page.invoices[0]
+
+
+def test_iter_invoices_walks_every_page(client):
+    listing = client.invoices.iter_invoices(START, END)
+    numbers = [inv.invoice_metadata.invoice_number for inv in listing]
+    assert len(numbers) > 10 and len(set(numbers)) == len(numbers)
+    assert listing.items_yielded == len(numbers)
+    pages = list(client.invoices.iter_invoices(START, END).pages())
+    assert sum(len(p.invoices) for p in pages) == len(numbers)
+    assert pages[-1].next_page_token in (None, "")
+
+
+def test_invoice_detail_and_line_items(client):
+    number = client.invoices.get_invoices(START, END).invoices[0].invoice_metadata.invoice_number
+    detail = client.invoices.get_invoice_detail_by_invoice_number(number)
+    assert detail.invoice_metadata.invoice_number == number
+    assert detail.invoice_metadata.issue_date.tzinfo is not None
+    page = client.invoices.get_invoice_line_items_by_invoice_number(number, region="JP")
+    assert page.line_items and all(li.invoice_number == number for li in page.line_items)
+    every = list(client.invoices.iter_invoice_line_items(number))
+    assert every[: len(page.line_items)] == page.line_items
+
+
+# --- reconciliation -------------------------------------------------------------------
+
+
+def test_transactions_page_and_pager(client):
+    page = client.reconciliation.get_transactions(START, END)
+    tx = page.transactions[0]
+    assert isinstance(tx.amount, abws.Money) and isinstance(tx.amount.amount, Decimal)
+    assert tx.transaction_date.tzinfo is not None
+    every = list(client.reconciliation.iter_transactions(START, END))
+    assert len(every) >= len(page.transactions)
+    assert every[0] == tx
+
+
+def test_invoice_details_by_order_line_items(client, line_item):
+    as_dict = {"orderId": line_item.order_id, "orderLineItemId": line_item.order_line_item_id,
+               "shipmentId": line_item.shipment_id}
+    r = client.reconciliation.get_invoice_details_by_order_line_items([line_item])
+    r2 = client.reconciliation.get_invoice_details_by_order_line_items([as_dict])
+    assert r == r2
+    entry = r.invoice_details_by_order_line_items[0]
+    assert entry.invoice_details[0].invoice_number
+
+
+def test_invoice_details_for_batches_and_keeps_order(client, sb):
+    page = client.reconciliation.get_transactions(START, END)
+    items = [li for tx in page.transactions for li in tx.transaction_line_items or []][:40]
+    sb.reset_counters()
+    out = client.reconciliation.invoice_details_for(items)
+    assert len(out) == len(items)
+    calls = sum(sb.counters()["requests"].get("getInvoiceDetailsByOrderLineItems", {}).values())
+    assert 1 <= calls <= 2  # one representative per (order, shipment), 25 per request
+
+
+def test_more_than_25_line_items_is_rejected_before_sending(client, line_item):
+    with pytest.raises(abws.ValidationError) as e:
+        client.reconciliation.get_invoice_details_by_order_line_items([line_item] * 26)
+    assert e.value.parameter == "order_line_items"
+
+
+# --- documents ------------------------------------------------------------------------
+
+
+def test_report_lifecycle_and_download(client, line_item):
+    created = client.documents.create_report(
+        {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id}
+    )
+    report = client.documents.get_report(created.report_id)
+    assert report.processing_status in ("IN_QUEUE", "IN_PROGRESS", "DONE")
+    done = client.documents.wait_for_report(created.report_id, poll_interval=0.1, timeout=30)
+    assert done.processing_status == "DONE"
+    doc = client.documents.get_report_document(done.report_document_id)
+    assert doc.compression_algorithm == "GZIP"
+    pdf = client.documents.download(done.report_document_id, progress=True)
+    assert pdf.startswith(b"%PDF-")
+
+
+def test_fetch_pdf(client, line_item):
+    pdf = client.documents.fetch_pdf(
+        order_id=line_item.order_id, order_line_item_id=line_item.order_line_item_id,
+        document_type="Invoice", poll_interval=0.1, timeout=30,
+    )
+    assert pdf.startswith(b"%PDF-")
+
+
+# --- cart -----------------------------------------------------------------------------
+
+
+def test_carts_listing(client):
+    page = client.cart.list_carts(page_size=2)
+    assert len(page.cart_details_list) == 2 and page.next_page_token
+    nxt = client.cart.list_carts(page_size=2, page_token=page.next_page_token)
+    assert nxt.cart_details_list[0].id != page.cart_details_list[0].id
+    ids = [c.id for c in client.cart.iter_carts(page_size=2)]
+    assert "cart-0001" in ids and len(ids) == len(set(ids))
+    cart = client.cart.get_cart("cart-0001")
+    assert cart.id == "cart-0001"
+    assert client.cart.get_items("cart-0001").items
+
+
+def test_cart_mutations_and_estimate(client, offer):
+    asin, offer_id = offer
+    added = client.cart.add_items("cart-0005", [
+        {"product_identifier": asin, "buying_option_identifier": offer_id, "quantity": 1, "external_id": "py-1"}
+    ])
+    item = next(i for i in added.items if i.product_identifier == asin)
+    modified = client.cart.modify_items("cart-0005", [{"itemId": item.item_id, "quantity": 2}])
+    assert next(i for i in modified.items if i.item_id == item.item_id).quantity == 2
+    cost = client.cart.get_estimated_total_purchase_cost("cart-0005", {
+        "full_name": "Accounts", "address_line1": "1-1-1 Marunouchi", "city": "Tokyo",
+        "state_or_region": "Tokyo", "postal_code": "100-0005", "country_code": "JP",
+    })
+    assert cost.charges and all(isinstance(c.amount.amount, Decimal) for c in cost.charges)
+    assert client.cart.delete_items("cart-0005") is None
+    assert not client.cart.get_items("cart-0005").items
+
+
+def test_estimate_needs_an_address_before_sending(client, sb):
+    sb.reset_counters()
+    with pytest.raises(abws.ValidationError) as e:
+        client.cart.get_estimated_total_purchase_cost("cart-0001", {"city": "Tokyo"})
+    assert "address" in e.value.parameter
+    assert not sb.counters()["requests"].get("getEstimatedTotalPurchaseCost")
+
+
+# --- products -------------------------------------------------------------------------
+
+
+def test_product_search_and_offers(client, offer):
+    asin, offer_id = offer
+    result = client.products.search_products_request(keywords=["paper"], locale="ja-JP", page_size=3)
+    assert result.products and result.number_of_pages >= 1
+    every = list(client.products.iter_search_products(keywords=["paper"], locale="ja-JP", page_size=3))
+    assert len(every) == result.matching_product_count
+    product = client.products.products_request(asin, locale="ja-JP")
+    assert product.asin == asin
+    offers = client.products.search_offers_request(asin, locale="ja-JP")
+    assert any(o.offer_id == offer_id for o in offers.offers)
+    assert [o.offer_id for o in client.products.iter_search_offers(asin, locale="ja-JP")] == [
+        o.offer_id for o in offers.offers
+    ]
+    by_asin = client.products.get_products_by_asins([asin], locale="ja-JP")
+    assert by_asin.products[0].asin == asin
+    by_offer = client.products.get_offers_by_offer_ids([offer_id], locale="ja-JP", inclusions_for_offers=["PRICE"])
+    assert by_offer.offers[0].offer_id == offer_id
+
+
+def test_products_need_a_locale(client):
+    with pytest.raises(abws.ValidationError) as e:
+        client.products.search_products_request(keywords=["paper"])
+    assert e.value.parameter == "locale"
+
+
+# --- ordering, reporting, tracking ----------------------------------------------------
+
+
+def _line(asin, offer_id, external_id="1", quantity=1):
+    return {
+        "external_id": external_id,
+        "quantity": quantity,
+        "attributes": [
+            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
+            {"attributeType": "SelectedBuyingOptionReference",
+             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
+        ],
+        "expectations": [],
+    }
+
+
+def test_place_order_and_report_it(client, offer, sb):
+    asin, offer_id = offer
+    result = client.ordering.place_order("py-order-1", [_line(asin, offer_id)], attributes=[], expectations=[])
+    kinds = [a.acceptance_artifact_type for a in result.acceptance_artifacts]
+    assert "OrderIdentifier" in kinds
+    order_id = next(a.identifier for a in result.acceptance_artifacts if a.acceptance_artifact_type == "OrderIdentifier")
+    again = client.ordering.place_order("py-order-1", [_line(asin, offer_id)], attributes=[], expectations=[])
+    assert again == result  # the service answers a repeated externalId with the original
+    orders = client.reporting.get_orders_by_order_id(order_id, include_line_items=True)
+    assert orders.orders[0].order_id == order_id
+
+
+def test_orders_shipments_and_tracking(client, line_item):
+    orders = client.reporting.get_orders_by_order_id(
+        line_item.order_id, include_line_items=True, include_shipments=True, include_charges=True
+    )
+    order = orders.orders[0]
+    assert isinstance(order.order_net_total, abws.Money)
+    shipment = order.shipments[0]
+    package = shipment["packages"][0]
+    details = client.tracking.get_package_tracking_details(
+        line_item.order_id, shipment["shipmentId"], package["packageId"]
+    )
+    assert type(details).__name__ == "PackageTrackingDetails"
+    assert details.to_dict()
+
+
+def test_shipment_line_item_reports(client):
+    page = client.reporting.get_shipment_line_item_reports(START, END)
+    assert page.shipment_line_items_report
+    every = list(client.reporting.iter_shipment_line_item_reports(START, END, progress=True))
+    assert len(every) >= len(page.shipment_line_items_report)
+    assert every[0] == page.shipment_line_items_report[0]
+
+
+def test_old_package_is_not_found(client, dataset):
+    old = dataset["specials"]["oldPackage"]
+    with pytest.raises(abws.NotFound) as e:
+        client.tracking.get_package_tracking_details(old["orderId"], old["shipmentId"], old["packageId"])
+    assert e.value.status == 404 and e.value.request_id

@@ -1,0 +1,199 @@
+"""The client as a shared, long-lived object: threads, the GIL, Ctrl-C, fork, pickling,
+multiprocessing, logging, progress bars, secrets."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+import warnings
+
+import pytest
+
+import abws
+from conftest import END, START
+
+
+def test_threads_share_one_client(client):
+    results, errors = [], []
+
+    def work():
+        try:
+            results.append(len(client.invoices.get_invoices(START, END).invoices))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and results == [10] * 8
+
+
+def test_gil_is_released_during_a_slow_call(sb, client):
+    sb.fail("getInvoices", delay_ms=1000, times=1)
+    done = threading.Event()
+    box = {}
+
+    def slow():
+        box["page"] = client.invoices.get_invoices(START, END)
+        done.set()
+
+    t = threading.Thread(target=slow)
+    t.start()
+    count = 0
+    while not done.is_set():
+        count += 1
+    t.join()
+    assert box["page"].invoices
+    # with the GIL held by the call this thread could not have counted at all
+    assert count > 100_000, count
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_interrupts_a_long_report_wait(client, line_item):
+    assert threading.current_thread() is threading.main_thread()
+    created = client.documents.create_report(
+        {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id}
+    )
+    sent = {}
+
+    def interrupt():
+        sent["at"] = time.monotonic()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(0.3, interrupt)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        # a 60 s poll interval: without signal checks this would block for a minute
+        client.documents.wait_for_report(created.report_id, poll_interval=60)
+    elapsed = time.monotonic() - sent["at"]
+    timer.join()
+    assert elapsed < 0.5, elapsed
+    # the client still works afterwards
+    assert client.documents.get_report(created.report_id).report_id == created.report_id
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_interrupts_a_slow_request(sb, client):
+    sb.fail("getInvoices", delay_ms=5000, times=1)
+    sent = {}
+
+    def interrupt():
+        sent["at"] = time.monotonic()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(0.3, interrupt)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        client.invoices.get_invoices(START, END)
+    elapsed = time.monotonic() - sent["at"]
+    timer.join()
+    assert elapsed < 0.5, elapsed
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_works_in_a_forked_child(client):
+    assert client.invoices.get_invoices(START, END).invoices
+    listing = client.reconciliation.iter_transactions(START, END)
+    next(listing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads (3.12+)
+        pid = os.fork()
+    if pid == 0:  # the child: fresh runtime and pools, same settings
+        code = 1
+        try:
+            ok = len(client.invoices.get_invoices(START, END).invoices) == 10
+            fresh = abws.Client(**{"region": "JP"}, access_token="x", endpoint="http://127.0.0.1:9", max_attempts=1)
+            code = 0 if ok and fresh.region == "JP" else 2
+        except BaseException:
+            code = 3
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    # the parent is unaffected
+    assert client.invoices.get_invoices(START, END).invoices
+
+
+def _env_for(monkeypatch, sb):
+    creds = sb.credentials()
+    monkeypatch.setenv("ABWS_CLIENT_SECRET", creds["client_secret"])
+    monkeypatch.setenv("ABWS_REFRESH_TOKEN", creds["refresh_token"])
+    return creds
+
+
+def test_pickle_keeps_settings_but_not_secrets(sb, monkeypatch):
+    creds = sb.credentials()
+    client = sb.client("JP", rate_limiting=False)
+    data = pickle.dumps(client)
+    for secret in (creds["client_secret"], creds["refresh_token"]):
+        assert secret.encode() not in data
+    monkeypatch.delenv("ABWS_CLIENT_SECRET", raising=False)
+    monkeypatch.delenv("ABWS_REFRESH_TOKEN", raising=False)
+    monkeypatch.delenv("ABWS_ACCESS_TOKEN", raising=False)
+    with pytest.raises(abws.ValidationError):
+        pickle.loads(data)  # the worker has no secrets in its environment
+    _env_for(monkeypatch, sb)
+    back = pickle.loads(data)
+    assert back.settings["endpoint"] == sb.base_url and back.region == "JP"
+    assert back.settings["rate_limiting"] is False
+    assert back.invoices.get_invoices(START, END).invoices
+
+
+def test_pickle_with_secrets_when_asked(sb, monkeypatch):
+    monkeypatch.delenv("ABWS_CLIENT_SECRET", raising=False)
+    monkeypatch.delenv("ABWS_REFRESH_TOKEN", raising=False)
+    client = sb.client("JP", rate_limiting=False, pickle_secrets=True)
+    back = pickle.loads(pickle.dumps(client))
+    assert back.invoices.get_invoices(START, END).invoices
+
+
+def test_multiprocessing_spawn_pool(sb, monkeypatch):
+    import _workers
+
+    _env_for(monkeypatch, sb)
+    client = sb.client("JP", rate_limiting=False)
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        counts = pool.starmap(_workers.count_invoices, [(client, START, END)] * 2)
+    assert counts == [10, 10]
+
+
+def test_from_env(sb, monkeypatch):
+    creds = _env_for(monkeypatch, sb)
+    monkeypatch.setenv("ABWS_REGION", "JP")
+    monkeypatch.setenv("ABWS_CLIENT_ID", creds["client_id"])
+    monkeypatch.setenv("ABWS_USER_EMAIL", creds["user_email"])
+    monkeypatch.setenv("ABWS_ENDPOINT", sb.base_url)
+    monkeypatch.setenv("ABWS_AUTH_ENDPOINT", sb.base_url)
+    client = abws.Client.from_env(rate_limiting=False)
+    assert client.region == "JP"
+    assert client.invoices.get_invoices(START, END).invoices
+
+
+def test_secrets_never_in_repr_or_logs(sb, caplog):
+    creds = sb.credentials()
+    client = sb.client("JP", rate_limiting=False)
+    with caplog.at_level(logging.DEBUG, logger="abws"):
+        client.invoices.get_invoices(START, END)
+        list(client.reconciliation.iter_transactions(START, END))
+        with pytest.raises(abws.ValidationError):
+            client.invoices.get_invoices("bad", END)
+    assert any(r.name == "abws" for r in caplog.records)
+    text = repr(client) + caplog.text
+    text += repr(client.invoices) + repr(abws.Credentials(creds["client_id"], creds["client_secret"], "rt-secret"))
+    for secret in (creds["client_secret"], creds["refresh_token"], creds["user_email"], "rt-secret"):
+        assert secret not in text
+    assert "user_email" not in repr(client)
+
+
+def test_progress_bar_is_optional(client):
+    items = list(client.invoices.iter_invoices(START, END, progress=True))
+    assert items
