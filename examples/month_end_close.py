@@ -202,8 +202,8 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     for number, d in details.items():
         txs = by_invoice.get(number, [])
         if txs:
-            billed = abs(money(d.total_amount))
-            paid = abs(sum((money(t.amount) for t in txs), Decimal(0)))
+            billed = money(d.total_amount)
+            paid = sum((money(t.amount) for t in txs), Decimal(0))
             if billed != paid:
                 differences.append((number, billed, paid))
     jp_numbers = {
@@ -227,7 +227,8 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     os.makedirs(args.out, mode=0o700, exist_ok=True)
     ledger_path = os.path.join(args.out, f"ledger-{start:%Y-%m}.csv")
     rates = sorted(tax)
-    with open(ledger_path, "w", newline="", encoding="utf-8") as fh:
+    fd = os.open(ledger_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["invoice_number", "type", "issue_date", "status", "customer", "currency", "total"]
                    + [f"tax_{r}" for r in rates] + ["line_items", "transactions", "transaction_total", "difference"])
@@ -241,7 +242,7 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
                         d.customer.legal_entity_name if d.customer else "", d.total_amount.currency_code,
                         money(d.total_amount)] + [t_rates.get(r, Decimal(0)) for r in rates]
                        + [len(lines[n]), " ".join(t.transaction_id for t in txs), paid,
-                          (abs(money(d.total_amount)) - abs(paid)) if txs else ""])
+                          (money(d.total_amount) - paid) if txs else ""])
 
     # 6. Every PDF, into a protected archive; never a plain file.
     filed, failed = 0, []
