@@ -11,9 +11,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR := never
 
-.PHONY: test month-end setup lint rust-test python-test c-test header
+.PHONY: test month-end setup lint rust-test python-test python-install c-test header
 
 test: setup lint rust-test python-test c-test
+	$(PY) scripts/scorecard.py
 	@echo "all checks passed"
 
 month-end: setup python-install

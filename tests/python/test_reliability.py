@@ -1,0 +1,156 @@
+"""Reliability scenarios J1–J4 of the reliability plan (Python specifics), each asserting its
+bar and recording its figure in docs/reliability-bindings.md for the scorecard."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import statistics
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+import abws
+from conftest import END, START
+
+SCORECARD = Path(__file__).resolve().parents[2] / "docs" / "reliability-bindings.md"
+FIGURES: dict = {}
+
+
+def record(scenario: str, text: str) -> None:
+    FIGURES[scenario] = text
+    lines = ["### Python (J), from `tests/python/test_reliability.py`", ""]
+    lines += [f"- {k}: {v}" for k, v in sorted(FIGURES.items())]
+    old = SCORECARD.read_text() if SCORECARD.exists() else ""
+    c_part = old[old.index("### C ABI") :] if "### C ABI" in old else ""
+    SCORECARD.write_text("\n".join(lines) + "\n\n" + c_part)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_j1_forked_children_while_a_refresh_is_held():
+    with abws.Sandbox(rate_limits="off", today="2026-03-18") as sb:
+        client = sb.client("JP", rate_limiting=False)
+        # The parent's refresh is slow: a thread holds the token lock while we fork.
+        sb.fail("/auth/O2/token", delay_ms=1500, times=1)
+        holder = threading.Thread(target=lambda: client.invoices.get_invoices(START, END))
+        holder.start()
+        time.sleep(0.3)
+        children = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for _ in range(20):
+                pid = os.fork()
+                if pid == 0:
+                    code = 1
+                    try:
+                        code = 0 if client.invoices.get_invoices(START, END).invoices else 2
+                    except BaseException:
+                        code = 3
+                    finally:
+                        os._exit(code)
+                children.append(pid)
+        ok = hung = 0
+        deadline = time.monotonic() + 60
+        pending = set(children)
+        while pending and time.monotonic() < deadline:
+            for pid in list(pending):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    pending.discard(pid)
+                    ok += os.waitstatus_to_exitcode(status) == 0
+            time.sleep(0.05)
+        for pid in pending:
+            hung += 1
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        holder.join()
+        conns = [c for c in sb.counters()["connections"] if c["operation"] == "getInvoices"]
+        ids = [c["connection"] for c in conns]
+        shared = len(ids) - len(set(ids))
+        record("J1", f"{ok}/20 forked children worked while a parent thread held the token refresh; hung children = {hung}; connections shared by two requests = {shared}")
+        assert ok == 20 and hung == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_j2_ctrl_c_latency(client, sb, line_item):
+    assert threading.current_thread() is threading.main_thread()
+    latencies = []
+
+    def long_wait():
+        # A fresh report is still queued: its first poll is answered at once, the next
+        # one would come a minute later.
+        report = client.documents.create_report(
+            {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id}
+        ).report_id
+        client.documents.wait_for_report(report, poll_interval=60)
+
+    kinds = [long_wait, lambda: client.invoices.get_invoices(START, END)]
+    for i in range(20):
+        if i % 2:
+            sb.fail("getInvoices", delay_ms=5000, times=1)
+        sent = {}
+
+        def interrupt():
+            sent["at"] = time.monotonic()
+            os.kill(os.getpid(), signal.SIGINT)
+
+        timer = threading.Timer(0.2, interrupt)
+        timer.start()
+        try:
+            kinds[i % 2]()
+        except KeyboardInterrupt:
+            latencies.append(time.monotonic() - sent["at"])
+        timer.join()
+        sb.clear_faults()
+    latencies.sort()
+    p50 = statistics.median(latencies)
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    threads_after = threading.active_count()
+    # the client still works: nothing was left holding it
+    assert client.invoices.get_invoices(START, END).invoices
+    record("J2", f"Ctrl-C latency p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms over {len(latencies)} interrupts (report waits and slow requests); Python threads left = {threads_after - 1}; the client works afterwards")
+    assert len(latencies) == 20 and p99 < 0.5
+
+
+def test_j3_the_gil_is_released(sb, client):
+    progress = []
+    for _ in range(5):
+        sb.fail("getInvoices", delay_ms=300, times=1)
+        done = threading.Event()
+        t = threading.Thread(target=lambda: (client.invoices.get_invoices(START, END), done.set()))
+        t.start()
+        count = 0
+        while not done.is_set():
+            count += 1
+        t.join()
+        progress.append(count)
+    record("J3", f"another thread's counter advanced in {sum(c > 0 for c in progress)}/5 trials during a 0.3 s call (min {min(progress):,} increments)")
+    assert min(progress) > 0
+
+
+def test_j4_pickle_and_spawn(sb, monkeypatch):
+    import multiprocessing
+
+    creds = sb.credentials()
+    monkeypatch.setenv("ABWS_CLIENT_SECRET", creds["client_secret"])
+    monkeypatch.setenv("ABWS_REFRESH_TOKEN", creds["refresh_token"])
+    client = sb.client("JP", rate_limiting=False)
+    blob = pickle.dumps(client)
+    markers = sum(blob.count(s.encode()) for s in (creds["client_secret"], creds["refresh_token"]))
+    rep = repr(client) + str(client)
+    rep_markers = sum(rep.count(s) for s in (creds["client_secret"], creds["refresh_token"], creds["user_email"]))
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        counts = pool.map(_count_invoices, [blob, blob])
+    record("J4", f"pickled client used in {sum(c > 0 for c in counts)}/2 spawned workers (secrets from their environment); secret markers in the pickle = {markers}, in repr/str = {rep_markers}")
+    assert all(c > 0 for c in counts) and markers == 0 and rep_markers == 0
+
+
+def _count_invoices(blob: bytes) -> int:
+    client = pickle.loads(blob)
+    return len(client.invoices.get_invoices(START, END).invoices)
