@@ -11,7 +11,10 @@ use abws_sandbox::{RateLimits, Sandbox, SandboxConfig};
 use chrono::{Datelike, Duration, Utc};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let sb = Sandbox::spawn(SandboxConfig { rate_limits: RateLimits::Off, ..Default::default() })?;
+    let sb = Sandbox::spawn(SandboxConfig {
+        rate_limits: RateLimits::Off,
+        ..Default::default()
+    })?;
     let c = sb.credentials();
     let mut settings = Settings::new(
         Region::JP,
@@ -30,20 +33,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let first_prev = (first_this - Duration::days(1)).with_day(1).ok_or("date")?;
     let params = GetInvoicesParams {
         invoice_issue_start_date: Some(format!("{first_prev}T00:00:00Z").into()),
-        invoice_issue_end_date: Some(format!("{}T23:59:59Z", first_this - Duration::days(1)).into()),
+        invoice_issue_end_date: Some(
+            format!("{}T23:59:59Z", first_this - Duration::days(1)).into(),
+        ),
         ..Default::default()
     };
     let mut total = Decimal::ZERO;
     let mut tax: BTreeMap<String, Decimal> = BTreeMap::new();
     let mut count = 0;
     for summary in client.invoices().iter_invoices(&params)?.items() {
-        let number = summary?.invoice_metadata.and_then(|m| m.invoice_number).unwrap_or_default();
-        let detail = client.invoices().get_invoice_detail_by_invoice_number(&number, "JP")?;
-        total += detail.total_amount.as_ref().map(|m| m.value()).unwrap_or_default();
+        let number = summary?
+            .invoice_metadata
+            .and_then(|m| m.invoice_number)
+            .unwrap_or_default();
+        let detail = client
+            .invoices()
+            .get_invoice_detail_by_invoice_number(&number, "JP")?;
+        total += detail
+            .total_amount
+            .as_ref()
+            .map(|m| m.value())
+            .unwrap_or_default();
         for a in detail.artifacts.iter().flatten() {
             for t in a.tax_breakdown().unwrap_or_default() {
-                *tax.entry(t.tax_rate.clone().unwrap_or_default()).or_default() +=
-                    t.tax_amount.as_ref().map(|m| m.value()).unwrap_or_default();
+                *tax.entry(t.tax_rate.clone().unwrap_or_default())
+                    .or_default() += t.tax_amount.as_ref().map(|m| m.value()).unwrap_or_default();
             }
         }
         count += 1;
