@@ -39,7 +39,7 @@ rust-test:
 	cargo run --quiet -p abws --example month_end
 
 python-install:
-	CARGO_TARGET_DIR=$(CURDIR)/target-py $(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" CARGO_TARGET_DIR=$(CURDIR)/target-py $(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
 
 python-test:
 	bash scripts/test-python.sh

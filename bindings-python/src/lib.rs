@@ -25,6 +25,9 @@ fn _error_kinds() -> Vec<&'static str> {
 
 #[pymodule]
 fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The core logs through the `log` facade (target "abws"); send it to logger "abws".
+    // Records carry no secrets (the reliability scan L1 checks that).
+    let _ = pyo3_log::try_init();
     m.add("__version__", abws::VERSION)?;
     m.add("_debug_build", cfg!(debug_assertions))?;
     m.add_class::<client::PyClient>()?;

@@ -154,3 +154,17 @@ def test_j4_pickle_and_spawn(sb, monkeypatch):
 def _count_invoices(blob: bytes) -> int:
     client = pickle.loads(blob)
     return len(client.invoices.get_invoices(START, END).invoices)
+
+
+def test_core_events_reach_python_logging(sb, caplog):
+    """Retries inside the core (invisible to the binding) are logged under "abws"."""
+    import logging
+
+    client = sb.client("JP", rate_limiting=False)
+    sb.fail("getInvoices", status=503, times=1)
+    with caplog.at_level(logging.DEBUG, logger="abws"):
+        assert client.invoices.get_invoices(START, END).invoices
+    text = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("abws"))
+    assert "retrying" in text and "getInvoices" in text, text
+    creds = sb.credentials()
+    assert creds["client_secret"] not in text and creds["refresh_token"] not in text
