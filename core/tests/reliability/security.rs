@@ -162,8 +162,9 @@ pub fn run() -> Vec<Figure> {
         .map_or(0, |a| a.len());
     out.push(figure("L2", foreign == 0 && named == 5, format!("token-bearing requests received by the foreign listener = {foreign} of 5 codes; {named}/5 errors name the target host")));
 
-    // L3: TLS failures are not retried: covered by the transport's classification (a
-    // certificate error is F4). The sandbox has no TLS listener yet, so not measured here.
+    // L3: bad certificates are refused and never retried.
+    let (refused, connections) = tls_refusals();
+    out.push(figure("L3", refused == 3 && connections == 3, format!("refused {refused}/3 (self-signed, expired, wrong host); TLS connections attempted = {connections} (no retry)")));
     // L4: plain http off loopback is refused before sending.
     let mut s = common::settings(&sb, Region::JP);
     s.endpoint = Some("http://192.0.2.10:8080".into());
@@ -219,4 +220,57 @@ pub fn run() -> Vec<Figure> {
         ),
     ));
     out
+}
+
+/// L3: a TLS listener presenting a self-signed, an expired and a wrong-host certificate.
+/// Returns (refused, tcp connections accepted) over the three.
+pub fn tls_refusals() -> (usize, usize) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio_rustls::rustls;
+
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let mut refused = 0;
+    let accepted = Arc::new(AtomicUsize::new(0));
+    for case in ["self-signed", "expired", "wrong-host"] {
+        let mut params = rcgen::CertificateParams::new(vec![if case == "wrong-host" { "elsewhere.invalid".to_string() } else { "127.0.0.1".to_string() }]).unwrap();
+        if case == "expired" {
+            params.not_before = rcgen::date_time_ymd(2020, 1, 1);
+            params.not_after = rcgen::date_time_ymd(2021, 1, 1);
+        }
+        let key = rcgen::KeyPair::generate().unwrap();
+        let cert = params.self_signed(&key).unwrap();
+        let config = rustls::ServerConfig::builder()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![cert.der().clone()],
+                rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+            )
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let count = accepted.clone();
+        let server = rt.spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else { break };
+                count.fetch_add(1, Ordering::SeqCst);
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let _ = acceptor.accept(tcp).await;
+                });
+            }
+        });
+        let mut s = abws::Settings::new(Region::JP, abws::Credentials::AccessToken("Atza|sentinel".into()));
+        s.endpoint = Some(format!("https://{addr}"));
+        s.rate_limiting = false;
+        let client = abws::blocking::Client::new(s).unwrap();
+        if let Err(e) = client.invoices().get_invoice_detail_by_invoice_number("X", "JP") {
+            if e.kind() == ErrorKind::Transport && e.attempts() <= 1 {
+                refused += 1;
+            }
+        }
+        server.abort();
+    }
+    (refused, accepted.load(Ordering::SeqCst))
 }
