@@ -229,11 +229,20 @@ pub fn tls_refusals() -> (usize, usize) {
     use tokio_rustls::rustls;
 
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
     let mut refused = 0;
     let accepted = Arc::new(AtomicUsize::new(0));
     for case in ["self-signed", "expired", "wrong-host"] {
-        let mut params = rcgen::CertificateParams::new(vec![if case == "wrong-host" { "elsewhere.invalid".to_string() } else { "127.0.0.1".to_string() }]).unwrap();
+        let mut params = rcgen::CertificateParams::new(vec![if case == "wrong-host" {
+            "elsewhere.invalid".to_string()
+        } else {
+            "127.0.0.1".to_string()
+        }])
+        .unwrap();
         if case == "expired" {
             params.not_before = rcgen::date_time_ymd(2020, 1, 1);
             params.not_after = rcgen::date_time_ymd(2021, 1, 1);
@@ -248,12 +257,16 @@ pub fn tls_refusals() -> (usize, usize) {
             )
             .unwrap();
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
         let addr = listener.local_addr().unwrap();
         let count = accepted.clone();
         let server = rt.spawn(async move {
             loop {
-                let Ok((tcp, _)) = listener.accept().await else { break };
+                let Ok((tcp, _)) = listener.accept().await else {
+                    break;
+                };
                 count.fetch_add(1, Ordering::SeqCst);
                 let acceptor = acceptor.clone();
                 tokio::spawn(async move {
@@ -261,11 +274,17 @@ pub fn tls_refusals() -> (usize, usize) {
                 });
             }
         });
-        let mut s = abws::Settings::new(Region::JP, abws::Credentials::AccessToken("Atza|sentinel".into()));
+        let mut s = abws::Settings::new(
+            Region::JP,
+            abws::Credentials::AccessToken("Atza|sentinel".into()),
+        );
         s.endpoint = Some(format!("https://{addr}"));
         s.rate_limiting = false;
         let client = abws::blocking::Client::new(s).unwrap();
-        if let Err(e) = client.invoices().get_invoice_detail_by_invoice_number("X", "JP") {
+        if let Err(e) = client
+            .invoices()
+            .get_invoice_detail_by_invoice_number("X", "JP")
+        {
             if e.kind() == ErrorKind::Transport && e.attempts() <= 1 {
                 refused += 1;
             }
