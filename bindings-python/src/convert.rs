@@ -31,7 +31,7 @@ struct Helpers {
 }
 
 /// Model classes by declared shape: two result types may share a name (reconciliation's
-/// and reporting's `OrderLineItem`), so the key is the name and every field name.
+/// and reporting's former `OrderLineItem`, now `OrderReportLineItem`), so the key is the name and every field name.
 static CLASSES: Mutex<Option<HashMap<u64, Shape>>> = Mutex::new(None);
 
 /// A model class and its field names as Python strings (made once, not per object).

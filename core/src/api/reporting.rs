@@ -70,7 +70,7 @@ model! {
 
 model! {
     /// A line of an order report.
-    pub struct OrderLineItem {
+    pub struct OrderReportLineItem {
         "orderLineItemId" order_line_item_id: String,
         "productCategory" product_category: String,
         "asin" asin: String,
@@ -122,7 +122,7 @@ model! {
         "orderPromotion" order_promotion: Money,
         "orderTax" order_tax: Money,
         "orderNetTotal" order_net_total: Money,
-        "lineItems" line_items: Vec<OrderLineItem>,
+        "lineItems" line_items: Vec<OrderReportLineItem>,
         "shipments" shipments: Vec<RawJson>,
         "charges" charges: Vec<RawJson>,
     }
