@@ -101,30 +101,35 @@ pub fn run() -> Vec<Figure> {
         .items()
         .map(|r| r.unwrap().invoice_metadata.unwrap().invoice_number.unwrap())
         .collect();
-    sb.inject(
-        FaultRule::new(
-            "getInvoices",
-            FaultAction::Status {
-                status: 503,
-                body: None,
-                headers: Default::default(),
-            },
-        )
-        .probability(0.4),
-    );
-    let faulty: Vec<_> = client
-        .invoices()
-        .iter_invoices(&p)
-        .unwrap()
-        .items()
-        .map(|r| r.unwrap().invoice_metadata.unwrap().invoice_number.unwrap())
-        .collect();
+    // Faults inside the listing: two 503s before page 2, a mid-body reset before page 4.
+    let mut faulty = vec![];
+    for (n, page) in client.invoices().iter_invoices(&p).unwrap().enumerate() {
+        let page = page.unwrap();
+        faulty.extend(
+            page.invoices
+                .unwrap()
+                .into_iter()
+                .map(|i| i.invoice_metadata.unwrap().invoice_number.unwrap()),
+        );
+        let status = FaultAction::Status {
+            status: 503,
+            body: None,
+            headers: Default::default(),
+        };
+        match n {
+            0 => sb.inject(FaultRule::new("getInvoices", status).times(2)),
+            2 => {
+                sb.inject(FaultRule::new("getInvoices", FaultAction::ResetAfterBytes(300)).times(1))
+            }
+            _ => {}
+        }
+    }
     let diff = baseline.len().abs_diff(faulty.len())
         + baseline.iter().zip(&faulty).filter(|(a, b)| a != b).count();
     out.push(figure(
         "F3",
         diff == 0,
-        format!("pages skipped or repeated = {diff} with 40 % 503s inside the listing"),
+        format!("pages skipped or repeated = {diff} with two 503s and a mid-body reset inside the listing"),
     ));
 
     // F4: over the whole run the sandbox never rejected a token for parameter drift.
