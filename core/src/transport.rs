@@ -95,6 +95,106 @@ impl HttpResponse {
     }
 }
 
+/// A document response whose body is read piece by piece (`Transport::open_document`).
+#[derive(Debug)]
+pub struct DocumentBody {
+    pub status: u16,
+    pub headers: HeaderMap,
+    response: reqwest::Response,
+    received: u64,
+    cap: u64,
+    stall: Duration,
+    timeout: Duration,
+    /// What is left of `timeout` for waiting on the network.
+    left: Duration,
+}
+
+impl DocumentBody {
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// `x-svc-RequestId`.
+    pub fn request_id(&self) -> Option<String> {
+        header_string(&self.headers, wire::HEADER_REQUEST_ID)
+    }
+
+    /// The body bytes received so far.
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// The next piece of the body, as it arrived; `None` at its end.
+    pub async fn chunk(&mut self) -> Result<Option<Bytes>, SendFailure> {
+        let wait = self.stall.min(self.left);
+        let started = tokio::time::Instant::now();
+        let next = tokio::time::timeout(wait, self.response.chunk()).await;
+        self.left = self.left.saturating_sub(started.elapsed());
+        match next {
+            Err(_) if wait < self.stall => Err(budget_spent(self.timeout, self.request_id())),
+            Err(_) => Err(SendFailure {
+                class: FailureClass::Ambiguous,
+                error: Error::timeout(format!(
+                    "the response body stalled: no byte for {:.1} s after {} bytes",
+                    self.stall.as_secs_f64(),
+                    self.received
+                ))
+                .with_request_id(self.request_id()),
+                timed_out: true,
+            }),
+            Ok(Err(e)) => Err(SendFailure::new(
+                FailureClass::Ambiguous,
+                Error::transport(format!(
+                    "the response body was cut off after {} bytes ({})",
+                    self.received,
+                    error_chain(&e)
+                ))
+                .with_request_id(self.request_id()),
+            )),
+            Ok(Ok(None)) => Ok(None),
+            Ok(Ok(Some(chunk))) => {
+                self.received += chunk.len() as u64;
+                if self.received > self.cap {
+                    return Err(document_too_large(self.cap, &self.headers));
+                }
+                Ok(Some(chunk))
+            }
+        }
+    }
+
+    /// Reads the body whole (keeping at most `limit` bytes of it; the rest is not read)
+    /// into an `HttpResponse`: for an answer that is not the document.
+    pub async fn into_response(mut self, limit: usize) -> Result<HttpResponse, SendFailure> {
+        let mut body = BytesMut::new();
+        while body.len() < limit {
+            match self.chunk().await? {
+                Some(chunk) => {
+                    let n = chunk.len().min(limit - body.len());
+                    body.extend_from_slice(&chunk[..n]);
+                }
+                None => break,
+            }
+        }
+        Ok(HttpResponse {
+            status: self.status,
+            headers: self.headers,
+            body: body.freeze(),
+        })
+    }
+}
+
+fn budget_spent(timeout: Duration, request_id: Option<String>) -> SendFailure {
+    SendFailure {
+        class: FailureClass::Ambiguous,
+        error: Error::timeout(format!(
+            "no complete response within {:.1} s",
+            timeout.as_secs_f64()
+        ))
+        .with_request_id(request_id),
+        timed_out: true,
+    }
+}
+
 /// A failed attempt: what happened, and how far the request got.
 #[derive(Debug, Clone)]
 pub struct SendFailure {
@@ -212,6 +312,61 @@ impl Transport {
             .await
     }
 
+    /// Opens a presigned document address for streaming: the same plain GET as
+    /// `fetch_document` (the separate pool, no auth headers, no redirects, no transparent
+    /// decompression), returned as soon as the status and headers are in; the body is then
+    /// read piece by piece with `DocumentBody::chunk`, never held whole.
+    ///
+    /// `timeout` bounds the time spent waiting on the network (for the headers, then for
+    /// each piece of the body) — not the time the caller spends between pieces, so a slow
+    /// consumer is not a slow server. A body that sends no byte for `Timeouts::stall` is
+    /// stalled; one of more than `max_bytes` is refused.
+    pub async fn open_document(
+        &self,
+        url: &str,
+        timeout: Duration,
+        max_bytes: u64,
+    ) -> Result<DocumentBody, SendFailure> {
+        let started = tokio::time::Instant::now();
+        let request = self.documents.request(Method::GET, url).send();
+        // The response head counts as body bytes do: silent for `stall`, it is stalled.
+        let wait = self.stall_timeout.min(timeout);
+        let resp = match tokio::time::timeout(wait, request).await {
+            Ok(r) => r.map_err(classify_reqwest)?,
+            Err(_) if wait < self.stall_timeout => return Err(budget_spent(timeout, None)),
+            Err(_) => {
+                return Err(SendFailure {
+                    class: FailureClass::Ambiguous,
+                    error: Error::timeout(format!(
+                        "the document host stalled: no response within {:.1} s",
+                        wait.as_secs_f64()
+                    )),
+                    timed_out: true,
+                })
+            }
+        };
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        if (300..400).contains(&status) {
+            return Err(redirect_failure(status, &headers));
+        }
+        if let Some(len) = resp.content_length() {
+            if len > max_bytes {
+                return Err(document_too_large(max_bytes, &headers));
+            }
+        }
+        Ok(DocumentBody {
+            status,
+            headers,
+            response: resp,
+            received: 0,
+            cap: max_bytes,
+            stall: self.stall_timeout,
+            timeout,
+            left: timeout.saturating_sub(started.elapsed()),
+        })
+    }
+
     async fn send_with(
         &self,
         client: &reqwest::Client,
@@ -253,20 +408,7 @@ impl Transport {
         let resp = builder.send().await.map_err(classify_reqwest)?;
         let status = resp.status().as_u16();
         if (300..400).contains(&status) {
-            let target = resp
-                .headers()
-                .get(http::header::LOCATION)
-                .and_then(|v| v.to_str().ok())
-                .map(redirect_host)
-                .unwrap_or_else(|| "an unnamed location".to_string());
-            return Err(SendFailure::new(
-                FailureClass::Security,
-                Error::transport(format!(
-                    "the server answered HTTP {status}, a redirect to {target}; API calls do not follow \
-                     redirects, so our credentials never reach another host (check the endpoint setting)"
-                ))
-                .with_request_id(header_string(resp.headers(), wire::HEADER_REQUEST_ID)),
-            ));
+            return Err(redirect_failure(status, resp.headers()));
         }
         let headers = resp.headers().clone();
         if let Some(len) = resp.content_length() {
@@ -317,6 +459,33 @@ impl Transport {
             body: body.freeze(),
         })
     }
+}
+
+/// A redirect: never followed, so our credentials never reach another host.
+fn redirect_failure(status: u16, headers: &HeaderMap) -> SendFailure {
+    let target = headers
+        .get(http::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .map(redirect_host)
+        .unwrap_or_else(|| "an unnamed location".to_string());
+    SendFailure::new(
+        FailureClass::Security,
+        Error::transport(format!(
+            "the server answered HTTP {status}, a redirect to {target}; API calls do not follow \
+             redirects, so our credentials never reach another host (check the endpoint setting)"
+        ))
+        .with_request_id(header_string(headers, wire::HEADER_REQUEST_ID)),
+    )
+}
+
+fn document_too_large(cap: u64, headers: &HeaderMap) -> SendFailure {
+    SendFailure::new(
+        FailureClass::Security,
+        Error::transport(format!(
+            "the document is larger than {cap} bytes (raise Settings::max_document_bytes if this is expected)"
+        ))
+        .with_request_id(header_string(headers, wire::HEADER_REQUEST_ID)),
+    )
 }
 
 fn too_large(cap: u64, headers: &HeaderMap) -> SendFailure {

@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use super::decode;
 use crate::client::{Call, Client};
 use crate::config::{Region, RegionGroup};
+use crate::documents::StreamUnpacker;
 use crate::error::{Error, ErrorKind, Result};
 use crate::operations as ops;
 use crate::{model, validate, wire_enum, Timestamp};
@@ -119,6 +120,14 @@ pub struct CreateReportParams {
 
 /// Parameters of `fetch_pdf`: the report options plus the marketplaces.
 pub type FetchPdfParams = CreateReportParams;
+
+/// How a streamed download through one presigned address ended.
+enum Streamed {
+    /// The PDF is written: its size.
+    Done(u64),
+    /// The address had expired before anything was written: renew it.
+    Expired(Error),
+}
 
 /// The report and document operations. Get one with `Client::documents`.
 pub struct Documents<'a> {
@@ -296,22 +305,49 @@ impl Documents<'_> {
         }
     }
 
-    /// Downloads a report document and returns the PDF, unpacked in memory.
+    /// Downloads a report document and returns the PDF. The body is unpacked as it
+    /// arrives, so memory holds the PDF and little else (its room is reserved from the
+    /// size the archive declares).
     pub async fn download(&self, report_document_id: &str) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        self.download_to(report_document_id, &mut out).await?;
-        Ok(out)
+        // The size is the archive's word (checked against max_document_bytes, and the
+        // entry may not unpack to more): room that cannot be had is simply not reserved.
+        let reserve: fn(&mut &mut Vec<u8>, u64) = |v, size| {
+            if let Ok(size) = usize::try_from(size) {
+                let _ = v.try_reserve_exact(size.saturating_sub(v.len()));
+            }
+        };
+        let rewind: fn(&mut Vec<u8>) -> bool = |v| {
+            zeroize::Zeroize::zeroize(v.as_mut_slice());
+            v.clear();
+            true
+        };
+        match self
+            .stream_document(report_document_id, &mut out, Some(reserve), rewind)
+            .await
+        {
+            Ok(_) => Ok(out),
+            Err(e) => {
+                // Only what was written: zeroizing the spare capacity would touch pages
+                // that were never used.
+                zeroize::Zeroize::zeroize(out.as_mut_slice());
+                Err(e)
+            }
+        }
     }
 
-    /// Downloads a report document and writes the PDF to `writer`; returns its size.
-    /// An expired presigned address is renewed once.
+    /// Downloads a report document and writes the PDF to `writer` as it arrives (the
+    /// body is unpacked on the fly: memory use does not grow with the document); returns
+    /// its size. An expired presigned address is renewed once, and a transient failure
+    /// retried, as long as nothing was written yet; a failure after the first bytes were
+    /// written is returned (the writer then holds part of the PDF).
     pub async fn download_to(
         &self,
         report_document_id: &str,
         writer: &mut (dyn Write + Send),
     ) -> Result<u64> {
-        let body = self.fetch_body(report_document_id).await?;
-        crate::documents::unpack_to(&body, writer, self.client.settings().max_document_bytes)
+        self.stream_document(report_document_id, writer, None, |_| false)
+            .await
     }
 
     /// Downloads a report document that may hold several PDFs (a report without
@@ -324,32 +360,132 @@ impl Documents<'_> {
         crate::documents::unpack_all(&body, self.client.settings().max_document_bytes)
     }
 
+    /// A fresh presigned address of the document, checked to be https (or loopback).
+    async fn presigned_url(&self, report_document_id: &str) -> Result<String> {
+        let doc = self.get_report_document(report_document_id).await?;
+        let url = doc.url.filter(|u| !u.is_empty()).ok_or_else(|| {
+            Error::document(format!("report document {report_document_id} has no url"))
+        })?;
+        let parsed = url::Url::parse(&url)
+            .map_err(|e| Error::document(format!("the presigned address is not a URL ({e})")))?;
+        if parsed.scheme() != "https"
+            && !(parsed.scheme() == "http" && crate::config::is_loopback(&parsed))
+        {
+            return Err(Error::document("the presigned address is not https; refusing to download a sensitive document in clear"));
+        }
+        Ok(url)
+    }
+
     /// The raw (still packed) document, fetched from a fresh presigned address; an
     /// expired address is renewed once.
     async fn fetch_body(&self, report_document_id: &str) -> Result<zeroize::Zeroizing<Vec<u8>>> {
         let settings = self.client.settings();
         let mut renewed = false;
         loop {
-            let doc = self.get_report_document(report_document_id).await?;
-            let url = doc
-                .url
-                .as_deref()
-                .filter(|u| !u.is_empty())
-                .ok_or_else(|| {
-                    Error::document(format!("report document {report_document_id} has no url"))
-                })?;
-            let parsed = url::Url::parse(url).map_err(|e| {
-                Error::document(format!("the presigned address is not a URL ({e})"))
-            })?;
-            if parsed.scheme() != "https"
-                && !(parsed.scheme() == "http" && crate::config::is_loopback(&parsed))
-            {
-                return Err(Error::document("the presigned address is not https; refusing to download a sensitive document in clear"));
-            }
-            match self.fetch_with_retries(url, &settings).await {
+            let url = self.presigned_url(report_document_id).await?;
+            match self.fetch_with_retries(&url, &settings).await {
                 Ok(r) => return Ok(zeroize::Zeroizing::new(r.body.to_vec())),
                 Err(e) if !renewed && e.message().contains("expired") => renewed = true,
                 Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The streaming download: a fresh presigned address, its body unpacked into
+    /// `writer` as it arrives; an expired address is renewed once.
+    async fn stream_document<W: Write + Send + ?Sized>(
+        &self,
+        report_document_id: &str,
+        writer: &mut W,
+        size_hint: Option<fn(&mut &mut W, u64)>,
+        rewind: fn(&mut W) -> bool,
+    ) -> Result<u64> {
+        let settings = self.client.settings();
+        let mut renewed = false;
+        loop {
+            let url = self.presigned_url(report_document_id).await?;
+            match self
+                .stream_with_retries(&url, &settings, writer, size_hint, rewind)
+                .await?
+            {
+                Streamed::Done(n) => return Ok(n),
+                Streamed::Expired(_) if !renewed => renewed = true,
+                Streamed::Expired(e) => return Err(e),
+            }
+        }
+    }
+
+    /// One presigned address: attempts until the document is unpacked into `writer`.
+    /// A transient failure is retried while nothing reached the writer (or the writer
+    /// can start over: `rewind`); a damaged document or a failing writer is final.
+    async fn stream_with_retries<W: Write + Send + ?Sized>(
+        &self,
+        url: &str,
+        settings: &crate::Settings,
+        writer: &mut W,
+        size_hint: Option<fn(&mut &mut W, u64)>,
+        rewind: fn(&mut W) -> bool,
+    ) -> Result<Streamed> {
+        let transport = self.client.transport();
+        let max = settings.max_document_bytes;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let (class, error) = match transport
+                .open_document(url, Duration::from_secs(300), max)
+                .await
+            {
+                Err(f) => (f.class, f.error),
+                Ok(body) if !body.is_success() => match body.into_response(64 * 1024).await {
+                    Ok(r) => {
+                        let text = String::from_utf8_lossy(&r.body).to_ascii_lowercase();
+                        if r.status == 403 && text.contains("expired") {
+                            return Ok(Streamed::Expired(
+                                Error::document("the presigned address has expired")
+                                    .with_request_id(r.request_id())
+                                    .with_attempts(attempt),
+                            ));
+                        }
+                        let class = crate::retry::classify_status(r.status, false)
+                            .unwrap_or(crate::retry::FailureClass::Final);
+                        let msg = format!("the document host answered {}", r.describe_body());
+                        (class, Error::document(msg).with_request_id(r.request_id()))
+                    }
+                    Err(f) => (f.class, f.error),
+                },
+                Ok(mut body) => {
+                    let mut unpacker = match size_hint {
+                        Some(hint) => StreamUnpacker::with_size_hint(&mut *writer, max, hint),
+                        None => StreamUnpacker::new(&mut *writer, max),
+                    };
+                    let failure = loop {
+                        match body.chunk().await {
+                            Ok(Some(chunk)) => unpacker.push(&chunk)?,
+                            Ok(None) => return unpacker.finish().map(Streamed::Done),
+                            Err(f) => break f,
+                        }
+                    };
+                    let written = unpacker.written();
+                    drop(unpacker);
+                    if written > 0 && !rewind(writer) {
+                        return Err(failure.error.with_attempts(attempt).with_hint(format!(
+                            "{written} bytes of the document had been written; not retried"
+                        )));
+                    }
+                    (failure.class, failure.error)
+                }
+            };
+            match crate::retry::decide(
+                crate::retry::OperationKind::SafeRead,
+                class,
+                attempt,
+                settings.max_attempts,
+                0,
+            ) {
+                crate::retry::Decision::Retry => {
+                    tokio::time::sleep(crate::retry::backoff(attempt, rand::random::<f64>())).await;
+                }
+                _ => return Err(error.with_attempts(attempt)),
             }
         }
     }
