@@ -23,11 +23,27 @@ fn _error_kinds() -> Vec<&'static str> {
     abws::ErrorKind::ALL.iter().map(|k| k.name()).collect()
 }
 
+static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
+
+/// Forgets the cached Python logging levels, so a changed level of logger "abws" applies.
+#[pyfunction]
+fn _refresh_logging() {
+    if let Some(h) = LOG_RESET.get() {
+        h.reset();
+    }
+}
+
 #[pymodule]
 fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The core logs through the `log` facade (target "abws"); send it to logger "abws".
-    // Records carry no secrets (the reliability scan L1 checks that).
-    let _ = pyo3_log::try_init();
+    // Records carry no secrets (the reliability scan L1 checks that). Levels are cached
+    // (checking Python's level per record would take the GIL on the I/O threads), so the
+    // cache is refreshed whenever a client is created: configure logging before that, or
+    // call `abws.refresh_logging()` after changing it.
+    if let Ok(handle) = pyo3_log::try_init() {
+        let _ = LOG_RESET.set(handle);
+    }
+    m.add_function(wrap_pyfunction!(_refresh_logging, m)?)?;
     m.add("__version__", abws::VERSION)?;
     m.add("_debug_build", cfg!(debug_assertions))?;
     m.add_class::<client::PyClient>()?;

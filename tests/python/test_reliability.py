@@ -160,9 +160,10 @@ def test_core_events_reach_python_logging(sb, caplog):
     """Retries inside the core (invisible to the binding) are logged under "abws"."""
     import logging
 
-    client = sb.client("JP", rate_limiting=False)
     sb.fail("getInvoices", status=503, times=1)
     with caplog.at_level(logging.DEBUG, logger="abws"):
+        abws.refresh_logging()
+        client = sb.client("JP", rate_limiting=False)
         assert client.invoices.get_invoices(START, END).invoices
     text = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("abws"))
     assert "retrying" in text and "getInvoices" in text, text

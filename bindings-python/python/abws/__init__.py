@@ -54,8 +54,17 @@ from .sandbox import Sandbox
 
 _logging.getLogger("abws").addHandler(_logging.NullHandler())
 
+
+def refresh_logging() -> None:
+    """Applies a changed level of logger ``abws`` to the core's records (levels are cached
+    for speed; creating a client refreshes them too)."""
+    from . import _abws as _native
+
+    _native._refresh_logging()
+
 __all__ = [
     "__version__",
+    "refresh_logging",
     "Client",
     "Listing",
     "DateLike",

@@ -1026,6 +1026,7 @@ class Client:
             "rate_limiting": rate_limiting,
             "app_name": app_name,
         }
+        _abws._refresh_logging()  # logging configured since the last client applies
         self._native = _abws.Client(_abws._to_json(_drop_none(args)))
         self._settings: Dict[str, Any] = self._native.settings()
         self.pickle_secrets = pickle_secrets
