@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The benchmark suite (issue 10): abws against requests/httpx + json/orjson, libabws from C
+# against the Rust facade, in one run against the same sandbox; writes docs/benchmarks.md.
+# Not part of `make test`. Takes ~8 minutes on 2 cores once built.
+#
+#   scripts/bench.sh                 every benchmark, rewrites docs/benchmarks.md
+#   scripts/bench.sh --only B1,B4    some of them, into target-bench/benchmarks-partial.md
+#   scripts/bench.sh --only B4 --merge   re-run some, keep the rest of the last full run
+#   scripts/bench.sh --runs 7        more repetitions (also --b3-runs, --b4-runs, --out FILE)
+#
+# Needs what `make setup` installs (.venv). Installs the peers (benches/requirements.txt)
+# into .venv, and abws itself (`pip install --no-build-isolation .`) only when it is not
+# importable. Builds the sandbox binary, libabws and the two small bench programs in release
+# mode in its own target directory (ABWS_BENCH_TARGET, default target-bench/) so that it
+# never waits on another build's lock.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PY=.venv/bin/python
+if [ ! -x "$PY" ]; then
+  echo "bench: .venv is missing; run 'make setup' first" >&2
+  exit 2
+fi
+export ABWS_BENCH_TARGET="${ABWS_BENCH_TARGET:-$ROOT/target-bench}"
+export CARGO_TARGET_DIR="$ABWS_BENCH_TARGET"
+export CARGO_TERM_COLOR=never
+
+echo "bench: installing the peers (benches/requirements.txt)" >&2
+"$PY" -m pip install --quiet -r benches/requirements.txt
+if ! "$PY" -c "import abws" 2>/dev/null; then
+  echo "bench: abws is not installed in .venv; pip install --no-build-isolation . (a few minutes)" >&2
+  "$PY" -m pip install --quiet --no-build-isolation .
+fi
+
+echo "bench: building abws-sandbox and libabws (release)" >&2
+cargo build --quiet --release -p abws-sandbox -p abws-c
+
+echo "bench: building benches/rust (release)" >&2
+# Its own workspace; start from the root lock file so it uses the same versions.
+[ -f benches/rust/Cargo.lock ] || cp Cargo.lock benches/rust/Cargo.lock
+(cd benches/rust && cargo build --quiet --release)
+export ABWS_BENCH_RUST="$ABWS_BENCH_TARGET/release/abws-bench"
+
+echo "bench: compiling benches/c/bench_c.c" >&2
+export ABWS_BENCH_C="$ABWS_BENCH_TARGET/bench_c"
+${CC:-cc} -O2 -std=c11 -Wall -Wextra -Werror -I include benches/c/bench_c.c \
+  -L "$ABWS_BENCH_TARGET/release" -labws -Wl,-rpath,"$ABWS_BENCH_TARGET/release" -o "$ABWS_BENCH_C"
+
+# Run from outside the source tree so `abws` is the installed package, not bindings-python/.
+exec "$PY" "$ROOT/benches/run.py" "$@"
