@@ -110,6 +110,14 @@ def _snake_keys(value: Any) -> Any:
 def _line_item_ref(name: str, i: int, item: Any) -> Dict[str, Any]:
     if isinstance(item, (tuple, list)) and len(item) == 3:
         return {"order_id": item[0], "order_line_item_id": item[1], "shipment_id": item[2]}
+    if isinstance(item, Model):
+        # A result model (a transaction line item): read the three fields directly; turning
+        # every field name to snake_case cost ~0.1 ms per item (benchmark B5).
+        return {
+            "order_id": getattr(item, "order_id", None),
+            "order_line_item_id": getattr(item, "order_line_item_id", None),
+            "shipment_id": getattr(item, "shipment_id", None),
+        }
     d = _snake_keys(item)
     if isinstance(d, dict):
         return {
