@@ -18,6 +18,7 @@ __all__ = [
     "_sample_errors",
     "_to_json",
     "_error_kinds",
+    "_refresh_logging",
 ]
 
 __version__: str
