@@ -77,3 +77,52 @@ pub fn previous_month(sb: &Sandbox) -> (String, String) {
         format!("{}T23:59:59Z", first_this - chrono::Duration::days(1)),
     )
 }
+
+/// A report for a shipped line of last month (the first CHARGE transaction's first line),
+/// waited to DONE: (report id, document id). Needs a sandbox with a fast clock.
+pub fn ready_document(sb: &Sandbox, client: &blocking::Client) -> (String, String) {
+    use abws::api::documents::{CreateReportParams, ReportOptionsParams};
+    use abws::api::reconciliation::GetTransactionsParams;
+    use std::time::Duration;
+
+    let (s, e) = previous_month(sb);
+    let page = client
+        .reconciliation()
+        .get_transactions(&GetTransactionsParams {
+            feed_start_date: Some(s.into()),
+            feed_end_date: Some(e.into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let t = page
+        .transactions
+        .unwrap()
+        .into_iter()
+        .find(|t| t.transaction_type.as_deref() == Some("CHARGE"))
+        .unwrap();
+    let l = &t.transaction_line_items.as_ref().unwrap()[0];
+    let p = CreateReportParams {
+        report_options: ReportOptionsParams {
+            order_id: l.order_id.clone(),
+            order_line_item_id: l.order_line_item_id.clone(),
+            document_type: Some("Invoice".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let id = client
+        .documents()
+        .create_report(&p)
+        .unwrap()
+        .report_id
+        .unwrap();
+    let r = client
+        .documents()
+        .wait_for_report(
+            &id,
+            Duration::from_millis(100),
+            Some(Duration::from_secs(30)),
+        )
+        .unwrap();
+    (id, r.report_document_id.unwrap())
+}

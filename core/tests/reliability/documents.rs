@@ -19,42 +19,7 @@ fn fast() -> Sandbox {
 
 /// A report for a shipped line of last month, waited to DONE: (report id, document id).
 fn ready_document(sb: &Sandbox, client: &abws::blocking::Client) -> (String, String) {
-    let (s, e) = common::previous_month(sb);
-    let page = client
-        .reconciliation()
-        .get_transactions(&GetTransactionsParams {
-            feed_start_date: Some(s.into()),
-            feed_end_date: Some(e.into()),
-            ..Default::default()
-        })
-        .unwrap();
-    let t = page
-        .transactions
-        .unwrap()
-        .into_iter()
-        .find(|t| t.transaction_type.as_deref() == Some("CHARGE"))
-        .unwrap();
-    let l = &t.transaction_line_items.as_ref().unwrap()[0];
-    let p = CreateReportParams {
-        report_options: ReportOptionsParams {
-            order_id: l.order_id.clone(),
-            order_line_item_id: l.order_line_item_id.clone(),
-            document_type: Some("Invoice".into()),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let id = client
-        .documents()
-        .create_report(&p)
-        .unwrap()
-        .report_id
-        .unwrap();
-    let r = client
-        .documents()
-        .wait_for_report(&id, POLL, Some(Duration::from_secs(30)))
-        .unwrap();
-    (id, r.report_document_id.unwrap())
+    common::ready_document(sb, client)
 }
 
 struct SlowWriter(Vec<u8>);
