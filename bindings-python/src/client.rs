@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyDict;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
@@ -15,9 +15,11 @@ use abws::api::{
 };
 use abws::{blocking, Credentials, Region, Secret, Settings};
 
+use crate::bytes_buffer::BytesBuffer;
 use crate::convert::to_py;
 use crate::errors::to_py_err;
 use crate::pager::{DynPager, PyPager};
+use crate::py_writer::PyWriter;
 use crate::runtime::wait;
 
 /// Reads an operation's arguments; a shape the core does not accept is a validation error.
@@ -335,20 +337,25 @@ impl PyClient {
             }
             "download" => {
                 let a: IdArg = parse(op, args)?;
-                let bytes = wait(
-                    py,
-                    move || async move { c.documents().download(&a.id).await },
-                )?;
-                Ok(PyBytes::new(py, &bytes).into_any().unbind())
+                let mut out = BytesBuffer::default();
+                let buffer = &mut out;
+                wait(py, move || async move {
+                    c.documents().download_into(&a.id, buffer).await
+                })?;
+                Ok(out.into_bytes(py).into_any())
             }
             "fetch_pdf" => {
                 let a: FetchPdfArgs = parse(op, args)?;
                 let poll = seconds("poll_interval", a.poll_interval)?;
                 let timeout = a.timeout.map(|t| seconds("timeout", t)).transpose()?;
-                let bytes = wait(py, move || async move {
-                    c.documents().fetch_pdf(&a.params, poll, timeout).await
+                let mut out = BytesBuffer::default();
+                let buffer = &mut out;
+                wait(py, move || async move {
+                    c.documents()
+                        .fetch_pdf_into(&a.params, poll, timeout, buffer)
+                        .await
                 })?;
-                Ok(PyBytes::new(py, &bytes).into_any().unbind())
+                Ok(out.into_bytes(py).into_any())
             }
             "list_carts" => run!(ListCartsArgs, |a| c.cart().list_carts(
                 &a.region,
@@ -401,6 +408,27 @@ impl PyClient {
             other => Err(to_py_err(abws::Error::internal(format!(
                 "no operation named {other}"
             )))),
+        }
+    }
+
+    /// Streams a report document's PDF into `writer` (anything with `write(bytes)`);
+    /// returns its size.
+    fn download_to(
+        &self,
+        py: Python<'_>,
+        report_document_id: &str,
+        writer: Py<PyAny>,
+    ) -> PyResult<u64> {
+        let c = self.inner.inner().map_err(to_py_err)?;
+        let mut out = PyWriter::new(writer);
+        let sink = &mut out;
+        let r = wait(py, move || async move {
+            c.documents().download_to(report_document_id, sink).await
+        });
+        match (r, out.failure.take()) {
+            // The writer's own exception (disk full, ...) is the one the caller can act on.
+            (Err(_), Some(raised)) => Err(raised),
+            (r, _) => r,
         }
     }
 

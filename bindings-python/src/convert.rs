@@ -3,13 +3,12 @@
 //! JSON text the core's parameter structs are read from.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use pyo3::{intern, IntoPyObjectExt};
 
 use abws::node::{Node, Object, ToNode};
@@ -27,12 +26,11 @@ struct Helpers {
     loads_raw: Py<PyAny>,
     object_new: Py<PyAny>,
     offsets: Py<PyDict>,
-    gc: Py<PyModule>,
 }
 
 /// Model classes by declared shape: two result types may share a name (reconciliation's
 /// and reporting's former `OrderLineItem`, now `OrderReportLineItem`), so the key is the name and every field name.
-static CLASSES: Mutex<Option<HashMap<u64, Shape>>> = Mutex::new(None);
+static CLASSES: Mutex<Option<HashMap<u64, Arc<Shape>>>> = Mutex::new(None);
 
 /// A model class and its field names as Python strings (made once, not per object).
 struct Shape {
@@ -41,13 +39,20 @@ struct Shape {
 }
 
 fn shape_key(o: &Object<'_>) -> u64 {
-    // The names are `&'static str`s: their addresses and lengths identify them.
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (o.type_name.as_ptr() as usize, o.type_name.len()).hash(&mut h);
+    // The names are `&'static str`s: their addresses and lengths identify them. A cheap
+    // multiplicative mix (this runs once per object of a big page), not SipHash: the keys
+    // are our own pointers, nobody can choose them.
+    let mut h = (o.type_name.as_ptr() as u64) ^ (o.type_name.len() as u64).rotate_left(48);
     for (name, wire, _) in &o.fields {
-        (name.as_ptr() as usize, name.len(), wire.as_ptr() as usize).hash(&mut h);
+        for v in [
+            name.as_ptr() as u64,
+            name.len() as u64,
+            wire.as_ptr() as u64,
+        ] {
+            h = (h.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
     }
-    h.finish()
+    h
 }
 
 static HELPERS: PyOnceLock<Helpers> = PyOnceLock::new();
@@ -69,30 +74,30 @@ fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
             loads_raw: models.getattr("_loads_raw")?.unbind(),
             object_new: builtins.getattr("object")?.getattr("__new__")?.unbind(),
             offsets: PyDict::new(py).unbind(),
-            gc: py.import("gc")?.unbind(),
         })
     })
 }
 
 /// Converts any result to Python.
 pub fn to_py<T: ToNode + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
-    let h = helpers(py)?;
-    // A big page makes hundreds of thousands of objects, none of them in a cycle: the
-    // cyclic collector would walk the growing heap again and again while they are made.
-    let gc = h.gc.bind(py);
-    let was_enabled = gc.call_method0(intern!(py, "isenabled"))?.is_truthy()?;
-    if was_enabled {
-        gc.call_method0(intern!(py, "disable"))?;
+    let node = value.to_node();
+    Build {
+        py,
+        h: helpers(py)?,
+        shared: HashMap::new(),
     }
-    let out = node_to_py(py, h, &value.to_node());
-    if was_enabled {
-        gc.call_method0(intern!(py, "enable"))?;
-    }
-    out
+    .node(&node)
 }
 
-fn decimal(py: Python<'_>, h: &Helpers, v: &abws::Decimal) -> PyResult<Py<PyAny>> {
-    Ok(h.decimal.bind(py).call1((v.to_string(),))?.unbind())
+/// Takes a finished container (model instance, its `__dict__`, `Money`, list) out of the
+/// cyclic collector's lists. A result is a tree made from JSON, so it holds no cycle; a
+/// big page makes ~145,000 such containers, and each later collection would walk them all
+/// (decisions.md, "Python results are not tracked by the cyclic GC"). Call it only once
+/// the container is filled: inserting a tracked value re-tracks a dict.
+fn untrack(obj: &Bound<'_, PyAny>) {
+    // SAFETY: `obj` is a live object of a GC type (dict, list or a Python class instance);
+    // untracking an object that is not tracked is a no-op.
+    unsafe { pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
 }
 
 fn tz(py: Python<'_>, h: &Helpers, seconds: i32) -> PyResult<Py<PyAny>> {
@@ -114,169 +119,262 @@ fn tz(py: Python<'_>, h: &Helpers, seconds: i32) -> PyResult<Py<PyAny>> {
 
 use pyo3::types::IntoPyDict;
 
-fn datetime(py: Python<'_>, h: &Helpers, ts: &abws::Timestamp) -> PyResult<Py<PyAny>> {
+/// How `models._iso` writes a date-time back: Python's `isoformat()` with UTC as `Z`.
+fn wire_style(v: &chrono::DateTime<chrono::FixedOffset>) -> String {
     use chrono::{Datelike, Offset, Timelike};
-    let v = ts.value();
-    let zone = tz(py, h, v.offset().fix().local_minus_utc())?;
-    let micro = (v.nanosecond() % 1_000_000_000) / 1000;
-    let args = (
+    use std::fmt::Write;
+    let mut out = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
         v.year(),
         v.month(),
         v.day(),
         v.hour(),
         v.minute(),
-        v.second(),
-        micro,
-        zone,
+        v.second()
     );
-    Ok(h.datetime.bind(py).call1(args)?.unbind())
+    let nanos = v.nanosecond();
+    if !nanos.is_multiple_of(1000) {
+        return String::new(); // finer than Python keeps: never equal to the wire text
+    }
+    if nanos != 0 {
+        let _ = write!(out, ".{:06}", nanos / 1000);
+    }
+    let offset = v.offset().fix().local_minus_utc();
+    if offset == 0 {
+        out.push('Z');
+    } else {
+        let (sign, abs) = if offset < 0 {
+            ('-', -offset)
+        } else {
+            ('+', offset)
+        };
+        let _ = write!(out, "{sign}{:02}:{:02}", abs / 3600, abs / 60 % 60);
+        if abs % 60 != 0 {
+            let _ = write!(out, ":{:02}", abs % 60);
+        }
+    }
+    out
+}
+
+/// True when `models._iso` gives the received text back.
+fn renders_as_received(ts: &abws::Timestamp) -> bool {
+    use chrono::Timelike;
+    let text = ts.as_str().as_bytes();
+    // The common `2026-07-06T05:23:00Z`: that exact shape parsed is what `_iso` writes
+    // (unless it was a leap second, which Python cannot hold).
+    if text.len() == 20 && text[10] == b'T' && text[19] == b'Z' {
+        return ts.value().nanosecond() < 1_000_000_000;
+    }
+    ts.as_str() == wire_style(&ts.value())
 }
 
 /// True when the Python value of a node cannot be written back to the wire exactly
-/// (date-times keep their text, string amounts their quotes), so the model keeps the
-/// wire value of that field apart for `to_dict()`.
+/// (some date-time texts, string amounts' quotes), so the model keeps the wire value of
+/// that field apart for `to_dict()`.
 fn needs_wire(node: &Node<'_>) -> bool {
     match node {
-        Node::DateTime(_) | Node::Decimal(_, AmountForm::String) => true,
+        Node::DateTime(ts) => !renders_as_received(ts),
+        Node::Decimal(_, AmountForm::String) => true,
         Node::List(items) => items.iter().any(needs_wire),
         Node::Map(entries) => entries.iter().any(|(_, v)| needs_wire(v)),
         _ => false,
     }
 }
 
-fn wire_value(py: Python<'_>, h: &Helpers, node: &Node<'_>) -> PyResult<Py<PyAny>> {
-    match node {
-        Node::DateTime(ts) => ts.as_str().into_py_any(py),
-        Node::Decimal(v, AmountForm::String) => v.to_string().into_py_any(py),
-        Node::List(items) => {
-            let list = PyList::empty(py);
-            for it in items {
-                list.append(wire_value(py, h, it)?)?;
-            }
-            Ok(list.into_any().unbind())
-        }
-        Node::Map(entries) => {
-            let d = PyDict::new(py);
-            for (k, v) in entries {
-                d.set_item(*k, wire_value(py, h, v)?)?;
-            }
-            Ok(d.into_any().unbind())
-        }
-        other => node_to_py(py, h, other),
-    }
-}
-
-fn object(py: Python<'_>, h: &Helpers, o: &Object<'_>) -> PyResult<Py<PyAny>> {
+fn shape(py: Python<'_>, h: &Helpers, o: &Object<'_>) -> PyResult<Arc<Shape>> {
     let key = shape_key(o);
-    let cached = CLASSES
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_ref()
-        .and_then(|m| {
-            m.get(&key).map(|c| {
-                (
-                    c.class.clone_ref(py),
-                    c.names.iter().map(|n| n.clone_ref(py)).collect::<Vec<_>>(),
-                )
-            })
-        });
-    let (cls, names) = match cached {
-        Some(c) => c,
-        None => {
-            let fields = PyTuple::new(
-                py,
-                o.fields
-                    .iter()
-                    .map(|(name, wire, _)| PyTuple::new(py, [*name, *wire]))
-                    .collect::<PyResult<Vec<_>>>()?,
-            )?;
-            let c = h
-                .model_class
-                .bind(py)
-                .call1((o.type_name, fields))?
-                .unbind();
-            let names: Vec<Py<PyString>> = o
-                .fields
-                .iter()
-                .map(|(name, _, _)| PyString::intern(py, name).unbind())
-                .collect();
-            CLASSES
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert_with(HashMap::new)
-                .insert(
-                    key,
-                    Shape {
-                        class: c.clone_ref(py),
-                        names: names.iter().map(|n| n.clone_ref(py)).collect(),
-                    },
-                );
-            (c, names)
-        }
-    };
-    let inst = h.object_new.bind(py).call1((cls.bind(py),))?;
-    let dict = inst.getattr(intern!(py, "__dict__"))?;
-    let dict = dict.cast::<PyDict>()?;
-    let mut wire: Option<Bound<'_, PyDict>> = None;
-    for ((_, _, node), name) in o.fields.iter().zip(&names) {
-        let name = name.bind(py);
-        dict.set_item(name, node_to_py(py, h, node)?)?;
-        if needs_wire(node) {
-            let w = wire.get_or_insert_with(|| PyDict::new(py));
-            w.set_item(name, wire_value(py, h, node)?)?;
-        }
+    let classes = || CLASSES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(found) = classes().as_ref().and_then(|m| m.get(&key).cloned()) {
+        return Ok(found);
     }
-    if let Some(w) = wire {
-        dict.set_item(intern!(py, "_wire"), w)?;
-    }
-    if !o.extra.is_empty() {
-        let extra = PyDict::new(py);
-        for (k, raw) in o.extra.iter() {
-            extra.set_item(k, h.loads_raw.bind(py).call1((raw,))?)?;
-        }
-        dict.set_item(intern!(py, "_extra"), extra)?;
-    }
-    Ok(inst.unbind())
+    let fields = PyTuple::new(
+        py,
+        o.fields
+            .iter()
+            .map(|(name, wire, _)| PyTuple::new(py, [*name, *wire]))
+            .collect::<PyResult<Vec<_>>>()?,
+    )?;
+    let made = Arc::new(Shape {
+        class: h
+            .model_class
+            .bind(py)
+            .call1((o.type_name, fields))?
+            .unbind(),
+        names: o
+            .fields
+            .iter()
+            .map(|(name, _, _)| PyString::intern(py, name).unbind())
+            .collect(),
+    });
+    classes()
+        .get_or_insert_with(HashMap::new)
+        .insert(key, made.clone());
+    Ok(made)
 }
 
-fn node_to_py(py: Python<'_>, h: &Helpers, node: &Node<'_>) -> PyResult<Py<PyAny>> {
-    match node {
-        Node::Null => Ok(py.None()),
-        Node::Bool(b) => b.into_py_any(py),
-        Node::Int(i) => i.into_py_any(py),
-        Node::Str(s) => s.into_py_any(py),
-        Node::Decimal(v, _) => decimal(py, h, v),
-        Node::Money(m) => {
-            let amount = decimal(py, h, &m.amount.value())?;
-            let string_form = m.amount.form() == AmountForm::String;
-            // Filled directly, without running Money.__init__ (hot path of big pages).
-            let inst = h.object_new.bind(py).call1((h.money.bind(py),))?;
-            let dict = inst.getattr(intern!(py, "__dict__"))?;
-            let dict = dict.cast::<PyDict>()?;
-            dict.set_item(intern!(py, "amount"), amount)?;
-            dict.set_item(intern!(py, "currency_code"), m.currency_code.as_deref())?;
-            if string_form {
-                dict.set_item(intern!(py, "_string_form"), true)?;
-            }
-            Ok(inst.unbind())
+/// An immutable leaf value, by its exact wire value.
+#[derive(Hash, PartialEq, Eq)]
+enum Leaf<'a> {
+    /// `Decimal::serialize()` (sign, scale and digits: 1.0 and 1.00 differ) and a
+    /// negative zero's sign.
+    Decimal([u8; 16], bool),
+    DateTime(&'a str),
+}
+
+/// Builds the Python objects of one result. `Decimal`s and `datetime`s are immutable, so
+/// one object serves every field with the same wire value: pages repeat them (a feed
+/// date, a zero tax, a unit price), and each would otherwise cost a constructor call.
+struct Build<'py, 'a> {
+    py: Python<'py>,
+    h: &'py Helpers,
+    shared: HashMap<Leaf<'a>, Py<PyAny>>,
+}
+
+impl<'py, 'a> Build<'py, 'a> {
+    fn shared(
+        &mut self,
+        leaf: Leaf<'a>,
+        make: impl FnOnce(&Self) -> PyResult<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        if let Some(v) = self.shared.get(&leaf) {
+            return Ok(v.clone_ref(self.py));
         }
-        Node::DateTime(ts) => datetime(py, h, ts),
-        Node::List(items) => {
-            let list = PyList::empty(py);
-            for it in items {
-                list.append(node_to_py(py, h, it)?)?;
+        let v = make(self)?;
+        self.shared.insert(leaf, v.clone_ref(self.py));
+        Ok(v)
+    }
+
+    fn decimal(&mut self, v: &abws::Decimal, negative_zero: bool) -> PyResult<Py<PyAny>> {
+        self.shared(Leaf::Decimal(v.serialize(), negative_zero), |b| {
+            let text = if negative_zero {
+                format!("-{v}")
+            } else {
+                v.to_string()
+            };
+            Ok(b.h.decimal.bind(b.py).call1((text,))?.unbind())
+        })
+    }
+
+    fn datetime(&mut self, ts: &'a abws::Timestamp) -> PyResult<Py<PyAny>> {
+        self.shared(Leaf::DateTime(ts.as_str()), |b| {
+            use chrono::{Datelike, Offset, Timelike};
+            let v = ts.value();
+            let zone = tz(b.py, b.h, v.offset().fix().local_minus_utc())?;
+            let micro = (v.nanosecond() % 1_000_000_000) / 1000;
+            let args = (
+                v.year(),
+                v.month(),
+                v.day(),
+                v.hour(),
+                v.minute(),
+                v.second(),
+                micro,
+                zone,
+            );
+            Ok(b.h.datetime.bind(b.py).call1(args)?.unbind())
+        })
+    }
+
+    /// The value `to_dict()` gives back for a node `needs_wire` picked.
+    fn wire_value(&mut self, node: &'a Node<'a>) -> PyResult<Py<PyAny>> {
+        let py = self.py;
+        match node {
+            Node::DateTime(ts) => ts.as_str().into_py_any(py),
+            Node::Decimal(v, AmountForm::String) => v.to_string().into_py_any(py),
+            Node::List(items) => {
+                let list = PyList::empty(py);
+                for it in items {
+                    list.append(self.wire_value(it)?)?;
+                }
+                Ok(list.into_any().unbind())
             }
-            Ok(list.into_any().unbind())
-        }
-        Node::Map(entries) => {
-            let d = PyDict::new(py);
-            for (k, v) in entries {
-                d.set_item(*k, node_to_py(py, h, v)?)?;
+            Node::Map(entries) => {
+                let d = PyDict::new(py);
+                for (k, v) in entries {
+                    d.set_item(*k, self.wire_value(v)?)?;
+                }
+                Ok(d.into_any().unbind())
             }
-            Ok(d.into_any().unbind())
+            other => self.node(other),
         }
-        Node::Object(o) => object(py, h, o),
-        Node::Raw(text) => Ok(h.loads_raw.bind(py).call1((*text,))?.unbind()),
+    }
+
+    fn object(&mut self, o: &'a Object<'a>) -> PyResult<Py<PyAny>> {
+        let (py, h) = (self.py, self.h);
+        let shape = shape(py, h, o)?;
+        let inst = h.object_new.bind(py).call1((shape.class.bind(py),))?;
+        let dict = inst.getattr(intern!(py, "__dict__"))?;
+        let fields = dict.cast::<PyDict>()?;
+        let mut wire: Option<Bound<'_, PyDict>> = None;
+        for ((_, _, node), name) in o.fields.iter().zip(&shape.names) {
+            let name = name.bind(py);
+            fields.set_item(name, self.node(node)?)?;
+            if needs_wire(node) {
+                let w = wire.get_or_insert_with(|| PyDict::new(py));
+                w.set_item(name, self.wire_value(node)?)?;
+            }
+        }
+        if let Some(w) = wire {
+            fields.set_item(intern!(py, "_wire"), w)?;
+        }
+        if !o.extra.is_empty() {
+            let extra = PyDict::new(py);
+            for (k, raw) in o.extra.iter() {
+                extra.set_item(k, h.loads_raw.bind(py).call1((raw,))?)?;
+            }
+            fields.set_item(intern!(py, "_extra"), extra)?;
+        }
+        untrack(&dict);
+        untrack(&inst);
+        Ok(inst.unbind())
+    }
+
+    fn money(&mut self, m: &abws::Money) -> PyResult<Py<PyAny>> {
+        let (py, h) = (self.py, self.h);
+        let amount = self.decimal(&m.amount.value(), m.amount.is_negative_zero())?;
+        // Filled directly, without running Money.__init__ (hot path of big pages).
+        let inst = h.object_new.bind(py).call1((h.money.bind(py),))?;
+        let dict = inst.getattr(intern!(py, "__dict__"))?;
+        let dict = dict.cast::<PyDict>()?;
+        dict.set_item(intern!(py, "amount"), amount)?;
+        dict.set_item(intern!(py, "currency_code"), m.currency_code.as_deref())?;
+        if m.amount.form() == AmountForm::String {
+            dict.set_item(intern!(py, "_string_form"), true)?;
+        }
+        untrack(dict);
+        untrack(&inst);
+        Ok(inst.unbind())
+    }
+
+    fn node(&mut self, node: &'a Node<'a>) -> PyResult<Py<PyAny>> {
+        let py = self.py;
+        match node {
+            Node::Null => Ok(py.None()),
+            Node::Bool(b) => b.into_py_any(py),
+            Node::Int(i) => i.into_py_any(py),
+            Node::Str(s) => s.into_py_any(py),
+            Node::Decimal(v, _) => self.decimal(v, false),
+            Node::Money(m) => self.money(m),
+            Node::DateTime(ts) => self.datetime(ts),
+            Node::List(items) => {
+                let list = PyList::empty(py);
+                for it in items {
+                    list.append(self.node(it)?)?;
+                }
+                untrack(&list);
+                Ok(list.into_any().unbind())
+            }
+            Node::Map(entries) => {
+                let d = PyDict::new(py);
+                for (k, v) in entries {
+                    d.set_item(*k, self.node(v)?)?;
+                }
+                untrack(&d);
+                Ok(d.into_any().unbind())
+            }
+            Node::Object(o) => self.object(o),
+            Node::Raw(text) => Ok(self.h.loads_raw.bind(py).call1((*text,))?.unbind()),
+        }
     }
 }
 

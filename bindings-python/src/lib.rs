@@ -4,10 +4,12 @@
 use pyo3::prelude::*;
 
 mod auth;
+mod bytes_buffer;
 mod client;
 mod convert;
 mod errors;
 mod pager;
+mod py_writer;
 mod runtime;
 mod sandbox;
 

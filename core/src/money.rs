@@ -47,6 +47,10 @@ impl Amount {
     pub fn form(&self) -> AmountForm {
         self.form
     }
+    /// "-0.00" was sent (the decimal type itself has no negative zero).
+    pub fn is_negative_zero(&self) -> bool {
+        self.negative_zero
+    }
 
     /// Parses decimal text exactly: `-12.30`, `0.10`, `1e3`; no float involved.
     pub fn parse(text: &str, form: AmountForm) -> Result<Amount, Error> {

@@ -286,10 +286,19 @@ pub fn token_endpoint(st: &State, req: &Req) -> Resp {
 
 /// The access-token check of every API call: the party on success.
 pub fn authenticate(st: &State, req: &Req) -> Result<u64, Resp> {
-    match st
+    let check = st
         .auth
-        .check(req.header("x-svc-access-token"), st.clock.now())
-    {
+        .check(req.header("x-svc-access-token"), st.clock.now());
+    let reason = match check {
+        Check::Ok(_) => None,
+        Check::Missing => Some("missing"),
+        Check::Invalid => Some("invalid"),
+        Check::Expired => Some("expired"),
+    };
+    if let Some(r) = reason {
+        st.counters.access_token_rejected(r);
+    }
+    match check {
         Check::Ok(f) => Ok(f),
         Check::Missing => Err(envelope(
             401,

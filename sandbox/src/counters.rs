@@ -22,6 +22,7 @@ struct Inner {
     headers_seen: BTreeMap<String, Vec<Value>>,
     page_token_mismatches: u64,
     page_token_expired: u64,
+    access_token_rejected: BTreeMap<String, u64>,
     faults_fired: BTreeMap<String, u64>,
     document_downloads: u64,
 }
@@ -115,6 +116,11 @@ impl Counters {
         self.with(|i| i.page_token_expired += 1)
     }
 
+    /// An API call refused for its access token: `missing`, `invalid` (unknown) or `expired`.
+    pub fn access_token_rejected(&self, reason: &str) {
+        self.with(|i| *i.access_token_rejected.entry(reason.into()).or_default() += 1)
+    }
+
     pub fn fault_fired(&self, kind: &str) {
         self.with(|i| *i.faults_fired.entry(kind.into()).or_default() += 1)
     }
@@ -143,6 +149,7 @@ impl Counters {
                 "headersSeen": i.headers_seen,
                 "pageTokenMismatches": i.page_token_mismatches,
                 "pageTokenExpired": i.page_token_expired,
+                "accessTokenRejected": i.access_token_rejected,
                 "faultsFired": i.faults_fired,
                 "documentDownloads": i.document_downloads,
             })

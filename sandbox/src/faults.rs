@@ -16,6 +16,8 @@ pub enum FaultAction {
         body: Option<Value>,
         headers: BTreeMap<String, String>,
     },
+    /// A 200 answer with these exact bytes (a document archive made by a test).
+    Bytes(Vec<u8>),
     /// Wait before processing the request (so before the headers).
     Delay { delay_ms: u64 },
     /// Close the connection with a TCP reset after reading the request, before any byte.
@@ -180,9 +182,26 @@ impl FaultRule {
     }
 }
 
+fn from_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 impl FaultAction {
     pub fn from_json(v: &Value) -> Result<FaultAction, String> {
         let num = |k: &str| v.get(k).and_then(Value::as_u64);
+        if let Some(hex) = v.get("body_hex") {
+            return hex
+                .as_str()
+                .and_then(from_hex)
+                .map(FaultAction::Bytes)
+                .ok_or_else(|| "body_hex must be an even number of hex digits".into());
+        }
         if let Some(s) = num("status") {
             let headers = v
                 .get("headers")
@@ -257,6 +276,10 @@ impl FaultAction {
                 body,
                 headers,
             } => json!({"status": status, "body": body, "headers": headers}),
+            FaultAction::Bytes(body) => {
+                let hex: String = body.iter().map(|b| format!("{b:02x}")).collect();
+                json!({ "body_hex": hex })
+            }
             FaultAction::Delay { delay_ms } => json!({"delay_ms": delay_ms}),
             FaultAction::ResetBeforeHeaders => json!({"reset": "before_headers"}),
             FaultAction::ResetAfterBytes(n) => json!({"reset_after_bytes": n}),
@@ -275,6 +298,7 @@ impl FaultAction {
     pub fn kind(&self) -> &'static str {
         match self {
             FaultAction::Status { .. } => "status",
+            FaultAction::Bytes(_) => "bytes",
             FaultAction::Delay { .. } => "delay",
             FaultAction::ResetBeforeHeaders => "reset",
             FaultAction::ResetAfterBytes(_) => "reset_after_bytes",

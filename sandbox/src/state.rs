@@ -184,6 +184,9 @@ impl State {
                 }
                 Some(r)
             }
+            Some(FaultAction::Bytes(body)) => {
+                Some(Resp::new(200, "application/octet-stream", body.clone()))
+            }
             Some(FaultAction::NonJson) => Some(Resp::new(
                 200,
                 "text/html",
@@ -219,6 +222,7 @@ impl State {
         }
         let fault = match action {
             Some(FaultAction::Status { .. })
+            | Some(FaultAction::Bytes(_))
             | Some(FaultAction::Delay { .. })
             | Some(FaultAction::NonJson)
             | Some(FaultAction::Oversized(_))

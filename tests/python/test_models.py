@@ -39,6 +39,33 @@ def test_to_dict_is_the_wire_form(client):
     assert isinstance(numeric["amount"], Decimal)
 
 
+def test_date_times_come_back_in_their_wire_text(sb, client):
+    """Only a date-time the canonical rendering would change keeps its received text."""
+    tx = client.reconciliation.get_transactions(START, END).transactions[0].to_dict()
+    styles = ["2026-07-06T05:23:00Z", "2026-07-06T05:23:00+00:00", "2026-07-06T05:23:00.120Z",
+              "2026-07-06T14:23:00+09:00", "2026-07-06T05:23:00.123456789Z"]
+    body = {"transactions": [dict(tx, transactionDate=s) for s in styles]}
+    sb.fail("getTransactions", action={"status": 200, "body": body}, times=1)
+    got = client.reconciliation.get_transactions(START, END).transactions
+    assert [t.to_dict()["transactionDate"] for t in got] == styles
+    assert got[0].transaction_date == got[1].transaction_date
+    assert got[3].transaction_date.utcoffset() == timedelta(hours=9)
+    # the wire text is kept apart only where the canonical rendering differs
+    assert [("transaction_date" in t.__dict__.get("_wire", {})) for t in got] == [False, True, True, False, True]
+
+
+def test_results_stay_out_of_the_cyclic_gc(client):
+    """A result is a tree: its objects are not tracked, so big pages cost no GC passes."""
+    import gc
+
+    page = client.reconciliation.get_transactions(START, END)
+    tx = page.transactions[0]
+    assert not gc.is_tracked(page) and not gc.is_tracked(page.transactions)
+    assert not gc.is_tracked(tx) and not gc.is_tracked(tx.__dict__) and not gc.is_tracked(tx.amount)
+    tx.note = [1]  # the user's own additions are tracked as usual
+    assert gc.is_tracked(tx.__dict__)
+
+
 def test_unknown_fields_are_kept(client):
     number = client.invoices.get_invoices(START, END).invoices[0].invoice_metadata.invoice_number
     line = client.invoices.get_invoice_line_items_by_invoice_number(number).line_items[0]

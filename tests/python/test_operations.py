@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
+import io
+import os
+import zipfile
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
@@ -111,6 +115,97 @@ def test_fetch_pdf(client, line_item):
         document_type="Invoice", poll_interval=0.1, timeout=30,
     )
     assert pdf.startswith(b"%PDF-")
+
+
+def _ready_document(client, line_item) -> str:
+    created = client.documents.create_report(
+        {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id}
+    )
+    return client.documents.wait_for_report(created.report_id, poll_interval=0.1, timeout=30).report_document_id
+
+
+def _archive(pdf: bytes, *, streamed: bool) -> bytes:
+    """gzip(zip(pdf)); a streamed zip declares no size up front (a data descriptor)."""
+
+    class Unseekable(io.RawIOBase):
+        def __init__(self) -> None:
+            self.data = bytearray()
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, b) -> int:  # type: ignore[override]
+            self.data += b
+            return len(b)
+
+    sink = Unseekable() if streamed else io.BytesIO()
+    with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("invoice.pdf", pdf)
+    body = bytes(sink.data) if streamed else sink.getvalue()
+    assert (body[6] & 0x08 != 0) == streamed  # general purpose flag: data descriptor
+    return gzip.compress(body)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["declared-size", "data-descriptor"])
+def test_download_returns_exactly_the_pdf(sb, client, line_item, streamed):
+    document_id = _ready_document(client, line_item)
+    pdf = b"%PDF-1.7\n" + os.urandom(300_000) + b"\n%%EOF\n"
+    sb.fail("*", listener="documents", action={"body_hex": _archive(pdf, streamed=streamed).hex()}, times=1)
+    got = client.documents.download(document_id)
+    assert type(got) is bytes and got == pdf
+
+
+def test_download_starts_over_after_a_reset_mid_body(sb, client, line_item):
+    """The first answer (the sandbox's own document) breaks off after part of its body;
+    the retry gets a bigger document: what the first attempt wrote must not survive."""
+    document_id = _ready_document(client, line_item)
+    pdf = b"%PDF-1.7\n" + os.urandom(300_000) + b"\n%%EOF\n"
+    sb.fail("*", listener="documents", action={"reset_after_bytes": 600}, times=1)
+    sb.fail("*", listener="documents", action={"body_hex": _archive(pdf, streamed=False).hex()}, times=1)
+    before = sb.counters()["faultsFired"].get("reset_after_bytes", 0)
+    assert client.documents.download(document_id) == pdf
+    assert sb.counters()["faultsFired"]["reset_after_bytes"] == before + 1
+
+
+def test_download_to_streams_into_a_writer_or_a_path(sb, client, line_item, tmp_path):
+    document_id = _ready_document(client, line_item)
+    pdf = b"%PDF-1.7\n" + os.urandom(300_000) + b"\n%%EOF\n"
+    archive = _archive(pdf, streamed=False).hex()
+    sb.fail("*", listener="documents", action={"body_hex": archive}, times=2)
+
+    class Chunks:
+        def __init__(self) -> None:
+            self.chunks: list = []
+
+        def write(self, b: bytes) -> int:
+            self.chunks.append(bytes(b))
+            return len(b)
+
+    sink = Chunks()
+    assert client.documents.download_to(document_id, sink) == len(pdf)
+    assert b"".join(sink.chunks) == pdf and len(sink.chunks) > 1  # streamed, not one piece
+    target = tmp_path / "invoice.pdf"
+    assert client.documents.download_to(document_id, target, progress=True) == len(pdf)
+    assert target.read_bytes() == pdf and (target.stat().st_mode & 0o777) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["invoice.pdf"]
+
+
+def test_download_to_reraises_the_writers_exception_and_leaves_no_partial_file(
+    sb, client, line_item, tmp_path
+):
+    document_id = _ready_document(client, line_item)
+
+    class Full:
+        def write(self, b: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        client.documents.download_to(document_id, Full())
+    sb.fail("*", listener="documents", action={"reset_after_bytes": 600}, times=10)
+    target = tmp_path / "invoice.pdf"
+    with pytest.raises(abws.Error):
+        client.documents.download_to(document_id, target)
+    assert list(tmp_path.iterdir()) == []
 
 
 # --- cart -----------------------------------------------------------------------------

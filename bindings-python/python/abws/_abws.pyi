@@ -35,6 +35,8 @@ class Client:
         """The credentials in force, secrets exposed (for opt-in pickling only)."""
     def call(self, op: str, args: str) -> Any:
         """Runs one operation by its snake_case name with JSON arguments."""
+    def download_to(self, report_document_id: str, writer: Any) -> int:
+        """Streams a report document's PDF into ``writer``; returns its size."""
     def pager(self, op: str, args: str) -> "Pager":
         """Starts a listing by its pager name (``iter_invoices``, ...)."""
 

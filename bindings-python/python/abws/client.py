@@ -13,6 +13,7 @@ import time
 from datetime import date, datetime, timezone
 from typing import (
     Any,
+    BinaryIO,
     Dict,
     Generic,
     Iterator,
@@ -435,6 +436,61 @@ class Documents(_Group):
         finally:
             if bar is not None:
                 bar.close()
+
+    def download_to(
+        self, report_document_id: str, writer: Union[BinaryIO, str, "os.PathLike[str]"], *, progress: bool = False
+    ) -> int:
+        """Downloads a report document and streams the PDF into ``writer`` as it arrives
+        (gzip and zip unpacked on the fly: memory does not grow with the document);
+        returns its size in bytes.
+
+        ``writer`` is a binary file object (anything with ``write(bytes)``) or a path: the
+        PDF is then written to ``<path>.part`` (owner-only permissions) and renamed into
+        place once complete, so a failed download never leaves a partial file behind. A
+        file object that fails part-way holds the bytes written so far; an exception its
+        ``write`` raises is re-raised as it is.
+        """
+        bar = _progress(progress, "download", "B")
+        try:
+            if isinstance(writer, (str, os.PathLike)):
+                return self._download_to_path(report_document_id, os.fspath(writer), bar)
+            return self._download_to(report_document_id, writer, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _download_to(self, report_document_id: str, writer: Any, bar: Any) -> int:
+        if bar is not None:
+            target = writer
+
+            class _Counting:
+                def write(self, chunk: bytes) -> Any:
+                    written = target.write(chunk)
+                    bar.update(len(chunk))
+                    return written
+
+                def flush(self) -> None:
+                    if hasattr(target, "flush"):
+                        target.flush()
+
+            writer = _Counting()
+        size: int = self._client._native.download_to(report_document_id, writer)
+        return size
+
+    def _download_to_path(self, report_document_id: str, path: str, bar: Any) -> int:
+        part = path + ".part"
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                size = self._download_to(report_document_id, f, bar)
+            os.replace(part, path)
+            return size
+        except BaseException:
+            try:
+                os.unlink(part)
+            except OSError:
+                pass
+            raise
 
     def fetch_pdf(
         self,

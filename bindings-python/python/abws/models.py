@@ -73,6 +73,16 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
+def _iso(value: datetime) -> str:
+    """A date-time in the wire's style: ISO 8601, UTC written as ``Z``.
+
+    The binding keeps a field's received text apart (``_wire``) only when it differs
+    from this rendering, so both must stay in step (``wire_style`` in convert.rs).
+    """
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
 def _wire(value: Any) -> Any:
     if isinstance(value, (Model, Money)):
         return value.to_dict()
@@ -81,7 +91,7 @@ def _wire(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _wire(v) for k, v in value.items()}
     if isinstance(value, datetime):
-        return value.isoformat()
+        return _iso(value)
     return value
 
 

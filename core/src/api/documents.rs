@@ -130,6 +130,32 @@ enum Streamed {
 }
 
 /// The report and document operations. Get one with `Client::documents`.
+/// A buffer a whole document is downloaded into (`download_into`). `Vec<u8>` is one.
+pub trait DocumentBuffer: Write + Send {
+    /// Called once, before the first byte, with the PDF's size as the archive declares
+    /// it (a claim, bounded by `max_document_bytes`: fewer or more bytes may follow).
+    fn reserve(&mut self, declared: u64);
+    /// Wipes and forgets what was written, so that a failed attempt can start over;
+    /// false when the buffer cannot.
+    fn rewind(&mut self) -> bool;
+}
+
+impl DocumentBuffer for Vec<u8> {
+    fn reserve(&mut self, declared: u64) {
+        // Room that cannot be had is simply not reserved: the Vec grows as bytes come.
+        if let Ok(size) = usize::try_from(declared) {
+            let _ = self.try_reserve_exact(size.saturating_sub(self.len()));
+        }
+    }
+
+    fn rewind(&mut self) -> bool {
+        // Only what was written: wiping the spare capacity would touch unused pages.
+        zeroize::Zeroize::zeroize(self.as_mut_slice());
+        self.clear();
+        true
+    }
+}
+
 pub struct Documents<'a> {
     client: &'a Client,
 }
@@ -310,30 +336,30 @@ impl Documents<'_> {
     /// size the archive declares).
     pub async fn download(&self, report_document_id: &str) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        // The size is the archive's word (checked against max_document_bytes, and the
-        // entry may not unpack to more): room that cannot be had is simply not reserved.
-        let reserve: fn(&mut &mut Vec<u8>, u64) = |v, size| {
-            if let Ok(size) = usize::try_from(size) {
-                let _ = v.try_reserve_exact(size.saturating_sub(v.len()));
-            }
-        };
-        let rewind: fn(&mut Vec<u8>) -> bool = |v| {
-            zeroize::Zeroize::zeroize(v.as_mut_slice());
-            v.clear();
-            true
-        };
-        match self
-            .stream_document(report_document_id, &mut out, Some(reserve), rewind)
-            .await
-        {
-            Ok(_) => Ok(out),
-            Err(e) => {
-                // Only what was written: zeroizing the spare capacity would touch pages
-                // that were never used.
-                zeroize::Zeroize::zeroize(out.as_mut_slice());
-                Err(e)
-            }
+        self.download_into(report_document_id, &mut out).await?;
+        Ok(out)
+    }
+
+    /// Like `download`, into a buffer of the caller's kind (the Python binding's is a
+    /// `bytes` object of the declared size, so the PDF is never copied); returns its size.
+    /// On failure the buffer has been rewound (wiped).
+    pub async fn download_into(
+        &self,
+        report_document_id: &str,
+        buffer: &mut dyn DocumentBuffer,
+    ) -> Result<u64> {
+        let r = self
+            .stream_document(
+                report_document_id,
+                buffer,
+                Some(|b, size| b.reserve(size)),
+                |b| b.rewind(),
+            )
+            .await;
+        if r.is_err() {
+            buffer.rewind();
         }
+        r
     }
 
     /// Downloads a report document and writes the PDF to `writer` as it arrives (the
@@ -539,6 +565,20 @@ impl Documents<'_> {
         poll_interval: Duration,
         timeout: Option<Duration>,
     ) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.fetch_pdf_into(p, poll_interval, timeout, &mut out)
+            .await?;
+        Ok(out)
+    }
+
+    /// Like `fetch_pdf`, into a buffer of the caller's kind (see `download_into`).
+    pub async fn fetch_pdf_into(
+        &self,
+        p: &FetchPdfParams,
+        poll_interval: Duration,
+        timeout: Option<Duration>,
+        buffer: &mut dyn DocumentBuffer,
+    ) -> Result<u64> {
         let created = self.create_report(p).await?;
         let report_id = created
             .report_id
@@ -547,7 +587,7 @@ impl Documents<'_> {
             .wait_for_report(&report_id, poll_interval, timeout)
             .await?;
         let document_id = report.report_document_id.unwrap_or_default();
-        self.download(&document_id).await.map_err(|e| {
+        self.download_into(&document_id, buffer).await.map_err(|e| {
             if e.kind() == ErrorKind::Document {
                 e.with_hint(format!("report {report_id}"))
             } else {

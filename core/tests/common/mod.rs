@@ -21,19 +21,26 @@ pub fn sandbox_with(f: impl FnOnce(&mut SandboxConfig)) -> Sandbox {
 }
 
 pub fn settings(sb: &Sandbox, region: Region) -> Settings {
-    let c = sb.credentials();
+    settings_from(&sb.describe(), region)
+}
+
+/// Settings from a sandbox's `describe()` JSON: all a re-executed child process gets of the
+/// sandbox its parent started.
+pub fn settings_from(d: &Value, region: Region) -> Settings {
+    let get = |v: &Value, k: &str| v[k].as_str().expect("described sandbox").to_string();
+    let c = &d["credentials"];
     let mut s = Settings::new(
         region,
         Credentials::RefreshToken {
-            client_id: c.client_id,
-            client_secret: c.client_secret.into(),
-            refresh_token: c.refresh_token.into(),
+            client_id: get(c, "client_id"),
+            client_secret: get(c, "client_secret").into(),
+            refresh_token: get(c, "refresh_token").into(),
         },
     );
-    s.endpoint = Some(sb.base_url());
-    s.auth_endpoint = Some(sb.auth_url());
-    s.consent_endpoint = Some(sb.consent_url());
-    s.user_email = Some(c.user_email);
+    s.endpoint = Some(get(d, "base_url"));
+    s.auth_endpoint = Some(get(d, "auth_url"));
+    s.consent_endpoint = Some(get(d, "consent_url"));
+    s.user_email = Some(get(c, "user_email"));
     s.rate_limiting = false;
     s
 }

@@ -17,6 +17,7 @@ mod paging;
 mod security;
 mod server;
 mod throttling;
+mod wallclock;
 
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
@@ -82,12 +83,17 @@ const HEADLINES: &[(&str, &[&str])] = &[
 ];
 
 fn main() {
-    let only = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
-    if std::env::var("ABWS_RELIABILITY_CHILD").is_ok() {
+    match std::env::var("ABWS_RELIABILITY_CHILD").as_deref() {
+        // Re-executed by E9 under the wall-clock shim: run the client calls only.
+        Ok(wallclock::CHILD) => return wallclock::child(),
         // Re-executed by G8 with a watched TMPDIR/HOME: run the document work only.
-        documents::child_downloads();
-        return;
+        Ok(_) => {
+            documents::child_downloads();
+            return;
+        }
+        Err(_) => {}
     }
+    let only = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     let started = Instant::now();
     let mut figures = vec![];
     for (section, run) in SCENARIOS {
