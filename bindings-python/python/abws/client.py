@@ -382,6 +382,23 @@ class Reconciliation(_Group):
         return self._call("invoice_details_for", {"items": items})  # type: ignore[no-any-return]
 
 
+class _CountingWriter:
+    """A writer that moves a progress bar by every chunk written through it."""
+
+    def __init__(self, target: Any, bar: Any) -> None:
+        self._target = target
+        self._bar = bar
+
+    def write(self, chunk: bytes) -> Any:
+        written = self._target.write(chunk)
+        self._bar.update(len(chunk))
+        return written
+
+    def flush(self) -> None:
+        if hasattr(self._target, "flush"):
+            self._target.flush()
+
+
 class Documents(_Group):
     """Reports and documents 2021-09-30 (PDF invoices and credit notes)."""
 
@@ -461,19 +478,7 @@ class Documents(_Group):
 
     def _download_to(self, report_document_id: str, writer: Any, bar: Any) -> int:
         if bar is not None:
-            target = writer
-
-            class _Counting:
-                def write(self, chunk: bytes) -> Any:
-                    written = target.write(chunk)
-                    bar.update(len(chunk))
-                    return written
-
-                def flush(self) -> None:
-                    if hasattr(target, "flush"):
-                        target.flush()
-
-            writer = _Counting()
+            writer = _CountingWriter(writer, bar)
         size: int = self._client._native.download_to(report_document_id, writer)
         return size
 
