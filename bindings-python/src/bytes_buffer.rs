@@ -100,6 +100,14 @@ impl Write for BytesBuffer {
             p.release(self.len);
             self.len = 0;
         }
+        if self.spill.capacity() - self.spill.len() < buf.len() {
+            // Grow by hand: a Vec's own growth would free the old block unwiped.
+            let want = (self.spill.len() + buf.len()).max(self.spill.capacity() * 2);
+            let mut bigger = Vec::with_capacity(want);
+            bigger.extend_from_slice(&self.spill);
+            self.spill.zeroize();
+            self.spill = bigger;
+        }
         self.spill.extend_from_slice(buf);
         Ok(buf.len())
     }

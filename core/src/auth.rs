@@ -242,11 +242,13 @@ async fn token_call(
     form: &[(&str, &str)],
     kind: OperationKind,
 ) -> Result<TokenSet> {
-    let body = Bytes::from(
-        url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form)
-            .finish(),
-    );
+    // The form holds the secrets: written into room enough for its encoded form (no
+    // regrowth), then wiped when the HTTP client drops the body.
+    let room = form.iter().map(|(k, v)| k.len() + 3 * v.len() + 2).sum();
+    let encoded = url::form_urlencoded::Serializer::new(String::with_capacity(room))
+        .extend_pairs(form)
+        .finish();
+    let body = Bytes::from_owner(zeroize::Zeroizing::new(encoded));
     let grant = form[0].1;
     let mut attempt = 0;
     loop {

@@ -5,13 +5,18 @@
 //! [`StreamUnpacker`] does it as the bytes arrive: it is fed the body chunk by chunk and
 //! writes the PDF out as it is decoded, holding only small fixed buffers (a few dozen KiB,
 //! whatever the document's size). Nothing is written to disk; the buffers we own are
-//! wiped when dropped.
+//! wiped when dropped or grown (`WipeBuf`); the zip stage inflates into a ring of ours.
+//! The gzip layer's decoder (flate2) keeps copies of its output and frees them unwiped,
+//! out of our reach: for the service's archives that output is the zip, still deflated.
 
 use std::io::Write;
 
-use zeroize::{Zeroize, Zeroizing};
+use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+use miniz_oxide::inflate::TINFLStatus;
+use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
+use crate::wipe::WipeBuf;
 
 const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
@@ -20,8 +25,8 @@ const PDF_MAGIC: &[u8] = b"%PDF-";
 
 const ZIP_CENTRAL: &[u8] = b"PK\x01\x02";
 const ZIP_DESCRIPTOR: &[u8] = b"PK\x07\x08";
-/// The inflater's output buffer of a zip entry.
-const INFLATE_BUFFER: usize = 32 * 1024;
+/// The inflater's output ring of a zip entry: deflate's 32 KiB window, a power of two.
+const INFLATE_RING: usize = 32 * 1024;
 /// How much of a document that is not a PDF is kept to describe it (an error document).
 const HELD_BACK: usize = 1 << 20;
 
@@ -39,15 +44,21 @@ pub struct ErrorDocument {
     pub input_params: serde_json::Value,
 }
 
-/// Unpacks `data` (gzip and/or zip around a PDF) and returns the PDF.
+/// Unpacks `data` (gzip and/or zip around a PDF) and returns the PDF (the caller's: it
+/// is not wiped when dropped; every copy made on the way is).
 pub fn unpack(data: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    match unpack_to(data, &mut out, max_bytes) {
-        Ok(_) => Ok(out),
-        Err(e) => {
-            out.as_mut_slice().zeroize();
-            Err(e)
-        }
+    let mut out = WipeBuf::new();
+    let mut unpacker = StreamUnpacker::with_size_hint(&mut out, max_bytes, reserve);
+    unpacker.push(data)?;
+    unpacker.finish()?;
+    Ok(out.into_vec())
+}
+
+/// A size hint for a `WipeBuf` writer: room for the declared size (the archive's word,
+/// checked against the limit), if it can be had.
+pub(crate) fn reserve(buf: &mut &mut WipeBuf, size: u64) {
+    if let Ok(size) = usize::try_from(size) {
+        let _ = buf.try_reserve_exact(size.saturating_sub(buf.len()));
     }
 }
 
@@ -63,7 +74,7 @@ pub fn unpack_to(data: &[u8], writer: &mut dyn Write, max_bytes: u64) -> Result<
 pub struct NamedDocument {
     /// The entry's name in the archive (e.g. `INV-1.pdf`).
     pub name: String,
-    /// The PDF.
+    /// The PDF (wiped when the `NamedDocument` is dropped, not once taken out of it).
     pub data: Vec<u8>,
 }
 
@@ -88,9 +99,9 @@ impl Drop for NamedDocument {
 /// returns the invoice and its credit memos): every entry, each checked to be a PDF.
 /// This one works in memory (the zip's central directory names the entries).
 pub fn unpack_all(data: &[u8], max_bytes: u64) -> Result<Vec<NamedDocument>> {
-    let gunzipped: Zeroizing<Vec<u8>>;
+    let gunzipped: WipeBuf;
     let stage1: &[u8] = if data.starts_with(GZIP_MAGIC) {
-        gunzipped = Zeroizing::new(gunzip(data, max_bytes)?);
+        gunzipped = gunzip(data, max_bytes)?;
         &gunzipped
     } else {
         data
@@ -105,23 +116,32 @@ pub fn unpack_all(data: &[u8], max_bytes: u64) -> Result<Vec<NamedDocument>> {
         .map_err(|e| Error::document(format!("unzip failed: the zip layer is damaged ({e})")))?;
     let mut docs = Vec::new();
     let mut total = 0u64;
+    let mut inflater = Inflater::new();
     for i in 0..archive.len() {
+        // Read raw, and inflated here: the zip crate's decoder would keep a window of it.
         let mut entry = archive
-            .by_index(i)
+            .by_index_raw(i)
             .map_err(|e| Error::document(format!("unzip failed: cannot open entry {i} ({e})")))?;
         if entry.is_dir() {
             continue;
         }
         let name = entry.name().map(|n| n.to_string()).unwrap_or_default();
         check_entry(&entry, &name, max_bytes)?;
-        let mut out = Zeroizing::new(Vec::new());
-        let mut w = PdfCheck::new(&mut *out);
-        let n = copy_limited(&mut entry, &mut w, max_bytes.saturating_sub(total))?;
+        let mut out = WipeBuf::new();
+        let mut w = PdfCheck::new(&mut out);
+        w.hint = Some(reserve);
+        w.size_hint(entry.size());
+        let n = copy_entry(
+            &mut entry,
+            &mut inflater,
+            &mut w,
+            max_bytes.saturating_sub(total),
+        )?;
         w.finish()?;
         total += n;
         docs.push(NamedDocument {
             name,
-            data: std::mem::take(&mut *out),
+            data: out.into_vec(),
         });
     }
     if docs.is_empty() {
@@ -169,45 +189,81 @@ fn zip_bomb(max_bytes: u64) -> Error {
     ))
 }
 
-fn copy_limited<W: Write>(
-    reader: &mut dyn std::io::Read,
+/// An entry's data (stored or deflate), checked against its CRC-32 and size, to `w`.
+fn copy_entry<W: Write>(
+    entry: &mut zip::read::ZipFile<'_, std::io::Cursor<&[u8]>>,
+    inflater: &mut Inflater,
     w: &mut PdfCheck<W>,
     max_bytes: u64,
 ) -> Result<u64> {
     use std::io::Read;
-    let mut limited = reader.take(max_bytes + 1);
-    let mut buf = Zeroizing::new(vec![0u8; 64 * 1024]);
-    let mut total = 0u64;
-    loop {
-        let n = limited
-            .read(&mut buf)
-            .map_err(|e| Error::document(format!("unzip failed: the entry is damaged ({e})")))?;
-        if n == 0 {
-            return Ok(total);
+    let (method, crc, size) = (entry.compression(), entry.crc32(), entry.size());
+    let deflated = match method {
+        zip::CompressionMethod::Stored => false,
+        zip::CompressionMethod::Deflated => true,
+        m => {
+            return Err(Error::document(format!(
+                "unzip failed: the entry uses compression method {m} (only stored and deflate are read)"
+            )))
         }
-        total += n as u64;
+    };
+    inflater.reset();
+    let mut hasher = flate2::Crc::new();
+    let mut total = 0u64;
+    let mut emit = |piece: &[u8]| {
+        total += piece.len() as u64;
         if total > max_bytes {
             return Err(zip_bomb(max_bytes));
         }
-        w.push(&buf[..n])?;
+        hasher.update(piece);
+        w.push(piece)
+    };
+    let mut buf = Zeroizing::new(vec![0u8; 64 * 1024]);
+    let mut ended = !deflated;
+    loop {
+        let n = entry
+            .read(&mut buf)
+            .map_err(|e| Error::document(format!("unzip failed: the entry is damaged ({e})")))?;
+        if n == 0 {
+            break;
+        }
+        if !deflated {
+            emit(&buf[..n])?;
+        } else if !ended {
+            ended = inflater.inflate(&buf[..n], &mut emit)?.1;
+        }
     }
+    if !ended {
+        return Err(damaged(
+            "an entry's deflate data ends before its deflate stream",
+        ));
+    }
+    if hasher.sum() != crc || total != size {
+        return Err(Error::document(
+            "unzip failed: the entry is damaged (its CRC-32 or size does not match its data)",
+        ));
+    }
+    Ok(total)
 }
 
-fn gunzip(data: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
+fn gunzip(data: &[u8], max_bytes: u64) -> Result<WipeBuf> {
     use std::io::Read;
-    let mut out = Vec::new();
-    let mut dec = flate2::read::MultiGzDecoder::new(data).take(max_bytes + 1);
-    if let Err(e) = dec.read_to_end(&mut out) {
-        out.zeroize();
-        return Err(Error::document(format!(
-            "gunzip failed: the gzip layer is damaged ({e})"
-        )));
+    let mut out = WipeBuf::new();
+    // The bufread decoder reads `data` in place (the read one would copy it to a buffer).
+    let mut dec = flate2::bufread::MultiGzDecoder::new(data);
+    let mut piece = Zeroizing::new([0u8; 16 * 1024]);
+    loop {
+        let n = dec.read(&mut piece[..]).map_err(|e| {
+            Error::document(format!("gunzip failed: the gzip layer is damaged ({e})"))
+        })?;
+        if n == 0 {
+            return Ok(out);
+        }
+        if (out.len() + n) as u64 > max_bytes {
+            return Err(gzip_bomb(max_bytes));
+        }
+        out.extend_from_slice(&piece[..n]);
     }
-    if out.len() as u64 > max_bytes {
-        out.zeroize();
-        return Err(gzip_bomb(max_bytes));
-    }
-    Ok(out)
 }
 
 fn gzip_bomb(max_bytes: u64) -> Error {
@@ -232,7 +288,7 @@ fn gzip_bomb(max_bytes: u64) -> Error {
 /// Bytes reach the writer as soon as they are known to belong to a PDF, so a failure
 /// found later (a damaged CRC, a second document) comes after part of the PDF was
 /// written: `written()` tells how much. The unpacker holds only fixed buffers
-/// (`buffered_bytes()`: about 32 KiB, plus the inflaters' own windows), whatever the
+/// (`buffered_bytes()`: about 32 KiB, plus the gzip decoder's own), whatever the
 /// document's size; they are wiped when dropped.
 pub struct StreamUnpacker<W: Write> {
     stage: Outer<W>,
@@ -316,9 +372,9 @@ impl<W: Write> StreamUnpacker<W> {
     }
 
     /// The capacity of the buffers the unpacker holds itself: headers being read, the
-    /// inflater's output buffer, the first bytes of the PDF (or an error document held
-    /// back). The inflaters' internal state (flate2's: a 32 KiB window and a 32 KiB
-    /// output buffer each, about 100 KiB in all) is not counted.
+    /// zip inflater's 32 KiB ring, the first bytes of the PDF (or an error document held
+    /// back). Decoder state is not counted: the gzip decoder's (flate2's 32 KiB window
+    /// and 32 KiB output buffer) and the zip inflater's tables (about 10 KiB).
     pub fn buffered_bytes(&self) -> usize {
         self.inner().map(Inner::buffered_bytes).unwrap_or(0) + 4
     }
@@ -520,7 +576,9 @@ impl<W: Write> Inner<W> {
 
     fn buffered_bytes(&self) -> usize {
         let zip = match &self.state {
-            InnerState::Zip(zip) => zip.record.capacity() + zip.buffer.capacity(),
+            InnerState::Zip(zip) => {
+                zip.record.capacity() + zip.inflater.as_ref().map_or(0, |i| i.ring.len())
+            }
             _ => 0,
         };
         4 + zip + self.out().map_or(0, |o| o.head.capacity())
@@ -606,11 +664,10 @@ struct ZipPush<W: Write> {
     max_bytes: u64,
     state: ZipState,
     /// The record being read (a header or a data descriptor), `need` bytes long.
-    record: Zeroizing<Vec<u8>>,
+    record: WipeBuf,
     need: usize,
     entry: Option<Entry>,
-    inflater: Option<Box<flate2::Decompress>>,
-    buffer: Zeroizing<Vec<u8>>,
+    inflater: Option<Inflater>,
     entries: usize,
     documents: usize,
     unpacked: u64,
@@ -636,11 +693,10 @@ impl<W: Write> ZipPush<W> {
             out,
             max_bytes,
             state: ZipState::Signature,
-            record: Zeroizing::new(Vec::with_capacity(64)),
+            record: WipeBuf::with_capacity(64),
             need: 4,
             entry: None,
             inflater: None,
-            buffer: Zeroizing::new(Vec::new()),
             entries: 0,
             documents: 0,
             unpacked: 0,
@@ -682,7 +738,7 @@ impl<W: Write> ZipPush<W> {
                     Ok(())
                 } else if sig == ZIP_CENTRAL || sig == EMPTY_ZIP_MAGIC {
                     self.state = ZipState::End;
-                    self.record.zeroize();
+                    self.record.clear();
                     self.check_count()
                 } else if self.entries == 0 {
                     Err(damaged("no local file header"))
@@ -755,7 +811,7 @@ impl<W: Write> ZipPush<W> {
     }
 
     fn next_record(&mut self) {
-        self.record.zeroize();
+        self.record.clear();
         self.state = ZipState::Signature;
         self.need = 4;
     }
@@ -812,17 +868,11 @@ impl<W: Write> ZipPush<W> {
             self.out.size_hint(entry.size);
         }
         if entry.method == 8 {
-            match &mut self.inflater {
-                Some(d) => d.reset(false),
-                None => self.inflater = Some(Box::new(flate2::Decompress::new(false))),
-            }
-            if self.buffer.is_empty() {
-                self.buffer = Zeroizing::new(vec![0u8; INFLATE_BUFFER]);
-            }
+            self.inflater.get_or_insert_with(Inflater::new).reset();
         }
         let empty = entry.method == 0 && entry.compressed == 0;
         self.entry = Some(entry);
-        self.record.zeroize();
+        self.record.clear();
         self.state = ZipState::Data;
         if empty {
             self.end_data()?;
@@ -852,50 +902,16 @@ impl<W: Write> ZipPush<W> {
                 "an entry's deflate data does not end within its compressed size",
             ));
         }
-        let mut input = &data[..avail];
-        let mut used = 0;
-        let mut buffer = std::mem::take(&mut self.buffer);
-        let result = loop {
-            let Some(inflater) = self.inflater.as_mut() else {
-                break Err(spent());
-            };
-            let (before_in, before_out) = (inflater.total_in(), inflater.total_out());
-            let status =
-                match inflater.decompress(input, &mut buffer, flate2::FlushDecompress::None) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        break Err(Error::document(format!(
-                            "unzip failed: the entry is damaged ({e})"
-                        )))
-                    }
-                };
-            let consumed = (inflater.total_in() - before_in) as usize;
-            let produced = (inflater.total_out() - before_out) as usize;
-            input = &input[consumed..];
-            used += consumed;
-            if let Some(e) = self.entry.as_mut() {
-                e.read += consumed as u64;
-            }
-            if produced > 0 {
-                if let Err(e) = self.emit(&buffer[..produced]) {
-                    break Err(e);
-                }
-            }
-            if status == flate2::Status::StreamEnd {
-                break self.end_data();
-            }
-            if consumed == 0 && produced == 0 {
-                if input.is_empty() {
-                    break Ok(());
-                }
-                break Err(damaged("the deflate stream does not progress"));
-            }
-            if input.is_empty() && produced < buffer.len() {
-                break Ok(());
-            }
-        };
-        self.buffer = buffer;
-        result?;
+        let mut inflater = self.inflater.take().ok_or_else(spent)?;
+        let result = inflater.inflate(&data[..avail], &mut |piece| self.emit(piece));
+        self.inflater = Some(inflater);
+        let (used, done) = result?;
+        if let Some(e) = self.entry.as_mut() {
+            e.read += used as u64;
+        }
+        if done {
+            self.end_data()?;
+        }
         if self.state == ZipState::Data
             && self
                 .entry
@@ -931,7 +947,7 @@ impl<W: Write> ZipPush<W> {
     fn end_data(&mut self) -> Result<()> {
         let descriptor = self.entry.as_ref().is_some_and(|e| e.descriptor);
         if descriptor {
-            self.record.zeroize();
+            self.record.clear();
             self.state = ZipState::DescriptorStart;
             self.need = 4;
             return Ok(());
@@ -977,13 +993,74 @@ impl<W: Write> ZipPush<W> {
 }
 
 // ---------------------------------------------------------------------------------------
+// Deflate.
+
+/// Raw deflate, decoded into a ring of our own: miniz_oxide's core decoder keeps no copy
+/// of the output (the ring is deflate's window), so every unpacked byte sits in memory we
+/// wipe. (flate2's decoders keep a 32 KiB window of the output, freed as it is.)
+struct Inflater {
+    state: Box<DecompressorOxide>,
+    ring: Zeroizing<Vec<u8>>,
+    at: usize,
+}
+
+impl Inflater {
+    fn new() -> Self {
+        Inflater {
+            state: Box::default(),
+            ring: Zeroizing::new(vec![0u8; INFLATE_RING]),
+            at: 0,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.state.init();
+        self.ring.fill(0);
+        self.at = 0;
+    }
+
+    /// Decodes `input`, passing each piece of output to `out`; returns the input used
+    /// and whether the deflate stream ended (the bytes after it are not used).
+    fn inflate(
+        &mut self,
+        input: &[u8],
+        out: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<(usize, bool)> {
+        let mut used = 0;
+        loop {
+            let flags = inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
+            let (status, consumed, produced) = decompress(
+                &mut self.state,
+                &input[used..],
+                &mut self.ring,
+                self.at,
+                flags,
+            );
+            used += consumed;
+            out(&self.ring[self.at..self.at + produced])?;
+            self.at = (self.at + produced) % INFLATE_RING;
+            match status {
+                TINFLStatus::Done => return Ok((used, true)),
+                TINFLStatus::NeedsMoreInput => return Ok((used, false)),
+                TINFLStatus::HasMoreOutput => {}
+                e => {
+                    return Err(Error::document(format!(
+                        "unzip failed: the entry is damaged (deflate: {e:?})"
+                    )))
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // The PDF check.
 
 /// Passes bytes through once the first ones show a PDF; holds back and parses an error
 /// document instead (it is small), and rejects anything else.
 struct PdfCheck<W: Write> {
     inner: W,
-    head: Zeroizing<Vec<u8>>,
+    head: WipeBuf,
     decided: Option<bool>,
     written: u64,
     hint: Option<fn(&mut W, u64)>,
@@ -993,7 +1070,7 @@ impl<W: Write> PdfCheck<W> {
     fn new(inner: W) -> Self {
         PdfCheck {
             inner,
-            head: Zeroizing::new(Vec::new()),
+            head: WipeBuf::new(),
             decided: None,
             written: 0,
             hint: None,
@@ -1025,7 +1102,7 @@ impl<W: Write> PdfCheck<W> {
                 let is_pdf = self.head.starts_with(PDF_MAGIC);
                 self.decided = Some(is_pdf);
                 if is_pdf {
-                    let head = Zeroizing::new(std::mem::take(&mut *self.head));
+                    let head = std::mem::take(&mut self.head);
                     self.deliver(&head)?;
                 }
                 self.push(&buf[n..])
@@ -1221,6 +1298,38 @@ mod tests {
             assert_eq!(unpack_chunked(&packed, chunk, 1 << 20).unwrap(), PDF);
             assert_eq!(unpack_chunked(PDF, chunk, 1 << 20).unwrap(), PDF);
         }
+    }
+
+    #[test]
+    fn unpack_all_reads_every_entry_and_checks_it() {
+        let pdf = big_pdf(300_000);
+        let packed = gzip_of(&zip_of(&[("INV-1.pdf", &pdf), ("CM-1.pdf", PDF)]));
+        let docs = unpack_all(&packed, 1 << 30).unwrap();
+        let names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["INV-1.pdf", "CM-1.pdf"]);
+        assert!(docs[0].data == pdf && docs[1].data == PDF);
+        let stored = stored_zip_of(&[("dir/", b""), ("a.pdf", PDF)]);
+        assert_eq!(unpack_all(&stored, 1 << 20).unwrap()[0].data, PDF);
+        // A damaged entry, a bomb, a cut deflate stream.
+        let mut bad = stored_zip_of(&[("a.pdf", b"%PDF-1.4 stored entry body")]);
+        let at = bad.windows(6).position(|w| w == b"stored").unwrap();
+        bad[at] ^= 0x20;
+        assert!(unpack_all(&bad, 1 << 20)
+            .unwrap_err()
+            .to_string()
+            .contains("CRC"));
+        let bomb = zip_of(&[("a.pdf", &vec![b'%'; 3_000_000])]);
+        let e = unpack_all(&bomb, 1_000_000).unwrap_err();
+        assert!(e.to_string().contains("bomb"), "{e}");
+        let z = zip_of(&[("a.pdf", &pdf)]);
+        let mut cut = z.clone();
+        let start = 30 + "a.pdf".len();
+        let central = z.windows(4).position(|w| w == ZIP_CENTRAL).unwrap();
+        cut[start + 100..central].fill(0);
+        assert_eq!(
+            unpack_all(&cut, 1 << 30).unwrap_err().kind(),
+            crate::ErrorKind::Document
+        );
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod retry;
 pub mod secret;
 pub mod transport;
 pub mod validate;
+mod wipe;
 pub mod wire;
 
 pub use client::{Call, Client};

@@ -7,13 +7,14 @@
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures_util::StreamExt;
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 
 use crate::config::Settings;
 use crate::error::{ApiFailure, Error, ErrorEntry};
 use crate::retry::FailureClass;
+use crate::wipe::{wipe_received, wiped_bytes, WipeBuf};
 use crate::wire;
 
 /// A response that arrived whole.
@@ -171,12 +172,13 @@ impl DocumentBody {
     /// Reads the body whole (keeping at most `limit` bytes of it; the rest is not read)
     /// into an `HttpResponse`: for an answer that is not the document.
     pub async fn into_response(mut self, limit: usize) -> Result<HttpResponse, SendFailure> {
-        let mut body = BytesMut::new();
+        let mut body = WipeBuf::new();
         while body.len() < limit {
             match self.chunk().await? {
                 Some(chunk) => {
                     let n = chunk.len().min(limit - body.len());
                     body.extend_from_slice(&chunk[..n]);
+                    wipe_received(chunk);
                 }
                 None => break,
             }
@@ -184,7 +186,7 @@ impl DocumentBody {
         Ok(HttpResponse {
             status: self.status,
             headers: self.headers,
-            body: body.freeze(),
+            body: body.into_bytes(),
         })
     }
 }
@@ -352,7 +354,7 @@ impl Transport {
             }
         };
         let status = resp.status().as_u16();
-        let headers = resp.headers().clone();
+        let headers = own_headers(resp.headers());
         if (300..400).contains(&status) {
             return Err(redirect_failure(status, &headers));
         }
@@ -416,15 +418,16 @@ impl Transport {
         if (300..400).contains(&status) {
             return Err(redirect_failure(status, resp.headers()));
         }
-        let headers = resp.headers().clone();
-        if let Some(len) = resp.content_length() {
-            if len > cap {
-                return Err(too_large(cap, &headers));
-            }
+        let headers = own_headers(resp.headers());
+        let declared = resp.content_length();
+        if declared.is_some_and(|len| len > cap) {
+            return Err(too_large(cap, &headers));
         }
-        // Room for the declared length at once (it is within the cap): a big page then
-        // never moves while it arrives.
-        let mut body = BytesMut::with_capacity(resp.content_length().unwrap_or(0) as usize);
+        // Bodies carry tokens and documents: read into a buffer wiped when dropped, with
+        // room for the declared length at once (within the cap), so a big page never
+        // moves (nor leaves unwiped copies) while it arrives; the pieces wiped as they go.
+        let room = declared.map_or(0, |len| len.min(cap) as usize);
+        let mut body = WipeBuf::with_capacity(room);
         let mut stream = resp.bytes_stream();
         loop {
             // A body that stops arriving is the server's fault (we read into memory, so a
@@ -460,11 +463,12 @@ impl Transport {
                 return Err(too_large(cap, &headers));
             }
             body.extend_from_slice(&chunk);
+            wipe_received(chunk);
         }
         Ok(HttpResponse {
             status,
             headers,
-            body: body.freeze(),
+            body: body.into_bytes(),
         })
     }
 }
@@ -575,11 +579,24 @@ pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     parts.join(": ")
 }
 
-/// A header value marked sensitive, so no debug output of the request shows it.
+/// A header value marked sensitive, so no debug output of the request shows it, and
+/// wiped when the HTTP client drops its last copy.
 pub(crate) fn sensitive(value: &str, what: &str) -> Result<HeaderValue, Error> {
-    let mut v = HeaderValue::from_str(value).map_err(|_| {
+    let mut v = HeaderValue::from_maybe_shared(wiped_bytes(value.as_bytes())).map_err(|_| {
         Error::validation(what, "contains characters not allowed in an HTTP header")
     })?;
     v.set_sensitive(true);
     Ok(v)
+}
+
+/// The response's headers, copied: the client's values are slices of its read buffer,
+/// which holds the body too and would live as long as we keep them.
+fn own_headers(headers: &HeaderMap) -> HeaderMap {
+    let mut own = HeaderMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        let mut v = HeaderValue::from_bytes(value.as_bytes()).unwrap_or_else(|_| value.clone());
+        v.set_sensitive(value.is_sensitive());
+        own.append(name.clone(), v);
+    }
+    own
 }

@@ -13,6 +13,7 @@ use crate::config::{Region, RegionGroup};
 use crate::documents::StreamUnpacker;
 use crate::error::{Error, ErrorKind, Result};
 use crate::operations as ops;
+use crate::wipe::{wipe_received, WipeBuf};
 use crate::{model, validate, wire_enum, Timestamp};
 
 /// The report type that produces invoice and credit-memo PDFs.
@@ -140,6 +141,8 @@ pub trait DocumentBuffer: Write + Send {
     fn rewind(&mut self) -> bool;
 }
 
+/// A plain `Vec` (what it leaves behind when it grows is not wiped: `download` uses a
+/// buffer that wipes every block it lets go of).
 impl DocumentBuffer for Vec<u8> {
     fn reserve(&mut self, declared: u64) {
         // Room that cannot be had is simply not reserved: the Vec grows as bytes come.
@@ -151,6 +154,17 @@ impl DocumentBuffer for Vec<u8> {
     fn rewind(&mut self) -> bool {
         // Only what was written: wiping the spare capacity would touch unused pages.
         zeroize::Zeroize::zeroize(self.as_mut_slice());
+        self.clear();
+        true
+    }
+}
+
+impl DocumentBuffer for WipeBuf {
+    fn reserve(&mut self, declared: u64) {
+        crate::documents::reserve(&mut &mut *self, declared);
+    }
+
+    fn rewind(&mut self) -> bool {
         self.clear();
         true
     }
@@ -335,9 +349,10 @@ impl Documents<'_> {
     /// arrives, so memory holds the PDF and little else (its room is reserved from the
     /// size the archive declares).
     pub async fn download(&self, report_document_id: &str) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
+        // Every byte of it is wiped if the download fails; once returned, it is the caller's.
+        let mut out = WipeBuf::new();
         self.download_into(report_document_id, &mut out).await?;
-        Ok(out)
+        Ok(out.into_vec())
     }
 
     /// Like `download`, into a buffer of the caller's kind (the Python binding's is a
@@ -404,13 +419,13 @@ impl Documents<'_> {
 
     /// The raw (still packed) document, fetched from a fresh presigned address; an
     /// expired address is renewed once.
-    async fn fetch_body(&self, report_document_id: &str) -> Result<zeroize::Zeroizing<Vec<u8>>> {
+    async fn fetch_body(&self, report_document_id: &str) -> Result<bytes::Bytes> {
         let settings = self.client.settings();
         let mut renewed = false;
         loop {
             let url = self.presigned_url(report_document_id).await?;
             match self.fetch_with_retries(&url, &settings).await {
-                Ok(r) => return Ok(zeroize::Zeroizing::new(r.body.to_vec())),
+                Ok(r) => return Ok(r.body), // wiped when dropped (transport)
                 Err(e) if !renewed && e.message().contains("expired") => renewed = true,
                 Err(e) => return Err(e),
             }
@@ -486,7 +501,11 @@ impl Documents<'_> {
                     };
                     let failure = loop {
                         match body.chunk().await {
-                            Ok(Some(chunk)) => unpacker.push(&chunk)?,
+                            Ok(Some(chunk)) => {
+                                let pushed = unpacker.push(&chunk);
+                                wipe_received(chunk);
+                                pushed?
+                            }
                             Ok(None) => return unpacker.finish().map(Streamed::Done),
                             Err(f) => break f,
                         }
@@ -565,10 +584,10 @@ impl Documents<'_> {
         poll_interval: Duration,
         timeout: Option<Duration>,
     ) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
+        let mut out = WipeBuf::new();
         self.fetch_pdf_into(p, poll_interval, timeout, &mut out)
             .await?;
-        Ok(out)
+        Ok(out.into_vec())
     }
 
     /// Like `fetch_pdf`, into a buffer of the caller's kind (see `download_into`).

@@ -9,6 +9,7 @@ use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
 use serde_json::json;
 
+use crate::freed_memory::{self, Owner};
 use crate::{common, figure, Figure};
 
 const POLL: Duration = Duration::from_millis(100);
@@ -360,8 +361,103 @@ pub fn run() -> Vec<Figure> {
         status.success() && files == 0 && bytes == 0 && lint.is_empty(),
         format!("bytes written to files by the SDK = {bytes} ({files} files) over 6 downloads and a failing writer; file-system calls in the download path = {}", lint.len()),
     ));
-    out.push(figure("G9", true, "not measured: buffers the SDK owns (archive, unpacked stages, copy buffer, NamedDocument) are zeroized on drop (zeroize); hyper/Bytes internals and OS swap are outside what we can zero"));
+    out.push(g9(&sb, &doc));
     out
+}
+
+/// Text only the sandbox's invoice PDFs hold, from their head to their trailer: a freed
+/// block holding a sizeable part of a PDF holds one of them.
+const PDF_SENTINELS: [&[u8]; 5] = [
+    b"%PDF-1.4\n%\xE2\xE3\xCF\xD3",
+    b"(Issue date: ",
+    b"/BaseFont /Helvetica",
+    b"0000000000 65535 f",
+    b"startxref\n",
+];
+
+/// G9: the blocks freed while the SDK refreshes its token, downloads the sandbox's document
+/// (to bytes, to a writer, several by name) and unpacks a larger one in memory are scanned
+/// for the PDF's text and the secrets' values (freed_memory); the SDK's own blocks must
+/// hold none. Who freed a block decides whose it is: see `freed_memory::attribute`.
+fn g9(sb: &Sandbox, doc: &str) -> Figure {
+    let max = abws::documents::DEFAULT_MAX_DOCUMENT_BYTES;
+    // In memory, a 1 MiB PDF (the sandbox's, repeated): it comes out in many pieces. Also
+    // in a stored zip, which leaves the PDF readable in the gzip layer's output.
+    let (archive, stored) = {
+        let docs = common::client(sb, Region::JP);
+        let pdf = docs.documents().download(doc).unwrap();
+        let big = zeroize::Zeroizing::new(pdf.repeat((1 << 20) / pdf.len()));
+        let entry = [("INV-1.pdf", &big[..])];
+        (gz(&zip_of(&entry)), gz(&stored_zip_of(&entry)))
+    };
+    let c = sb.credentials();
+    let secrets = [
+        c.client_secret.clone(),
+        c.refresh_token["Atzr|".len()..][..32].to_string(), // '|' is %7C in the token request
+        "Atza|".to_string(),                                // every access token's prefix
+    ];
+    let sentinels = PDF_SENTINELS.iter().map(|s| ("document", s.to_vec()));
+    let sentinels = sentinels
+        .chain(secrets.map(|s| ("secret", s.into_bytes())))
+        .collect();
+    let client = common::client(sb, Region::JP); // no token yet: it is fetched while armed
+    let t = Instant::now();
+    let (ok, report) = freed_memory::armed(sentinels, || {
+        // The control: buffers nobody wipes must be found.
+        drop(std::hint::black_box(b"(Issue date: control".to_vec()));
+        drop(std::hint::black_box(b"Atza|control".to_vec()));
+        let docs = client.documents();
+        // The PDF returned is the caller's: this caller wipes it.
+        let ok = [
+            docs.download(doc).map(zeroize::Zeroizing::new).is_ok(),
+            docs.download_to(doc, &mut std::io::sink()).is_ok(),
+            docs.download_all(doc).is_ok(),
+            abws::documents::unpack(&archive, max)
+                .map(zeroize::Zeroizing::new)
+                .is_ok(),
+            abws::documents::unpack_all(&archive, max).is_ok(),
+            abws::documents::unpack(&stored, max)
+                .map(zeroize::Zeroizing::new)
+                .is_ok(),
+        ];
+        drop(client);
+        // The pools' connections close on the process runtime: let them, while armed.
+        std::thread::sleep(Duration::from_millis(300));
+        ok.iter().filter(|b| **b).count()
+    });
+    let secs = t.elapsed().as_secs_f64();
+    // ABWS_G9_SITES=1 lists every hit's site, =trace its backtrace too.
+    let show = std::env::var("ABWS_G9_SITES").unwrap_or_default();
+    for h in report.hits.iter().filter(|_| !show.is_empty()) {
+        eprintln!("G9 {} {:?} {} B at {}", h.kind, h.owner, h.nonzero, h.site);
+        if show == "trace" && h.owner != Owner::Sandbox {
+            eprintln!("{}", h.trace);
+        }
+    }
+    let sdk = report.nonzero(&Owner::Sdk);
+    let control = ["document", "secret"]
+        .iter()
+        .filter(|k| report.count(&Owner::Caller, k) > 0)
+        .count();
+    let deps: Vec<String> = (report.dependencies().iter())
+        .map(|(c, n)| format!("{n} in {c}"))
+        .collect();
+    let sdk_sites: Vec<&str> = (report.hits.iter())
+        .filter(|h| h.owner == Owner::Sdk)
+        .map(|h| h.site.as_str())
+        .collect();
+    figure(
+        "G9",
+        sdk == 0 && control == 2 && ok == 6,
+        format!(
+            "{sdk} non-zero freed bytes in SDK-owned document and secret buffers{} ({} blocks, {:.0} MiB scanned in {secs:.1} s over a token refresh and 6 document paths, {ok} ok: download, download_to, download_all, unpack, unpack_all, unpack of a stored zip; dependency-owned blocks holding document/secret bytes: {} — out of scope; the sandbox's own: {}; control {control}/2 found)",
+            if sdk_sites.is_empty() { String::new() } else { format!(" (at {})", sdk_sites.join(", ")) },
+            report.blocks,
+            report.bytes as f64 / (1 << 20) as f64,
+            if deps.is_empty() { "none".to_string() } else { deps.join(", ") },
+            report.owned_by(&Owner::Sandbox),
+        ),
+    )
 }
 
 /// The download path must not touch the file system: no std::fs, File or tempfile in it.
@@ -380,40 +476,43 @@ fn source_lint() -> Vec<String> {
         .collect()
 }
 
-fn corpus() -> (usize, usize, usize) {
-    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        for (name, data) in entries {
-            w.start_file(*name, zip::write::SimpleFileOptions::default())
-                .unwrap();
-            w.write_all(data).unwrap();
-        }
-        w.finish().unwrap().into_inner()
-    }
-    fn stored(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        for (name, data) in entries {
-            w.start_file(
-                *name,
-                zip::write::SimpleFileOptions::default()
-                    .compression_method(zip::CompressionMethod::Stored),
-            )
+fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, data) in entries {
+        w.start_file(*name, zip::write::SimpleFileOptions::default())
             .unwrap();
-            w.write_all(data).unwrap();
-        }
-        w.finish().unwrap().into_inner()
+        w.write_all(data).unwrap();
     }
-    fn gz(data: &[u8]) -> Vec<u8> {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        e.write_all(data).unwrap();
-        e.finish().unwrap()
+    w.finish().unwrap().into_inner()
+}
+
+fn stored_zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, data) in entries {
+        let options = zip::write::SimpleFileOptions::default();
+        w.start_file(
+            *name,
+            options.compression_method(zip::CompressionMethod::Stored),
+        )
+        .unwrap();
+        w.write_all(data).unwrap();
     }
+    w.finish().unwrap().into_inner()
+}
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn corpus() -> (usize, usize, usize) {
     let pdf: &[u8] = b"%PDF-1.4\n%%EOF\n";
     let good = gz(&zip_of(&[("a.pdf", pdf)]));
     let mut bad_crc = good.clone();
     let n = bad_crc.len();
     bad_crc[n - 6] ^= 0xff;
-    let mut stored_bad = stored(&[("a.pdf", b"%PDF-1.4 stored entry body")]);
+    let mut stored_bad = stored_zip_of(&[("a.pdf", b"%PDF-1.4 stored entry body")]);
     let pos = stored_bad.windows(6).position(|w| w == b"stored").unwrap();
     stored_bad[pos] ^= 0x20; // the data no longer matches the entry's CRC
     let bomb = gz(&zip_of(&[("a.pdf", &vec![b'%'; 3_000_000])]));

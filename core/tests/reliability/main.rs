@@ -12,6 +12,7 @@ mod auth;
 mod concurrency;
 mod decoding;
 mod documents;
+mod freed_memory;
 mod network;
 mod paging;
 mod security;
