@@ -59,3 +59,8 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
     Ok(())
 }
+
+/// See bindings-python/Cargo.toml: the extension's Rust allocations only (Python objects
+/// keep Python's allocator).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
