@@ -143,13 +143,18 @@ fn write_scorecard(figures: &[Figure], seconds: f64) {
         "# Reliability scorecard\n\n\
          Written by the test command (`cargo test -p abws --test reliability`, part of `make test`)\n\
          from the scenarios of `../shared/reliability-plan.md`, run against the sandbox over real\n\
-         loopback HTTP. Sizes are CI sizes unless the run says `full`; `ABWS_RELIABILITY_FULL=1\n\
-         cargo test -p abws --test reliability` runs the plan's sizes. Python (J) and C (K)\n\
-         scenarios are reported by their own suites below the Rust ones when those suites ran.\n\n",
+         loopback HTTP. Python (J) and C (K) scenarios are reported by their own suites below\n\
+         the Rust ones when those suites ran.\n\n\
+         Two files: `reliability.md` holds the last run at CI sizes (every `make test`);\n\
+         `reliability-full.md` the last run at the plan's sizes (A1 at 0.5 rps over ~380 s, B3\n\
+         with N = 500 each, C2/C3/F1 with 50–100 trials, I1 with 200 calls per thread), which\n\
+         takes longer than CI allows: `ABWS_RELIABILITY_FULL=1 cargo test -p abws --test\n\
+         reliability` writes it.\n\n",
     );
     out.push_str(&format!(
-        "Run: {} sizes, {:.0} s, {} scenarios, {} met their bar.\n\n## Headline figures\n\n",
+        "Run: {} sizes, {}, {:.0} s, {} scenarios, {} met their bar.\n\n## Headline figures\n\n",
         if full() { "full" } else { "CI" },
+        chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"),
         seconds,
         figures.len(),
         figures.iter().filter(|f| f.pass).count()
@@ -189,7 +194,14 @@ fn write_scorecard(figures: &[Figure], seconds: f64) {
         out.push_str("\n## Bindings\n\n");
         out.push_str(&text);
     }
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/reliability.md");
+    let name = if full() {
+        "reliability-full.md"
+    } else {
+        "reliability.md"
+    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs")
+        .join(name);
     if let Err(e) = std::fs::write(&path, out) {
         eprintln!("cannot write {}: {e}", path.display());
     }
