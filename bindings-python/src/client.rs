@@ -13,7 +13,7 @@ use abws::api::{
     cart as crt, documents as doc, invoices as inv, ordering as ord, products as prd,
     reconciliation as rec, reporting as rpt,
 };
-use abws::{blocking, Credentials, Region, Secret, Settings};
+use abws::{blocking, Credentials};
 
 use crate::bytes_buffer::BytesBuffer;
 use crate::convert::to_py;
@@ -139,93 +139,6 @@ fn seconds(name: &str, v: f64) -> PyResult<Duration> {
     })
 }
 
-/// Settings as the Python constructor gives them.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SettingsArgs {
-    region: String,
-    #[serde(default)]
-    client_id: Option<String>,
-    #[serde(default)]
-    client_secret: Option<String>,
-    #[serde(default)]
-    refresh_token: Option<String>,
-    #[serde(default)]
-    access_token: Option<String>,
-    #[serde(default)]
-    user_email: Option<String>,
-    #[serde(default)]
-    endpoint: Option<String>,
-    #[serde(default)]
-    auth_endpoint: Option<String>,
-    #[serde(default)]
-    consent_endpoint: Option<String>,
-    #[serde(default)]
-    connect_timeout: Option<f64>,
-    #[serde(default)]
-    attempt_timeout: Option<f64>,
-    #[serde(default)]
-    operation_timeout: Option<f64>,
-    #[serde(default)]
-    max_attempts: Option<u32>,
-    #[serde(default)]
-    rate_limiting: Option<bool>,
-    #[serde(default)]
-    app_name: Option<String>,
-}
-
-fn settings_from(a: SettingsArgs) -> PyResult<Settings> {
-    let region = Region::parse(&a.region).map_err(to_py_err)?;
-    let credentials = match (
-        a.access_token,
-        a.client_id,
-        a.client_secret,
-        a.refresh_token,
-    ) {
-        (Some(t), _, _, _) => Credentials::AccessToken(Secret::new(t)),
-        (None, Some(id), Some(secret), Some(rt)) => Credentials::RefreshToken {
-            client_id: id,
-            client_secret: Secret::new(secret),
-            refresh_token: Secret::new(rt),
-        },
-        (None, id, secret, _) => {
-            let missing = if id.is_none() {
-                "client_id"
-            } else if secret.is_none() {
-                "client_secret"
-            } else {
-                "refresh_token"
-            };
-            return Err(to_py_err(abws::Error::validation(
-                missing,
-                "is required (pass client_id, client_secret and refresh_token, or access_token)",
-            )));
-        }
-    };
-    let mut s = Settings::new(region, credentials);
-    s.user_email = a.user_email;
-    s.endpoint = a.endpoint;
-    s.auth_endpoint = a.auth_endpoint;
-    s.consent_endpoint = a.consent_endpoint;
-    if let Some(v) = a.connect_timeout {
-        s.timeouts.connect = seconds("connect_timeout", v)?;
-    }
-    if let Some(v) = a.attempt_timeout {
-        s.timeouts.attempt = seconds("attempt_timeout", v)?;
-    }
-    if let Some(v) = a.operation_timeout {
-        s.timeouts.operation = seconds("operation_timeout", v)?;
-    }
-    if let Some(v) = a.max_attempts {
-        s.max_attempts = v;
-    }
-    if let Some(v) = a.rate_limiting {
-        s.rate_limiting = v;
-    }
-    s.app_name = a.app_name;
-    Ok(s)
-}
-
 /// The compiled client. Safe to share between threads; rebuilt in a forked child.
 #[pyclass(name = "Client", module = "abws._abws", frozen)]
 pub struct PyClient {
@@ -237,8 +150,8 @@ impl PyClient {
     /// Builds a client from the settings as JSON text (see `abws.Client`).
     #[new]
     fn new(settings_json: &str) -> PyResult<PyClient> {
-        let args: SettingsArgs = parse("settings", settings_json)?;
-        let settings = settings_from(args)?;
+        let value: serde_json::Value = parse("settings", settings_json)?;
+        let settings = abws::settings_json::from_json(&value).map_err(to_py_err)?;
         let inner = blocking::Client::new(settings).map_err(to_py_err)?;
         Ok(PyClient { inner })
     }
@@ -258,6 +171,8 @@ impl PyClient {
         d.set_item("operation_timeout", s.timeouts.operation.as_secs_f64())?;
         d.set_item("max_attempts", s.max_attempts)?;
         d.set_item("rate_limiting", s.rate_limiting)?;
+        d.set_item("max_response_bytes", s.max_response_bytes)?;
+        d.set_item("max_document_bytes", s.max_document_bytes)?;
         d.set_item("app_name", s.app_name.as_deref())?;
         d.set_item("api_address", e.api)?;
         match &s.credentials {

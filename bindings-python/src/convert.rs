@@ -174,7 +174,7 @@ fn renders_as_received(ts: &abws::Timestamp) -> bool {
 fn needs_wire(node: &Node<'_>) -> bool {
     match node {
         Node::DateTime(ts) => !renders_as_received(ts),
-        Node::Decimal(_, AmountForm::String) => true,
+        Node::Decimal(a) => a.form() == AmountForm::String,
         Node::List(items) => items.iter().any(needs_wire),
         Node::Map(entries) => entries.iter().any(|(_, v)| needs_wire(v)),
         _ => false,
@@ -280,7 +280,9 @@ impl<'py, 'a> Build<'py, 'a> {
         let py = self.py;
         match node {
             Node::DateTime(ts) => ts.as_str().into_py_any(py),
-            Node::Decimal(v, AmountForm::String) => v.to_string().into_py_any(py),
+            Node::Decimal(a) if a.form() == AmountForm::String => {
+                a.to_wire_string().into_py_any(py)
+            }
             Node::List(items) => {
                 let list = PyList::empty(py);
                 for it in items {
@@ -353,7 +355,7 @@ impl<'py, 'a> Build<'py, 'a> {
             Node::Bool(b) => b.into_py_any(py),
             Node::Int(i) => i.into_py_any(py),
             Node::Str(s) => s.into_py_any(py),
-            Node::Decimal(v, _) => self.decimal(v, false),
+            Node::Decimal(a) => self.decimal(&a.value(), a.is_negative_zero()),
             Node::Money(m) => self.money(m),
             Node::DateTime(ts) => self.datetime(ts),
             Node::List(items) => {

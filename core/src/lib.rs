@@ -20,6 +20,7 @@ pub mod process;
 pub mod ratelimit;
 pub mod retry;
 pub mod secret;
+pub mod settings_json;
 pub mod transport;
 pub mod validate;
 mod wipe;

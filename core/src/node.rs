@@ -3,10 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use rust_decimal::Decimal;
-
 use crate::model::{Extra, RawJson, Timestamp};
-use crate::money::{Amount, AmountForm, Money};
+use crate::money::{Amount, Money};
 
 /// One value of a result.
 #[derive(Debug)]
@@ -15,8 +13,8 @@ pub enum Node<'a> {
     Bool(bool),
     Int(i64),
     Str(&'a str),
-    /// An exact decimal and the form it had on the wire.
-    Decimal(Decimal, AmountForm),
+    /// An exact decimal (with the form it had on the wire, and a negative zero's sign).
+    Decimal(Amount),
     /// An amount with its currency (absent or empty currency kept apart).
     Money(&'a Money),
     DateTime(&'a Timestamp),
@@ -66,7 +64,7 @@ impl ToNode for i64 {
 }
 impl ToNode for Amount {
     fn to_node(&self) -> Node<'_> {
-        Node::Decimal(self.value(), self.form())
+        Node::Decimal(*self)
     }
 }
 impl ToNode for Money {

@@ -109,3 +109,50 @@ fn buckets_are_shared_per_party_group_and_operation() {
     assert!(!std::sync::Arc::ptr_eq(&a, &c));
     assert!(!std::sync::Arc::ptr_eq(&a, &d));
 }
+
+#[tokio::test(start_paused = true)]
+async fn waiters_are_served_in_line() {
+    // 16 callers on a 0.5 rps plan with an empty bucket: each waits about its place in
+    // line, none starves (polling alone let whoever woke first take each slot).
+    let bucket = std::sync::Arc::new(Bucket::new(Plan::new(0.5, 1)));
+    bucket.acquire().await;
+    let start = tokio::time::Instant::now();
+    let mut tasks = vec![];
+    for i in 0..16u32 {
+        let b = bucket.clone();
+        tasks.push(tokio::spawn(async move {
+            b.acquire().await;
+            (i, start.elapsed())
+        }));
+        tokio::task::yield_now().await; // joins the line in this order
+    }
+    let interval = 2.0 / 0.98;
+    for t in tasks {
+        let (i, waited) = t.await.unwrap();
+        let want = interval * f64::from(i + 1);
+        assert!(
+            (waited.as_secs_f64() - want).abs() < 0.15,
+            "caller {i} waited {waited:?}, want {want:.2} s"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_caller_that_gives_up_leaves_the_line() {
+    let bucket = std::sync::Arc::new(Bucket::new(Plan::new(1.0, 1)));
+    bucket.acquire().await;
+    let b = bucket.clone();
+    let impatient =
+        tokio::spawn(
+            async move { tokio::time::timeout(Duration::from_millis(100), b.acquire()).await },
+        );
+    tokio::task::yield_now().await;
+    assert!(impatient.await.unwrap().is_err());
+    let start = tokio::time::Instant::now();
+    bucket.acquire().await;
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+}

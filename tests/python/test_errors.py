@@ -91,6 +91,28 @@ def test_validation_before_sending(sb, client):
     assert not sb.counters()["requests"].get("getInvoices")
 
 
+def test_settings_are_checked_by_the_core_reader(sb, line_item):
+    """Settings go through the core's reader (shared with C): wrong types name the key and
+    never echo the value; the size limits apply."""
+    for kwargs, key in [
+        (dict(max_attempts="3"), "max_attempts"),
+        (dict(connect_timeout=0), "connect_timeout"),
+        (dict(client_id="id"), "access_token"),
+        (dict(max_document_bytes=-1), "max_document_bytes"),
+    ]:
+        with pytest.raises(abws.ValidationError) as e:
+            abws.Client("JP", access_token="SENTINEL-S3CRET", **kwargs)
+        assert e.value.parameter == key and "SENTINEL" not in str(e.value)
+    small = sb.client("JP", rate_limiting=False, max_document_bytes=100)
+    assert small.settings["max_document_bytes"] == 100
+    created = small.documents.create_report(
+        {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id}
+    )
+    report = small.documents.wait_for_report(created.report_id, poll_interval=0.1, timeout=30)
+    with pytest.raises(abws.Error, match="larger than 100 bytes.*max_document_bytes"):
+        small.documents.download(report.report_document_id)
+
+
 def test_page_token_expired():
     with abws.Sandbox(time_scale=60, today=TODAY, rate_limits="off", page_token_lifetime=30) as sb:
         c = sb.client("JP", rate_limiting=False)

@@ -54,6 +54,15 @@ def test_date_times_come_back_in_their_wire_text(sb, client):
     assert [("transaction_date" in t.__dict__.get("_wire", {})) for t in got] == [False, True, True, False, True]
 
 
+def test_negative_zero_keeps_its_sign(sb, client):
+    tx = client.reconciliation.get_transactions(START, END).transactions[0].to_dict()
+    tx["amount"] = {"currencyCode": "JPY", "amount": "-0.00"}
+    sb.fail("getTransactions", action={"status": 200, "body": {"transactions": [tx]}}, times=1)
+    got = client.reconciliation.get_transactions(START, END).transactions[0]
+    assert str(got.amount.amount) == "-0.00" and got.amount.amount.is_signed()
+    assert got.to_dict()["amount"] == {"currencyCode": "JPY", "amount": "-0.00"}
+
+
 def test_results_stay_out_of_the_cyclic_gc(client):
     """A result is a tree: its objects are not tracked, so big pages cost no GC passes."""
     import gc

@@ -1076,6 +1076,8 @@ class Client:
         max_attempts: Optional[int] = None,
         rate_limiting: Optional[bool] = None,
         app_name: Optional[str] = None,
+        max_response_bytes: Optional[int] = None,
+        max_document_bytes: Optional[int] = None,
         pickle_secrets: bool = False,
     ) -> None:
         args = {
@@ -1094,6 +1096,8 @@ class Client:
             "max_attempts": max_attempts,
             "rate_limiting": rate_limiting,
             "app_name": app_name,
+            "max_response_bytes": max_response_bytes,
+            "max_document_bytes": max_document_bytes,
         }
         _abws._refresh_logging()  # logging configured since the last client applies
         self._native = _abws.Client(_abws._to_json(_drop_none(args)))
@@ -1176,6 +1180,8 @@ class Client:
             "max_attempts",
             "rate_limiting",
             "app_name",
+            "max_response_bytes",
+            "max_document_bytes",
             "client_id",
         )
         settings = {k: self._settings.get(k) for k in keep if self._settings.get(k) is not None}

@@ -12,6 +12,9 @@ use abws_sandbox::{FaultAction, FaultRule};
 
 use crate::{common, figure, n, Figure};
 
+/// No call finished for this long: longer than any call may take (its operation budget).
+const STUCK: Duration = Duration::from_secs(130);
+
 pub fn run() -> Vec<Figure> {
     let mut out = vec![];
     // I1: many threads, mixed calls, faults on: no panic, no hang.
@@ -40,16 +43,18 @@ pub fn run() -> Vec<Figure> {
     let threads = 64;
     let per = n(10, 200);
     let done = Arc::new(AtomicUsize::new(0));
+    let calls = Arc::new(AtomicUsize::new(0));
     let panicked = Arc::new(AtomicUsize::new(0));
     let started = Instant::now();
     let hs: Vec<_> = (0..threads)
         .map(|i| {
-            let (c, nn, s, e, done, panicked) = (
+            let (c, nn, s, e, done, calls, panicked) = (
                 client.clone(),
                 number.clone(),
                 s.clone(),
                 e.clone(),
                 done.clone(),
+                calls.clone(),
                 panicked.clone(),
             );
             std::thread::spawn(move || {
@@ -74,14 +79,23 @@ pub fn run() -> Vec<Figure> {
                     if r.is_err() {
                         panicked.fetch_add(1, Ordering::SeqCst);
                     }
+                    calls.fetch_add(1, Ordering::SeqCst);
                 }
                 done.fetch_add(1, Ordering::SeqCst);
             })
         })
         .collect();
-    let watchdog = Duration::from_secs(120);
-    while done.load(Ordering::SeqCst) < threads && started.elapsed() < watchdog {
+    // A thread is hung when no call of any thread has finished for longer than a call can
+    // take (its 120 s operation budget), not when the whole run is long (the plan's size
+    // is 12,800 calls).
+    let mut seen = calls.load(Ordering::SeqCst);
+    let mut last_progress = Instant::now();
+    while done.load(Ordering::SeqCst) < threads && last_progress.elapsed() < STUCK {
         std::thread::sleep(Duration::from_millis(50));
+        let now = calls.load(Ordering::SeqCst);
+        if now != seen {
+            (seen, last_progress) = (now, Instant::now());
+        }
     }
     let hung = threads - done.load(Ordering::SeqCst);
     if hung == 0 {
