@@ -494,7 +494,7 @@ fn document_too_large(cap: u64, headers: &HeaderMap) -> SendFailure {
     SendFailure::new(
         FailureClass::Security,
         Error::transport(format!(
-            "the document is larger than {cap} bytes (raise Settings::max_document_bytes if this is expected)"
+            "the document is larger than {cap} bytes (raise the max_document_bytes setting if this is expected)"
         ))
         .with_request_id(header_string(headers, wire::HEADER_REQUEST_ID)),
     )
@@ -504,7 +504,7 @@ fn too_large(cap: u64, headers: &HeaderMap) -> SendFailure {
     SendFailure::new(
         FailureClass::Security,
         Error::transport(format!(
-            "response too large: more than {cap} bytes (raise Settings::max_response_bytes if this is expected)"
+            "response too large: more than {cap} bytes (raise the max_response_bytes setting if this is expected)"
         ))
         .with_request_id(header_string(headers, wire::HEADER_REQUEST_ID)),
     )
