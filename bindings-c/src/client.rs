@@ -46,7 +46,7 @@ pub(crate) fn lookup(client: *const abws_client) -> FfiResult<Arc<ClientData>> {
 /// Python binding; the rules on the values are `Settings::check`'s, run when the client
 /// is built).
 pub(crate) fn settings_from_json(v: &Value) -> FfiResult<Settings> {
-    abws_core::settings_json::from_json(v).map_err(Failure::Core)
+    abws_core::settings_json::from_json(v, "settings_json").map_err(Failure::Core)
 }
 
 /// Creates a client from a settings JSON object.

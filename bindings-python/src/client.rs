@@ -151,7 +151,7 @@ impl PyClient {
     #[new]
     fn new(settings_json: &str) -> PyResult<PyClient> {
         let value: serde_json::Value = parse("settings", settings_json)?;
-        let settings = abws::settings_json::from_json(&value).map_err(to_py_err)?;
+        let settings = abws::settings_json::from_json(&value, "settings").map_err(to_py_err)?;
         let inner = blocking::Client::new(settings).map_err(to_py_err)?;
         Ok(PyClient { inner })
     }

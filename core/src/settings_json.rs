@@ -113,12 +113,13 @@ impl Reader<'_> {
 
 /// Settings from a JSON object: `region` (required), credentials as `client_id` +
 /// `client_secret` + `refresh_token` or as `access_token` alone, and any of the other
-/// `KEYS`. An unknown key is an error naming it. The rules on the values themselves are
-/// `Settings::check`'s, run when a client is built.
-pub fn from_json(v: &Value) -> Result<Settings> {
+/// `KEYS`. An unknown key is an error naming it; `name` is what the caller calls the whole
+/// object (C's `settings_json`), named when it is not an object. The rules on the values
+/// themselves are `Settings::check`'s, run when a client is built.
+pub fn from_json(v: &Value, name: &str) -> Result<Settings> {
     let map = v.as_object().ok_or_else(|| {
         invalid(
-            "settings",
+            name,
             format!("must be a JSON object (got {})", type_name(v)),
         )
     })?;
@@ -203,7 +204,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Settings> {
-        from_json(&serde_json::from_str(text).unwrap())
+        from_json(&serde_json::from_str(text).unwrap(), "settings")
     }
 
     fn param_of(r: Result<Settings>) -> String {
