@@ -5,6 +5,7 @@
 use std::ffi::c_char;
 use std::time::Duration;
 
+use abws_core::json_args::{type_name, Fields};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -21,17 +22,6 @@ pub(crate) struct Params {
 
 fn validation(parameter: &str, rule: impl Into<String>) -> Failure {
     Failure::Core(abws_core::Error::validation(parameter, rule.into()))
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A serde error with its path, as a validation error naming the key.
@@ -155,14 +145,7 @@ impl Params {
     }
 
     pub(crate) fn string(&self, key: &str) -> FfiResult<Option<String>> {
-        match self.map.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(validation(
-                key,
-                format!("must be a string (got {})", type_name(other)),
-            )),
-        }
+        Fields(&self.map).string(key).map_err(Failure::Core)
     }
 
     pub(crate) fn required_string(&self, key: &str) -> FfiResult<String> {
@@ -171,37 +154,12 @@ impl Params {
     }
 
     pub(crate) fn integer(&self, key: &str) -> FfiResult<Option<i64>> {
-        match self.map.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Number(n)) => n
-                .as_i64()
-                .map(Some)
-                .ok_or_else(|| validation(key, "must be an integer")),
-            Some(other) => Err(validation(
-                key,
-                format!("must be an integer (got {})", type_name(other)),
-            )),
-        }
+        Fields(&self.map).integer(key).map_err(Failure::Core)
     }
 
     /// A duration in seconds (a JSON number above zero).
     pub(crate) fn seconds(&self, key: &str) -> FfiResult<Option<Duration>> {
-        match self.map.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Number(n)) => {
-                let s = n.as_f64().unwrap_or(f64::NAN);
-                if !(s.is_finite() && s > 0.0) {
-                    return Err(validation(key, "must be a number of seconds above zero"));
-                }
-                Duration::try_from_secs_f64(s)
-                    .map(Some)
-                    .map_err(|_| validation(key, "is too large"))
-            }
-            Some(other) => Err(validation(
-                key,
-                format!("must be a number of seconds (got {})", type_name(other)),
-            )),
-        }
+        Fields(&self.map).seconds(key).map_err(Failure::Core)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod client;
 pub mod config;
 pub mod documents;
 pub mod error;
+pub mod json_args;
 pub mod model;
 pub mod money;
 pub mod node;

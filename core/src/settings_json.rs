@@ -3,12 +3,11 @@
 //! Errors are validation errors naming the key and the rule; none echoes a value, since
 //! the secrets travel in the same object.
 
-use std::time::Duration;
-
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::config::{Credentials, Region, Settings};
 use crate::error::{Error, Result};
+use crate::json_args::{type_name, Fields};
 use crate::secret::Secret;
 
 /// The keys a settings object may hold.
@@ -32,83 +31,8 @@ pub const KEYS: &[&str] = &[
     "app_name",
 ];
 
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn invalid(key: &str, rule: impl std::fmt::Display) -> Error {
     Error::validation(key, rule.to_string())
-}
-
-/// Reads typed values by key; a null is the same as an absent key.
-struct Reader<'a>(&'a Map<String, Value>);
-
-impl Reader<'_> {
-    fn get(&self, key: &str) -> Option<&Value> {
-        self.0.get(key).filter(|v| !v.is_null())
-    }
-
-    fn string(&self, key: &str) -> Result<Option<String>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(invalid(
-                key,
-                format!("must be a string (got {})", type_name(other)),
-            )),
-        }
-    }
-
-    fn boolean(&self, key: &str) -> Result<Option<bool>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(invalid(
-                key,
-                format!("must be true or false (got {})", type_name(other)),
-            )),
-        }
-    }
-
-    fn unsigned(&self, key: &str) -> Result<Option<u64>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Number(n)) => n
-                .as_u64()
-                .map(Some)
-                .ok_or_else(|| invalid(key, "must be a non-negative integer")),
-            Some(other) => Err(invalid(
-                key,
-                format!("must be a non-negative integer (got {})", type_name(other)),
-            )),
-        }
-    }
-
-    fn seconds(&self, key: &str) -> Result<Option<Duration>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Number(n)) => {
-                let s = n.as_f64().unwrap_or(f64::NAN);
-                if !(s.is_finite() && s > 0.0) {
-                    return Err(invalid(key, "must be a number of seconds above zero"));
-                }
-                Duration::try_from_secs_f64(s)
-                    .map(Some)
-                    .map_err(|_| invalid(key, "is too large"))
-            }
-            Some(other) => Err(invalid(
-                key,
-                format!("must be a number of seconds (got {})", type_name(other)),
-            )),
-        }
-    }
 }
 
 /// Settings from a JSON object: `region` (required), credentials as `client_id` +
@@ -129,7 +53,7 @@ pub fn from_json(v: &Value, name: &str) -> Result<Settings> {
             format!("is not a setting; the settings are: {}", KEYS.join(", ")),
         ));
     }
-    let r = Reader(map);
+    let r = Fields(map);
     let region = r
         .string("region")?
         .ok_or_else(|| invalid("region", "is required (e.g. \"JP\")"))?;
@@ -202,6 +126,7 @@ pub fn from_json(v: &Value, name: &str) -> Result<Settings> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn parse(text: &str) -> Result<Settings> {
         from_json(&serde_json::from_str(text).unwrap(), "settings")
