@@ -347,6 +347,33 @@ impl PyClient {
         }
     }
 
+    /// Streams a report document's PDF into the file `path` (via `<path>.part`, see the
+    /// core's `download_to_path`); `progress(bytes_so_far)` is called after each piece.
+    #[pyo3(signature = (report_document_id, path, progress=None))]
+    fn download_to_path(
+        &self,
+        py: Python<'_>,
+        report_document_id: &str,
+        path: std::path::PathBuf,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<u64> {
+        let c = self.inner.inner().map_err(to_py_err)?;
+        let report = progress.map(|f| {
+            move |n: u64| {
+                // A failing progress callback must not fail the download.
+                Python::attach(|py| {
+                    let _ = f.call1(py, (n,));
+                })
+            }
+        });
+        let report = report.as_ref().map(|f| f as &(dyn Fn(u64) + Send + Sync));
+        wait(py, move || async move {
+            c.documents()
+                .download_to_path(report_document_id, &path, report)
+                .await
+        })
+    }
+
     /// Starts a listing by its pager name (`iter_invoices`, ...) with JSON arguments.
     fn pager(&self, op: &str, args: &str) -> PyResult<PyPager> {
         let c = self.inner.inner().map_err(to_py_err)?;

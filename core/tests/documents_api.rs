@@ -88,6 +88,34 @@ fn create_wait_download_gives_the_invoice_pdf() {
         .download_to(&doc_id, &mut streamed)
         .unwrap();
     assert_eq!((n as usize, &streamed), (pdf.len(), &pdf));
+    // Into a file: complete, owner-only, no `.part` left; progress reached the size.
+    let dir = std::env::temp_dir().join(format!("abws-doc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("invoice.pdf");
+    let seen = std::sync::atomic::AtomicU64::new(0);
+    let report = |n: u64| seen.store(n, std::sync::atomic::Ordering::SeqCst);
+    let n = client
+        .documents()
+        .download_to_path(&doc_id, &target, Some(&report))
+        .unwrap();
+    assert_eq!(std::fs::read(&target).unwrap(), pdf);
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), n);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    // A download that fails leaves no file, partial or whole.
+    std::fs::remove_file(&target).unwrap();
+    sb.inject(FaultRule::new("*", FaultAction::ResetAfterBytes(300)).times(20));
+    assert!(client
+        .documents()
+        .download_to_path(&doc_id, &target, None)
+        .is_err());
+    sb.clear_faults();
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir(&dir).unwrap();
     // The document host never saw our credentials.
     let seen = sb.counters()["headersSeen"]["documents"]
         .to_string()

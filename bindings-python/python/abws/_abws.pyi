@@ -4,7 +4,7 @@ Every blocking method releases the GIL while it waits and checks for signals eve
 100 ms, so Ctrl-C interrupts it with ``KeyboardInterrupt``.
 """
 
-from typing import Any, Dict, List, Optional, Tuple, final
+from typing import Any, Callable, Dict, List, Optional, Tuple, final
 
 __all__ = [
     "__version__",
@@ -37,6 +37,10 @@ class Client:
         """Runs one operation by its snake_case name with JSON arguments."""
     def download_to(self, report_document_id: str, writer: Any) -> int:
         """Streams a report document's PDF into ``writer``; returns its size."""
+    def download_to_path(
+        self, report_document_id: str, path: str, progress: Optional[Callable[[int], None]] = None
+    ) -> int:
+        """Streams a report document's PDF into the file ``path`` (via ``<path>.part``)."""
     def pager(self, op: str, args: str) -> "Pager":
         """Starts a listing by its pager name (``iter_invoices``, ...)."""
 

@@ -483,19 +483,13 @@ class Documents(_Group):
         return size
 
     def _download_to_path(self, report_document_id: str, path: str, bar: Any) -> int:
-        part = path + ".part"
-        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                size = self._download_to(report_document_id, f, bar)
-            os.replace(part, path)
-            return size
-        except BaseException:
-            try:
-                os.unlink(part)
-            except OSError:
-                pass
-            raise
+        report = None
+        if bar is not None:
+            def report(written: int) -> None:
+                bar.update(written - bar.n)
+
+        size: int = self._client._native.download_to_path(report_document_id, path, report)
+        return size
 
     def fetch_pdf(
         self,
