@@ -192,7 +192,7 @@ macro_rules! blocking_group {
     ) => {
         $(#[$meta])*
         pub struct $group<'a> {
-            client: &'a Client,
+            pub(crate) client: &'a Client,
         }
 
         impl Client {
@@ -219,35 +219,26 @@ macro_rules! blocking_group {
     };
 }
 
-use crate::api::{documents as doc, invoices as inv, reconciliation as rec};
+use crate::api::{documents as doc, reconciliation as rec};
+
+// The operations of each group come from the operations table (`operations.rs`); the
+// lists below hold only the conveniences that are not one operation.
 
 blocking_group! {
     /// Invoices 2026-02-01.
-    Invoices, invoices {
-        async fn get_invoices(&self, p: &inv::GetInvoicesParams) -> inv::InvoicesPage;
-        async fn get_invoice_detail_by_invoice_number(&self, invoice_number: &str, region: &str) -> inv::InvoiceDetail;
-        async fn get_invoice_line_items_by_invoice_number(&self, invoice_number: &str, region: &str, next_page_token: Option<&str>) -> inv::LineItemsPage;
-        pager fn iter_invoices(&self, p: &inv::GetInvoicesParams) -> inv::InvoicesPage;
-        pager fn iter_invoice_line_items(&self, invoice_number: &str, region: &str) -> inv::LineItemsPage;
-    }
+    Invoices, invoices {}
 }
 
 blocking_group! {
     /// Reconciliation 2021-01-08.
     Reconciliation, reconciliation {
-        async fn get_transactions(&self, p: &rec::GetTransactionsParams) -> rec::TransactionsPage;
-        async fn get_invoice_details_by_order_line_items(&self, items: &[rec::OrderLineItemRef]) -> rec::InvoiceDetailsResponse;
-        async fn invoice_details_for(&self, items: &[rec::OrderLineItemRef]) -> Vec<rec::InvoiceDetailsByOrderLineItem>;
-        pager fn iter_transactions(&self, p: &rec::GetTransactionsParams) -> rec::TransactionsPage;
+        async fn invoice_details_for(&self, p: &rec::InvoiceDetailsForParams) -> Vec<rec::InvoiceDetailsByOrderLineItem>;
     }
 }
 
 blocking_group! {
     /// Reports and documents 2021-09-30.
     Documents, documents {
-        async fn create_report(&self, p: &doc::CreateReportParams) -> doc::CreateReportResponse;
-        async fn get_report(&self, report_id: &str) -> doc::Report;
-        async fn get_report_document(&self, report_document_id: &str) -> doc::ReportDocument;
         async fn wait_for_report(&self, report_id: &str, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>) -> doc::Report;
         async fn download(&self, report_document_id: &str) -> Vec<u8>;
         async fn download_all(&self, report_document_id: &str) -> Vec<crate::documents::NamedDocument>;
@@ -259,56 +250,27 @@ blocking_group! {
     }
 }
 
-use crate::api::{
-    cart as crt, ordering as ord, products as prd, reporting as rpt, tracking as trk,
-};
-
 blocking_group! {
     /// Cart 2025-04-30.
-    Cart, cart {
-        async fn list_carts(&self, region: &str, page_size: Option<i64>, page_token: Option<&str>) -> crt::CartsPage;
-        async fn get_cart(&self, cart_id: &str, region: &str) -> crt::CartDetails;
-        async fn get_items(&self, cart_id: &str, region: &str) -> crt::CartItems;
-        async fn add_items(&self, cart_id: &str, region: &str, items: &[crt::AddItem]) -> crt::ItemsResult;
-        async fn modify_items(&self, cart_id: &str, region: &str, items: &[crt::ModifyItem]) -> crt::ItemsResult;
-        async fn delete_items(&self, cart_id: &str, region: &str) -> ();
-        async fn get_estimated_total_purchase_cost(&self, cart_id: &str, region: &str, address: &crt::PhysicalAddress) -> crt::CostEstimation;
-        pager fn iter_carts(&self, region: &str, page_size: Option<i64>) -> crt::CartsPage;
-    }
+    Cart, cart {}
 }
 
 blocking_group! {
     /// Product search 2020-08-26.
-    Products, products {
-        async fn search_products_request(&self, p: &prd::SearchProductsParams) -> prd::SearchProductsResult;
-        async fn products_request(&self, product_id: &str, p: &prd::ProductParams) -> prd::Product;
-        async fn search_offers_request(&self, product_id: &str, p: &prd::OffersParams) -> prd::OffersResult;
-        async fn get_products_by_asins(&self, p: &prd::ByIdsParams) -> prd::ProductsByAsinsResponse;
-        async fn get_offers_by_offer_ids(&self, p: &prd::ByIdsParams) -> prd::OffersByOfferIdsResponse;
-        pager fn iter_search_products(&self, p: &prd::SearchProductsParams) -> prd::SearchProductsResult;
-        pager fn iter_search_offers(&self, product_id: &str, p: &prd::OffersParams) -> prd::OffersResult;
-    }
+    Products, products {}
 }
 
 blocking_group! {
     /// Ordering 2022-10-30.
-    Ordering, ordering {
-        async fn place_order(&self, order: &ord::PlaceOrderRequest) -> ord::PlaceOrderResult;
-    }
+    Ordering, ordering {}
 }
 
 blocking_group! {
     /// Order and shipment line item reporting.
-    Reporting, reporting {
-        async fn get_orders_by_order_id(&self, order_id: &str, includes: rpt::OrderIncludes) -> rpt::OrdersResponse;
-        async fn get_shipment_line_item_reports(&self, p: &rpt::ShipmentLineItemParams) -> rpt::ShipmentLineItemsPage;
-        pager fn iter_shipment_line_item_reports(&self, p: &rpt::ShipmentLineItemParams) -> rpt::ShipmentLineItemsPage;
-    }
+    Reporting, reporting {}
 }
 
 blocking_group! {
     /// Package tracking 2025-07-02.
-    Tracking, tracking {
-        async fn get_package_tracking_details(&self, order_id: &str, shipment_id: &str, package_id: &str, region: &str, locale: Option<&str>) -> trk::PackageTrackingDetails;
-    }
+    Tracking, tracking {}
 }

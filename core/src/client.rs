@@ -237,7 +237,7 @@ impl Client {
         let deadline = Instant::now() + settings.timeouts.operation;
         let url = self.url(call)?;
         let email = call.user_email.clone().or(settings.user_email.clone());
-        if op.needs_user_email && email.is_none() {
+        if op.needs_user_email() && email.is_none() {
             return Err(Error::validation(
                 "user_email",
                 format!("{} requires the x-svc-user-email header: pass user_email or set it on the client", op.id),
@@ -285,7 +285,7 @@ impl Client {
             if let Some(h) = &email_header {
                 headers.push((HeaderName::from_static(wire::HEADER_USER_EMAIL), h.clone()));
             }
-            if op.id == crate::operations::PLACE_ORDER.id {
+            if op.headers.date {
                 let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
                 if let Ok(v) = HeaderValue::from_str(&now) {
                     headers.push((HeaderName::from_static(wire::HEADER_DATE), v));

@@ -162,13 +162,24 @@ impl Serialize for Timestamp {
     }
 }
 
-/// The shape of one declared field, for bindings that walk a model generically.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FieldInfo {
-    /// The name on the wire (camelCase).
-    pub wire: &'static str,
-    /// The Rust and Python name (snake_case).
-    pub name: &'static str,
+pub use crate::describe::FieldInfo;
+
+/// Which declared fields came as an explicit JSON `null` (bit i: field i), so that the
+/// wire form given back keeps them (`to_dict()`, serialization): absent stays absent,
+/// `null` stays `null`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Nulls(u64);
+
+impl Nulls {
+    pub fn set(&mut self, index: usize) {
+        self.0 |= 1 << index;
+    }
+    pub fn has(&self, index: usize) -> bool {
+        self.0 & (1 << index) != 0
+    }
+    pub fn bits(&self) -> u64 {
+        self.0
+    }
 }
 
 /// A wire object declared with `model!`.
@@ -179,33 +190,64 @@ pub trait Model: Serialize + for<'de> Deserialize<'de> + Clone + fmt::Debug + Pa
     const FIELDS: &'static [FieldInfo];
     /// Fields received that the library does not declare.
     fn extra(&self) -> &Extra;
+    /// Declared fields that came as an explicit `null`.
+    fn nulls(&self) -> Nulls;
+    /// The field (by wire name) came as an explicit `null`.
+    fn received_null(&self, wire: &str) -> bool {
+        Self::FIELDS
+            .iter()
+            .position(|f| f.wire == wire)
+            .is_some_and(|i| self.nulls().has(i))
+    }
 }
 
-/// Declares a wire object: every field optional (absent and null both read as `None`),
-/// unknown fields kept in `extra`, serialization back to the wire form.
+/// Declares a wire object: every field optional (absent and null both read as `None`;
+/// which fields came as `null` is kept), unknown fields kept in `extra`, serialization
+/// back to the exact wire form, and its description for the code generator. A wire name
+/// that is a Rust keyword is written as a raw identifier (`"type" r#type`).
 #[macro_export]
 macro_rules! model {
     (
-        $(#[$meta:meta])*
+        $(#[doc = $doc:literal])*
         pub struct $name:ident {
             $( $(#[$fmeta:meta])* $wire:literal $field:ident : $ty:ty ),* $(,)?
         }
     ) => {
-        $(#[$meta])*
+        $(#[doc = $doc])*
         #[derive(Clone, Debug, PartialEq, Default)]
         pub struct $name {
             $( $(#[$fmeta])* pub $field: Option<$ty>, )*
             /// Fields received that this version does not know, kept exactly.
             pub extra: $crate::model::Extra,
+            /// Declared fields that came as an explicit `null`.
+            pub nulls: $crate::model::Nulls,
         }
 
         impl $crate::model::Model for $name {
             const NAME: &'static str = stringify!($name);
             const FIELDS: &'static [$crate::model::FieldInfo] = &[
-                $( $crate::model::FieldInfo { wire: $wire, name: stringify!($field) }, )*
+                $( $crate::model::FieldInfo {
+                    wire: $wire,
+                    name: $crate::describe::strip_raw(stringify!($field)),
+                    ty: <$ty as $crate::describe::Describe>::ty,
+                }, )*
             ];
             fn extra(&self) -> &$crate::model::Extra {
                 &self.extra
+            }
+            fn nulls(&self) -> $crate::model::Nulls {
+                self.nulls
+            }
+        }
+
+        impl $crate::describe::Describe for $name {
+            fn ty() -> $crate::describe::Ty {
+                static INFO: $crate::describe::ModelInfo = $crate::describe::ModelInfo {
+                    name: stringify!($name),
+                    doc: concat!($( $doc, "\n", )* ""),
+                    fields: <$name as $crate::model::Model>::FIELDS,
+                };
+                $crate::describe::Ty::Model(&INFO)
             }
         }
 
@@ -214,9 +256,10 @@ macro_rules! model {
                 $crate::node::Node::Object($crate::node::Object {
                     type_name: stringify!($name),
                     fields: vec![
-                        $( (stringify!($field), $wire, $crate::node::ToNode::to_node(&self.$field)), )*
+                        $( ($crate::describe::strip_raw(stringify!($field)), $wire, $crate::node::ToNode::to_node(&self.$field)), )*
                     ],
                     extra: &self.extra,
+                    nulls: self.nulls,
                 })
             }
         }
@@ -236,7 +279,17 @@ macro_rules! model {
                         let mut out = $name::default();
                         while let Some(key) = map.next_key::<$crate::model::Key>()? {
                             match key.as_str() {
-                                $( $wire => out.$field = map.next_value()?, )*
+                                $( $wire => {
+                                    out.$field = map.next_value()?;
+                                    if out.$field.is_none() {
+                                        out.nulls.set(const {
+                                            $crate::describe::field_index(
+                                                <$name as $crate::model::Model>::FIELDS,
+                                                $wire,
+                                            )
+                                        });
+                                    }
+                                } )*
                                 _ => {
                                     let raw = map.next_value::<Box<serde_json::value::RawValue>>()?;
                                     out.extra.push(key.into_string(), raw);
@@ -254,7 +307,15 @@ macro_rules! model {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 use serde::ser::SerializeMap;
                 let mut m = s.serialize_map(None)?;
-                $( if let Some(v) = &self.$field { m.serialize_entry($wire, v)?; } )*
+                $(
+                    if let Some(v) = &self.$field {
+                        m.serialize_entry($wire, v)?;
+                    } else if self.nulls.has(const {
+                        $crate::describe::field_index(<$name as $crate::model::Model>::FIELDS, $wire)
+                    }) {
+                        m.serialize_entry($wire, &())?;
+                    }
+                )*
                 for (k, v) in self.extra.raw_entries() {
                     m.serialize_entry(k, v)?;
                 }
@@ -307,6 +368,16 @@ macro_rules! wire_enum {
         impl $crate::node::ToNode for $name {
             fn to_node(&self) -> $crate::node::Node<'_> {
                 $crate::node::Node::Str(self.as_str())
+            }
+        }
+
+        impl $crate::describe::Describe for $name {
+            fn ty() -> $crate::describe::Ty {
+                static INFO: $crate::describe::EnumInfo = $crate::describe::EnumInfo {
+                    name: stringify!($name),
+                    known: $name::KNOWN,
+                };
+                $crate::describe::Ty::Enum(&INFO)
             }
         }
 

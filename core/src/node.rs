@@ -35,6 +35,8 @@ pub struct Object<'a> {
     pub fields: Vec<(&'static str, &'static str, Node<'a>)>,
     /// Unknown fields: (wire name, raw JSON text).
     pub extra: &'a Extra,
+    /// Declared fields that came as an explicit `null` (bit i: field i).
+    pub nulls: crate::model::Nulls,
 }
 
 /// Anything that can be viewed as a `Node`.

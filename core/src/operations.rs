@@ -1,46 +1,99 @@
-//! The catalogue of every operation of both specification documents: operationId, API
-//! group, method, path, retry kind, default usage plan and header needs. Decisions about
-//! operations live here and nowhere else (docs/decisions.md explains each number).
+//! The operations table: every operation of both specification documents, written once.
+//! A row names the operationId, the API group, the snake_case name, method and path, the
+//! retry kind, the default usage plan, the headers it needs, its parameter struct, its
+//! result type and, for a listing, its pager and the page field that holds the items.
+//! From this table come the async and blocking methods of every group, the dispatch by
+//! name the bindings use, and (through `xtask gen`) the C, C++ and Python surfaces.
+//! Decisions about operations live here and nowhere else (docs/decisions.md explains
+//! each number).
 
 use http::Method;
 
+use crate::describe::Ty;
 use crate::ratelimit::Plan;
 use crate::retry::OperationKind;
 
 /// One operation of the service.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Operation {
     /// The specification's operationId.
     pub id: &'static str,
     /// The API group (`invoices`, `reconciliation`, ...), as in the public API.
     pub group: &'static str,
+    /// The method name in Rust, Python and C (`get_invoices`).
+    pub name: &'static str,
     pub method: Method,
     /// Path with `{name}` placeholders, version segment included.
     pub path: &'static str,
     pub kind: OperationKind,
     /// Default usage plan until the server reports its own rate.
     pub plan: Plan,
-    /// `x-svc-user-email` must be sent.
-    pub needs_user_email: bool,
+    /// Headers the operation needs besides the access token.
+    pub headers: Headers,
+    /// The parameter struct's name and shape.
+    pub params: fn() -> Ty,
+    /// The result's shape.
+    pub output: fn() -> Ty,
+    /// For a listing: its pager.
+    pub pager: Option<PagerInfo>,
+    /// One line on what it does (the first line of the row's doc comment).
+    pub doc: &'static str,
 }
 
-const fn op(
-    id: &'static str,
-    group: &'static str,
-    method: Method,
-    path: &'static str,
-    kind: OperationKind,
-    plan: Plan,
-    needs_user_email: bool,
-) -> Operation {
-    Operation {
-        id,
-        group,
-        method,
-        path,
-        kind,
-        plan,
-        needs_user_email,
+impl PartialEq for Operation {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Operation {
+    /// `x-svc-user-email` must be sent.
+    pub fn needs_user_email(&self) -> bool {
+        self.headers.user_email
+    }
+}
+
+/// The pager of a listing: `iter_invoices` walks every page, yielding the items of the
+/// page field `invoices`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PagerInfo {
+    pub name: &'static str,
+    /// The page's field (snake_case) that holds the items.
+    pub items: &'static str,
+}
+
+/// A header an operation needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// `x-svc-user-email`: the buying user (from the call's `user_email`, else the
+    /// client's).
+    UserEmail,
+    /// `x-svc-date`: the time the request is made (placeOrder).
+    Date,
+}
+
+/// The headers of a row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Headers {
+    pub user_email: bool,
+    pub date: bool,
+}
+
+impl Headers {
+    pub const fn of(list: &[Header]) -> Headers {
+        let mut h = Headers {
+            user_email: false,
+            date: false,
+        };
+        let mut i = 0;
+        while i < list.len() {
+            match list[i] {
+                Header::UserEmail => h.user_email = true,
+                Header::Date => h.date = true,
+            }
+            i += 1;
+        }
+        h
     }
 }
 
@@ -53,250 +106,280 @@ const CART: Plan = Plan::new(2.0, 2);
 const REPORT_READ: Plan = Plan::new(2.0, 10);
 const CREATE_REPORT: Plan = Plan::new(0.0167, 15);
 
-pub static GET_INVOICES: Operation = op(
-    "getInvoices",
-    "invoices",
-    Method::GET,
-    "/ab-invoice/2026-02-01/invoices",
-    SafeRead,
-    HALF,
-    false,
-);
-pub static GET_INVOICE_DETAIL: Operation = op(
-    "getInvoiceDetailByInvoiceNumber",
-    "invoices",
-    Method::GET,
-    "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail",
-    SafeRead,
-    HALF,
-    false,
-);
-pub static GET_INVOICE_LINE_ITEMS: Operation = op(
-    "getInvoiceLineItemsByInvoiceNumber",
-    "invoices",
-    Method::GET,
-    "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems",
-    SafeRead,
-    HALF,
-    false,
-);
-pub static GET_TRANSACTIONS: Operation = op(
-    "getTransactions",
-    "reconciliation",
-    Method::GET,
-    "/reconciliation/2021-01-08/transactions",
-    SafeRead,
-    HALF,
-    false,
-);
-pub static GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS: Operation = op(
-    "getInvoiceDetailsByOrderLineItems",
-    "reconciliation",
-    Method::POST,
-    "/reconciliation/2021-01-08/invoices",
-    ReadPost,
-    HALF,
-    false,
-);
-pub static CREATE_REPORT_OP: Operation = op(
-    "createReport",
-    "documents",
-    Method::POST,
-    "/reports/2021-09-30/reports",
-    BenignDuplicate,
-    CREATE_REPORT,
-    false,
-);
-pub static GET_REPORT: Operation = op(
-    "getReport",
-    "documents",
-    Method::GET,
-    "/reports/2021-09-30/reports/{reportId}",
-    SafeRead,
-    REPORT_READ,
-    false,
-);
-pub static GET_REPORT_DOCUMENT: Operation = op(
-    "getReportDocument",
-    "documents",
-    Method::GET,
-    "/reports/2021-09-30/documents/{reportDocumentId}",
-    SafeRead,
-    REPORT_READ,
-    false,
-);
-pub static LIST_CARTS: Operation = op(
-    "listCarts",
-    "cart",
-    Method::GET,
-    "/cart/2025-04-30/carts",
-    SafeRead,
-    CART,
-    true,
-);
-pub static GET_CART: Operation = op(
-    "getCart",
-    "cart",
-    Method::GET,
-    "/cart/2025-04-30/carts/{cartId}",
-    SafeRead,
-    CART,
-    false,
-);
-pub static GET_ITEMS: Operation = op(
-    "getItems",
-    "cart",
-    Method::GET,
-    "/cart/2025-04-30/carts/{cartId}/items",
-    SafeRead,
-    CART,
-    false,
-);
-pub static ADD_ITEMS: Operation = op(
-    "addItems",
-    "cart",
-    Method::POST,
-    "/cart/2025-04-30/carts/{cartId}/items",
-    UnsafeWrite,
-    CART,
-    false,
-);
-pub static MODIFY_ITEMS: Operation = op(
-    "modifyItems",
-    "cart",
-    Method::PATCH,
-    "/cart/2025-04-30/carts/{cartId}/items",
-    IdempotentWrite,
-    CART,
-    false,
-);
-pub static DELETE_ITEMS: Operation = op(
-    "deleteItems",
-    "cart",
-    Method::DELETE,
-    "/cart/2025-04-30/carts/{cartId}/items",
-    IdempotentWrite,
-    CART,
-    false,
-);
-pub static GET_ESTIMATED_TOTAL_PURCHASE_COST: Operation = op(
-    "getEstimatedTotalPurchaseCost",
-    "cart",
-    Method::POST,
-    "/cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations",
-    ReadPost,
-    CART,
-    false,
-);
-pub static SEARCH_PRODUCTS: Operation = op(
-    "searchProductsRequest",
-    "products",
-    Method::GET,
-    "/products/2020-08-26/products",
-    SafeRead,
-    HALF,
-    true,
-);
-pub static PRODUCTS_REQUEST: Operation = op(
-    "productsRequest",
-    "products",
-    Method::GET,
-    "/products/2020-08-26/products/{productId}",
-    SafeRead,
-    HALF,
-    true,
-);
-pub static SEARCH_OFFERS: Operation = op(
-    "searchOffersRequest",
-    "products",
-    Method::GET,
-    "/products/2020-08-26/products/{productId}/offers",
-    SafeRead,
-    HALF,
-    true,
-);
-pub static GET_PRODUCTS_BY_ASINS: Operation = op(
-    "getProductsByAsins",
-    "products",
-    Method::POST,
-    "/products/2020-08-26/products/getProductsByAsins",
-    ReadPost,
-    HALF,
-    true,
-);
-pub static GET_OFFERS_BY_OFFER_IDS: Operation = op(
-    "getOffersByOfferIds",
-    "products",
-    Method::POST,
-    "/products/2020-08-26/offers/getOffersByOfferIds",
-    ReadPost,
-    HALF,
-    true,
-);
-pub static PLACE_ORDER: Operation = op(
-    "placeOrder",
-    "ordering",
-    Method::POST,
-    "/ordering/2022-10-30/orders",
-    UnsafeWrite,
-    HALF,
-    false,
-);
-pub static GET_ORDERS_BY_ORDER_ID: Operation = op(
-    "getOrdersByOrderId",
-    "reporting",
-    Method::GET,
-    "/reports/2021-01-08/orders/{orderId}",
-    SafeRead,
-    HALF,
-    true,
-);
-pub static GET_SHIPMENT_LINE_ITEM_REPORTS: Operation = op(
-    "getShipmentLineItemReports",
-    "reporting",
-    Method::GET,
-    "/reports/2025-06-09/shipmentLineItemReports",
-    SafeRead,
-    HALF,
-    false,
-);
-pub static GET_PACKAGE_TRACKING_DETAILS: Operation = op(
-    "getPackageTrackingDetails",
-    "tracking",
-    Method::GET,
-    "/ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}",
-    SafeRead,
-    HALF,
-    false,
-);
+/// Declares the table: one row per operation, grouped by API group. For each row it
+/// makes the `Operation` static, the `Operation` trait impl of the parameter struct (the
+/// handler is `api::<group>::<name>`, the pager `api::<group>::<pager>`), the methods of
+/// the group in the async and the blocking client, and the entry of the dispatch by name.
+macro_rules! operations {
+    (
+        $(
+            $group:ident $Group:ident {
+                $(
+                    $(#[doc = $doc:literal])+
+                    $STATIC:ident = $id:literal $name:ident($P:ty) -> $O:ty,
+                    $method:ident $path:literal, $kind:ident, $plan:ident, headers [$($h:ident),*]
+                    $(, pager $pager:ident . $items:ident)? ;
+                )*
+            }
+        )*
+    ) => {
+        $( $(
+            $(#[doc = $doc])+
+            pub static $STATIC: Operation = Operation {
+                id: $id,
+                group: stringify!($group),
+                name: stringify!($name),
+                method: Method::$method,
+                path: $path,
+                kind: $kind,
+                plan: $plan,
+                headers: Headers::of(&[$(Header::$h),*]),
+                params: <$P as crate::describe::Describe>::ty,
+                output: <$O as crate::describe::Describe>::ty,
+                pager: pager_info!($($pager . $items)?),
+                doc: first_line(concat!($($doc, "\n"),+)),
+            };
 
-/// Every operation, in the order of the specification documents.
-pub static ALL: [&Operation; 24] = [
-    &GET_INVOICES,
-    &GET_INVOICE_DETAIL,
-    &GET_INVOICE_LINE_ITEMS,
-    &GET_TRANSACTIONS,
-    &GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS,
-    &CREATE_REPORT_OP,
-    &GET_REPORT,
-    &GET_REPORT_DOCUMENT,
-    &LIST_CARTS,
-    &GET_CART,
-    &GET_ITEMS,
-    &ADD_ITEMS,
-    &MODIFY_ITEMS,
-    &DELETE_ITEMS,
-    &GET_ESTIMATED_TOTAL_PURCHASE_COST,
-    &SEARCH_PRODUCTS,
-    &PRODUCTS_REQUEST,
-    &SEARCH_OFFERS,
-    &GET_PRODUCTS_BY_ASINS,
-    &GET_OFFERS_BY_OFFER_IDS,
-    &PLACE_ORDER,
-    &GET_ORDERS_BY_ORDER_ID,
-    &GET_SHIPMENT_LINE_ITEM_REPORTS,
-    &GET_PACKAGE_TRACKING_DETAILS,
-];
+            impl crate::operation::Operation for $P {
+                type Output = $O;
+                fn row() -> &'static Operation {
+                    &$STATIC
+                }
+                fn run(
+                    &self,
+                    client: &crate::Client,
+                ) -> impl std::future::Future<Output = crate::Result<$O>> + Send {
+                    crate::api::$group::$name(client, self)
+                }
+            }
+
+            paged_impl!($group, $P, $O $(, $pager)?);
+
+            impl crate::api::$group::$Group<'_> {
+                $(#[doc = $doc])+
+                pub async fn $name(&self, p: &$P) -> crate::Result<$O> {
+                    self.client.call(p).await
+                }
+                $(
+                    #[doc = concat!("Every page of `", stringify!($name), "` (an iterator of pages; `items()` for the items).")]
+                    pub fn $pager(&self, p: &$P) -> crate::Result<crate::paging::Pager<$O>> {
+                        self.client.pager(p)
+                    }
+                )?
+            }
+
+            impl crate::blocking::$Group<'_> {
+                $(#[doc = $doc])+
+                pub fn $name(&self, p: &$P) -> crate::Result<$O> {
+                    self.client.call(p)
+                }
+                $(
+                    #[doc = concat!("Every page of `", stringify!($name), "`, blocking (an iterator of pages; `items()` for the items).")]
+                    pub fn $pager(&self, p: &$P) -> crate::Result<crate::blocking::Pager<$O>> {
+                        self.client.pager(p)
+                    }
+                )?
+            }
+        )* )*
+
+        /// Every operation, in the order of the specification documents.
+        pub static ALL: &[&Operation] = &[ $( $( &$STATIC, )* )* ];
+
+        /// The operation of a snake_case name or an operationId, for the bindings.
+        pub fn dynamic(name: &str) -> Option<&'static dyn crate::operation::DynOperation> {
+            $( $(
+                if name == stringify!($name) || name == $id {
+                    return Some(&crate::operation::Typed::<$P>::NEW);
+                }
+            )* )*
+            None
+        }
+
+        /// The listing of a pager name (`iter_invoices`), for the bindings.
+        pub fn dynamic_pager(name: &str) -> Option<&'static dyn crate::operation::DynOperation> {
+            $( $( $(
+                if name == stringify!($pager) {
+                    return Some(&crate::operation::Typed::<$P>::PAGED);
+                }
+            )? )* )*
+            None
+        }
+    };
+}
+
+macro_rules! paged_impl {
+    ($group:ident, $P:ty, $O:ty) => {
+        impl crate::operation::MaybePaged for $P {
+            fn dyn_pager(
+                &self,
+                _: &crate::Client,
+            ) -> crate::Result<Box<dyn crate::operation::DynPager>> {
+                Err(crate::Error::internal(format!(
+                    "{} is not a listing",
+                    <$P as crate::operation::Operation>::row().id
+                )))
+            }
+        }
+    };
+    ($group:ident, $P:ty, $O:ty, $pager:ident) => {
+        impl crate::operation::Paged for $P {
+            fn pager(&self, client: &crate::Client) -> crate::Result<crate::paging::Pager<$O>> {
+                crate::api::$group::$pager(client, self)
+            }
+        }
+        impl crate::operation::MaybePaged for $P {
+            fn dyn_pager(
+                &self,
+                client: &crate::Client,
+            ) -> crate::Result<Box<dyn crate::operation::DynPager>> {
+                Ok(Box::new(crate::operation::Paged::pager(self, client)?))
+            }
+        }
+    };
+}
+
+macro_rules! pager_info {
+    () => {
+        None
+    };
+    ($pager:ident . $items:ident) => {
+        Some(PagerInfo {
+            name: stringify!($pager),
+            items: stringify!($items),
+        })
+    };
+}
+
+const fn first_line(doc: &'static str) -> &'static str {
+    let b = doc.as_bytes();
+    let mut start = 0;
+    while start < b.len() && b[start] == b' ' {
+        start += 1;
+    }
+    let mut end = start;
+    while end < b.len() && b[end] != b'\n' {
+        end += 1;
+    }
+    let (_, tail) = b.split_at(start);
+    let (line, _) = tail.split_at(end - start);
+    match std::str::from_utf8(line) {
+        Ok(s) => s,
+        Err(_) => "",
+    }
+}
+
+use crate::api::cart::*;
+use crate::api::documents::*;
+use crate::api::invoices::*;
+use crate::api::ordering::*;
+use crate::api::products::*;
+use crate::api::reconciliation::*;
+use crate::api::reporting::*;
+use crate::api::tracking::*;
+
+operations! {
+    invoices Invoices {
+        /// One page of the invoices and credit memos issued in a date range (at most 366 days).
+        GET_INVOICES = "getInvoices" get_invoices(GetInvoicesParams) -> InvoicesPage,
+            GET "/ab-invoice/2026-02-01/invoices", SafeRead, HALF, headers [],
+            pager iter_invoices.invoices;
+        /// One invoice or credit memo in full: parties, billing details, tax breakdown.
+        GET_INVOICE_DETAIL = "getInvoiceDetailByInvoiceNumber"
+            get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail,
+            GET "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail", SafeRead, HALF, headers [];
+        /// One page of an invoice's line items (then the reversal units of its credit memos).
+        GET_INVOICE_LINE_ITEMS = "getInvoiceLineItemsByInvoiceNumber"
+            get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage,
+            GET "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems", SafeRead, HALF, headers [],
+            pager iter_invoice_line_items.line_items;
+    }
+    reconciliation Reconciliation {
+        /// One page of the transactions of a feed-date range.
+        GET_TRANSACTIONS = "getTransactions" get_transactions(GetTransactionsParams) -> TransactionsPage,
+            GET "/reconciliation/2021-01-08/transactions", SafeRead, HALF, headers [],
+            pager iter_transactions.transactions;
+        /// The invoice data of 1 to 25 order line items.
+        GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS = "getInvoiceDetailsByOrderLineItems"
+            get_invoice_details_by_order_line_items(GetInvoiceDetailsByOrderLineItemsParams) -> InvoiceDetailsResponse,
+            POST "/reconciliation/2021-01-08/invoices", ReadPost, HALF, headers [];
+    }
+    documents Documents {
+        /// Starts a report that produces an invoice or credit note PDF.
+        CREATE_REPORT_OP = "createReport" create_report(CreateReportParams) -> CreateReportResponse,
+            POST "/reports/2021-09-30/reports", BenignDuplicate, CREATE_REPORT, headers [];
+        /// A report's processing status (and its document id once DONE).
+        GET_REPORT = "getReport" get_report(GetReportParams) -> Report,
+            GET "/reports/2021-09-30/reports/{reportId}", SafeRead, REPORT_READ, headers [];
+        /// A report document's presigned address (five minutes) and compression.
+        GET_REPORT_DOCUMENT = "getReportDocument" get_report_document(GetReportDocumentParams) -> ReportDocument,
+            GET "/reports/2021-09-30/documents/{reportDocumentId}", SafeRead, REPORT_READ, headers [];
+    }
+    cart Cart {
+        /// One page of the buying user's carts.
+        LIST_CARTS = "listCarts" list_carts(ListCartsParams) -> CartsPage,
+            GET "/cart/2025-04-30/carts", SafeRead, CART, headers [UserEmail],
+            pager iter_carts.cart_details_list;
+        /// One cart.
+        GET_CART = "getCart" get_cart(GetCartParams) -> CartDetails,
+            GET "/cart/2025-04-30/carts/{cartId}", SafeRead, CART, headers [];
+        /// The items of a cart.
+        GET_ITEMS = "getItems" get_items(GetItemsParams) -> CartItems,
+            GET "/cart/2025-04-30/carts/{cartId}/items", SafeRead, CART, headers [];
+        /// Adds items to a cart (never resent after an ambiguous failure).
+        ADD_ITEMS = "addItems" add_items(AddItemsParams) -> ItemsResult,
+            POST "/cart/2025-04-30/carts/{cartId}/items", UnsafeWrite, CART, headers [];
+        /// Sets the quantities of a cart's items (0 removes one).
+        MODIFY_ITEMS = "modifyItems" modify_items(ModifyItemsParams) -> ItemsResult,
+            PATCH "/cart/2025-04-30/carts/{cartId}/items", IdempotentWrite, CART, headers [];
+        /// Empties a cart.
+        DELETE_ITEMS = "deleteItems" delete_items(DeleteItemsParams) -> (),
+            DELETE "/cart/2025-04-30/carts/{cartId}/items", IdempotentWrite, CART, headers [];
+        /// The estimated total cost of a cart's items shipped to an address.
+        GET_ESTIMATED_TOTAL_PURCHASE_COST = "getEstimatedTotalPurchaseCost"
+            get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation,
+            POST "/cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations", ReadPost, CART, headers [];
+    }
+    products Products {
+        /// One page of a product search (the featured offer of each product).
+        SEARCH_PRODUCTS = "searchProductsRequest" search_products_request(SearchProductsRequestParams) -> SearchProductsResult,
+            GET "/products/2020-08-26/products", SafeRead, HALF, headers [UserEmail],
+            pager iter_search_products.products;
+        /// One product.
+        PRODUCTS_REQUEST = "productsRequest" products_request(ProductsRequestParams) -> Product,
+            GET "/products/2020-08-26/products/{productId}", SafeRead, HALF, headers [UserEmail];
+        /// One page of a product's offers.
+        SEARCH_OFFERS = "searchOffersRequest" search_offers_request(SearchOffersRequestParams) -> OffersResult,
+            GET "/products/2020-08-26/products/{productId}/offers", SafeRead, HALF, headers [UserEmail],
+            pager iter_search_offers.offers;
+        /// Up to 30 products by ASIN.
+        GET_PRODUCTS_BY_ASINS = "getProductsByAsins" get_products_by_asins(GetProductsByAsinsParams) -> ProductsByAsinsResponse,
+            POST "/products/2020-08-26/products/getProductsByAsins", ReadPost, HALF, headers [UserEmail];
+        /// Up to 30 offers by offer id.
+        GET_OFFERS_BY_OFFER_IDS = "getOffersByOfferIds" get_offers_by_offer_ids(GetOffersByOfferIdsParams) -> OffersByOfferIdsResponse,
+            POST "/products/2020-08-26/offers/getOffersByOfferIds", ReadPost, HALF, headers [UserEmail];
+    }
+    ordering Ordering {
+        /// Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
+        PLACE_ORDER = "placeOrder" place_order(PlaceOrderRequest) -> PlaceOrderResult,
+            POST "/ordering/2022-10-30/orders", UnsafeWrite, HALF, headers [Date];
+    }
+    reporting Reporting {
+        /// The orders of an order id, with the parts asked for.
+        GET_ORDERS_BY_ORDER_ID = "getOrdersByOrderId" get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse,
+            GET "/reports/2021-01-08/orders/{orderId}", SafeRead, HALF, headers [UserEmail];
+        /// One page of shipment line item reports.
+        GET_SHIPMENT_LINE_ITEM_REPORTS = "getShipmentLineItemReports"
+            get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage,
+            GET "/reports/2025-06-09/shipmentLineItemReports", SafeRead, HALF, headers [],
+            pager iter_shipment_line_item_reports.shipment_line_items_report;
+    }
+    tracking Tracking {
+        /// A package's carrier, status and tracking events.
+        GET_PACKAGE_TRACKING_DETAILS = "getPackageTrackingDetails"
+            get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails,
+            GET "/ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}", SafeRead, HALF, headers [];
+    }
+}
 
 /// Looks an operation up by its operationId.
 pub fn by_id(id: &str) -> Option<&'static Operation> {

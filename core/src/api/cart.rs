@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{decode, region_arg};
+use super::{client_region, decode};
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
@@ -102,7 +102,7 @@ model! {
 model! {
     /// One charge of a cost estimation (PRINCIPAL/TAX × SUBTOTAL/SHIPPING).
     pub struct Charge {
-        "type" charge_type: String,
+        "type" r#type: String,
         "category" category: String,
         "amount" amount: Money,
     }
@@ -242,9 +242,66 @@ impl PhysicalAddress {
     }
 }
 
+crate::describe::opaque!(AddItem, ModifyItem, PhysicalAddress);
+
+crate::params! {
+    /// The arguments of listCarts.
+    pub struct ListCartsParams {
+        /// The carts' region (default: the client's).
+        opt region: String,
+        /// 1 to 10 carts a page (the service's default: 5).
+        opt page_size: i64,
+        /// Resume from this page token.
+        opt page_token: String,
+        /// The buying user (x-svc-user-email; default: the client's).
+        opt user_email: String,
+    }
+}
+
+/// The arguments of the operations on one cart.
+macro_rules! cart_params {
+    ($( $(#[doc = $doc:literal])* $name:ident { $($rest:tt)* } )*) => { $(
+        crate::params! {
+            $(#[doc = $doc])*
+            pub struct $name {
+                /// The cart.
+                req cart_id: String,
+                /// The cart's region (default: the client's).
+                opt region: String,
+                $($rest)*
+            }
+        }
+    )* };
+}
+
+cart_params! {
+    /// The arguments of getCart.
+    GetCartParams {}
+    /// The arguments of getItems.
+    GetItemsParams {}
+    /// The arguments of addItems.
+    AddItemsParams {
+        /// The items to add: product_identifier, buying_option_identifier, quantity,
+        /// external_id.
+        req items: Vec<AddItem>,
+    }
+    /// The arguments of modifyItems.
+    ModifyItemsParams {
+        /// The new absolute quantities: item_id, quantity (0 removes the item).
+        req items: Vec<ModifyItem>,
+    }
+    /// The arguments of deleteItems.
+    DeleteItemsParams {}
+    /// The arguments of getEstimatedTotalPurchaseCost.
+    GetEstimatedTotalPurchaseCostParams {
+        /// The delivery address.
+        req address: PhysicalAddress,
+    }
+}
+
 /// The cart operations. Get one with `Client::cart`.
 pub struct Cart<'a> {
-    client: &'a Client,
+    pub(crate) client: &'a Client,
 }
 
 impl Client {
@@ -254,168 +311,154 @@ impl Client {
     }
 }
 
-impl Cart<'_> {
-    fn cart_call(&self, op: &'static ops::Operation, cart_id: &str, region: &str) -> Result<Call> {
-        validate::non_empty("cart_id", cart_id)?;
-        let region = region_arg("region", region, &self.client.settings())?;
-        Ok(Call::new(op)
-            .path("cartId", cart_id)
-            .query("region", region.as_str()))
-    }
+fn cart_call(
+    c: &Client,
+    op: &'static ops::Operation,
+    cart_id: &str,
+    region: &Option<String>,
+) -> Result<Call> {
+    validate::non_empty("cart_id", cart_id)?;
+    let region = client_region(c, region)?;
+    Ok(Call::new(op)
+        .path("cartId", cart_id)
+        .query("region", region.as_str()))
+}
 
-    fn list_call(&self, region: &str, page_size: Option<i64>) -> Result<Call> {
-        let region = region_arg("region", region, &self.client.settings())?;
-        if let Some(n) = page_size {
-            validate::int_range("page_size", n, 1, MAX_PAGE_SIZE)?;
+fn list_call(c: &Client, p: &ListCartsParams) -> Result<Call> {
+    let region = client_region(c, &p.region)?;
+    if let Some(n) = p.page_size {
+        validate::int_range("page_size", n, 1, MAX_PAGE_SIZE)?;
+    }
+    let mut call = Call::new(&ops::LIST_CARTS)
+        .query("region", region.as_str())
+        .query_opt("pageSize", p.page_size.map(|n| n.to_string()));
+    call.user_email = p.user_email.clone();
+    Ok(call)
+}
+
+/// listCarts: a page of the user's carts (x-svc-user-email required).
+pub(crate) async fn list_carts(c: &Client, p: &ListCartsParams) -> Result<CartsPage> {
+    let call = list_call(c, p)?.query_opt("pageToken", p.page_token.as_deref());
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::LIST_CARTS.id)
+}
+
+/// Every page of listCarts.
+pub(crate) fn iter_carts(c: &Client, p: &ListCartsParams) -> Result<Pager<CartsPage>> {
+    Ok(Pager::new(
+        c.clone(),
+        list_call(c, p)?,
+        TokenStyle::WithParams("pageToken"),
+        p.page_token.clone(),
+    ))
+}
+
+/// getCart: a cart summary with its subtotal.
+pub(crate) async fn get_cart(c: &Client, p: &GetCartParams) -> Result<CartDetails> {
+    let resp = c
+        .execute(&cart_call(c, &ops::GET_CART, &p.cart_id, &p.region)?)
+        .await?;
+    decode(&resp, ops::GET_CART.id)
+}
+
+/// getItems: the items of a cart with current price and availability.
+pub(crate) async fn get_items(c: &Client, p: &GetItemsParams) -> Result<CartItems> {
+    let resp = c
+        .execute(&cart_call(c, &ops::GET_ITEMS, &p.cart_id, &p.region)?)
+        .await?;
+    decode(&resp, ops::GET_ITEMS.id)
+}
+
+/// addItems: adds items. Not resent after an ambiguous failure (it could add the
+/// quantity twice): that is an `OutcomeUnknown` error; read the cart with getItems and
+/// converge with modifyItems.
+pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<ItemsResult> {
+    let items = &p.items;
+    validate::count("items", items.len(), 1, usize::MAX)?;
+    for (i, it) in items.iter().enumerate() {
+        validate::non_empty(
+            &format!("items[{i}].product_identifier"),
+            &it.product_identifier,
+        )?;
+        validate::non_empty(
+            &format!("items[{i}].buying_option_identifier"),
+            &it.buying_option_identifier,
+        )?;
+        validate::int_range(
+            &format!("items[{i}].quantity"),
+            it.quantity,
+            1,
+            i64::from(i32::MAX),
+        )?;
+        if let Some(x) = &it.external_id {
+            validate::non_empty(&format!("items[{i}].external_id"), x)?;
         }
-        Ok(Call::new(&ops::LIST_CARTS)
-            .query("region", region.as_str())
-            .query_opt("pageSize", page_size.map(|n| n.to_string())))
     }
+    #[derive(Serialize)]
+    struct Body<'a> {
+        items: &'a [AddItem],
+    }
+    let mut call = cart_call(c, &ops::ADD_ITEMS, &p.cart_id, &p.region)?.json(&Body { items })?;
+    let ids: Vec<&str> = items
+        .iter()
+        .filter_map(|i| i.external_id.as_deref())
+        .collect();
+    if !ids.is_empty() {
+        call.external_id = Some(ids.join(","));
+    }
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::ADD_ITEMS.id)
+}
 
-    /// listCarts: a page of the user's carts (x-svc-user-email required).
-    pub async fn list_carts(
-        &self,
-        region: &str,
-        page_size: Option<i64>,
-        page_token: Option<&str>,
-    ) -> Result<CartsPage> {
-        let call = self
-            .list_call(region, page_size)?
-            .query_opt("pageToken", page_token);
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::LIST_CARTS.id)
+/// modifyItems: sets absolute quantities (0 removes); idempotent, retried safely.
+pub(crate) async fn modify_items(c: &Client, p: &ModifyItemsParams) -> Result<ItemsResult> {
+    let items = &p.items;
+    validate::count("items", items.len(), 1, usize::MAX)?;
+    for (i, it) in items.iter().enumerate() {
+        validate::non_empty(&format!("items[{i}].item_id"), &it.item_id)?;
+        validate::int_range(
+            &format!("items[{i}].quantity"),
+            it.quantity,
+            0,
+            i64::from(i32::MAX),
+        )?;
     }
+    #[derive(Serialize)]
+    struct Body<'a> {
+        items: &'a [ModifyItem],
+    }
+    let call = cart_call(c, &ops::MODIFY_ITEMS, &p.cart_id, &p.region)?.json(&Body { items })?;
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::MODIFY_ITEMS.id)
+}
 
-    /// Every page of listCarts.
-    pub fn iter_carts(&self, region: &str, page_size: Option<i64>) -> Result<Pager<CartsPage>> {
-        let call = self.list_call(region, page_size)?;
-        Ok(Pager::new(
-            self.client.clone(),
-            call,
-            TokenStyle::WithParams("pageToken"),
-            None,
-        ))
-    }
+/// deleteItems: empties the cart (after an order).
+pub(crate) async fn delete_items(c: &Client, p: &DeleteItemsParams) -> Result<()> {
+    c.execute(&cart_call(c, &ops::DELETE_ITEMS, &p.cart_id, &p.region)?)
+        .await?;
+    Ok(())
+}
 
-    /// getCart: a cart summary with its subtotal.
-    pub async fn get_cart(&self, cart_id: &str, region: &str) -> Result<CartDetails> {
-        let resp = self
-            .client
-            .execute(&self.cart_call(&ops::GET_CART, cart_id, region)?)
-            .await?;
-        decode(&resp, ops::GET_CART.id)
+/// getEstimatedTotalPurchaseCost: principal, shipping and tax for a delivery address, or
+/// the rejection artifacts (a value, not an error).
+pub(crate) async fn get_estimated_total_purchase_cost(
+    c: &Client,
+    p: &GetEstimatedTotalPurchaseCostParams,
+) -> Result<CostEstimation> {
+    p.address.check("address")?;
+    #[derive(Serialize)]
+    struct Body<'a> {
+        address: &'a PhysicalAddress,
     }
-
-    /// getItems: the items of a cart with current price and availability.
-    pub async fn get_items(&self, cart_id: &str, region: &str) -> Result<CartItems> {
-        let resp = self
-            .client
-            .execute(&self.cart_call(&ops::GET_ITEMS, cart_id, region)?)
-            .await?;
-        decode(&resp, ops::GET_ITEMS.id)
-    }
-
-    /// addItems: adds items. Not resent after an ambiguous failure (it could add the
-    /// quantity twice): that is an `OutcomeUnknown` error; read the cart with getItems and
-    /// converge with modifyItems.
-    pub async fn add_items(
-        &self,
-        cart_id: &str,
-        region: &str,
-        items: &[AddItem],
-    ) -> Result<ItemsResult> {
-        validate::count("items", items.len(), 1, usize::MAX)?;
-        for (i, it) in items.iter().enumerate() {
-            validate::non_empty(
-                &format!("items[{i}].product_identifier"),
-                &it.product_identifier,
-            )?;
-            validate::non_empty(
-                &format!("items[{i}].buying_option_identifier"),
-                &it.buying_option_identifier,
-            )?;
-            validate::int_range(
-                &format!("items[{i}].quantity"),
-                it.quantity,
-                1,
-                i64::from(i32::MAX),
-            )?;
-            if let Some(x) = &it.external_id {
-                validate::non_empty(&format!("items[{i}].external_id"), x)?;
-            }
-        }
-        #[derive(Serialize)]
-        struct Body<'a> {
-            items: &'a [AddItem],
-        }
-        let mut call = self
-            .cart_call(&ops::ADD_ITEMS, cart_id, region)?
-            .json(&Body { items })?;
-        let ids: Vec<&str> = items
-            .iter()
-            .filter_map(|i| i.external_id.as_deref())
-            .collect();
-        if !ids.is_empty() {
-            call.external_id = Some(ids.join(","));
-        }
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::ADD_ITEMS.id)
-    }
-
-    /// modifyItems: sets absolute quantities (0 removes); idempotent, retried safely.
-    pub async fn modify_items(
-        &self,
-        cart_id: &str,
-        region: &str,
-        items: &[ModifyItem],
-    ) -> Result<ItemsResult> {
-        validate::count("items", items.len(), 1, usize::MAX)?;
-        for (i, it) in items.iter().enumerate() {
-            validate::non_empty(&format!("items[{i}].item_id"), &it.item_id)?;
-            validate::int_range(
-                &format!("items[{i}].quantity"),
-                it.quantity,
-                0,
-                i64::from(i32::MAX),
-            )?;
-        }
-        #[derive(Serialize)]
-        struct Body<'a> {
-            items: &'a [ModifyItem],
-        }
-        let call = self
-            .cart_call(&ops::MODIFY_ITEMS, cart_id, region)?
-            .json(&Body { items })?;
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::MODIFY_ITEMS.id)
-    }
-
-    /// deleteItems: empties the cart (after an order).
-    pub async fn delete_items(&self, cart_id: &str, region: &str) -> Result<()> {
-        self.client
-            .execute(&self.cart_call(&ops::DELETE_ITEMS, cart_id, region)?)
-            .await?;
-        Ok(())
-    }
-
-    /// getEstimatedTotalPurchaseCost: principal, shipping and tax for a delivery address,
-    /// or the rejection artifacts (a value, not an error).
-    pub async fn get_estimated_total_purchase_cost(
-        &self,
-        cart_id: &str,
-        region: &str,
-        address: &PhysicalAddress,
-    ) -> Result<CostEstimation> {
-        address.check("address")?;
-        #[derive(Serialize)]
-        struct Body<'a> {
-            address: &'a PhysicalAddress,
-        }
-        let call = self
-            .cart_call(&ops::GET_ESTIMATED_TOTAL_PURCHASE_COST, cart_id, region)?
-            .json(&Body { address })?;
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_ESTIMATED_TOTAL_PURCHASE_COST.id)
-    }
+    let call = cart_call(
+        c,
+        &ops::GET_ESTIMATED_TOTAL_PURCHASE_COST,
+        &p.cart_id,
+        &p.region,
+    )?
+    .json(&Body {
+        address: &p.address,
+    })?;
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::GET_ESTIMATED_TOTAL_PURCHASE_COST.id)
 }

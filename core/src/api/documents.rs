@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tokio::time::Instant;
 
 use super::decode;
@@ -78,45 +78,116 @@ model! {
     }
 }
 
-/// reportOptions as a caller gives them (snake_case).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ReportOptionsParams {
-    /// Consolidated invoice: the invoiceNumber from consolidatedInvoiceDetails.
-    #[serde(
-        rename(serialize = "invoiceId"),
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub invoice_id: Option<String>,
-    #[serde(rename(serialize = "orderId"), skip_serializing_if = "Option::is_none")]
-    pub order_id: Option<String>,
-    #[serde(
-        rename(serialize = "orderLineItemId"),
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub order_line_item_id: Option<String>,
-    #[serde(
-        rename(serialize = "shipmentId"),
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub shipment_id: Option<String>,
-    /// Invoice or Credits (omitted for a shipment: both).
-    #[serde(
-        rename(serialize = "documentType"),
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub document_type: Option<String>,
+crate::params! {
+    /// reportOptions as a caller gives them (snake_case; sent in the wire's camelCase).
+    pub struct ReportOptionsParams {
+        /// Consolidated invoice: the invoiceNumber from consolidatedInvoiceDetails.
+        #[serde(rename(serialize = "invoiceId"))]
+        opt invoice_id: String,
+        #[serde(rename(serialize = "orderId"))]
+        opt order_id: String,
+        #[serde(rename(serialize = "orderLineItemId"))]
+        opt order_line_item_id: String,
+        #[serde(rename(serialize = "shipmentId"))]
+        opt shipment_id: String,
+        /// Invoice or Credits (omitted for a shipment: both).
+        #[serde(rename(serialize = "documentType"))]
+        opt document_type: String,
+    }
 }
 
-/// Parameters of createReport.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CreateReportParams {
-    /// Defaults to GET_AB_INVOICE_PDF.
-    pub report_type: Option<String>,
-    /// Marketplace ids, all of one regional group; defaults to the client region's.
-    pub marketplace_ids: Option<Vec<String>>,
-    pub report_options: ReportOptionsParams,
+crate::params! {
+    /// The arguments of createReport.
+    pub struct CreateReportParams {
+        /// Defaults to GET_AB_INVOICE_PDF.
+        opt report_type: String,
+        /// Marketplace ids, all of one regional group; defaults to the client region's.
+        opt marketplace_ids: Vec<String>,
+        /// Which document: order_id with order_line_item_id (and shipment_id,
+        /// document_type), order_id alone in the EU, or invoice_id for a consolidated invoice.
+        req report_options: ReportOptionsParams,
+    }
+}
+
+crate::params! {
+    /// The arguments of getReport.
+    pub struct GetReportParams {
+        /// A report created within the last 30 days.
+        req report_id: String,
+    }
+}
+
+crate::params! {
+    /// The arguments of getReportDocument.
+    pub struct GetReportDocumentParams {
+        /// The reportDocumentId of a DONE report.
+        req report_document_id: String,
+    }
+}
+
+/// The poll interval and the bound of a wait, from seconds as the bindings give them.
+fn wait_durations(poll_interval: Option<f64>, timeout: Option<f64>) -> Result<(Duration, Option<Duration>)> {
+    let seconds = |name: &str, v: f64| {
+        Duration::try_from_secs_f64(v)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| Error::validation(name, "must be a number of seconds above zero"))
+    };
+    let poll = match poll_interval {
+        Some(v) => seconds("poll_interval", v)?,
+        None => DEFAULT_POLL_INTERVAL,
+    };
+    Ok((poll, timeout.map(|t| seconds("timeout", t)).transpose()?))
+}
+
+crate::params! {
+    /// The arguments of `wait_for_report`.
+    pub struct WaitForReportParams {
+        /// The report to wait for.
+        req report_id: String,
+        /// Seconds between two getReport calls (default 15).
+        opt poll_interval: f64,
+        /// Seconds the whole wait may take (default: no bound).
+        opt timeout: f64,
+    }
+}
+
+impl WaitForReportParams {
+    /// The poll interval and the bound of the wait (defaults applied, values checked).
+    pub fn durations(&self) -> Result<(Duration, Option<Duration>)> {
+        wait_durations(self.poll_interval, self.timeout)
+    }
+}
+
+crate::params! {
+    /// The arguments of `fetch_pdf`: the report's options, then how to wait for it.
+    pub struct FetchPdfArgs {
+        /// Defaults to GET_AB_INVOICE_PDF.
+        opt report_type: String,
+        /// Defaults to the client region's marketplace.
+        opt marketplace_ids: Vec<String>,
+        /// Which document (as for createReport).
+        req report_options: ReportOptionsParams,
+        /// Seconds between two getReport calls (default 15).
+        opt poll_interval: f64,
+        /// Seconds the wait for the report may take (default: no bound).
+        opt timeout: f64,
+    }
+}
+
+impl FetchPdfArgs {
+    /// The createReport arguments.
+    pub fn report(&self) -> CreateReportParams {
+        CreateReportParams {
+            report_type: self.report_type.clone(),
+            marketplace_ids: self.marketplace_ids.clone(),
+            report_options: self.report_options.clone(),
+        }
+    }
+    /// The poll interval and the bound of the wait (defaults applied, values checked).
+    pub fn durations(&self) -> Result<(Duration, Option<Duration>)> {
+        wait_durations(self.poll_interval, self.timeout)
+    }
 }
 
 /// Parameters of `fetch_pdf`: the report options plus the marketplaces.
@@ -194,7 +265,7 @@ impl DocumentBuffer for WipeBuf {
 }
 
 pub struct Documents<'a> {
-    client: &'a Client,
+    pub(crate) client: &'a Client,
 }
 
 impl Client {
@@ -251,76 +322,76 @@ fn check_report_options(o: &ReportOptionsParams, group: Option<RegionGroup>) -> 
     Ok(())
 }
 
-impl Documents<'_> {
-    /// createReport: asks for the PDF of an invoice, credit memo or consolidated invoice.
-    pub async fn create_report(&self, p: &CreateReportParams) -> Result<CreateReportResponse> {
-        let settings = self.client.settings();
-        let report_type = p
-            .report_type
-            .clone()
-            .unwrap_or_else(|| REPORT_TYPE_INVOICE_PDF.into());
-        validate::non_empty("report_type", &report_type)?;
-        let marketplace_ids = p
-            .marketplace_ids
-            .clone()
-            .unwrap_or_else(|| vec![settings.region.marketplace_id().to_string()]);
-        validate::count("marketplace_ids", marketplace_ids.len(), 1, usize::MAX)?;
-        let mut group: Option<RegionGroup> = None;
-        for (i, id) in marketplace_ids.iter().enumerate() {
-            validate::non_empty(&format!("marketplace_ids[{i}]"), id)?;
-            if let Some(region) = Region::from_marketplace_id(id) {
-                match group {
-                    Some(g) if g != region.group() => {
-                        return Err(Error::validation(
-                            "marketplace_ids",
-                            format!(
-                                "must all belong to one regional group (NA, EU or FE): {id} is {} ({}), the others {}",
-                                region,
-                                region.group().as_str(),
-                                g.as_str()
-                            ),
-                        ))
-                    }
-                    _ => group = Some(region.group()),
+/// createReport: asks for the PDF of an invoice, credit memo or consolidated invoice.
+pub(crate) async fn create_report(client: &Client, p: &CreateReportParams) -> Result<CreateReportResponse> {
+    let settings = client.settings();
+    let report_type = p
+        .report_type
+        .clone()
+        .unwrap_or_else(|| REPORT_TYPE_INVOICE_PDF.into());
+    validate::non_empty("report_type", &report_type)?;
+    let marketplace_ids = p
+        .marketplace_ids
+        .clone()
+        .unwrap_or_else(|| vec![settings.region.marketplace_id().to_string()]);
+    validate::count("marketplace_ids", marketplace_ids.len(), 1, usize::MAX)?;
+    let mut group: Option<RegionGroup> = None;
+    for (i, id) in marketplace_ids.iter().enumerate() {
+        validate::non_empty(&format!("marketplace_ids[{i}]"), id)?;
+        if let Some(region) = Region::from_marketplace_id(id) {
+            match group {
+                Some(g) if g != region.group() => {
+                    return Err(Error::validation(
+                        "marketplace_ids",
+                        format!(
+                            "must all belong to one regional group (NA, EU or FE): {id} is {} ({}), the others {}",
+                            region,
+                            region.group().as_str(),
+                            g.as_str()
+                        ),
+                    ))
                 }
+                _ => group = Some(region.group()),
             }
         }
-        check_report_options(&p.report_options, group.or(Some(settings.region.group())))?;
-        #[derive(Serialize)]
-        struct Body<'a> {
-            #[serde(rename = "reportType")]
-            report_type: &'a str,
-            #[serde(rename = "marketplaceIds")]
-            marketplace_ids: &'a [String],
-            #[serde(rename = "reportOptions")]
-            report_options: &'a ReportOptionsParams,
-        }
-        let call = Call::new(&ops::CREATE_REPORT_OP).json(&Body {
-            report_type: &report_type,
-            marketplace_ids: &marketplace_ids,
-            report_options: &p.report_options,
-        })?;
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::CREATE_REPORT_OP.id)
     }
-
-    /// getReport: a report created within the last 30 days.
-    pub async fn get_report(&self, report_id: &str) -> Result<Report> {
-        validate::non_empty("report_id", report_id)?;
-        let call = Call::new(&ops::GET_REPORT).path("reportId", report_id);
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_REPORT.id)
+    check_report_options(&p.report_options, group.or(Some(settings.region.group())))?;
+    #[derive(Serialize)]
+    struct Body<'a> {
+        #[serde(rename = "reportType")]
+        report_type: &'a str,
+        #[serde(rename = "marketplaceIds")]
+        marketplace_ids: &'a [String],
+        #[serde(rename = "reportOptions")]
+        report_options: &'a ReportOptionsParams,
     }
+    let call = Call::new(&ops::CREATE_REPORT_OP).json(&Body {
+        report_type: &report_type,
+        marketplace_ids: &marketplace_ids,
+        report_options: &p.report_options,
+    })?;
+    let resp = client.execute(&call).await?;
+    decode(&resp, ops::CREATE_REPORT_OP.id)
+}
 
-    /// getReportDocument: the document's presigned address (valid five minutes).
-    pub async fn get_report_document(&self, report_document_id: &str) -> Result<ReportDocument> {
-        validate::non_empty("report_document_id", report_document_id)?;
-        let call =
-            Call::new(&ops::GET_REPORT_DOCUMENT).path("reportDocumentId", report_document_id);
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_REPORT_DOCUMENT.id)
-    }
+/// getReport: a report created within the last 30 days.
+pub(crate) async fn get_report(client: &Client, p: &GetReportParams) -> Result<Report> {
+    validate::non_empty("report_id", &p.report_id)?;
+    let call = Call::new(&ops::GET_REPORT).path("reportId", &p.report_id);
+    let resp = client.execute(&call).await?;
+    decode(&resp, ops::GET_REPORT.id)
+}
 
+/// getReportDocument: the document's presigned address (valid five minutes).
+pub(crate) async fn get_report_document(client: &Client, p: &GetReportDocumentParams) -> Result<ReportDocument> {
+    validate::non_empty("report_document_id", &p.report_document_id)?;
+    let call =
+        Call::new(&ops::GET_REPORT_DOCUMENT).path("reportDocumentId", &p.report_document_id);
+    let resp = client.execute(&call).await?;
+    decode(&resp, ops::GET_REPORT_DOCUMENT.id)
+}
+
+impl Documents<'_> {
     /// Polls getReport every `poll_interval` until the report ends. DONE returns the
     /// report (with its document id); CANCELLED and FATAL are `ReportFailed` errors;
     /// DONE without a document id is a `Document` error. Unknown statuses keep polling.
@@ -337,7 +408,12 @@ impl Documents<'_> {
         }
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
-            let report = self.get_report(report_id).await?;
+            let report = self
+                .client
+                .call(&GetReportParams {
+                    report_id: report_id.to_string(),
+                })
+                .await?;
             match report.processing_status.as_ref() {
                 Some(ProcessingStatus::Done) => {
                     return match report.report_document_id.as_deref() {
@@ -426,7 +502,12 @@ impl Documents<'_> {
 
     /// A fresh presigned address of the document, checked to be https (or loopback).
     async fn presigned_url(&self, report_document_id: &str) -> Result<String> {
-        let doc = self.get_report_document(report_document_id).await?;
+        let doc = self
+            .client
+            .call(&GetReportDocumentParams {
+                report_document_id: report_document_id.to_string(),
+            })
+            .await?;
         let url = doc.url.filter(|u| !u.is_empty()).ok_or_else(|| {
             Error::document(format!("report document {report_document_id} has no url"))
         })?;
@@ -599,7 +680,7 @@ impl Documents<'_> {
         timeout: Option<Duration>,
         buffer: &mut dyn DocumentBuffer,
     ) -> Result<u64> {
-        let created = self.create_report(p).await?;
+        let created = self.client.call(p).await?;
         let report_id = created
             .report_id
             .ok_or_else(|| Error::transport("createReport answered without a reportId"))?;

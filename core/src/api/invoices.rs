@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::{
-    decode, region_arg, required_datetime, wire_datetime, Address, DateTimeArg, DateValue,
+    client_region, decode, optional_region, wire_datetime, Address, DateTimeArg, DateValue,
     RegisteredParty,
 };
 use crate::client::{Call, Client};
@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::money::Money;
 use crate::operations as ops;
 use crate::paging::{Page, Pager, TokenStyle};
-use crate::{model, validate, wire_enum, Timestamp};
+use crate::{model, validate, wire_enum, RawJson, Timestamp};
 
 /// The longest issue-date range one getInvoices call accepts.
 pub const MAX_RANGE_DAYS: i64 = 366;
@@ -30,7 +30,7 @@ model! {
     pub struct InvoiceMetadata {
         "invoiceNumber" invoice_number: String,
         "issueDate" issue_date: Timestamp,
-        "type" invoice_type: InvoiceType,
+        "type" r#type: InvoiceType,
         "region" region: String,
     }
 }
@@ -71,7 +71,7 @@ model! {
 model! {
     /// One amount of the BillingDetails artifact (itemSubtotal, salesTax, amountDue, ...).
     pub struct AmountDetail {
-        "type" amount_type: String,
+        "type" r#type: String,
         "amount" amount: Money,
     }
 }
@@ -290,25 +290,48 @@ impl Page for LineItemsPage {
     }
 }
 
-/// Parameters of getInvoices (snake_case names of the spec's parameters).
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct GetInvoicesParams {
-    /// Required: start of the issue-date range.
-    pub invoice_issue_start_date: Option<DateTimeArg>,
-    /// Required: end of the range; not in the future, at most 366 days after the start.
-    pub invoice_issue_end_date: Option<DateTimeArg>,
-    /// Only invoices of this region (omitted: every marketplace of the client's address).
-    pub region: Option<String>,
-    /// Payment methods (supported: BCA); omitted: all.
-    pub payment_method_types: Option<Vec<String>>,
-    /// Resume from this page token (sent with the same other parameters).
-    pub next_page_token: Option<String>,
+crate::params! {
+    /// The arguments of getInvoices.
+    pub struct GetInvoicesParams {
+        /// Start of the issue-date range.
+        req invoice_issue_start_date: DateTimeArg,
+        /// End of the range: not in the future, at most 366 days after the start
+        /// (`iter_invoices` walks any range in windows).
+        req invoice_issue_end_date: DateTimeArg,
+        /// Only invoices of this region (omitted: every marketplace of the client's address).
+        opt region: String,
+        /// Payment methods (supported: BCA); omitted: all.
+        opt payment_method_types: Vec<String>,
+        /// Resume from this page token (sent with the same other parameters).
+        opt next_page_token: String,
+    }
+}
+
+crate::params! {
+    /// The arguments of getInvoiceDetailByInvoiceNumber.
+    pub struct GetInvoiceDetailByInvoiceNumberParams {
+        /// The invoice or credit memo number.
+        req invoice_number: String,
+        /// The invoice's region (default: the client's).
+        opt region: String,
+    }
+}
+
+crate::params! {
+    /// The arguments of getInvoiceLineItemsByInvoiceNumber.
+    pub struct GetInvoiceLineItemsByInvoiceNumberParams {
+        /// The invoice or credit memo number.
+        req invoice_number: String,
+        /// The invoice's region (default: the client's).
+        opt region: String,
+        /// Resume from this page token.
+        opt next_page_token: String,
+    }
 }
 
 /// The invoice operations. Get one with `Client::invoices`.
 pub struct Invoices<'a> {
-    client: &'a Client,
+    pub(crate) client: &'a Client,
 }
 
 impl Client {
@@ -318,159 +341,147 @@ impl Client {
     }
 }
 
-impl Invoices<'_> {
-    fn list_call(&self, p: &GetInvoicesParams, windowed: bool) -> Result<Vec<Call>> {
-        let start = required_datetime("invoice_issue_start_date", &p.invoice_issue_start_date)?;
-        let end = required_datetime("invoice_issue_end_date", &p.invoice_issue_end_date)?;
-        let max = if windowed { 1_000_000 } else { MAX_RANGE_DAYS };
-        validate::date_range(
-            "invoice_issue_start_date",
-            start,
-            "invoice_issue_end_date",
-            end,
-            max,
-            Utc::now(),
-        )?;
-        let settings = self.client.settings();
-        let region = p
-            .region
-            .as_deref()
-            .map(|r| region_arg("region", r, &settings))
-            .transpose()?;
-        let methods = match &p.payment_method_types {
-            Some(list) => {
-                validate::count("payment_method_types", list.len(), 1, usize::MAX)?;
-                for m in list {
-                    validate::non_empty("payment_method_types", m)?;
-                }
-                Some(list.join(","))
+fn list_calls(c: &Client, p: &GetInvoicesParams, windowed: bool) -> Result<Vec<Call>> {
+    let start = p.invoice_issue_start_date.resolve("invoice_issue_start_date")?;
+    let end = p.invoice_issue_end_date.resolve("invoice_issue_end_date")?;
+    let max = if windowed { 1_000_000 } else { MAX_RANGE_DAYS };
+    validate::date_range(
+        "invoice_issue_start_date",
+        start,
+        "invoice_issue_end_date",
+        end,
+        max,
+        Utc::now(),
+    )?;
+    let region = optional_region(c, &p.region)?;
+    let methods = match &p.payment_method_types {
+        Some(list) => {
+            validate::count("payment_method_types", list.len(), 1, usize::MAX)?;
+            for m in list {
+                validate::non_empty("payment_method_types", m)?;
             }
-            None => None,
+            Some(list.join(","))
+        }
+        None => None,
+    };
+    // Windows of at most 366 days, consecutive and non-overlapping in what they return:
+    // each ends one second before the next starts.
+    let mut windows = vec![];
+    let mut from = start;
+    loop {
+        let limit = from + ChronoDuration::days(MAX_RANGE_DAYS);
+        let to = if limit >= end {
+            end
+        } else {
+            limit - ChronoDuration::seconds(1)
         };
-        // Windows of at most 366 days, consecutive and non-overlapping in what they
-        // return: each ends one second before the next starts.
-        let mut windows = vec![];
-        let mut from = start;
-        loop {
-            let limit = from + ChronoDuration::days(MAX_RANGE_DAYS);
-            let to = if limit >= end {
-                end
-            } else {
-                limit - ChronoDuration::seconds(1)
-            };
-            windows.push((from, to));
-            if to >= end {
-                break;
-            }
-            from = to + ChronoDuration::seconds(1);
+        windows.push((from, to));
+        if to >= end {
+            break;
         }
-        Ok(windows
-            .into_iter()
-            .map(|(from, to)| {
-                Call::new(&ops::GET_INVOICES)
-                    .query("invoiceIssueStartDate", wire_datetime(from))
-                    .query("invoiceIssueEndDate", wire_datetime(to))
-                    .query_opt("region", region.map(|r| r.as_str()))
-                    .query_opt("paymentMethodTypes", methods.clone())
-            })
-            .collect())
+        from = to + ChronoDuration::seconds(1);
     }
-
-    /// getInvoices: one page of the invoices issued in a date range (at most 366 days).
-    pub async fn get_invoices(&self, p: &GetInvoicesParams) -> Result<InvoicesPage> {
-        let call = self.list_call(p, false)?.remove(0);
-        let call = match &p.next_page_token {
-            Some(t) => {
-                validate::non_empty("next_page_token", t)?;
-                call.query("nextPageToken", t.clone())
-            }
-            None => call,
-        };
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_INVOICES.id)
-    }
-
-    /// Every page of getInvoices. Any date range is accepted: it is walked in windows of
-    /// at most 366 days, oldest first.
-    pub fn iter_invoices(&self, p: &GetInvoicesParams) -> Result<Pager<InvoicesPage>> {
-        let calls = self.list_call(p, true)?;
-        if p.next_page_token.is_some() && calls.len() > 1 {
-            return Err(Error::validation(
-                "next_page_token",
-                "can resume only a range of at most 366 days",
-            ));
-        }
-        let mut pager = Pager::chain(
-            self.client.clone(),
-            calls,
-            TokenStyle::WithParams("nextPageToken"),
-        )
-        .ok_or_else(|| Error::internal("empty invoice listing"))?;
-        if let Some(t) = &p.next_page_token {
-            pager = Pager::new(
-                self.client.clone(),
-                pager.call().clone(),
-                TokenStyle::WithParams("nextPageToken"),
-                Some(t.clone()),
-            );
-        }
-        Ok(pager)
-    }
-
-    /// getInvoiceDetailByInvoiceNumber: one invoice or credit memo in full.
-    pub async fn get_invoice_detail_by_invoice_number(
-        &self,
-        invoice_number: &str,
-        region: &str,
-    ) -> Result<InvoiceDetail> {
-        validate::non_empty("invoice_number", invoice_number)?;
-        let region = region_arg("region", region, &self.client.settings())?;
-        let call = Call::new(&ops::GET_INVOICE_DETAIL)
-            .path("invoiceNumber", invoice_number)
-            .query("region", region.as_str());
-        let resp = self.client.execute(&call).await?;
-        let body: InvoiceDetailResponse = decode(&resp, ops::GET_INVOICE_DETAIL.id)?;
-        body.invoice_detail.ok_or_else(|| {
-            Error::transport("getInvoiceDetailByInvoiceNumber answered without an invoiceDetail")
-                .with_request_id(resp.request_id())
+    Ok(windows
+        .into_iter()
+        .map(|(from, to)| {
+            Call::new(&ops::GET_INVOICES)
+                .query("invoiceIssueStartDate", wire_datetime(from))
+                .query("invoiceIssueEndDate", wire_datetime(to))
+                .query_opt("region", region.map(|r| r.as_str()))
+                .query_opt("paymentMethodTypes", methods.clone())
         })
-    }
+        .collect())
+}
 
-    fn line_items_call(&self, invoice_number: &str, region: &str) -> Result<Call> {
-        validate::non_empty("invoice_number", invoice_number)?;
-        let region = region_arg("region", region, &self.client.settings())?;
-        Ok(Call::new(&ops::GET_INVOICE_LINE_ITEMS)
-            .path("invoiceNumber", invoice_number)
-            .query("region", region.as_str()))
-    }
+/// getInvoices: one page of the invoices issued in a date range (at most 366 days).
+pub(crate) async fn get_invoices(c: &Client, p: &GetInvoicesParams) -> Result<InvoicesPage> {
+    let call = list_calls(c, p, false)?.remove(0);
+    let call = match &p.next_page_token {
+        Some(t) => {
+            validate::non_empty("next_page_token", t)?;
+            call.query("nextPageToken", t.clone())
+        }
+        None => call,
+    };
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::GET_INVOICES.id)
+}
 
-    /// getInvoiceLineItemsByInvoiceNumber: one page of line items (then reversal units).
-    pub async fn get_invoice_line_items_by_invoice_number(
-        &self,
-        invoice_number: &str,
-        region: &str,
-        next_page_token: Option<&str>,
-    ) -> Result<LineItemsPage> {
-        let call = self
-            .line_items_call(invoice_number, region)?
-            .query_opt("nextPageToken", next_page_token);
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_INVOICE_LINE_ITEMS.id)
+/// Every page of getInvoices. Any date range is accepted: it is walked in windows of at
+/// most 366 days, oldest first.
+pub(crate) fn iter_invoices(c: &Client, p: &GetInvoicesParams) -> Result<Pager<InvoicesPage>> {
+    let calls = list_calls(c, p, true)?;
+    if p.next_page_token.is_some() && calls.len() > 1 {
+        return Err(Error::validation(
+            "next_page_token",
+            "can resume only a range of at most 366 days",
+        ));
     }
-
-    /// Every page of an invoice's line items.
-    pub fn iter_invoice_line_items(
-        &self,
-        invoice_number: &str,
-        region: &str,
-    ) -> Result<Pager<LineItemsPage>> {
-        let call = self.line_items_call(invoice_number, region)?;
-        Ok(Pager::new(
-            self.client.clone(),
-            call,
+    let mut pager = Pager::chain(c.clone(), calls, TokenStyle::WithParams("nextPageToken"))
+        .ok_or_else(|| Error::internal("empty invoice listing"))?;
+    if let Some(t) = &p.next_page_token {
+        pager = Pager::new(
+            c.clone(),
+            pager.call().clone(),
             TokenStyle::WithParams("nextPageToken"),
-            None,
-        ))
+            Some(t.clone()),
+        );
+    }
+    Ok(pager)
+}
+
+/// getInvoiceDetailByInvoiceNumber: one invoice or credit memo in full.
+pub(crate) async fn get_invoice_detail_by_invoice_number(
+    c: &Client,
+    p: &GetInvoiceDetailByInvoiceNumberParams,
+) -> Result<InvoiceDetail> {
+    validate::non_empty("invoice_number", &p.invoice_number)?;
+    let region = client_region(c, &p.region)?;
+    let call = Call::new(&ops::GET_INVOICE_DETAIL)
+        .path("invoiceNumber", &p.invoice_number)
+        .query("region", region.as_str());
+    let resp = c.execute(&call).await?;
+    let body: InvoiceDetailResponse = decode(&resp, ops::GET_INVOICE_DETAIL.id)?;
+    body.invoice_detail.ok_or_else(|| {
+        Error::transport("getInvoiceDetailByInvoiceNumber answered without an invoiceDetail")
+            .with_request_id(resp.request_id())
+    })
+}
+
+fn line_items_call(c: &Client, p: &GetInvoiceLineItemsByInvoiceNumberParams) -> Result<Call> {
+    validate::non_empty("invoice_number", &p.invoice_number)?;
+    let region = client_region(c, &p.region)?;
+    Ok(Call::new(&ops::GET_INVOICE_LINE_ITEMS)
+        .path("invoiceNumber", &p.invoice_number)
+        .query("region", region.as_str()))
+}
+
+/// getInvoiceLineItemsByInvoiceNumber: one page of line items (then reversal units).
+pub(crate) async fn get_invoice_line_items_by_invoice_number(
+    c: &Client,
+    p: &GetInvoiceLineItemsByInvoiceNumberParams,
+) -> Result<LineItemsPage> {
+    let call = line_items_call(c, p)?.query_opt("nextPageToken", p.next_page_token.as_deref());
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::GET_INVOICE_LINE_ITEMS.id)
+}
+
+/// Every page of an invoice's line items.
+pub(crate) fn iter_invoice_line_items(
+    c: &Client,
+    p: &GetInvoiceLineItemsByInvoiceNumberParams,
+) -> Result<Pager<LineItemsPage>> {
+    Ok(Pager::new(
+        c.clone(),
+        line_items_call(c, p)?,
+        TokenStyle::WithParams("nextPageToken"),
+        p.next_page_token.clone(),
+    ))
+}
+
+impl crate::describe::Describe for Artifact {
+    fn ty() -> crate::describe::Ty {
+        crate::describe::Ty::OneOf(&[BillingDetails::ty, TaxArtifact::ty, RawJson::ty])
     }
 }
 

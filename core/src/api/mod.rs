@@ -77,15 +77,42 @@ pub(crate) fn wire_datetime(v: DateTime<FixedOffset>) -> String {
         .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
 }
 
-/// A required date-time parameter.
-pub(crate) fn required_datetime(
-    param: &str,
-    v: &Option<DateTimeArg>,
-) -> Result<DateTime<FixedOffset>> {
-    match v {
-        Some(a) => a.resolve(param),
-        None => Err(Error::validation(param, "is required")),
+impl Default for DateTimeArg {
+    /// No date-time: refused when the call runs ("is not an ISO 8601 date-time").
+    fn default() -> Self {
+        DateTimeArg::Text(String::new())
     }
+}
+
+impl serde::Serialize for DateTimeArg {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            DateTimeArg::Value(v) => s.serialize_str(&v.to_rfc3339()),
+            DateTimeArg::Text(t) => s.serialize_str(t),
+        }
+    }
+}
+
+/// The region of a call that names one: the argument, else the client's region (the
+/// one place this default is applied).
+pub(crate) fn client_region(client: &crate::Client, region: &Option<String>) -> Result<Region> {
+    let settings = client.settings();
+    match region {
+        Some(r) => region_arg("region", r, &settings),
+        None => Ok(settings.region),
+    }
+}
+
+/// A region filter: the argument checked against the client's address, or none.
+pub(crate) fn optional_region(
+    client: &crate::Client,
+    region: &Option<String>,
+) -> Result<Option<Region>> {
+    let settings = client.settings();
+    region
+        .as_deref()
+        .map(|r| region_arg("region", r, &settings))
+        .transpose()
 }
 
 /// Parses a region argument and checks it is served by the client's regional address.

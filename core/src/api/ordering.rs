@@ -431,7 +431,10 @@ impl<'de> Deserialize<'de> for Expectation {
 pub struct LineItem {
     /// 1–127 characters, unique in the order; digits only for e-invoicing orders (it
     /// becomes the purchase order line number).
-    #[serde(rename = "externalId")]
+    #[serde(
+        rename(serialize = "externalId", deserialize = "external_id"),
+        alias = "externalId"
+    )]
     pub external_id: String,
     pub quantity: i64,
     #[serde(default)]
@@ -477,9 +480,15 @@ impl LineItem {
 #[serde(deny_unknown_fields)]
 pub struct PlaceOrderRequest {
     /// Required: 1–255 characters, unique per order; kept identical across retries.
-    #[serde(rename = "externalId")]
+    #[serde(
+        rename(serialize = "externalId", deserialize = "external_id"),
+        alias = "externalId"
+    )]
     pub external_id: String,
-    #[serde(rename = "lineItems")]
+    #[serde(
+        rename(serialize = "lineItems", deserialize = "line_items"),
+        alias = "lineItems"
+    )]
     pub line_items: Vec<LineItem>,
     #[serde(default)]
     pub attributes: Vec<Attribute>,
@@ -487,7 +496,7 @@ pub struct PlaceOrderRequest {
     pub expectations: Vec<Expectation>,
     /// The buying group is enabled for e-invoicing: line externalIds must be numeric.
     /// Checked here, never sent.
-    #[serde(skip_serializing, default, alias = "e_invoicing")]
+    #[serde(skip_serializing, default)]
     pub e_invoicing: bool,
 }
 
@@ -617,7 +626,7 @@ model! {
         "amount" amount: Money,
         "unitPrice" unit_price: Money,
         "category" category: String,
-        "type" charge_type: String,
+        "type" r#type: String,
         "identifier" identifier: String,
         "quantity" quantity: i64,
         "message" message: String,
@@ -683,9 +692,11 @@ impl PlaceOrderResult {
     }
 }
 
+crate::describe::opaque!(PlaceOrderRequest);
+
 /// The ordering operation. Get one with `Client::ordering`.
 pub struct Ordering<'a> {
-    client: &'a Client,
+    pub(crate) client: &'a Client,
 }
 
 impl Client {
@@ -695,15 +706,13 @@ impl Client {
     }
 }
 
-impl Ordering<'_> {
-    /// placeOrder. Resent (with the same externalId) only when it surely did not reach the
-    /// server or was refused before processing; an ambiguous failure is an `OutcomeUnknown`
-    /// error carrying the externalId, never a resend.
-    pub async fn place_order(&self, order: &PlaceOrderRequest) -> Result<PlaceOrderResult> {
-        order.check()?;
-        let mut call = Call::new(&ops::PLACE_ORDER).json(order)?;
-        call.external_id = Some(order.external_id.clone());
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::PLACE_ORDER.id)
-    }
+/// placeOrder. Resent (with the same externalId) only when it surely did not reach the
+/// server or was refused before processing; an ambiguous failure is an `OutcomeUnknown`
+/// error carrying the externalId, never a resend.
+pub(crate) async fn place_order(c: &Client, order: &PlaceOrderRequest) -> Result<PlaceOrderResult> {
+    order.check()?;
+    let mut call = Call::new(&ops::PLACE_ORDER).json(order)?;
+    call.external_id = Some(order.external_id.clone());
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::PLACE_ORDER.id)
 }

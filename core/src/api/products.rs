@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::decode;
 use crate::client::{Call, Client};
@@ -183,7 +183,7 @@ model! {
     pub struct Taxonomy {
         "taxonomyCode" taxonomy_code: String,
         "title" title: String,
-        "type" taxonomy_type: String,
+        "type" r#type: String,
     }
 }
 
@@ -402,8 +402,7 @@ impl Page for OffersResult {
 }
 
 /// Where and for whom a product request is made (shared by every product operation).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProductContext {
     /// Required: the marketplace region of the products (US, JP, DE, ...).
     pub product_region: Option<String>,
@@ -414,6 +413,43 @@ pub struct ProductContext {
     pub shipping_postal_code: Option<String>,
     /// Needed only if the user belongs to several buying groups.
     pub group_tag: Option<String>,
+}
+
+/// Declares the parameter struct of a product operation: the fields every product
+/// operation shares (where and for whom), then its own.
+macro_rules! product_params {
+    ($(#[doc = $doc:literal])* pub struct $name:ident { $($rest:tt)* }) => {
+        crate::params! {
+            $(#[doc = $doc])*
+            pub struct $name {
+                /// The marketplace region of the products (US, JP, DE, ...).
+                req product_region: String,
+                /// language-COUNTRY, e.g. en-US.
+                req locale: String,
+                /// Region to ship to (must not conflict with product_region).
+                opt shipping_region: String,
+                /// Postal code to ship to.
+                opt shipping_postal_code: String,
+                /// Needed only if the user belongs to several buying groups.
+                opt group_tag: String,
+                /// The buying user (x-svc-user-email; default: the client's).
+                opt user_email: String,
+                $($rest)*
+            }
+        }
+
+        impl $name {
+            fn context(&self) -> ProductContext {
+                ProductContext {
+                    product_region: Some(self.product_region.clone()),
+                    locale: Some(self.locale.clone()),
+                    shipping_region: self.shipping_region.clone(),
+                    shipping_postal_code: self.shipping_postal_code.clone(),
+                    group_tag: self.group_tag.clone(),
+                }
+            }
+        }
+    };
 }
 
 fn group_of(text: &str) -> Option<RegionGroup> {
@@ -494,80 +530,90 @@ fn csv(param: &str, v: &Option<Vec<String>>) -> Result<Option<String>> {
     }
 }
 
-/// Parameters of searchProductsRequest (snake_case names of the spec's parameters).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub struct SearchProductsParams {
-    #[serde(flatten)]
-    pub context: ProductContext,
-    pub keywords: Option<Vec<String>>,
-    /// OFFERS and/or IMAGES.
-    pub facets: Option<Vec<String>>,
-    /// Zero-based, at most 13.
-    pub page_number: Option<i64>,
-    /// At most 24.
-    pub page_size: Option<i64>,
-    pub category: Option<String>,
-    pub sub_category: Option<String>,
-    pub availability: Option<String>,
-    pub delivery_day: Option<String>,
-    pub eligible_for_free_shipping: Option<String>,
-    pub prime_eligible: Option<String>,
-    pub upc: Option<String>,
-    pub isbn: Option<String>,
-    pub sku: Option<String>,
-    pub ean: Option<String>,
-    pub part_number: Option<String>,
-    pub oem_part_number: Option<String>,
-    pub search_refinements: Option<Vec<String>>,
-    pub product_filters: Option<Vec<String>>,
-    pub inclusions_for_products: Option<Vec<String>>,
-    pub inclusions_for_offers: Option<Vec<String>>,
-    pub sort_key: Option<String>,
-    /// Minimum price, whole currency units, at least 0.
-    pub min_price: Option<i64>,
-    pub max_price: Option<i64>,
+product_params! {
+    /// The arguments of searchProductsRequest.
+    pub struct SearchProductsRequestParams {
+        opt keywords: Vec<String>,
+        /// OFFERS and/or IMAGES.
+        opt facets: Vec<String>,
+        /// Zero-based, at most 13.
+        opt page_number: i64,
+        /// At most 24.
+        opt page_size: i64,
+        opt category: String,
+        opt sub_category: String,
+        opt availability: String,
+        opt delivery_day: String,
+        opt eligible_for_free_shipping: String,
+        opt prime_eligible: String,
+        opt upc: String,
+        opt isbn: String,
+        opt sku: String,
+        opt ean: String,
+        opt part_number: String,
+        opt oem_part_number: String,
+        opt search_refinements: Vec<String>,
+        opt product_filters: Vec<String>,
+        opt inclusions_for_products: Vec<String>,
+        opt inclusions_for_offers: Vec<String>,
+        opt sort_key: String,
+        /// Minimum price, whole currency units, at least 0.
+        opt min_price: i64,
+        /// Maximum price, whole currency units.
+        opt max_price: i64,
+    }
 }
 
-/// Parameters of productsRequest.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub struct ProductParams {
-    #[serde(flatten)]
-    pub context: ProductContext,
-    /// Drives quantity discounts (default 1).
-    pub quantity: Option<i64>,
-    pub facets: Option<Vec<String>>,
-    pub inclusions_for_products: Option<Vec<String>>,
-    pub inclusions_for_offers: Option<Vec<String>>,
+product_params! {
+    /// The arguments of productsRequest.
+    pub struct ProductsRequestParams {
+        /// The product (ASIN).
+        req product_id: String,
+        /// Drives quantity discounts (default 1).
+        opt quantity: i64,
+        opt facets: Vec<String>,
+        opt inclusions_for_products: Vec<String>,
+        opt inclusions_for_offers: Vec<String>,
+    }
 }
 
-/// Parameters of searchOffersRequest.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub struct OffersParams {
-    #[serde(flatten)]
-    pub context: ProductContext,
-    pub page_number: Option<i64>,
-    pub page_size: Option<i64>,
-    pub filter_ids: Option<Vec<String>>,
-    pub quantity: Option<i64>,
-    pub inclusions_for_offers: Option<Vec<String>>,
+product_params! {
+    /// The arguments of searchOffersRequest.
+    pub struct SearchOffersRequestParams {
+        /// The product (ASIN).
+        req product_id: String,
+        /// Zero-based.
+        opt page_number: i64,
+        /// At most 24.
+        opt page_size: i64,
+        opt filter_ids: Vec<String>,
+        opt quantity: i64,
+        opt inclusions_for_offers: Vec<String>,
+    }
 }
 
-/// Parameters of getProductsByAsins and getOffersByOfferIds.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub struct ByIdsParams {
-    #[serde(flatten)]
-    pub context: ProductContext,
-    /// 1 to 30 ASINs or offer ids.
-    pub ids: Vec<String>,
-    pub quantity: Option<i64>,
-    pub facets: Option<Vec<String>>,
-    pub inclusions_for_products: Option<Vec<String>>,
-    /// Required by getOffersByOfferIds.
-    pub inclusions_for_offers: Option<Vec<String>>,
+product_params! {
+    /// The arguments of getProductsByAsins.
+    pub struct GetProductsByAsinsParams {
+        /// 1 to 30 ASINs.
+        req product_ids: Vec<String>,
+        opt quantity: i64,
+        opt facets: Vec<String>,
+        opt inclusions_for_products: Vec<String>,
+        opt inclusions_for_offers: Vec<String>,
+    }
+}
+
+product_params! {
+    /// The arguments of getOffersByOfferIds.
+    pub struct GetOffersByOfferIdsParams {
+        /// 1 to 30 offer ids.
+        req offer_ids: Vec<String>,
+        opt quantity: i64,
+        opt facets: Vec<String>,
+        /// Required by the service for this operation.
+        req inclusions_for_offers: Vec<String>,
+    }
 }
 
 fn page_args(number: Option<i64>, size: Option<i64>) -> Result<()> {
@@ -589,7 +635,7 @@ fn quantity_arg(q: Option<i64>) -> Result<Option<String>> {
 
 /// The product search operations. Get one with `Client::products`.
 pub struct Products<'a> {
-    client: &'a Client,
+    pub(crate) client: &'a Client,
 }
 
 impl Client {
@@ -599,230 +645,252 @@ impl Client {
     }
 }
 
-impl Products<'_> {
-    fn search_call(&self, p: &SearchProductsParams) -> Result<Call> {
-        p.context.check()?;
-        page_args(p.page_number, p.page_size)?;
-        for (name, v) in [("min_price", p.min_price), ("max_price", p.max_price)] {
-            if let Some(v) = v {
-                validate::int_range(name, v, 0, i64::MAX)?;
-            }
+fn with_user(mut call: Call, user_email: &Option<String>) -> Call {
+    call.user_email = user_email.clone();
+    call
+}
+
+fn search_call(p: &SearchProductsRequestParams) -> Result<Call> {
+    let context = p.context();
+    context.check()?;
+    page_args(p.page_number, p.page_size)?;
+    for (name, v) in [("min_price", p.min_price), ("max_price", p.max_price)] {
+        if let Some(v) = v {
+            validate::int_range(name, v, 0, i64::MAX)?;
         }
-        if let (Some(lo), Some(hi)) = (p.min_price, p.max_price) {
-            if lo > hi {
-                return Err(Error::validation(
-                    "min_price",
-                    "must not be more than max_price",
-                ));
-            }
+    }
+    if let (Some(lo), Some(hi)) = (p.min_price, p.max_price) {
+        if lo > hi {
+            return Err(Error::validation(
+                "min_price",
+                "must not be more than max_price",
+            ));
         }
-        if let Some(k) = &p.sort_key {
-            validate::non_empty("sort_key", k)?;
-        }
-        let call = p
-            .context
-            .apply(Call::new(&ops::SEARCH_PRODUCTS))
-            .query_opt("keywords", csv("keywords", &p.keywords)?)
-            .query_opt("facets", csv("facets", &p.facets)?)
-            .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
-            .query_opt("category", p.category.clone())
-            .query_opt("subCategory", p.sub_category.clone())
-            .query_opt("availability", p.availability.clone())
-            .query_opt("deliveryDay", p.delivery_day.clone())
-            .query_opt(
-                "eligibleForFreeShipping",
-                p.eligible_for_free_shipping.clone(),
+    }
+    if let Some(k) = &p.sort_key {
+        validate::non_empty("sort_key", k)?;
+    }
+    let call = context
+        .apply(Call::new(&ops::SEARCH_PRODUCTS))
+        .query_opt("keywords", csv("keywords", &p.keywords)?)
+        .query_opt("facets", csv("facets", &p.facets)?)
+        .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
+        .query_opt("category", p.category.clone())
+        .query_opt("subCategory", p.sub_category.clone())
+        .query_opt("availability", p.availability.clone())
+        .query_opt("deliveryDay", p.delivery_day.clone())
+        .query_opt(
+            "eligibleForFreeShipping",
+            p.eligible_for_free_shipping.clone(),
+        )
+        .query_opt("primeEligible", p.prime_eligible.clone())
+        .query_opt("upc", p.upc.clone())
+        .query_opt("isbn", p.isbn.clone())
+        .query_opt("sku", p.sku.clone())
+        .query_opt("ean", p.ean.clone())
+        .query_opt("partNumber", p.part_number.clone())
+        .query_opt("oemPartNumber", p.oem_part_number.clone())
+        .query_opt(
+            "searchRefinements",
+            csv("search_refinements", &p.search_refinements)?,
+        )
+        .query_opt(
+            "productFilters",
+            csv("product_filters", &p.product_filters)?,
+        )
+        .query_opt(
+            "inclusionsForProducts",
+            csv("inclusions_for_products", &p.inclusions_for_products)?,
+        )
+        .query_opt(
+            "inclusionsForOffers",
+            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+        )
+        .query_opt("sortKey", p.sort_key.clone())
+        .query_opt("minPrice", p.min_price.map(|n| n.to_string()))
+        .query_opt("maxPrice", p.max_price.map(|n| n.to_string()));
+    Ok(with_user(call, &p.user_email))
+}
+
+/// searchProductsRequest: one page of products (featured offer per product).
+pub(crate) async fn search_products_request(
+    c: &Client,
+    p: &SearchProductsRequestParams,
+) -> Result<SearchProductsResult> {
+    let call = search_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::SEARCH_PRODUCTS.id)
+}
+
+/// Every page of a search (at most 14 pages: numbers 0 to 13).
+pub(crate) fn iter_search_products(
+    c: &Client,
+    p: &SearchProductsRequestParams,
+) -> Result<Pager<SearchProductsResult>> {
+    Ok(Pager::new(
+        c.clone(),
+        search_call(p)?,
+        TokenStyle::WithParams("pageNumber"),
+        p.page_number.map(|n| n.to_string()),
+    ))
+}
+
+/// productsRequest: one product.
+pub(crate) async fn products_request(c: &Client, p: &ProductsRequestParams) -> Result<Product> {
+    validate::non_empty("product_id", &p.product_id)?;
+    let context = p.context();
+    context.check()?;
+    let call = context
+        .apply(Call::new(&ops::PRODUCTS_REQUEST).path("productId", &p.product_id))
+        .query_opt("quantity", quantity_arg(p.quantity)?)
+        .query_opt("facets", csv("facets", &p.facets)?)
+        .query_opt(
+            "inclusionsForProducts",
+            csv("inclusions_for_products", &p.inclusions_for_products)?,
+        )
+        .query_opt(
+            "inclusionsForOffers",
+            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+        );
+    let resp = c.execute(&with_user(call, &p.user_email)).await?;
+    decode(&resp, ops::PRODUCTS_REQUEST.id)
+}
+
+fn offers_call(p: &SearchOffersRequestParams) -> Result<Call> {
+    validate::non_empty("product_id", &p.product_id)?;
+    let context = p.context();
+    context.check()?;
+    page_args(p.page_number, p.page_size)?;
+    let call = context
+        .apply(Call::new(&ops::SEARCH_OFFERS).path("productId", &p.product_id))
+        .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
+        .query_opt("filterIds", csv("filter_ids", &p.filter_ids)?)
+        .query_opt("quantity", quantity_arg(p.quantity)?)
+        .query_opt(
+            "inclusionsForOffers",
+            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+        );
+    Ok(with_user(call, &p.user_email))
+}
+
+/// searchOffersRequest: one page of a product's offers.
+pub(crate) async fn search_offers_request(
+    c: &Client,
+    p: &SearchOffersRequestParams,
+) -> Result<OffersResult> {
+    let call = offers_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::SEARCH_OFFERS.id)
+}
+
+/// Every page of a product's offers.
+pub(crate) fn iter_search_offers(
+    c: &Client,
+    p: &SearchOffersRequestParams,
+) -> Result<Pager<OffersResult>> {
+    Ok(Pager::new(
+        c.clone(),
+        offers_call(p)?,
+        TokenStyle::WithParams("pageNumber"),
+        p.page_number.map(|n| n.to_string()),
+    ))
+}
+
+fn by_ids_body(
+    key: &'static str,
+    param: &'static str,
+    ids: &[String],
+    context: &ProductContext,
+    quantity: Option<i64>,
+    facets: &Option<Vec<String>>,
+) -> Result<serde_json::Value> {
+    context.check()?;
+    validate::count(param, ids.len(), 1, MAX_IDS)?;
+    for (i, id) in ids.iter().enumerate() {
+        validate::non_empty(&format!("{param}[{i}]"), id)?;
+    }
+    quantity_arg(quantity)?;
+    #[derive(Serialize)]
+    struct Body<'a> {
+        #[serde(rename = "productRegion")]
+        product_region: &'a Option<String>,
+        locale: &'a Option<String>,
+        #[serde(rename = "shippingRegion", skip_serializing_if = "Option::is_none")]
+        shipping_region: &'a Option<String>,
+        #[serde(rename = "shippingPostalCode", skip_serializing_if = "Option::is_none")]
+        shipping_postal_code: &'a Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quantity: Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        facets: &'a Option<Vec<String>>,
+    }
+    let mut v = serde_json::to_value(Body {
+        product_region: &context.product_region,
+        locale: &context.locale,
+        shipping_region: &context.shipping_region,
+        shipping_postal_code: &context.shipping_postal_code,
+        quantity,
+        facets,
+    })
+    .map_err(|e| Error::internal(e.to_string()))?;
+    v[key] = serde_json::json!(ids);
+    Ok(v)
+}
+
+/// getProductsByAsins: up to 30 products by ASIN.
+pub(crate) async fn get_products_by_asins(
+    c: &Client,
+    p: &GetProductsByAsinsParams,
+) -> Result<ProductsByAsinsResponse> {
+    let context = p.context();
+    let body = by_ids_body(
+        "productIds",
+        "product_ids",
+        &p.product_ids,
+        &context,
+        p.quantity,
+        &p.facets,
+    )?;
+    let call = Call::new(&ops::GET_PRODUCTS_BY_ASINS)
+        .query_opt(
+            "inclusionsForProducts",
+            csv("inclusions_for_products", &p.inclusions_for_products)?,
+        )
+        .query_opt(
+            "inclusionsForOffers",
+            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+        )
+        .query_opt("groupTag", context.group_tag.clone())
+        .json(&body)?;
+    let resp = c.execute(&with_user(call, &p.user_email)).await?;
+    decode(&resp, ops::GET_PRODUCTS_BY_ASINS.id)
+}
+
+/// getOffersByOfferIds: up to 30 offers by id (to load a cart or check quantities).
+pub(crate) async fn get_offers_by_offer_ids(
+    c: &Client,
+    p: &GetOffersByOfferIdsParams,
+) -> Result<OffersByOfferIdsResponse> {
+    let context = p.context();
+    let inclusions = csv("inclusions_for_offers", &Some(p.inclusions_for_offers.clone()))?
+        .ok_or_else(|| {
+            Error::validation(
+                "inclusions_for_offers",
+                "is required by getOffersByOfferIds",
             )
-            .query_opt("primeEligible", p.prime_eligible.clone())
-            .query_opt("upc", p.upc.clone())
-            .query_opt("isbn", p.isbn.clone())
-            .query_opt("sku", p.sku.clone())
-            .query_opt("ean", p.ean.clone())
-            .query_opt("partNumber", p.part_number.clone())
-            .query_opt("oemPartNumber", p.oem_part_number.clone())
-            .query_opt(
-                "searchRefinements",
-                csv("search_refinements", &p.search_refinements)?,
-            )
-            .query_opt(
-                "productFilters",
-                csv("product_filters", &p.product_filters)?,
-            )
-            .query_opt(
-                "inclusionsForProducts",
-                csv("inclusions_for_products", &p.inclusions_for_products)?,
-            )
-            .query_opt(
-                "inclusionsForOffers",
-                csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-            )
-            .query_opt("sortKey", p.sort_key.clone())
-            .query_opt("minPrice", p.min_price.map(|n| n.to_string()))
-            .query_opt("maxPrice", p.max_price.map(|n| n.to_string()));
-        Ok(call)
-    }
-
-    /// searchProductsRequest: one page of products (featured offer per product).
-    pub async fn search_products_request(
-        &self,
-        p: &SearchProductsParams,
-    ) -> Result<SearchProductsResult> {
-        let call = self
-            .search_call(p)?
-            .query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::SEARCH_PRODUCTS.id)
-    }
-
-    /// Every page of a search (at most 14 pages: numbers 0 to 13).
-    pub fn iter_search_products(
-        &self,
-        p: &SearchProductsParams,
-    ) -> Result<Pager<SearchProductsResult>> {
-        let call = self.search_call(p)?;
-        let start = p.page_number.map(|n| n.to_string());
-        Ok(Pager::new(
-            self.client.clone(),
-            call,
-            TokenStyle::WithParams("pageNumber"),
-            start,
-        ))
-    }
-
-    /// productsRequest: one product.
-    pub async fn products_request(&self, product_id: &str, p: &ProductParams) -> Result<Product> {
-        validate::non_empty("product_id", product_id)?;
-        p.context.check()?;
-        let call = p
-            .context
-            .apply(Call::new(&ops::PRODUCTS_REQUEST).path("productId", product_id))
-            .query_opt("quantity", quantity_arg(p.quantity)?)
-            .query_opt("facets", csv("facets", &p.facets)?)
-            .query_opt(
-                "inclusionsForProducts",
-                csv("inclusions_for_products", &p.inclusions_for_products)?,
-            )
-            .query_opt(
-                "inclusionsForOffers",
-                csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-            );
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::PRODUCTS_REQUEST.id)
-    }
-
-    fn offers_call(&self, product_id: &str, p: &OffersParams) -> Result<Call> {
-        validate::non_empty("product_id", product_id)?;
-        p.context.check()?;
-        page_args(p.page_number, p.page_size)?;
-        Ok(p.context
-            .apply(Call::new(&ops::SEARCH_OFFERS).path("productId", product_id))
-            .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
-            .query_opt("filterIds", csv("filter_ids", &p.filter_ids)?)
-            .query_opt("quantity", quantity_arg(p.quantity)?)
-            .query_opt(
-                "inclusionsForOffers",
-                csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-            ))
-    }
-
-    /// searchOffersRequest: one page of a product's offers.
-    pub async fn search_offers_request(
-        &self,
-        product_id: &str,
-        p: &OffersParams,
-    ) -> Result<OffersResult> {
-        let call = self
-            .offers_call(product_id, p)?
-            .query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::SEARCH_OFFERS.id)
-    }
-
-    /// Every page of a product's offers.
-    pub fn iter_search_offers(
-        &self,
-        product_id: &str,
-        p: &OffersParams,
-    ) -> Result<Pager<OffersResult>> {
-        let call = self.offers_call(product_id, p)?;
-        Ok(Pager::new(
-            self.client.clone(),
-            call,
-            TokenStyle::WithParams("pageNumber"),
-            p.page_number.map(|n| n.to_string()),
-        ))
-    }
-
-    fn by_ids_body(&self, key: &'static str, p: &ByIdsParams) -> Result<serde_json::Value> {
-        p.context.check()?;
-        validate::count("ids", p.ids.len(), 1, MAX_IDS)?;
-        for (i, id) in p.ids.iter().enumerate() {
-            validate::non_empty(&format!("ids[{i}]"), id)?;
-        }
-        #[derive(Serialize)]
-        struct Body<'a> {
-            #[serde(rename = "productRegion")]
-            product_region: &'a Option<String>,
-            locale: &'a Option<String>,
-            #[serde(rename = "shippingRegion", skip_serializing_if = "Option::is_none")]
-            shipping_region: &'a Option<String>,
-            #[serde(rename = "shippingPostalCode", skip_serializing_if = "Option::is_none")]
-            shipping_postal_code: &'a Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            quantity: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            facets: &'a Option<Vec<String>>,
-        }
-        let mut v = serde_json::to_value(Body {
-            product_region: &p.context.product_region,
-            locale: &p.context.locale,
-            shipping_region: &p.context.shipping_region,
-            shipping_postal_code: &p.context.shipping_postal_code,
-            quantity: p.quantity,
-            facets: &p.facets,
-        })
-        .map_err(|e| Error::internal(e.to_string()))?;
-        quantity_arg(p.quantity)?;
-        v[key] = serde_json::json!(p.ids);
-        Ok(v)
-    }
-
-    /// getProductsByAsins: up to 30 products by ASIN.
-    pub async fn get_products_by_asins(&self, p: &ByIdsParams) -> Result<ProductsByAsinsResponse> {
-        let body = self.by_ids_body("productIds", p)?;
-        let call = Call::new(&ops::GET_PRODUCTS_BY_ASINS)
-            .query_opt(
-                "inclusionsForProducts",
-                csv("inclusions_for_products", &p.inclusions_for_products)?,
-            )
-            .query_opt(
-                "inclusionsForOffers",
-                csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-            )
-            .query_opt("groupTag", p.context.group_tag.clone())
-            .json(&body)?;
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_PRODUCTS_BY_ASINS.id)
-    }
-
-    /// getOffersByOfferIds: up to 30 offers by id (to load a cart or check quantities).
-    pub async fn get_offers_by_offer_ids(
-        &self,
-        p: &ByIdsParams,
-    ) -> Result<OffersByOfferIdsResponse> {
-        let inclusions =
-            csv("inclusions_for_offers", &p.inclusions_for_offers)?.ok_or_else(|| {
-                Error::validation(
-                    "inclusions_for_offers",
-                    "is required by getOffersByOfferIds",
-                )
-            })?;
-        let body = self.by_ids_body("offerIds", p)?;
-        let call = Call::new(&ops::GET_OFFERS_BY_OFFER_IDS)
-            .query("inclusionsForOffers", inclusions)
-            .query_opt("groupTag", p.context.group_tag.clone())
-            .json(&body)?;
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_OFFERS_BY_OFFER_IDS.id)
-    }
+        })?;
+    let body = by_ids_body(
+        "offerIds",
+        "offer_ids",
+        &p.offer_ids,
+        &context,
+        p.quantity,
+        &p.facets,
+    )?;
+    let call = Call::new(&ops::GET_OFFERS_BY_OFFER_IDS)
+        .query("inclusionsForOffers", inclusions)
+        .query_opt("groupTag", context.group_tag.clone())
+        .json(&body)?;
+    let resp = c.execute(&with_user(call, &p.user_email)).await?;
+    decode(&resp, ops::GET_OFFERS_BY_OFFER_IDS.id)
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{decode, required_datetime, wire_datetime, Address, DateTimeArg, RegisteredParty};
+use super::{decode, wire_datetime, Address, DateTimeArg, RegisteredParty};
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::{Amount, Money};
@@ -243,21 +243,61 @@ model! {
     }
 }
 
-/// Parameters of getTransactions.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct GetTransactionsParams {
-    /// Required: start of the feed-date range.
-    pub feed_start_date: Option<DateTimeArg>,
-    /// Required: end of the feed-date range.
-    pub feed_end_date: Option<DateTimeArg>,
-    /// Resume from this page token (sent alone, as the service wants).
-    pub next_page_token: Option<String>,
+crate::params! {
+    /// The arguments of getTransactions.
+    pub struct GetTransactionsParams {
+        /// Start of the feed-date range.
+        req feed_start_date: DateTimeArg,
+        /// End of the feed-date range.
+        req feed_end_date: DateTimeArg,
+        /// Resume from this page token (sent alone, as the service wants).
+        opt next_page_token: String,
+    }
+}
+
+crate::params! {
+    /// The arguments of getInvoiceDetailsByOrderLineItems.
+    pub struct GetInvoiceDetailsByOrderLineItemsParams {
+        /// 1 to 25 order line items (order_id, order_line_item_id, shipment_id).
+        req order_line_items: Vec<OrderLineItemRef>,
+    }
+}
+
+crate::params! {
+    /// The arguments of `invoice_details_for`.
+    pub struct InvoiceDetailsForParams {
+        /// Any number of order line items (order_id, order_line_item_id, shipment_id).
+        req line_items: Vec<OrderLineItemRef>,
+    }
+}
+
+impl crate::describe::Describe for OrderLineItemRef {
+    fn ty() -> crate::describe::Ty {
+        use crate::describe::{ParamInfo, ParamsInfo, Ty};
+        const fn field(name: &'static str) -> ParamInfo {
+            ParamInfo {
+                name,
+                ty: || Ty::Str,
+                required: true,
+                doc: "",
+            }
+        }
+        static INFO: ParamsInfo = ParamsInfo {
+            name: "OrderLineItemRef",
+            doc: "Identifies an order line item of a shipment.",
+            fields: &[
+                field("order_id"),
+                field("order_line_item_id"),
+                field("shipment_id"),
+            ],
+        };
+        Ty::Params(&INFO)
+    }
 }
 
 /// The reconciliation operations. Get one with `Client::reconciliation`.
 pub struct Reconciliation<'a> {
-    client: &'a Client,
+    pub(crate) client: &'a Client,
 }
 
 impl Client {
@@ -267,89 +307,93 @@ impl Client {
     }
 }
 
+fn transactions_call(p: &GetTransactionsParams) -> Result<Call> {
+    let start = p.feed_start_date.resolve("feed_start_date")?;
+    let end = p.feed_end_date.resolve("feed_end_date")?;
+    if start > end {
+        return Err(Error::validation(
+            "feed_start_date",
+            "must not be after feed_end_date",
+        ));
+    }
+    Ok(Call::new(&ops::GET_TRANSACTIONS)
+        .query("feedStartDate", wire_datetime(start))
+        .query("feedEndDate", wire_datetime(end)))
+}
+
+/// getTransactions: one page of the transactions of a feed-date range.
+pub(crate) async fn get_transactions(
+    c: &Client,
+    p: &GetTransactionsParams,
+) -> Result<TransactionsPage> {
+    let mut call = transactions_call(p)?;
+    if let Some(t) = &p.next_page_token {
+        validate::non_empty("next_page_token", t)?;
+        call.query = vec![("nextPageToken", t.clone())];
+    }
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::GET_TRANSACTIONS.id)
+}
+
+/// Every page of getTransactions.
+pub(crate) fn iter_transactions(
+    c: &Client,
+    p: &GetTransactionsParams,
+) -> Result<Pager<TransactionsPage>> {
+    Ok(Pager::new(
+        c.clone(),
+        transactions_call(p)?,
+        TokenStyle::Alone("nextPageToken"),
+        p.next_page_token.clone(),
+    ))
+}
+
+fn check_refs(param: &str, items: &[OrderLineItemRef]) -> Result<()> {
+    for (i, it) in items.iter().enumerate() {
+        validate::non_empty(&format!("{param}[{i}].order_id"), &it.order_id)?;
+        validate::non_empty(
+            &format!("{param}[{i}].order_line_item_id"),
+            &it.order_line_item_id,
+        )?;
+        validate::non_empty(&format!("{param}[{i}].shipment_id"), &it.shipment_id)?;
+    }
+    Ok(())
+}
+
+/// getInvoiceDetailsByOrderLineItems: the invoice data of at most 25 line items.
+pub(crate) async fn get_invoice_details_by_order_line_items(
+    c: &Client,
+    p: &GetInvoiceDetailsByOrderLineItemsParams,
+) -> Result<InvoiceDetailsResponse> {
+    let items = &p.order_line_items;
+    validate::count("order_line_items", items.len(), 1, MAX_LINE_ITEMS)?;
+    check_refs("order_line_items", items)?;
+    #[derive(Serialize)]
+    struct Body<'a> {
+        #[serde(rename = "orderLineItems")]
+        order_line_items: &'a [OrderLineItemRef],
+    }
+    let call = Call::new(&ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS).json(&Body {
+        order_line_items: items,
+    })?;
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS.id)
+}
+
 impl Reconciliation<'_> {
-    fn transactions_call(&self, p: &GetTransactionsParams) -> Result<Call> {
-        let start = required_datetime("feed_start_date", &p.feed_start_date)?;
-        let end = required_datetime("feed_end_date", &p.feed_end_date)?;
-        if start > end {
-            return Err(Error::validation(
-                "feed_start_date",
-                "must not be after feed_end_date",
-            ));
-        }
-        Ok(Call::new(&ops::GET_TRANSACTIONS)
-            .query("feedStartDate", wire_datetime(start))
-            .query("feedEndDate", wire_datetime(end)))
-    }
-
-    /// getTransactions: one page of the transactions of a feed-date range.
-    pub async fn get_transactions(&self, p: &GetTransactionsParams) -> Result<TransactionsPage> {
-        let mut call = self.transactions_call(p)?;
-        if let Some(t) = &p.next_page_token {
-            validate::non_empty("next_page_token", t)?;
-            call.query = vec![("nextPageToken", t.clone())];
-        }
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_TRANSACTIONS.id)
-    }
-
-    /// Every page of getTransactions.
-    pub fn iter_transactions(&self, p: &GetTransactionsParams) -> Result<Pager<TransactionsPage>> {
-        let call = self.transactions_call(p)?;
-        Ok(Pager::new(
-            self.client.clone(),
-            call,
-            TokenStyle::Alone("nextPageToken"),
-            p.next_page_token.clone(),
-        ))
-    }
-
-    /// getInvoiceDetailsByOrderLineItems: the invoice data of at most 25 line items.
-    pub async fn get_invoice_details_by_order_line_items(
-        &self,
-        items: &[OrderLineItemRef],
-    ) -> Result<InvoiceDetailsResponse> {
-        validate::count("order_line_items", items.len(), 1, MAX_LINE_ITEMS)?;
-        for (i, it) in items.iter().enumerate() {
-            validate::non_empty(&format!("order_line_items[{i}].order_id"), &it.order_id)?;
-            validate::non_empty(
-                &format!("order_line_items[{i}].order_line_item_id"),
-                &it.order_line_item_id,
-            )?;
-            validate::non_empty(
-                &format!("order_line_items[{i}].shipment_id"),
-                &it.shipment_id,
-            )?;
-        }
-        #[derive(Serialize)]
-        struct Body<'a> {
-            #[serde(rename = "orderLineItems")]
-            order_line_items: &'a [OrderLineItemRef],
-        }
-        let call = Call::new(&ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS).json(&Body {
-            order_line_items: items,
-        })?;
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS.id)
-    }
-
     /// The invoice data of any number of line items with the fewest requests: line items
     /// of one (order, shipment) share their invoice, so one representative of each pair is
     /// sent, 25 per request, and its answer is returned for every input of the pair.
     /// The result has one entry per input, in input order.
     pub async fn invoice_details_for(
         &self,
-        items: &[OrderLineItemRef],
+        p: &InvoiceDetailsForParams,
     ) -> Result<Vec<InvoiceDetailsByOrderLineItem>> {
+        let items = &p.line_items;
+        check_refs("line_items", items)?;
         let mut representatives: Vec<OrderLineItemRef> = vec![];
         let mut index: HashMap<(String, String), usize> = HashMap::new();
-        for (i, it) in items.iter().enumerate() {
-            validate::non_empty(&format!("line_items[{i}].order_id"), &it.order_id)?;
-            validate::non_empty(
-                &format!("line_items[{i}].order_line_item_id"),
-                &it.order_line_item_id,
-            )?;
-            validate::non_empty(&format!("line_items[{i}].shipment_id"), &it.shipment_id)?;
+        for it in items {
             let key = (it.order_id.clone(), it.shipment_id.clone());
             if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(key) {
                 slot.insert(representatives.len());
@@ -358,7 +402,12 @@ impl Reconciliation<'_> {
         }
         let mut answers: Vec<Option<Vec<InvoiceDetails>>> = vec![None; representatives.len()];
         for (batch_no, batch) in representatives.chunks(MAX_LINE_ITEMS).enumerate() {
-            let resp = self.get_invoice_details_by_order_line_items(batch).await?;
+            let resp = self
+                .client
+                .call(&GetInvoiceDetailsByOrderLineItemsParams {
+                    order_line_items: batch.to_vec(),
+                })
+                .await?;
             for entry in resp.invoice_details_by_order_line_items.unwrap_or_default() {
                 let Some(oli) = &entry.order_line_item else {
                     continue;
@@ -383,10 +432,10 @@ impl Reconciliation<'_> {
                         order_id: Some(it.order_id.clone()),
                         order_line_item_id: Some(it.order_line_item_id.clone()),
                         shipment_id: Some(it.shipment_id.clone()),
-                        extra: Default::default(),
+                        ..Default::default()
                     }),
                     invoice_details: answers[slot].clone(),
-                    extra: Default::default(),
+                    ..Default::default()
                 }
             })
             .collect())

@@ -4,9 +4,8 @@
 use std::collections::BTreeMap;
 
 use chrono::Utc;
-use serde::Deserialize;
 
-use super::{decode, region_arg, required_datetime, wire_datetime, DateTimeArg};
+use super::{decode, optional_region, wire_datetime, DateTimeArg};
 use crate::client::{Call, Client};
 use crate::error::Result;
 use crate::model::RawJson;
@@ -179,7 +178,7 @@ model! {
     /// A charge of a shipment line item (SUBTOTAL, SHIPPING_AND_HANDLING, PROMOTION —
     /// negative —, TAX, NET_TOTAL).
     pub struct SliCharge {
-        "type" charge_type: String,
+        "type" r#type: String,
         "amount" amount: Money,
     }
 }
@@ -241,34 +240,43 @@ impl Page for ShipmentLineItemsPage {
     }
 }
 
-/// Which parts getOrdersByOrderId includes (all off by default, as on the wire).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct OrderIncludes {
-    pub include_line_items: bool,
-    pub include_shipments: bool,
-    pub include_charges: bool,
+crate::params! {
+    /// The arguments of getOrdersByOrderId.
+    pub struct GetOrdersByOrderIdParams {
+        /// The order.
+        req order_id: String,
+        /// Include the line items (default false).
+        opt include_line_items: bool,
+        /// Include the shipments (default false).
+        opt include_shipments: bool,
+        /// Include the charges (default false).
+        opt include_charges: bool,
+        /// The buying user (x-svc-user-email; default: the client's).
+        opt user_email: String,
+    }
 }
 
-/// Parameters of getShipmentLineItemReports.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ShipmentLineItemParams {
-    /// Required.
-    pub order_start_date: Option<DateTimeArg>,
-    /// Required: not in the future, at most 366 days after the start.
-    pub order_end_date: Option<DateTimeArg>,
-    /// 1 to 30 purchase order numbers.
-    pub purchase_order_numbers: Option<Vec<String>>,
-    pub region: Option<String>,
-    /// 1 to 30 order ids.
-    pub order_ids: Option<Vec<String>>,
-    pub next_page_token: Option<String>,
+crate::params! {
+    /// The arguments of getShipmentLineItemReports.
+    pub struct GetShipmentLineItemReportsParams {
+        /// Start of the order-date range.
+        req order_start_date: DateTimeArg,
+        /// End of the range: not in the future, at most 366 days after the start.
+        req order_end_date: DateTimeArg,
+        /// 1 to 30 purchase order numbers.
+        opt purchase_order_numbers: Vec<String>,
+        /// Only lines of this region.
+        opt region: String,
+        /// 1 to 30 order ids.
+        opt order_ids: Vec<String>,
+        /// Resume from this page token.
+        opt next_page_token: String,
+    }
 }
 
 /// The reporting operations. Get one with `Client::reporting`.
 pub struct Reporting<'a> {
-    client: &'a Client,
+    pub(crate) client: &'a Client,
 }
 
 impl Client {
@@ -297,77 +305,68 @@ fn list(param: &str, v: &Option<Vec<String>>, max: usize) -> Result<Option<Strin
     }
 }
 
-impl Reporting<'_> {
-    /// getOrdersByOrderId: one order, with the parts asked for.
-    pub async fn get_orders_by_order_id(
-        &self,
-        order_id: &str,
-        includes: OrderIncludes,
-    ) -> Result<OrdersResponse> {
-        validate::non_empty("order_id", order_id)?;
-        let flag = |b: bool| if b { "true" } else { "false" };
-        let call = Call::new(&ops::GET_ORDERS_BY_ORDER_ID)
-            .path("orderId", order_id)
-            .query("includeLineItems", flag(includes.include_line_items))
-            .query("includeShipments", flag(includes.include_shipments))
-            .query("includeCharges", flag(includes.include_charges));
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_ORDERS_BY_ORDER_ID.id)
-    }
+/// getOrdersByOrderId: one order, with the parts asked for.
+pub(crate) async fn get_orders_by_order_id(
+    c: &Client,
+    p: &GetOrdersByOrderIdParams,
+) -> Result<OrdersResponse> {
+    validate::non_empty("order_id", &p.order_id)?;
+    let flag = |b: Option<bool>| if b == Some(true) { "true" } else { "false" };
+    let mut call = Call::new(&ops::GET_ORDERS_BY_ORDER_ID)
+        .path("orderId", &p.order_id)
+        .query("includeLineItems", flag(p.include_line_items))
+        .query("includeShipments", flag(p.include_shipments))
+        .query("includeCharges", flag(p.include_charges));
+    call.user_email = p.user_email.clone();
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::GET_ORDERS_BY_ORDER_ID.id)
+}
 
-    fn sli_call(&self, p: &ShipmentLineItemParams) -> Result<Call> {
-        let start = required_datetime("order_start_date", &p.order_start_date)?;
-        let end = required_datetime("order_end_date", &p.order_end_date)?;
-        validate::date_range(
-            "order_start_date",
-            start,
-            "order_end_date",
-            end,
-            MAX_RANGE_DAYS,
-            Utc::now(),
-        )?;
-        let pos = list(
-            "purchase_order_numbers",
-            &p.purchase_order_numbers,
-            MAX_PURCHASE_ORDER_NUMBERS,
-        )?;
-        let ids = list("order_ids", &p.order_ids, MAX_ORDER_IDS)?;
-        let region = p
-            .region
-            .as_deref()
-            .map(|r| region_arg("region", r, &self.client.settings()))
-            .transpose()?;
-        Ok(Call::new(&ops::GET_SHIPMENT_LINE_ITEM_REPORTS)
-            .query("orderStartDate", wire_datetime(start))
-            .query("orderEndDate", wire_datetime(end))
-            .query_opt("purchaseOrderNumbers", pos)
-            .query_opt("region", region.map(|r| r.as_str()))
-            .query_opt("orderIds", ids))
-    }
+fn sli_call(c: &Client, p: &GetShipmentLineItemReportsParams) -> Result<Call> {
+    let start = p.order_start_date.resolve("order_start_date")?;
+    let end = p.order_end_date.resolve("order_end_date")?;
+    validate::date_range(
+        "order_start_date",
+        start,
+        "order_end_date",
+        end,
+        MAX_RANGE_DAYS,
+        Utc::now(),
+    )?;
+    let pos = list(
+        "purchase_order_numbers",
+        &p.purchase_order_numbers,
+        MAX_PURCHASE_ORDER_NUMBERS,
+    )?;
+    let ids = list("order_ids", &p.order_ids, MAX_ORDER_IDS)?;
+    let region = optional_region(c, &p.region)?;
+    Ok(Call::new(&ops::GET_SHIPMENT_LINE_ITEM_REPORTS)
+        .query("orderStartDate", wire_datetime(start))
+        .query("orderEndDate", wire_datetime(end))
+        .query_opt("purchaseOrderNumbers", pos)
+        .query_opt("region", region.map(|r| r.as_str()))
+        .query_opt("orderIds", ids))
+}
 
-    /// getShipmentLineItemReports: one page of shipped lines.
-    pub async fn get_shipment_line_item_reports(
-        &self,
-        p: &ShipmentLineItemParams,
-    ) -> Result<ShipmentLineItemsPage> {
-        let call = self
-            .sli_call(p)?
-            .query_opt("nextPageToken", p.next_page_token.clone());
-        let resp = self.client.execute(&call).await?;
-        decode(&resp, ops::GET_SHIPMENT_LINE_ITEM_REPORTS.id)
-    }
+/// getShipmentLineItemReports: one page of shipped lines.
+pub(crate) async fn get_shipment_line_item_reports(
+    c: &Client,
+    p: &GetShipmentLineItemReportsParams,
+) -> Result<ShipmentLineItemsPage> {
+    let call = sli_call(c, p)?.query_opt("nextPageToken", p.next_page_token.clone());
+    let resp = c.execute(&call).await?;
+    decode(&resp, ops::GET_SHIPMENT_LINE_ITEM_REPORTS.id)
+}
 
-    /// Every page of getShipmentLineItemReports.
-    pub fn iter_shipment_line_item_reports(
-        &self,
-        p: &ShipmentLineItemParams,
-    ) -> Result<Pager<ShipmentLineItemsPage>> {
-        let call = self.sli_call(p)?;
-        Ok(Pager::new(
-            self.client.clone(),
-            call,
-            TokenStyle::WithParams("nextPageToken"),
-            p.next_page_token.clone(),
-        ))
-    }
+/// Every page of getShipmentLineItemReports.
+pub(crate) fn iter_shipment_line_item_reports(
+    c: &Client,
+    p: &GetShipmentLineItemReportsParams,
+) -> Result<Pager<ShipmentLineItemsPage>> {
+    Ok(Pager::new(
+        c.clone(),
+        sli_call(c, p)?,
+        TokenStyle::WithParams("nextPageToken"),
+        p.next_page_token.clone(),
+    ))
 }

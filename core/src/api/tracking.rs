@@ -1,6 +1,6 @@
 //! Package tracking 2025-07-02: status, carrier, events and milestones of one package.
 
-use super::{decode, region_arg};
+use super::{client_region, decode};
 use crate::client::{Call, Client};
 use crate::error::{Error, ErrorKind, Result};
 use crate::operations as ops;
@@ -76,9 +76,25 @@ model! {
     }
 }
 
+crate::params! {
+    /// The arguments of getPackageTrackingDetails.
+    pub struct GetPackageTrackingDetailsParams {
+        /// The order.
+        req order_id: String,
+        /// The shipment of the order.
+        req shipment_id: String,
+        /// The package of the shipment.
+        req package_id: String,
+        /// The order's region (default: the client's).
+        opt region: String,
+        /// The language of the event texts (one of `SUPPORTED_LOCALES`, e.g. en-US).
+        opt locale: String,
+    }
+}
+
 /// The tracking operation. Get one with `Client::tracking`.
 pub struct Tracking<'a> {
-    client: &'a Client,
+    pub(crate) client: &'a Client,
 }
 
 impl Client {
@@ -88,44 +104,39 @@ impl Client {
     }
 }
 
-impl Tracking<'_> {
-    /// getPackageTrackingDetails. Packages shipped more than 90 days ago have no answer.
-    pub async fn get_package_tracking_details(
-        &self,
-        order_id: &str,
-        shipment_id: &str,
-        package_id: &str,
-        region: &str,
-        locale: Option<&str>,
-    ) -> Result<PackageTrackingDetails> {
-        validate::non_empty("order_id", order_id)?;
-        validate::non_empty("shipment_id", shipment_id)?;
-        validate::non_empty("package_id", package_id)?;
-        let region = region_arg("region", region, &self.client.settings())?;
-        if let Some(l) = locale {
-            validate::one_of("locale", l, &SUPPORTED_LOCALES)?;
-        }
-        let call = Call::new(&ops::GET_PACKAGE_TRACKING_DETAILS)
-            .path("orderId", order_id)
-            .path("shipmentId", shipment_id)
-            .path("packageId", package_id)
-            .query("region", region.as_str())
-            .query_opt("locale", locale);
-        let resp = self.client.execute(&call).await.map_err(|e| {
-            // InvalidInput: say which identifiers the service rejected.
-            if e.kind() == ErrorKind::Api && e.api_failure().is_some_and(|f| f.has_code("InvalidInput")) {
-                e.with_hint(format!(
-                    "the service rejected order {order_id:?}, shipment {shipment_id:?} or package {package_id:?} \
-                     (unknown, not matching each other, or shipped more than 90 days ago)"
-                ))
-            } else {
-                e
-            }
-        })?;
-        let body: PackageTrackingResponse = decode(&resp, ops::GET_PACKAGE_TRACKING_DETAILS.id)?;
-        body.package_tracking_details.ok_or_else(|| {
-            Error::transport("getPackageTrackingDetails answered without packageTrackingDetails")
-                .with_request_id(resp.request_id())
-        })
+/// getPackageTrackingDetails. Packages shipped more than 90 days ago have no answer.
+pub(crate) async fn get_package_tracking_details(
+    c: &Client,
+    p: &GetPackageTrackingDetailsParams,
+) -> Result<PackageTrackingDetails> {
+    let (order_id, shipment_id, package_id) = (&p.order_id, &p.shipment_id, &p.package_id);
+    validate::non_empty("order_id", order_id)?;
+    validate::non_empty("shipment_id", shipment_id)?;
+    validate::non_empty("package_id", package_id)?;
+    let region = client_region(c, &p.region)?;
+    if let Some(l) = &p.locale {
+        validate::one_of("locale", l, &SUPPORTED_LOCALES)?;
     }
+    let call = Call::new(&ops::GET_PACKAGE_TRACKING_DETAILS)
+        .path("orderId", order_id)
+        .path("shipmentId", shipment_id)
+        .path("packageId", package_id)
+        .query("region", region.as_str())
+        .query_opt("locale", p.locale.as_deref());
+    let resp = c.execute(&call).await.map_err(|e| {
+        // InvalidInput: say which identifiers the service rejected.
+        if e.kind() == ErrorKind::Api && e.api_failure().is_some_and(|f| f.has_code("InvalidInput")) {
+            e.with_hint(format!(
+                "the service rejected order {order_id:?}, shipment {shipment_id:?} or package {package_id:?} \
+                 (unknown, not matching each other, or shipped more than 90 days ago)"
+            ))
+        } else {
+            e
+        }
+    })?;
+    let body: PackageTrackingResponse = decode(&resp, ops::GET_PACKAGE_TRACKING_DETAILS.id)?;
+    body.package_tracking_details.ok_or_else(|| {
+        Error::transport("getPackageTrackingDetails answered without packageTrackingDetails")
+            .with_request_id(resp.request_id())
+    })
 }

@@ -1,0 +1,210 @@
+//! What the code generator (`xtask gen`) and the bindings learn about a type without
+//! knowing it: the shape of every result model and every parameter struct, walked from
+//! the operations table. Nothing here runs on a call's path.
+
+use std::collections::BTreeMap;
+
+use crate::model::{RawJson, Timestamp};
+use crate::money::{Amount, Money};
+
+/// The shape of a value, as the bindings type it.
+#[derive(Clone, Copy, Debug)]
+pub enum Ty {
+    Str,
+    Int,
+    Float,
+    Bool,
+    /// An exact decimal (`Decimal` in Python).
+    Decimal,
+    /// An amount with its currency (`abws.models.Money`).
+    Money,
+    /// A date-time received (an aware `datetime`).
+    DateTime,
+    /// A date-time argument: a date-time, a date, or ISO 8601 text.
+    DateTimeArg,
+    /// Any JSON value, kept as received.
+    Raw,
+    /// No value (an operation that answers with an empty body).
+    Unit,
+    List(fn() -> Ty),
+    /// A map with string keys.
+    Map(fn() -> Ty),
+    /// A result model declared with `model!`.
+    Model(&'static ModelInfo),
+    /// A string enum of the wire (unknown values kept as `str`).
+    Enum(&'static EnumInfo),
+    /// One of several models, told apart by a field of the wire.
+    OneOf(&'static [fn() -> Ty]),
+    /// A parameter struct declared with `params!`.
+    Params(&'static ParamsInfo),
+    /// A parameter object the bindings pass through as it is (a nested request body).
+    Object(&'static str),
+}
+
+/// A result model.
+#[derive(Debug)]
+pub struct ModelInfo {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub fields: &'static [FieldInfo],
+}
+
+/// One declared field of a result model.
+#[derive(Clone, Copy, Debug)]
+pub struct FieldInfo {
+    /// The name on the wire (camelCase).
+    pub wire: &'static str,
+    /// The Rust and Python name: the snake_case of the wire name.
+    pub name: &'static str,
+    pub ty: fn() -> Ty,
+}
+
+impl PartialEq for FieldInfo {
+    fn eq(&self, other: &Self) -> bool {
+        self.wire == other.wire && self.name == other.name
+    }
+}
+
+/// A string enum.
+#[derive(Debug)]
+pub struct EnumInfo {
+    pub name: &'static str,
+    pub known: &'static [&'static str],
+}
+
+/// A parameter struct: the arguments of an operation (or a nested part of them).
+#[derive(Debug)]
+pub struct ParamsInfo {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub fields: &'static [ParamInfo],
+}
+
+/// One parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamInfo {
+    /// The snake_case name (the key of the arguments object).
+    pub name: &'static str,
+    pub ty: fn() -> Ty,
+    /// A call without it is refused.
+    pub required: bool,
+    pub doc: &'static str,
+}
+
+/// A type the generator can describe.
+pub trait Describe {
+    fn ty() -> Ty;
+}
+
+macro_rules! leaf {
+    ($($t:ty => $v:expr),* $(,)?) => {
+        $( impl Describe for $t { fn ty() -> Ty { $v } } )*
+    };
+}
+
+leaf! {
+    String => Ty::Str,
+    i64 => Ty::Int,
+    u32 => Ty::Int,
+    f64 => Ty::Float,
+    bool => Ty::Bool,
+    Amount => Ty::Decimal,
+    Money => Ty::Money,
+    Timestamp => Ty::DateTime,
+    RawJson => Ty::Raw,
+    () => Ty::Unit,
+    crate::api::DateTimeArg => Ty::DateTimeArg,
+}
+
+impl<T: Describe> Describe for Vec<T> {
+    fn ty() -> Ty {
+        Ty::List(T::ty)
+    }
+}
+
+impl<T: Describe> Describe for BTreeMap<String, T> {
+    fn ty() -> Ty {
+        Ty::Map(T::ty)
+    }
+}
+
+/// `r#type` → `type`: the Python and wire-facing name of a raw identifier.
+pub const fn strip_raw(name: &'static str) -> &'static str {
+    match name.as_bytes() {
+        [b'r', b'#', rest @ ..] => match std::str::from_utf8(rest) {
+            Ok(s) => s,
+            Err(_) => name,
+        },
+        _ => name,
+    }
+}
+
+/// The position of a wire name among the fields (for the null mask of `model!`).
+pub const fn field_index(fields: &[FieldInfo], wire: &str) -> usize {
+    let mut i = 0;
+    while i < fields.len() {
+        let a = fields[i].wire.as_bytes();
+        let b = wire.as_bytes();
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("field_index: no such field")
+}
+
+/// Every model and parameter struct reachable from a type, each once, in the order met.
+#[derive(Default)]
+pub struct Reachable {
+    pub models: Vec<&'static ModelInfo>,
+    pub params: Vec<&'static ParamsInfo>,
+    pub enums: Vec<&'static EnumInfo>,
+}
+
+impl Reachable {
+    pub fn walk(&mut self, ty: Ty) {
+        match ty {
+            Ty::List(t) | Ty::Map(t) => self.walk(t()),
+            Ty::OneOf(ts) => ts.iter().for_each(|t| self.walk(t())),
+            Ty::Model(m) => {
+                if !self.models.iter().any(|x| std::ptr::eq(*x, m) || x.name == m.name) {
+                    self.models.push(m);
+                    m.fields.iter().for_each(|f| self.walk((f.ty)()));
+                }
+            }
+            Ty::Params(p) => {
+                if !self.params.iter().any(|x| x.name == p.name) {
+                    self.params.push(p);
+                    p.fields.iter().for_each(|f| self.walk((f.ty)()));
+                }
+            }
+            Ty::Enum(e) => {
+                if !self.enums.iter().any(|x| x.name == e.name) {
+                    self.enums.push(e);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Parameter types the bindings pass through as objects (nested request parts with their
+/// own serde rules): `Ty::Object(name)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __opaque_params {
+    ($($t:ident),* $(,)?) => {
+        $( impl $crate::describe::Describe for $t {
+            fn ty() -> $crate::describe::Ty {
+                $crate::describe::Ty::Object(stringify!($t))
+            }
+        } )*
+    };
+}
+pub use __opaque_params as opaque;

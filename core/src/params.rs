@@ -1,0 +1,225 @@
+//! The arguments of an operation: the `params!` macro that declares a parameter struct
+//! once (snake_case names, unknown keys refused, required or optional, its description
+//! for the code generator), and the one reader every binding uses to turn an arguments
+//! object into it, with errors that name the parameter's path and never echo a value.
+
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, Result};
+
+/// Declares the parameter struct of an operation (or a nested part of one). `req`
+/// fields must be given; `opt` fields are `Option`s. Unknown keys are refused.
+#[macro_export]
+macro_rules! params {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident {
+            $( $(#[doc = $fdoc:literal])* $(#[serde($($sattr:tt)*)])* $req:ident $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, serde::Serialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $(
+                $(#[doc = $fdoc])*
+                $(#[serde($($sattr)*)])*
+                #[serde(skip_serializing_if = "crate::params::Absent::is_absent")]
+                pub $field: $crate::__param_ty!($req $ty),
+            )*
+        }
+
+        impl $crate::describe::Describe for $name {
+            fn ty() -> $crate::describe::Ty {
+                static INFO: $crate::describe::ParamsInfo = $crate::describe::ParamsInfo {
+                    name: stringify!($name),
+                    doc: concat!($( $doc, "\n", )* ""),
+                    fields: &[
+                        $( $crate::describe::ParamInfo {
+                            name: $crate::describe::strip_raw(stringify!($field)),
+                            ty: <$ty as $crate::describe::Describe>::ty,
+                            required: $crate::__param_required!($req),
+                            doc: concat!($( $fdoc, "\n", )* ""),
+                        }, )*
+                    ],
+                };
+                $crate::describe::Ty::Params(&INFO)
+            }
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __param_ty {
+    (req $ty:ty) => { $ty };
+    (opt $ty:ty) => { Option<$ty> };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __param_required {
+    (req) => {
+        true
+    };
+    (opt) => {
+        false
+    };
+}
+
+/// Whether a parameter is left out when a parameter struct is written back as JSON.
+pub trait Absent {
+    fn is_absent(&self) -> bool;
+}
+
+impl<T> Absent for Option<T> {
+    fn is_absent(&self) -> bool {
+        self.is_none()
+    }
+}
+
+impl<T: crate::describe::Describe> Absent for T {
+    fn is_absent(&self) -> bool {
+        false
+    }
+}
+
+/// Reads an operation's arguments object (JSON text) into its parameter struct. A bad
+/// key, a missing one or a wrong type is a validation error naming the parameter's path
+/// (`items[3].shipment_id`) and the rule, raised before any request; values are never
+/// quoted back (a secret may sit beside a typo).
+pub fn read<T: DeserializeOwned>(args: &str) -> Result<T> {
+    let mut de = serde_json::Deserializer::from_str(args);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
+    de.end().map_err(|e| {
+        Error::validation("arguments", format!("must be one JSON object ({})", strip_position(&e.to_string())))
+    })?;
+    Ok(value)
+}
+
+/// Reads arguments from a JSON value.
+pub fn from_value<T: DeserializeOwned>(args: serde_json::Value) -> Result<T> {
+    serde_path_to_error::deserialize(args).map_err(path_error)
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// `invalid type: string "s3cr3t", expected i64` → `invalid type: string, expected i64`.
+fn without_values(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(start) = rest.find(['"', '`']) {
+        let quote = rest.as_bytes()[start] as char;
+        let Some(len) = rest[start + 1..].find(quote) else {
+            break;
+        };
+        let quoted = &rest[start + 1..start + 1 + len];
+        out.push_str(rest[..start].trim_end());
+        // Backquoted text is a field or variant name of ours, not a value: keep it.
+        if quote == '`' {
+            out.push_str(&format!(" `{quoted}`"));
+        }
+        rest = &rest[start + 2 + len..];
+    }
+    out.push_str(rest);
+    out.replace(" ,", ",")
+}
+
+fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    if inner.is_syntax() || inner.is_eof() {
+        return Error::validation(
+            "arguments",
+            format!("are not valid JSON ({})", strip_position(&inner.to_string())),
+        );
+    }
+    let msg = strip_position(&inner.to_string());
+    let here = if path.is_empty() || path == "." {
+        String::new()
+    } else {
+        path
+    };
+    let join = |key: &str| {
+        if here.is_empty() {
+            key.to_string()
+        } else if here.ends_with(key) {
+            here.clone()
+        } else {
+            format!("{here}.{key}")
+        }
+    };
+    for (lead, unknown) in [("unknown field `", true), ("missing field `", false)] {
+        if let Some(rest) = msg.strip_prefix(lead) {
+            if let Some(end) = rest.find('`') {
+                let key = &rest[..end];
+                let rule = if unknown {
+                    let expected = rest[end + 1..].trim_start_matches(", ");
+                    format!("is not a parameter of this operation ({expected})")
+                } else {
+                    "is required".to_string()
+                };
+                return Error::validation(join(key), rule);
+            }
+        }
+    }
+    let param = if here.is_empty() {
+        "arguments".to_string()
+    } else {
+        here
+    };
+    Error::validation(param, format!("{}", without_values(&msg)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    crate::params! {
+        /// A test struct.
+        pub struct Inner {
+            req shipment_id: String,
+            opt quantity: i64,
+        }
+    }
+
+    crate::params! {
+        pub struct Outer {
+            /// The region.
+            opt region: String,
+            req items: Vec<Inner>,
+        }
+    }
+
+    fn param(args: &str) -> (String, String) {
+        let e = read::<Outer>(args).unwrap_err();
+        (e.parameter().unwrap_or("").to_string(), e.to_string())
+    }
+
+    #[test]
+    fn errors_name_the_path_and_never_the_value() {
+        let (p, _) = param(r#"{"items":[{"shipment_id":"a"},{"shipment_id":"b","quantity":"s3cr3t"}]}"#);
+        assert_eq!(p, "items[1].quantity");
+        let (_, m) = param(r#"{"items":[{"shipment_id":"b","quantity":"s3cr3t"}]}"#);
+        assert!(!m.contains("s3cr3t"), "{m}");
+        let (p, m) = param(r#"{"items":[{"quantity":1}]}"#);
+        assert_eq!(p, "items[0].shipment_id");
+        assert!(m.contains("is required"), "{m}");
+        let (p, _) = param(r#"{"items":[],"colour":"red"}"#);
+        assert_eq!(p, "colour");
+        let (p, _) = param(r#"{"region":"JP"}"#);
+        assert_eq!(p, "items");
+        let (p, _) = param(r#"{"items":[{"shipment_id":null}]}"#);
+        assert_eq!(p, "items[0].shipment_id");
+        let (p, _) = param(r#"{"items":[] "#);
+        assert_eq!(p, "arguments");
+        let ok: Outer = read(r#"{"items":[{"shipment_id":"a"}]}"#).unwrap();
+        assert_eq!(ok.items[0].shipment_id, "a");
+        assert_eq!(ok.region, None);
+    }
+}
