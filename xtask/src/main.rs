@@ -1,5 +1,9 @@
-//! Project tasks that need Rust code: `header` (write include/abws.h with the pinned
-//! cbindgen) and `header --check` (fail when the committed header is stale).
+//! Project tasks that need Rust code: `gen` (write every generated file: the bindings'
+//! per-operation code from the operations table, then include/abws.h with the pinned
+//! cbindgen), `gen --check` (fail when any committed generated file is stale), and
+//! `header [--check]` (the header alone).
+
+mod gen;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -51,6 +55,49 @@ fn version_macros(version: &str) -> Result<String, String> {
     ))
 }
 
+fn write_generated() -> Result<(), String> {
+    for out in gen::outputs()? {
+        let path = root().join(&out.path);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(out.content.as_str()) {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+            }
+            std::fs::write(&path, out.content).map_err(|e| format!("{}: {e}", path.display()))?;
+            println!("wrote {}", out.path.display());
+        }
+    }
+    // The header last: cbindgen reads the C binding's generated sources.
+    let header = root().join("include").join("abws.h");
+    let h = generate()?;
+    if std::fs::read_to_string(&header).ok().as_deref() != Some(h.as_str()) {
+        std::fs::write(&header, h).map_err(|e| e.to_string())?;
+        println!("wrote include/abws.h");
+    }
+    Ok(())
+}
+
+fn check_generated() -> Result<(), String> {
+    let mut stale = vec![];
+    for out in gen::outputs()? {
+        let committed = std::fs::read_to_string(root().join(&out.path)).unwrap_or_default();
+        if committed != out.content {
+            stale.push(out.path.display().to_string());
+        }
+    }
+    let header = std::fs::read_to_string(root().join("include").join("abws.h")).unwrap_or_default();
+    if generate()? != header {
+        stale.push("include/abws.h".into());
+    }
+    if stale.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "generated files are stale: {}\nrun `cargo run -p xtask -- gen` and commit the result",
+            stale.join(", ")
+        ))
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let header = root().join("include").join("abws.h");
@@ -91,8 +138,25 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
+        ["gen"] => match write_generated() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        ["gen", "--check"] => match check_generated() {
+            Ok(()) => {
+                println!("generated files are up to date");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        },
         _ => {
-            eprintln!("usage: cargo run -p xtask -- header [--check]");
+            eprintln!("usage: cargo run -p xtask -- gen [--check] | header [--check]");
             ExitCode::FAILURE
         }
     }

@@ -422,6 +422,7 @@ macro_rules! product_params {
         crate::params! {
             $(#[doc = $doc])*
             pub struct $name {
+                $($rest)*
                 /// The marketplace region of the products (US, JP, DE, ...).
                 req product_region: String,
                 /// language-COUNTRY, e.g. en-US.
@@ -434,7 +435,6 @@ macro_rules! product_params {
                 opt group_tag: String,
                 /// The buying user (x-svc-user-email; default: the client's).
                 opt user_email: String,
-                $($rest)*
             }
         }
 

@@ -1,0 +1,64 @@
+//! `xtask gen`: the per-operation code of the bindings, written from the operations table
+//! (`abws::operations::ALL`) and the models it reaches. `gen --check` fails on any drift.
+//!
+//! Each target language has its own module returning the files it owns (path relative to
+//! the workspace root, full content). Generated files start with a line saying so.
+
+mod c;
+mod docs;
+mod python;
+
+use std::path::PathBuf;
+
+use abws::describe::{Reachable, Ty};
+use abws::operations::{Operation, ALL};
+
+/// A generated file: its path from the workspace root and its content.
+pub struct Output {
+    pub path: PathBuf,
+    pub content: String,
+}
+
+impl Output {
+    pub fn new(path: &str, content: String) -> Output {
+        Output {
+            path: PathBuf::from(path),
+            content,
+        }
+    }
+}
+
+/// The API groups in table order, each with its operations.
+pub fn groups() -> Vec<(&'static str, Vec<&'static Operation>)> {
+    let mut out: Vec<(&'static str, Vec<&'static Operation>)> = vec![];
+    for op in ALL.iter().copied() {
+        match out.iter_mut().find(|(g, _)| *g == op.group) {
+            Some((_, ops)) => ops.push(op),
+            None => out.push((op.group, vec![op])),
+        }
+    }
+    out
+}
+
+/// Every model, parameter struct and enum the operations reach (results and arguments),
+/// plus the extra types the conveniences use.
+pub fn reachable(extra: &[Ty]) -> Reachable {
+    let mut r = Reachable::default();
+    for op in ALL.iter() {
+        r.walk((op.output)());
+        r.walk((op.params)());
+    }
+    for t in extra {
+        r.walk(*t);
+    }
+    r
+}
+
+/// Every generated file.
+pub fn outputs() -> Result<Vec<Output>, String> {
+    let mut out = vec![];
+    out.extend(python::outputs()?);
+    out.extend(c::outputs()?);
+    out.extend(docs::outputs()?);
+    Ok(out)
+}
