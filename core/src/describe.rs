@@ -173,7 +173,11 @@ impl Reachable {
             Ty::List(t) | Ty::Map(t) => self.walk(t()),
             Ty::OneOf(ts) => ts.iter().for_each(|t| self.walk(t())),
             Ty::Model(m) => {
-                if !self.models.iter().any(|x| std::ptr::eq(*x, m) || x.name == m.name) {
+                if !self
+                    .models
+                    .iter()
+                    .any(|x| std::ptr::eq(*x, m) || x.name == m.name)
+                {
                     self.models.push(m);
                     m.fields.iter().for_each(|f| self.walk((f.ty)()));
                 }

@@ -56,13 +56,21 @@ pub trait DynOperation: Sync {
 
 /// A listing of any page type.
 pub trait DynPager: Send {
-    fn next_page(&mut self) -> Pin<Box<dyn Future<Output = Result<Option<Box<dyn Output>>>> + Send + '_>>;
+    fn next_page(
+        &mut self,
+    ) -> Pin<Box<dyn Future<Output = Result<Option<Box<dyn Output>>>> + Send + '_>>;
     fn items_yielded(&self) -> u64;
 }
 
 impl<P: Page + Output> DynPager for Pager<P> {
-    fn next_page(&mut self) -> Pin<Box<dyn Future<Output = Result<Option<Box<dyn Output>>>> + Send + '_>> {
-        Box::pin(async move { Ok(Pager::next_page(self).await?.map(|p| Box::new(p) as Box<dyn Output>)) })
+    fn next_page(
+        &mut self,
+    ) -> Pin<Box<dyn Future<Output = Result<Option<Box<dyn Output>>>> + Send + '_>> {
+        Box::pin(async move {
+            Ok(Pager::next_page(self)
+                .await?
+                .map(|p| Box::new(p) as Box<dyn Output>))
+        })
     }
     fn items_yielded(&self) -> u64 {
         Pager::items_yielded(self)
