@@ -182,7 +182,7 @@ fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
     } else {
         here
     };
-    Error::validation(param, format!("{}", without_values(&msg)))
+    Error::validation(param, without_values(&msg))
 }
 
 #[cfg(test)]
