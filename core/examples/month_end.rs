@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use abws::api::invoices::GetInvoicesParams;
+use abws::api::invoices::{GetInvoiceDetailByInvoiceNumberParams, GetInvoicesParams};
 use abws::{blocking, Credentials, Decimal, Region, Settings};
 use abws_sandbox::{RateLimits, Sandbox, SandboxConfig};
 use chrono::{Datelike, Duration, Utc};
@@ -32,10 +32,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let first_this = Utc::now().date_naive().with_day(1).ok_or("date")?;
     let first_prev = (first_this - Duration::days(1)).with_day(1).ok_or("date")?;
     let params = GetInvoicesParams {
-        invoice_issue_start_date: Some(format!("{first_prev}T00:00:00Z").into()),
-        invoice_issue_end_date: Some(
-            format!("{}T23:59:59Z", first_this - Duration::days(1)).into(),
-        ),
+        invoice_issue_start_date: format!("{first_prev}T00:00:00Z").into(),
+        invoice_issue_end_date: format!("{}T23:59:59Z", first_this - Duration::days(1)).into(),
         ..Default::default()
     };
     let mut total = Decimal::ZERO;
@@ -46,9 +44,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .invoice_metadata
             .and_then(|m| m.invoice_number)
             .unwrap_or_default();
-        let detail = client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&number, "JP")?;
+        let detail = client.invoices().get_invoice_detail_by_invoice_number(
+            &GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: number,
+                region: Some("JP".into()),
+            },
+        )?;
         total += detail
             .total_amount
             .as_ref()

@@ -172,22 +172,21 @@ impl Reachable {
         match ty {
             Ty::List(t) | Ty::Map(t) => self.walk(t()),
             Ty::OneOf(ts) => ts.iter().for_each(|t| self.walk(t())),
-            Ty::Model(m) => {
-                if !self.models.iter().any(|x| std::ptr::eq(*x, m) || x.name == m.name) {
-                    self.models.push(m);
-                    m.fields.iter().for_each(|f| self.walk((f.ty)()));
-                }
+            Ty::Model(m)
+                if !self
+                    .models
+                    .iter()
+                    .any(|x| std::ptr::eq(*x, m) || x.name == m.name) =>
+            {
+                self.models.push(m);
+                m.fields.iter().for_each(|f| self.walk((f.ty)()));
             }
-            Ty::Params(p) => {
-                if !self.params.iter().any(|x| x.name == p.name) {
-                    self.params.push(p);
-                    p.fields.iter().for_each(|f| self.walk((f.ty)()));
-                }
+            Ty::Params(p) if !self.params.iter().any(|x| x.name == p.name) => {
+                self.params.push(p);
+                p.fields.iter().for_each(|f| self.walk((f.ty)()));
             }
-            Ty::Enum(e) => {
-                if !self.enums.iter().any(|x| x.name == e.name) {
-                    self.enums.push(e);
-                }
+            Ty::Enum(e) if !self.enums.iter().any(|x| x.name == e.name) => {
+                self.enums.push(e);
             }
             _ => {}
         }

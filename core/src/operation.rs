@@ -54,15 +54,22 @@ pub trait DynOperation: Sync {
     fn pager(&self, client: &Client, args: &str) -> Result<Box<dyn DynPager>>;
 }
 
+/// The next page of a `DynPager` (`None` after the last).
+pub type NextPage<'a> = Pin<Box<dyn Future<Output = Result<Option<Box<dyn Output>>>> + Send + 'a>>;
+
 /// A listing of any page type.
 pub trait DynPager: Send {
-    fn next_page(&mut self) -> Pin<Box<dyn Future<Output = Result<Option<Box<dyn Output>>>> + Send + '_>>;
+    fn next_page(&mut self) -> NextPage<'_>;
     fn items_yielded(&self) -> u64;
 }
 
 impl<P: Page + Output> DynPager for Pager<P> {
-    fn next_page(&mut self) -> Pin<Box<dyn Future<Output = Result<Option<Box<dyn Output>>>> + Send + '_>> {
-        Box::pin(async move { Ok(Pager::next_page(self).await?.map(|p| Box::new(p) as Box<dyn Output>)) })
+    fn next_page(&mut self) -> NextPage<'_> {
+        Box::pin(async move {
+            Ok(Pager::next_page(self)
+                .await?
+                .map(|p| Box::new(p) as Box<dyn Output>))
+        })
     }
     fn items_yielded(&self) -> u64 {
         Pager::items_yielded(self)

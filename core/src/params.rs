@@ -92,7 +92,13 @@ pub fn read<T: DeserializeOwned>(args: &str) -> Result<T> {
     let mut de = serde_json::Deserializer::from_str(args);
     let value = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
     de.end().map_err(|e| {
-        Error::validation("arguments", format!("must be one JSON object ({})", strip_position(&e.to_string())))
+        Error::validation(
+            "arguments",
+            format!(
+                "must be one JSON object ({})",
+                strip_position(&e.to_string())
+            ),
+        )
     })?;
     Ok(value)
 }
@@ -136,7 +142,10 @@ fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
     if inner.is_syntax() || inner.is_eof() {
         return Error::validation(
             "arguments",
-            format!("are not valid JSON ({})", strip_position(&inner.to_string())),
+            format!(
+                "are not valid JSON ({})",
+                strip_position(&inner.to_string())
+            ),
         );
     }
     let msg = strip_position(&inner.to_string());
@@ -173,7 +182,7 @@ fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
     } else {
         here
     };
-    Error::validation(param, format!("{}", without_values(&msg)))
+    Error::validation(param, without_values(&msg))
 }
 
 #[cfg(test)]
@@ -203,7 +212,8 @@ mod tests {
 
     #[test]
     fn errors_name_the_path_and_never_the_value() {
-        let (p, _) = param(r#"{"items":[{"shipment_id":"a"},{"shipment_id":"b","quantity":"s3cr3t"}]}"#);
+        let (p, _) =
+            param(r#"{"items":[{"shipment_id":"a"},{"shipment_id":"b","quantity":"s3cr3t"}]}"#);
         assert_eq!(p, "items[1].quantity");
         let (_, m) = param(r#"{"items":[{"shipment_id":"b","quantity":"s3cr3t"}]}"#);
         assert!(!m.contains("s3cr3t"), "{m}");

@@ -5,9 +5,9 @@ mod common;
 
 use std::time::Duration;
 
-use abws::api::documents::{CreateReportParams, ReportOptionsParams};
+use abws::api::documents::{CreateReportParams, GetReportParams, ReportOptionsParams};
 use abws::api::reconciliation::GetTransactionsParams;
-use abws::api::reporting::OrderIncludes;
+use abws::api::reporting::GetOrdersByOrderIdParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule};
 
@@ -26,8 +26,8 @@ fn a_shipped_line(
     let page = client
         .reconciliation()
         .get_transactions(&GetTransactionsParams {
-            feed_start_date: Some(start.into()),
-            feed_end_date: Some(end.into()),
+            feed_start_date: start.into(),
+            feed_end_date: end.into(),
             ..Default::default()
         })
         .unwrap();
@@ -67,7 +67,12 @@ fn create_wait_download_gives_the_invoice_pdf() {
     p.report_options.shipment_id = Some(shipment);
     let created = client.documents().create_report(&p).unwrap();
     let id = created.report_id.unwrap();
-    let first = client.documents().get_report(&id).unwrap();
+    let first = client
+        .documents()
+        .get_report(&GetReportParams {
+            report_id: id.clone(),
+        })
+        .unwrap();
     assert_eq!(first.processing_status.unwrap().as_str(), "IN_QUEUE");
     let report = client
         .documents()
@@ -167,13 +172,11 @@ fn both_document_kinds_come_back_by_name() {
 fn line_of(client: &abws::blocking::Client, order: &str) -> String {
     let orders = client
         .reporting()
-        .get_orders_by_order_id(
-            order,
-            OrderIncludes {
-                include_line_items: true,
-                ..Default::default()
-            },
-        )
+        .get_orders_by_order_id(&GetOrdersByOrderIdParams {
+            order_id: order.into(),
+            include_line_items: Some(true),
+            ..Default::default()
+        })
         .unwrap();
     orders.orders.unwrap()[0].line_items.as_ref().unwrap()[0]
         .order_line_item_id

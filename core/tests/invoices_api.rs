@@ -2,15 +2,18 @@
 
 mod common;
 
-use abws::api::invoices::{Artifact, GetInvoicesParams, InvoiceType};
+use abws::api::invoices::{
+    Artifact, GetInvoiceDetailByInvoiceNumberParams, GetInvoiceLineItemsByInvoiceNumberParams,
+    GetInvoicesParams, InvoiceType,
+};
 use abws::{ErrorKind, Region};
 use rust_decimal::Decimal;
 
 fn month_params(sb: &abws_sandbox::Sandbox) -> GetInvoicesParams {
     let (start, end) = common::previous_month(sb);
     GetInvoicesParams {
-        invoice_issue_start_date: Some(start.into()),
-        invoice_issue_end_date: Some(end.into()),
+        invoice_issue_start_date: start.into(),
+        invoice_issue_end_date: end.into(),
         ..Default::default()
     }
 }
@@ -59,11 +62,14 @@ fn invoice_detail_is_typed_and_adds_up() {
         let n = n.as_str().unwrap();
         let d = client
             .invoices()
-            .get_invoice_detail_by_invoice_number(n, "JP")
+            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: n.to_string(),
+                region: Some("JP".into()),
+            })
             .unwrap();
         let meta = d.invoice_metadata.as_ref().unwrap();
         assert_eq!(meta.invoice_number.as_deref(), Some(n));
-        if meta.invoice_type == Some(InvoiceType::CreditMemo) {
+        if meta.r#type == Some(InvoiceType::CreditMemo) {
             saw_credit_memo = true;
         }
         let total = d.total_amount.as_ref().unwrap();
@@ -72,7 +78,7 @@ fn invoice_detail_is_typed_and_adds_up() {
             .amount_details
             .iter()
             .flatten()
-            .find(|a| a.amount_type.as_deref() == Some("amountDue"))
+            .find(|a| a.r#type.as_deref() == Some("amountDue"))
             .expect("amountDue");
         assert_eq!(due.amount.as_ref().unwrap().value(), total.value(), "{n}");
         for a in d.artifacts.iter().flatten() {
@@ -112,7 +118,11 @@ fn line_items_page_through() {
         let n = n.as_str().unwrap();
         let items: Vec<_> = client
             .invoices()
-            .iter_invoice_line_items(n, "JP")
+            .iter_invoice_line_items(&GetInvoiceLineItemsByInvoiceNumberParams {
+                invoice_number: n.to_string(),
+                region: Some("JP".into()),
+                ..Default::default()
+            })
             .unwrap()
             .items()
             .collect::<Result<_, _>>()
@@ -136,8 +146,8 @@ fn any_range_is_walked_in_windows() {
     let client = common::client(&sb, Region::JP);
     let (_, end) = common::previous_month(&sb);
     let p = GetInvoicesParams {
-        invoice_issue_start_date: Some("2024-01-01T00:00:00Z".into()),
-        invoice_issue_end_date: Some(end.clone().into()),
+        invoice_issue_start_date: "2024-01-01T00:00:00Z".into(),
+        invoice_issue_end_date: end.clone().into(),
         ..Default::default()
     };
     // One call may not span that range; the iterator splits it.
@@ -155,8 +165,8 @@ fn any_range_is_walked_in_windows() {
     // The data set spans 120 days, so the last 366 days hold every invoice of the range.
     let end_dt = chrono::DateTime::parse_from_rfc3339(&end).unwrap();
     let one_year = GetInvoicesParams {
-        invoice_issue_start_date: Some((end_dt - chrono::Duration::days(365)).into()),
-        invoice_issue_end_date: Some(end_dt.into()),
+        invoice_issue_start_date: (end_dt - chrono::Duration::days(365)).into(),
+        invoice_issue_end_date: end_dt.into(),
         ..Default::default()
     };
     let within = client
@@ -176,8 +186,8 @@ fn bad_input_is_refused_before_any_request() {
     let client = common::client(&sb, Region::JP);
     let inv = client.invoices();
     let p = |s: &str, e: &str| GetInvoicesParams {
-        invoice_issue_start_date: Some(s.into()),
-        invoice_issue_end_date: Some(e.into()),
+        invoice_issue_start_date: s.into(),
+        invoice_issue_end_date: e.into(),
         ..Default::default()
     };
     let cases = [
@@ -222,13 +232,19 @@ fn bad_input_is_refused_before_any_request() {
             "payment_method_types",
         ),
         (
-            inv.get_invoice_detail_by_invoice_number(" ", "JP")
-                .unwrap_err(),
+            inv.get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: " ".into(),
+                region: Some("JP".into()),
+            })
+            .unwrap_err(),
             "invoice_number",
         ),
         (
-            inv.get_invoice_detail_by_invoice_number("X", "XX")
-                .unwrap_err(),
+            inv.get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: "X".into(),
+                region: Some("XX".into()),
+            })
+            .unwrap_err(),
             "region",
         ),
     ];
@@ -245,7 +261,10 @@ fn unknown_invoice_is_not_found_with_request_id() {
     let client = common::client(&sb, Region::JP);
     let e = client
         .invoices()
-        .get_invoice_detail_by_invoice_number("NO-SUCH-INVOICE", "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: "NO-SUCH-INVOICE".into(),
+            region: Some("JP".into()),
+        })
         .unwrap_err();
     assert_eq!(e.status(), Some(404));
     assert!(e.request_id().is_some());

@@ -6,6 +6,8 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use abws::api::cart::{DeleteItemsParams, ListCartsParams};
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::client::Call;
 use abws::{blocking, operations, ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
@@ -167,7 +169,10 @@ fn a_non_json_success_is_a_decode_error_naming_the_operation() {
     let client = common::client(&sb, Region::JP);
     let err = client
         .invoices()
-        .get_invoice_detail_by_invoice_number(&an_invoice(&sb), "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: an_invoice(&sb).to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Transport);
     assert!(
@@ -350,7 +355,13 @@ fn empty_2xx_body_is_accepted() {
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);
     let cart = sb.dataset()["carts"][0]["id"].as_str().unwrap().to_string();
-    client.cart().delete_items(&cart, "JP").unwrap();
+    client
+        .cart()
+        .delete_items(&DeleteItemsParams {
+            cart_id: cart.to_string(),
+            region: Some("JP".into()),
+        })
+        .unwrap();
     assert_eq!(sb.counters()["requests"]["deleteItems"]["204"], 1);
 }
 
@@ -360,7 +371,15 @@ fn missing_user_email_is_caught_before_sending() {
     let mut s = common::settings(&sb, Region::JP);
     s.user_email = None;
     let client = blocking::Client::new(s).unwrap();
-    let err = client.cart().list_carts("JP", None, None).unwrap_err();
+    let err = client
+        .cart()
+        .list_carts(&ListCartsParams {
+            region: Some("JP".into()),
+            page_size: None,
+            page_token: None,
+            ..Default::default()
+        })
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Validation);
     assert_eq!(err.parameter(), Some("user_email"));
     assert_eq!(token_calls(&sb), 0, "nothing was sent");
@@ -459,8 +478,8 @@ fn repeated_page_token_stops_the_pager() {
     let results: Vec<_> = client
         .invoices()
         .iter_invoices(&abws::api::invoices::GetInvoicesParams {
-            invoice_issue_start_date: Some(start.into()),
-            invoice_issue_end_date: Some(end.into()),
+            invoice_issue_start_date: start.into(),
+            invoice_issue_end_date: end.into(),
             ..Default::default()
         })
         .unwrap()

@@ -4,22 +4,22 @@
 
 mod common;
 
-use abws::api::cart::{AddItem, ModifyItem, PhysicalAddress};
+use abws::api::cart::{
+    AddItem, AddItemsParams, DeleteItemsParams, GetCartParams, GetEstimatedTotalPurchaseCostParams,
+    GetItemsParams, ListCartsParams, ModifyItem, ModifyItemsParams, PhysicalAddress,
+};
 use abws::api::ordering::{Attribute, Expectation, LineItem, PlaceOrderRequest};
 use abws::api::products::{
-    ByIdsParams, OffersParams, ProductContext, ProductParams, SearchProductsParams,
+    GetOffersByOfferIdsParams, GetProductsByAsinsParams, ProductsRequestParams,
+    SearchOffersRequestParams, SearchProductsRequestParams,
 };
-use abws::api::reporting::{OrderIncludes, ShipmentLineItemParams};
+use abws::api::reporting::{GetOrdersByOrderIdParams, GetShipmentLineItemReportsParams};
+use abws::api::tracking::GetPackageTrackingDetailsParams;
 use abws::{ErrorKind, Money, Region};
 use rust_decimal::Decimal;
 
-fn ctx() -> ProductContext {
-    ProductContext {
-        product_region: Some("JP".into()),
-        locale: Some("ja-JP".into()),
-        ..Default::default()
-    }
-}
+const PRODUCT_REGION: &str = "JP";
+const LOCALE: &str = "ja-JP";
 
 fn address() -> PhysicalAddress {
     PhysicalAddress {
@@ -37,8 +37,9 @@ fn address() -> PhysicalAddress {
 fn pick_offer(client: &abws::blocking::Client) -> (String, String, Money) {
     let result = client
         .products()
-        .search_products_request(&SearchProductsParams {
-            context: ctx(),
+        .search_products_request(&SearchProductsRequestParams {
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
             facets: Some(vec!["OFFERS".into(), "IMAGES".into()]),
             availability: Some("InStockOnly".into()),
             ..Default::default()
@@ -74,8 +75,9 @@ fn search_pages_and_product_lookups() {
     let client = common::client(&sb, Region::JP);
     let first = client
         .products()
-        .search_products_request(&SearchProductsParams {
-            context: ctx(),
+        .search_products_request(&SearchProductsRequestParams {
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
             page_size: Some(10),
             ..Default::default()
         })
@@ -85,8 +87,9 @@ fn search_pages_and_product_lookups() {
     assert!(pages > 1, "{pages}");
     let all: Vec<_> = client
         .products()
-        .iter_search_products(&SearchProductsParams {
-            context: ctx(),
+        .iter_search_products(&SearchProductsRequestParams {
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
             page_size: Some(10),
             ..Default::default()
         })
@@ -106,25 +109,23 @@ fn search_pages_and_product_lookups() {
     let (asin, offer, _) = pick_offer(&client);
     let p = client
         .products()
-        .products_request(
-            &asin,
-            &ProductParams {
-                context: ctx(),
-                facets: Some(vec!["OFFERS".into()]),
-                ..Default::default()
-            },
-        )
+        .products_request(&ProductsRequestParams {
+            product_id: asin.clone(),
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
+            facets: Some(vec!["OFFERS".into()]),
+            ..Default::default()
+        })
         .unwrap();
     assert_eq!(p.asin.as_deref(), Some(asin.as_str()));
     let offers = client
         .products()
-        .search_offers_request(
-            &asin,
-            &OffersParams {
-                context: ctx(),
-                ..Default::default()
-            },
-        )
+        .search_offers_request(&SearchOffersRequestParams {
+            product_id: asin.clone(),
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
+            ..Default::default()
+        })
         .unwrap();
     assert!(offers
         .offers
@@ -133,19 +134,21 @@ fn search_pages_and_product_lookups() {
         .any(|o| o.offer_id.as_deref() == Some(offer.as_str())));
     let by_asin = client
         .products()
-        .get_products_by_asins(&ByIdsParams {
-            context: ctx(),
-            ids: vec![asin.clone()],
+        .get_products_by_asins(&GetProductsByAsinsParams {
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
+            product_ids: vec![asin.clone()],
             ..Default::default()
         })
         .unwrap();
     assert_eq!(by_asin.products.unwrap().len(), 1);
     let by_offer = client
         .products()
-        .get_offers_by_offer_ids(&ByIdsParams {
-            context: ctx(),
-            ids: vec![offer.clone()],
-            inclusions_for_offers: Some(vec!["price".into(), "quantityInStock".into()]),
+        .get_offers_by_offer_ids(&GetOffersByOfferIdsParams {
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
+            offer_ids: vec![offer.clone()],
+            inclusions_for_offers: vec!["price".into(), "quantityInStock".into()],
             ..Default::default()
         })
         .unwrap();
@@ -160,9 +163,10 @@ fn search_rules_are_checked_before_sending() {
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);
     let pr = client.products();
-    let with = |f: &dyn Fn(&mut SearchProductsParams)| {
-        let mut p = SearchProductsParams {
-            context: ctx(),
+    let with = |f: &dyn Fn(&mut SearchProductsRequestParams)| {
+        let mut p = SearchProductsRequestParams {
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
             ..Default::default()
         };
         f(&mut p);
@@ -179,33 +183,35 @@ fn search_rules_are_checked_before_sending() {
             }),
             "min_price",
         ),
+        (with(&|p| p.locale = "japanese".into()), "locale"),
+        (with(&|p| p.locale = String::new()), "locale"),
         (
-            with(&|p| p.context.locale = Some("japanese".into())),
-            "locale",
+            with(&|p| p.product_region = String::new()),
+            "product_region",
         ),
-        (with(&|p| p.context.locale = None), "locale"),
-        (with(&|p| p.context.product_region = None), "product_region"),
         (
-            with(&|p| p.context.shipping_region = Some("NA".into())),
+            with(&|p| p.shipping_region = Some("NA".into())),
             "shipping_region",
         ),
         (
-            pr.get_offers_by_offer_ids(&ByIdsParams {
-                context: ctx(),
-                ids: vec!["x".into()],
+            pr.get_offers_by_offer_ids(&GetOffersByOfferIdsParams {
+                product_region: PRODUCT_REGION.into(),
+                locale: LOCALE.into(),
+                offer_ids: vec!["x".into()],
                 ..Default::default()
             })
             .unwrap_err(),
             "inclusions_for_offers",
         ),
         (
-            pr.get_products_by_asins(&ByIdsParams {
-                context: ctx(),
-                ids: vec!["a".into(); 31],
+            pr.get_products_by_asins(&GetProductsByAsinsParams {
+                product_region: PRODUCT_REGION.into(),
+                locale: LOCALE.into(),
+                product_ids: vec!["a".into(); 31],
                 ..Default::default()
             })
             .unwrap_err(),
-            "ids",
+            "product_ids",
         ),
     ];
     for (e, param) in cases {
@@ -217,8 +223,9 @@ fn search_rules_are_checked_before_sending() {
     let no_email = abws::blocking::Client::new(s).unwrap();
     let e = no_email
         .products()
-        .search_products_request(&SearchProductsParams {
-            context: ctx(),
+        .search_products_request(&SearchProductsRequestParams {
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
             ..Default::default()
         })
         .unwrap_err();
@@ -232,7 +239,11 @@ fn carts_list_change_and_estimate() {
     let client = common::client(&sb, Region::JP);
     let carts: Vec<_> = client
         .cart()
-        .iter_carts("JP", Some(2))
+        .iter_carts(&ListCartsParams {
+            region: Some("JP".into()),
+            page_size: Some(2),
+            ..Default::default()
+        })
         .unwrap()
         .items()
         .collect::<Result<_, _>>()
@@ -240,7 +251,13 @@ fn carts_list_change_and_estimate() {
     assert!(carts.len() >= 5, "paged at 2 per page: {}", carts.len());
     assert!(common::requests(&sb, "listCarts") >= 3);
     let cart_id = carts[0].id.clone().unwrap();
-    let summary = client.cart().get_cart(&cart_id, "JP").unwrap();
+    let summary = client
+        .cart()
+        .get_cart(&GetCartParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+        })
+        .unwrap();
     assert!(summary
         .attributes
         .unwrap()
@@ -250,16 +267,16 @@ fn carts_list_change_and_estimate() {
     let (asin, offer, _) = pick_offer(&client);
     let added = client
         .cart()
-        .add_items(
-            &cart_id,
-            "JP",
-            &[AddItem {
+        .add_items(&AddItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+            items: vec![AddItem {
                 product_identifier: asin.clone(),
                 buying_option_identifier: offer.clone(),
                 quantity: 2,
                 external_id: Some("line-1".into()),
             }],
-        )
+        })
         .unwrap();
     let item = added
         .items
@@ -272,19 +289,22 @@ fn carts_list_change_and_estimate() {
     for _ in 0..2 {
         client
             .cart()
-            .modify_items(
-                &cart_id,
-                "JP",
-                &[ModifyItem {
+            .modify_items(&ModifyItemsParams {
+                cart_id: cart_id.to_string(),
+                region: Some("JP".into()),
+                items: vec![ModifyItem {
                     item_id: item_id.clone(),
                     quantity: 3,
                 }],
-            )
+            })
             .unwrap();
     }
     let items = client
         .cart()
-        .get_items(&cart_id, "JP")
+        .get_items(&GetItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap()
         .items
         .unwrap();
@@ -299,18 +319,21 @@ fn carts_list_change_and_estimate() {
     // Quantity 0 removes.
     client
         .cart()
-        .modify_items(
-            &cart_id,
-            "JP",
-            &[ModifyItem {
+        .modify_items(&ModifyItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+            items: vec![ModifyItem {
                 item_id: item_id.clone(),
                 quantity: 0,
             }],
-        )
+        })
         .unwrap();
     let items = client
         .cart()
-        .get_items(&cart_id, "JP")
+        .get_items(&GetItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap()
         .items
         .unwrap();
@@ -320,7 +343,11 @@ fn carts_list_change_and_estimate() {
 
     let est = client
         .cart()
-        .get_estimated_total_purchase_cost(&cart_id, "JP", &address())
+        .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+            address: address(),
+        })
         .unwrap();
     assert!(!est.is_rejected());
     assert!(!est.charges.unwrap().is_empty());
@@ -332,14 +359,13 @@ fn carts_list_change_and_estimate() {
         .to_string();
     let low_offer = client
         .products()
-        .products_request(
-            &low,
-            &ProductParams {
-                context: ctx(),
-                facets: Some(vec!["OFFERS".into()]),
-                ..Default::default()
-            },
-        )
+        .products_request(&ProductsRequestParams {
+            product_id: low.clone(),
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
+            facets: Some(vec!["OFFERS".into()]),
+            ..Default::default()
+        })
         .unwrap()
         .included_data_types
         .unwrap()
@@ -350,16 +376,16 @@ fn carts_list_change_and_estimate() {
         .unwrap();
     let r = client
         .cart()
-        .add_items(
-            &cart_id,
-            "JP",
-            &[AddItem {
+        .add_items(&AddItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+            items: vec![AddItem {
                 product_identifier: low,
                 buying_option_identifier: low_offer,
                 quantity: 50,
                 external_id: None,
             }],
-        )
+        })
         .unwrap();
     let rejected = r.rejected_items.unwrap();
     assert_eq!(
@@ -369,10 +395,19 @@ fn carts_list_change_and_estimate() {
         Some("UnavailableQuantity")
     );
 
-    client.cart().delete_items(&cart_id, "JP").unwrap();
+    client
+        .cart()
+        .delete_items(&DeleteItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+        })
+        .unwrap();
     assert!(client
         .cart()
-        .get_items(&cart_id, "JP")
+        .get_items(&GetItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into())
+        })
         .unwrap()
         .items
         .unwrap_or_default()
@@ -382,43 +417,65 @@ fn carts_list_change_and_estimate() {
     let before = common::all_requests(&sb);
     for (e, p) in [
         (
-            client.cart().list_carts("JP", Some(11), None).unwrap_err(),
+            client
+                .cart()
+                .list_carts(&ListCartsParams {
+                    region: Some("JP".into()),
+                    page_size: Some(11),
+                    page_token: None,
+                    ..Default::default()
+                })
+                .unwrap_err(),
             "page_size",
         ),
         (
-            client.cart().add_items(&cart_id, "JP", &[]).unwrap_err(),
+            client
+                .cart()
+                .add_items(&AddItemsParams {
+                    cart_id: cart_id.to_string(),
+                    region: Some("JP".into()),
+                    items: vec![],
+                })
+                .unwrap_err(),
             "items",
         ),
         (
             client
                 .cart()
-                .modify_items(
-                    &cart_id,
-                    "JP",
-                    &[ModifyItem {
+                .modify_items(&ModifyItemsParams {
+                    cart_id: cart_id.to_string(),
+                    region: Some("JP".into()),
+                    items: vec![ModifyItem {
                         item_id: "x".into(),
                         quantity: -1,
                     }],
-                )
+                })
                 .unwrap_err(),
             "items[0].quantity",
         ),
         (
             client
                 .cart()
-                .get_estimated_total_purchase_cost(
-                    &cart_id,
-                    "JP",
-                    &PhysicalAddress {
+                .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
+                    cart_id: cart_id.to_string(),
+                    region: Some("JP".into()),
+                    address: PhysicalAddress {
                         city: None,
                         ..address()
-                    },
-                )
+                    }
+                    .clone(),
+                })
                 .unwrap_err(),
             "address.city",
         ),
         (
-            client.cart().get_cart(&cart_id, "US").unwrap_err(),
+            client
+                .cart()
+                .get_cart(&GetCartParams {
+                    cart_id: cart_id.to_string(),
+                    region: Some("US".into()),
+                })
+                .unwrap_err(),
             "region",
         ),
     ] {
@@ -439,7 +496,11 @@ fn an_unavailable_item_makes_the_estimate_a_rejection_value() {
     // The data set's carts hold one with an unavailable item; find it by estimating each.
     let carts: Vec<_> = client
         .cart()
-        .iter_carts("JP", None)
+        .iter_carts(&ListCartsParams {
+            region: Some("JP".into()),
+            page_size: None,
+            ..Default::default()
+        })
         .unwrap()
         .items()
         .collect::<Result<_, _>>()
@@ -447,7 +508,11 @@ fn an_unavailable_item_makes_the_estimate_a_rejection_value() {
     let rejected = carts.iter().any(|c| {
         let est = client
             .cart()
-            .get_estimated_total_purchase_cost(c.id.as_deref().unwrap(), "JP", &address())
+            .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
+                cart_id: c.id.as_deref().unwrap().to_string(),
+                region: Some("JP".into()),
+                address: address(),
+            })
             .unwrap();
         if est.is_rejected() {
             assert!(
@@ -582,26 +647,33 @@ fn a_full_purchase() {
     let cart_id = sb.dataset()["carts"][5]["id"].as_str().unwrap().to_string();
     client
         .cart()
-        .add_items(
-            &cart_id,
-            "JP",
-            &[AddItem {
+        .add_items(&AddItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+            items: vec![AddItem {
                 product_identifier: asin.clone(),
                 buying_option_identifier: offer.clone(),
                 quantity: 2,
                 external_id: Some("1".into()),
             }],
-        )
+        })
         .unwrap();
     let est = client
         .cart()
-        .get_estimated_total_purchase_cost(&cart_id, "JP", &address())
+        .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+            address: address(),
+        })
         .unwrap();
     assert!(!est.is_rejected());
     // Order what the cart holds, at the price it shows.
     let items = client
         .cart()
-        .get_items(&cart_id, "JP")
+        .get_items(&GetItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap()
         .items
         .unwrap();
@@ -637,19 +709,24 @@ fn a_full_purchase() {
     let again = client.ordering().place_order(&order).unwrap();
     assert_eq!(again.order_id(), Some(order_id.as_str()));
     assert_eq!(sb.counters()["ordersCreated"][&order.external_id], 1);
-    client.cart().delete_items(&cart_id, "JP").unwrap();
+    client
+        .cart()
+        .delete_items(&DeleteItemsParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+        })
+        .unwrap();
 
     // The order report.
     let report = client
         .reporting()
-        .get_orders_by_order_id(
-            &order_id,
-            OrderIncludes {
-                include_line_items: true,
-                include_shipments: true,
-                include_charges: true,
-            },
-        )
+        .get_orders_by_order_id(&GetOrdersByOrderIdParams {
+            order_id: order_id.clone(),
+            include_line_items: Some(true),
+            include_shipments: Some(true),
+            include_charges: Some(true),
+            ..Default::default()
+        })
         .unwrap();
     let o = &report.orders.unwrap()[0];
     assert_eq!(o.order_id.as_deref(), Some(order_id.as_str()));
@@ -659,9 +736,9 @@ fn a_full_purchase() {
     let now = chrono::Utc::now();
     let slis: Vec<_> = client
         .reporting()
-        .iter_shipment_line_item_reports(&ShipmentLineItemParams {
-            order_start_date: Some((now - chrono::Duration::days(60)).into()),
-            order_end_date: Some(now.into()),
+        .iter_shipment_line_item_reports(&GetShipmentLineItemReportsParams {
+            order_start_date: (now - chrono::Duration::days(60)).into(),
+            order_end_date: now.into(),
             ..Default::default()
         })
         .unwrap()
@@ -677,14 +754,14 @@ fn a_full_purchase() {
         .charges
         .iter()
         .flatten()
-        .filter(|c| c.charge_type.as_deref() != Some("NET_TOTAL"))
+        .filter(|c| c.r#type.as_deref() != Some("NET_TOTAL"))
         .map(|c| c.amount.as_ref().unwrap().value())
         .sum();
     let total = sli
         .charges
         .iter()
         .flatten()
-        .find(|c| c.charge_type.as_deref() == Some("NET_TOTAL"))
+        .find(|c| c.r#type.as_deref() == Some("NET_TOTAL"))
         .unwrap();
     assert_eq!(
         net,
@@ -711,7 +788,13 @@ fn a_full_purchase() {
         .unwrap();
     let tracking = client
         .tracking()
-        .get_package_tracking_details(&order_id, &shipment_id, &package_id, "JP", Some("ja-JP"))
+        .get_package_tracking_details(&GetPackageTrackingDetailsParams {
+            order_id: order_id.to_string(),
+            shipment_id: shipment_id.to_string(),
+            package_id: package_id.to_string(),
+            region: Some("JP".into()),
+            locale: Some("ja-JP".into()),
+        })
         .unwrap();
     assert!(tracking.tracking_status.is_some());
     assert!(!tracking.package_milestones.unwrap().is_empty());
@@ -722,10 +805,10 @@ fn reporting_and_tracking_rules() {
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);
     let now = chrono::Utc::now();
-    let p = |f: &dyn Fn(&mut ShipmentLineItemParams)| {
-        let mut p = ShipmentLineItemParams {
-            order_start_date: Some((now - chrono::Duration::days(10)).into()),
-            order_end_date: Some(now.into()),
+    let p = |f: &dyn Fn(&mut GetShipmentLineItemReportsParams)| {
+        let mut p = GetShipmentLineItemReportsParams {
+            order_start_date: (now - chrono::Duration::days(10)).into(),
+            order_end_date: now.into(),
             ..Default::default()
         };
         f(&mut p);
@@ -744,11 +827,11 @@ fn reporting_and_tracking_rules() {
             "purchase_order_numbers",
         ),
         (
-            p(&|p| p.order_start_date = Some((now - chrono::Duration::days(400)).into())),
+            p(&|p| p.order_start_date = (now - chrono::Duration::days(400)).into()),
             "order_end_date",
         ),
         (
-            p(&|p| p.order_end_date = Some((now + chrono::Duration::days(1)).into())),
+            p(&|p| p.order_end_date = (now + chrono::Duration::days(1)).into()),
             "order_end_date",
         ),
         (
@@ -758,14 +841,26 @@ fn reporting_and_tracking_rules() {
         (
             client
                 .tracking()
-                .get_package_tracking_details("O", "S", "P", "JP", Some("xx-XX"))
+                .get_package_tracking_details(&GetPackageTrackingDetailsParams {
+                    order_id: "O".into(),
+                    shipment_id: "S".into(),
+                    package_id: "P".into(),
+                    region: Some("JP".into()),
+                    locale: Some("xx-XX".into()),
+                })
                 .unwrap_err(),
             "locale",
         ),
         (
             client
                 .tracking()
-                .get_package_tracking_details("O", "", "P", "JP", None)
+                .get_package_tracking_details(&GetPackageTrackingDetailsParams {
+                    order_id: "O".into(),
+                    shipment_id: "".into(),
+                    package_id: "P".into(),
+                    region: Some("JP".into()),
+                    locale: None,
+                })
                 .unwrap_err(),
             "shipment_id",
         ),
@@ -777,7 +872,13 @@ fn reporting_and_tracking_rules() {
     // InvalidInput from the service names the identifiers.
     let e = client
         .tracking()
-        .get_package_tracking_details("NO-ORDER", "NO-SHIP", "NO-PKG", "JP", None)
+        .get_package_tracking_details(&GetPackageTrackingDetailsParams {
+            order_id: "NO-ORDER".into(),
+            shipment_id: "NO-SHIP".into(),
+            package_id: "NO-PKG".into(),
+            region: Some("JP".into()),
+            locale: None,
+        })
         .unwrap_err();
     assert_eq!(e.status(), Some(400), "{e}");
     assert_eq!(e.code(), Some("InvalidInput"));
@@ -787,13 +888,13 @@ fn reporting_and_tracking_rules() {
     if old.is_object() {
         let e = client
             .tracking()
-            .get_package_tracking_details(
-                old["orderId"].as_str().unwrap(),
-                old["shipmentId"].as_str().unwrap(),
-                old["packageId"].as_str().unwrap(),
-                "JP",
-                None,
-            )
+            .get_package_tracking_details(&GetPackageTrackingDetailsParams {
+                order_id: old["orderId"].as_str().unwrap().to_string(),
+                shipment_id: old["shipmentId"].as_str().unwrap().to_string(),
+                package_id: old["packageId"].as_str().unwrap().to_string(),
+                region: Some("JP".into()),
+                locale: None,
+            })
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Api, "{e}");
     }

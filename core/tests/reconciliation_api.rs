@@ -4,7 +4,10 @@ mod common;
 
 use std::collections::HashSet;
 
-use abws::api::reconciliation::{GetTransactionsParams, OrderLineItemRef};
+use abws::api::reconciliation::{
+    GetInvoiceDetailsByOrderLineItemsParams, GetTransactionsParams, InvoiceDetailsForParams,
+    OrderLineItemRef,
+};
 use abws::{ErrorKind, Region};
 
 fn month_transactions(
@@ -15,8 +18,8 @@ fn month_transactions(
     client
         .reconciliation()
         .iter_transactions(&GetTransactionsParams {
-            feed_start_date: Some(start.into()),
-            feed_end_date: Some(end.into()),
+            feed_start_date: start.into(),
+            feed_end_date: end.into(),
             ..Default::default()
         })
         .unwrap()
@@ -79,7 +82,12 @@ fn invoice_details_for_sends_the_fewest_requests() {
         "some shipments have several line items"
     );
     let before = common::requests(&sb, "getInvoiceDetailsByOrderLineItems");
-    let details = client.reconciliation().invoice_details_for(&items).unwrap();
+    let details = client
+        .reconciliation()
+        .invoice_details_for(&InvoiceDetailsForParams {
+            line_items: items.to_vec(),
+        })
+        .unwrap();
     let sent = common::requests(&sb, "getInvoiceDetailsByOrderLineItems") - before;
     assert_eq!(
         sent as usize,
@@ -152,13 +160,17 @@ fn twenty_six_line_items_are_refused_before_sending() {
         .collect();
     let e = client
         .reconciliation()
-        .get_invoice_details_by_order_line_items(&items)
+        .get_invoice_details_by_order_line_items(&GetInvoiceDetailsByOrderLineItemsParams {
+            order_line_items: items.to_vec(),
+        })
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Validation);
     assert_eq!(e.parameter(), Some("order_line_items"));
     let e = client
         .reconciliation()
-        .get_invoice_details_by_order_line_items(&[OrderLineItemRef::new("O", "", "S")])
+        .get_invoice_details_by_order_line_items(&GetInvoiceDetailsByOrderLineItemsParams {
+            order_line_items: vec![OrderLineItemRef::new("O", "", "S")],
+        })
         .unwrap_err();
     assert_eq!(
         e.parameter(),
@@ -167,8 +179,8 @@ fn twenty_six_line_items_are_refused_before_sending() {
     let e = client
         .reconciliation()
         .get_transactions(&GetTransactionsParams {
-            feed_start_date: Some("2020-13-01".into()),
-            feed_end_date: Some("2020-12-01T00:00:00Z".into()),
+            feed_start_date: "2020-13-01".into(),
+            feed_end_date: "2020-12-01T00:00:00Z".into(),
             ..Default::default()
         })
         .unwrap_err();
@@ -186,8 +198,8 @@ fn consolidated_invoice_number_reads_pending_then_the_number() {
     let txs: Vec<_> = client
         .reconciliation()
         .iter_transactions(&GetTransactionsParams {
-            feed_start_date: Some((now - chrono::Duration::days(130)).into()),
-            feed_end_date: Some(now.into()),
+            feed_start_date: (now - chrono::Duration::days(130)).into(),
+            feed_end_date: now.into(),
             ..Default::default()
         })
         .unwrap()
@@ -199,7 +211,12 @@ fn consolidated_invoice_number_reads_pending_then_the_number() {
         .flat_map(|t| t.transaction_line_items.iter().flatten())
         .map(OrderLineItemRef::from)
         .collect();
-    let all = client.reconciliation().invoice_details_for(&items).unwrap();
+    let all = client
+        .reconciliation()
+        .invoice_details_for(&InvoiceDetailsForParams {
+            line_items: items.to_vec(),
+        })
+        .unwrap();
     let reads = |d: &abws::api::reconciliation::InvoiceDetailsByOrderLineItem| {
         d.invoice_details.iter().flatten().find_map(|i| {
             i.consolidated_invoice_details
@@ -216,7 +233,9 @@ fn consolidated_invoice_number_reads_pending_then_the_number() {
     let number = |c: &abws::blocking::Client| {
         let r = c
             .reconciliation()
-            .get_invoice_details_by_order_line_items(std::slice::from_ref(&item))
+            .get_invoice_details_by_order_line_items(&GetInvoiceDetailsByOrderLineItemsParams {
+                order_line_items: std::slice::from_ref(&item).to_vec(),
+            })
             .unwrap();
         r.invoice_details_by_order_line_items.unwrap()[0]
             .invoice_details

@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use abws::api::documents::GetReportDocumentParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
 
@@ -24,7 +25,9 @@ fn ready_document(sb: &Sandbox, client: &abws::blocking::Client) -> String {
 fn raw_answer(client: &abws::blocking::Client, doc: &str) -> Vec<u8> {
     let url = client
         .documents()
-        .get_report_document(doc)
+        .get_report_document(&GetReportDocumentParams {
+            report_document_id: doc.to_string(),
+        })
         .unwrap()
         .url
         .unwrap();

@@ -10,6 +10,7 @@
 
 use std::time::Instant;
 
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::reconciliation::GetTransactionsParams;
 use abws::{blocking, Credentials, Region, Settings};
 
@@ -35,11 +36,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "calls" if a.len() == 9 => {
             let n: u64 = a[8].parse()?;
             for _ in 0..50 {
-                client.invoices().get_invoice_detail_by_invoice_number(&a[7], "JP")?;
+                client.invoices().get_invoice_detail_by_invoice_number(
+                    &GetInvoiceDetailByInvoiceNumberParams {
+                        invoice_number: a[7].to_string(),
+                        region: Some("JP".into()),
+                    },
+                )?;
             }
             let t0 = Instant::now();
             for _ in 0..n {
-                client.invoices().get_invoice_detail_by_invoice_number(&a[7], "JP")?;
+                client.invoices().get_invoice_detail_by_invoice_number(
+                    &GetInvoiceDetailByInvoiceNumberParams {
+                        invoice_number: a[7].to_string(),
+                        region: Some("JP".into()),
+                    },
+                )?;
             }
             let s = t0.elapsed().as_secs_f64();
             println!("{{\"calls\":{n},\"seconds\":{s:.6}}}");
@@ -49,7 +60,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "feed_start_date": a[7], "feed_end_date": a[8],
             }))?;
             let runs: usize = a[9].parse()?;
-            let mut n = client.reconciliation().get_transactions(&params)?.transactions.as_ref().map_or(0, |v| v.len());
+            let mut n = client
+                .reconciliation()
+                .get_transactions(&params)?
+                .transactions
+                .as_ref()
+                .map_or(0, |v| v.len());
             let mut secs = Vec::new();
             for _ in 0..runs {
                 let t0 = Instant::now();
@@ -57,7 +73,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 secs.push(t0.elapsed().as_secs_f64());
                 n = page.transactions.as_ref().map_or(0, |v| v.len());
             }
-            println!("{}", serde_json::json!({"transactions": n, "seconds": secs}));
+            println!(
+                "{}",
+                serde_json::json!({"transactions": n, "seconds": secs})
+            );
         }
         _ => {
             eprintln!("bad arguments");

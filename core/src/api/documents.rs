@@ -126,7 +126,10 @@ crate::params! {
 }
 
 /// The poll interval and the bound of a wait, from seconds as the bindings give them.
-fn wait_durations(poll_interval: Option<f64>, timeout: Option<f64>) -> Result<(Duration, Option<Duration>)> {
+fn wait_durations(
+    poll_interval: Option<f64>,
+    timeout: Option<f64>,
+) -> Result<(Duration, Option<Duration>)> {
     let seconds = |name: &str, v: f64| {
         Duration::try_from_secs_f64(v)
             .ok()
@@ -323,7 +326,10 @@ fn check_report_options(o: &ReportOptionsParams, group: Option<RegionGroup>) -> 
 }
 
 /// createReport: asks for the PDF of an invoice, credit memo or consolidated invoice.
-pub(crate) async fn create_report(client: &Client, p: &CreateReportParams) -> Result<CreateReportResponse> {
+pub(crate) async fn create_report(
+    client: &Client,
+    p: &CreateReportParams,
+) -> Result<CreateReportResponse> {
     let settings = client.settings();
     let report_type = p
         .report_type
@@ -383,10 +389,12 @@ pub(crate) async fn get_report(client: &Client, p: &GetReportParams) -> Result<R
 }
 
 /// getReportDocument: the document's presigned address (valid five minutes).
-pub(crate) async fn get_report_document(client: &Client, p: &GetReportDocumentParams) -> Result<ReportDocument> {
+pub(crate) async fn get_report_document(
+    client: &Client,
+    p: &GetReportDocumentParams,
+) -> Result<ReportDocument> {
     validate::non_empty("report_document_id", &p.report_document_id)?;
-    let call =
-        Call::new(&ops::GET_REPORT_DOCUMENT).path("reportDocumentId", &p.report_document_id);
+    let call = Call::new(&ops::GET_REPORT_DOCUMENT).path("reportDocumentId", &p.report_document_id);
     let resp = client.execute(&call).await?;
     decode(&resp, ops::GET_REPORT_DOCUMENT.id)
 }

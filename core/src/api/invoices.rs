@@ -342,7 +342,9 @@ impl Client {
 }
 
 fn list_calls(c: &Client, p: &GetInvoicesParams, windowed: bool) -> Result<Vec<Call>> {
-    let start = p.invoice_issue_start_date.resolve("invoice_issue_start_date")?;
+    let start = p
+        .invoice_issue_start_date
+        .resolve("invoice_issue_start_date")?;
     let end = p.invoice_issue_end_date.resolve("invoice_issue_end_date")?;
     let max = if windowed { 1_000_000 } else { MAX_RANGE_DAYS };
     validate::date_range(

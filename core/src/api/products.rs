@@ -872,13 +872,16 @@ pub(crate) async fn get_offers_by_offer_ids(
     p: &GetOffersByOfferIdsParams,
 ) -> Result<OffersByOfferIdsResponse> {
     let context = p.context();
-    let inclusions = csv("inclusions_for_offers", &Some(p.inclusions_for_offers.clone()))?
-        .ok_or_else(|| {
-            Error::validation(
-                "inclusions_for_offers",
-                "is required by getOffersByOfferIds",
-            )
-        })?;
+    let inclusions = csv(
+        "inclusions_for_offers",
+        &Some(p.inclusions_for_offers.clone()),
+    )?
+    .ok_or_else(|| {
+        Error::validation(
+            "inclusions_for_offers",
+            "is required by getOffersByOfferIds",
+        )
+    })?;
     let body = by_ids_body(
         "offerIds",
         "offer_ids",

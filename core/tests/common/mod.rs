@@ -96,8 +96,8 @@ pub fn ready_document(sb: &Sandbox, client: &blocking::Client) -> (String, Strin
     let page = client
         .reconciliation()
         .get_transactions(&GetTransactionsParams {
-            feed_start_date: Some(s.into()),
-            feed_end_date: Some(e.into()),
+            feed_start_date: s.into(),
+            feed_end_date: e.into(),
             ..Default::default()
         })
         .unwrap();

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use abws::api::invoices::GetInvoicesParams;
+use abws::api::invoices::{GetInvoiceDetailByInvoiceNumberParams, GetInvoicesParams};
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
 use serde_json::json;
@@ -63,8 +63,8 @@ pub fn run() -> Vec<Figure> {
     let client = common::client(&sb, Region::JP);
     let (s, e) = common::previous_month(&sb);
     let p = GetInvoicesParams {
-        invoice_issue_start_date: Some(s.into()),
-        invoice_issue_end_date: Some(e.into()),
+        invoice_issue_start_date: s.into(),
+        invoice_issue_end_date: e.into(),
         ..Default::default()
     };
     let baseline: Vec<_> = client
@@ -109,7 +109,10 @@ pub fn run() -> Vec<Figure> {
             let (c, n) = (client.clone(), nn.clone());
             std::thread::spawn(move || {
                 c.invoices()
-                    .get_invoice_detail_by_invoice_number(&n, "JP")
+                    .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                        invoice_number: n.to_string(),
+                        region: Some("JP".into()),
+                    })
                     .is_ok()
             })
         })
@@ -134,12 +137,18 @@ pub fn run() -> Vec<Figure> {
     let client = common::client(&sb, Region::JP);
     client
         .invoices()
-        .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number(&sb).to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap();
     sb.expire_tokens();
     let ok = client
         .invoices()
-        .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number(&sb).to_string(),
+            region: Some("JP".into()),
+        })
         .is_ok();
     out.push(figure(
         "E3",
@@ -164,7 +173,10 @@ pub fn run() -> Vec<Figure> {
     );
     let e = client
         .invoices()
-        .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number(&sb).to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap_err();
     let r = refreshes(&sb) - 1;
     out.push(figure(
@@ -189,7 +201,10 @@ pub fn run() -> Vec<Figure> {
     let client = common::client(&sb, Region::JP);
     let ok = client
         .invoices()
-        .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number(&sb).to_string(),
+            region: Some("JP".into()),
+        })
         .is_ok();
     out.push(figure(
         "E5",
@@ -203,7 +218,10 @@ pub fn run() -> Vec<Figure> {
     let client = common::client(&sb, Region::JP);
     let e = client
         .invoices()
-        .get_invoice_detail_by_invoice_number("X", "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: "X".into(),
+            region: Some("JP".into()),
+        })
         .unwrap_err();
     let calls = refreshes(&sb);
     out.push(figure(
@@ -225,7 +243,10 @@ pub fn run() -> Vec<Figure> {
     for _ in 0..3 {
         if client
             .invoices()
-            .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
+            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: number(&sb).to_string(),
+                region: Some("JP".into()),
+            })
             .is_ok()
         {
             ok += 1;

@@ -4,6 +4,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use abws::api::cart::ListCartsParams;
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::reconciliation::GetTransactionsParams;
 use abws::ratelimit::{Bucket, Plan};
 use abws::retry::RetryBudget;
@@ -63,17 +65,30 @@ pub fn run() -> Vec<Figure> {
                         match (i + j) % 3 {
                             0 => c
                                 .invoices()
-                                .get_invoice_detail_by_invoice_number(&nn, "JP")
+                                .get_invoice_detail_by_invoice_number(
+                                    &GetInvoiceDetailByInvoiceNumberParams {
+                                        invoice_number: nn.to_string(),
+                                        region: Some("JP".into()),
+                                    },
+                                )
                                 .map(|_| ()),
                             1 => c
                                 .reconciliation()
                                 .get_transactions(&GetTransactionsParams {
-                                    feed_start_date: Some(s.clone().into()),
-                                    feed_end_date: Some(e.clone().into()),
+                                    feed_start_date: s.clone().into(),
+                                    feed_end_date: e.clone().into(),
                                     ..Default::default()
                                 })
                                 .map(|_| ()),
-                            _ => c.cart().list_carts("JP", None, None).map(|_| ()),
+                            _ => c
+                                .cart()
+                                .list_carts(&ListCartsParams {
+                                    region: Some("JP".into()),
+                                    page_size: None,
+                                    page_token: None,
+                                    ..Default::default()
+                                })
+                                .map(|_| ()),
                         }
                     }));
                     if r.is_err() {
@@ -166,7 +181,14 @@ pub fn run() -> Vec<Figure> {
         .build()
         .unwrap();
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rt.block_on(async { client.cart().list_carts("JP", None, None) })
+        rt.block_on(async {
+            client.cart().list_carts(&ListCartsParams {
+                region: Some("JP".into()),
+                page_size: None,
+                page_token: None,
+                ..Default::default()
+            })
+        })
     }));
     let ok = matches!(&r, Ok(Err(e)) if e.kind() == ErrorKind::Runtime);
     out.push(figure(

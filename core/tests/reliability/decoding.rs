@@ -1,5 +1,6 @@
 //! H. Decoding and forward compatibility.
 
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::{cart, documents, invoices, products, reconciliation, reporting, tracking};
 use abws::client::Call;
 use abws::{operations as ops, ErrorKind, Region};
@@ -308,7 +309,10 @@ pub fn run() -> Vec<Figure> {
     );
     let e = small
         .invoices()
-        .get_invoice_detail_by_invoice_number("X", "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: "X".into(),
+            region: Some("JP".into()),
+        })
         .unwrap_err();
     out.push(figure("H4", e.kind() == ErrorKind::Transport && e.to_string().contains("too large") && e.attempts() == 1, format!("8 MiB body against a 1 MiB cap: {:?} \"response too large\", {} attempt, read stopped at the cap", e.kind(), e.attempts())));
     out

@@ -101,8 +101,8 @@ pub fn run() -> Vec<Figure> {
     let page = client
         .reconciliation()
         .get_transactions(&GetTransactionsParams {
-            feed_start_date: Some(s.into()),
-            feed_end_date: Some(e.into()),
+            feed_start_date: s.into(),
+            feed_end_date: e.into(),
             ..Default::default()
         })
         .unwrap();
@@ -140,13 +140,11 @@ pub fn run() -> Vec<Figure> {
     let line_of = |order: &str| {
         client
             .reporting()
-            .get_orders_by_order_id(
-                order,
-                abws::api::reporting::OrderIncludes {
-                    include_line_items: true,
-                    ..Default::default()
-                },
-            )
+            .get_orders_by_order_id(&abws::api::reporting::GetOrdersByOrderIdParams {
+                order_id: order.into(),
+                include_line_items: Some(true),
+                ..Default::default()
+            })
             .unwrap()
             .orders
             .unwrap()[0]

@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::reconciliation::GetTransactionsParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
@@ -18,8 +19,8 @@ fn number(sb: &Sandbox) -> String {
 fn month(sb: &Sandbox) -> GetTransactionsParams {
     let (s, e) = common::previous_month(sb);
     GetTransactionsParams {
-        feed_start_date: Some(s.into()),
-        feed_end_date: Some(e.into()),
+        feed_start_date: s.into(),
+        feed_end_date: e.into(),
         ..Default::default()
     }
 }
@@ -83,7 +84,10 @@ pub fn run_c() -> Vec<Figure> {
         );
         if client
             .invoices()
-            .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
+            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: number(&sb).to_string(),
+                region: Some("JP".into()),
+            })
             .is_ok()
         {
             survived += 1;
@@ -143,10 +147,12 @@ pub fn run_c() -> Vec<Figure> {
     for action in [FaultAction::Truncate, FaultAction::BrokenChunking] {
         for _ in 0..5 {
             sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", action.clone()).times(3));
-            match client
-                .invoices()
-                .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
-            {
+            match client.invoices().get_invoice_detail_by_invoice_number(
+                &GetInvoiceDetailByInvoiceNumberParams {
+                    invoice_number: number(&sb).to_string(),
+                    region: Some("JP".into()),
+                },
+            ) {
                 Ok(_) => partial += 1,
                 Err(e) if e.kind() == ErrorKind::Transport => typed += 1,
                 Err(_) => {}
@@ -165,10 +171,12 @@ pub fn run_c() -> Vec<Figure> {
     let mut good = 0;
     for _ in 0..5 {
         sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", FaultAction::NonJson).times(1));
-        if let Err(e) = client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
-        {
+        if let Err(e) = client.invoices().get_invoice_detail_by_invoice_number(
+            &GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: number(&sb).to_string(),
+                region: Some("JP".into()),
+            },
+        ) {
             let t = e.to_string();
             if e.kind() == ErrorKind::Transport
                 && t.contains("HTTP 200")
@@ -192,7 +200,10 @@ pub fn run_c() -> Vec<Figure> {
     let client = common::client(&sb, Region::JP);
     client
         .invoices()
-        .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number(&sb).to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap();
     let mut fresh = 0;
     let trials = 10;
@@ -210,7 +221,10 @@ pub fn run_c() -> Vec<Figure> {
         );
         client
             .invoices()
-            .get_invoice_detail_by_invoice_number(&number(&sb), "JP")
+            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: number(&sb).to_string(),
+                region: Some("JP".into()),
+            })
             .unwrap();
         let c = connections(&sb, "getInvoiceDetailByInvoiceNumber");
         if c.len() >= 2 && c[c.len() - 1] != c[c.len() - 2] {
@@ -247,9 +261,12 @@ pub fn run_d() -> Vec<Figure> {
         )
         .times(1),
     );
-    let read = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&number(&sb), "JP");
+    let read = client.invoices().get_invoice_detail_by_invoice_number(
+        &GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number(&sb).to_string(),
+            region: Some("JP".into()),
+        },
+    );
     let order = crate::server::valid_order(&client, "D1-ORDER");
     sb.inject(FaultRule::new("placeOrder", FaultAction::Delay { delay_ms: 800 }).times(1));
     let write = client.ordering().place_order(&order);
@@ -279,9 +296,12 @@ pub fn run_d() -> Vec<Figure> {
             .times(3),
         );
         let t = Instant::now();
-        let _ = client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&number(&sb), "JP");
+        let _ = client.invoices().get_invoice_detail_by_invoice_number(
+            &GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: number(&sb).to_string(),
+                region: Some("JP".into()),
+            },
+        );
         if t.elapsed() > Duration::from_millis(600 + 250 + 100) {
             overruns += 1;
         }

@@ -24,8 +24,8 @@ pub fn run() -> Vec<Figure> {
         let end = start + chrono::Duration::days(rng.random_range(5..60));
         let end = end.min(now);
         let p = GetInvoicesParams {
-            invoice_issue_start_date: Some(start.into()),
-            invoice_issue_end_date: Some(end.into()),
+            invoice_issue_start_date: start.into(),
+            invoice_issue_end_date: end.into(),
             region: rng.random_bool(0.5).then(|| "JP".to_string()),
             payment_method_types: rng.random_bool(0.5).then(|| vec!["BCA".to_string()]),
             ..Default::default()
@@ -70,8 +70,8 @@ pub fn run() -> Vec<Figure> {
     let client = common::client(&sb, Region::JP);
     let (s, e) = common::previous_month(&sb);
     let p = GetInvoicesParams {
-        invoice_issue_start_date: Some(s.into()),
-        invoice_issue_end_date: Some(e.into()),
+        invoice_issue_start_date: s.into(),
+        invoice_issue_end_date: e.into(),
         ..Default::default()
     };
     let mut pager = client.invoices().iter_invoices(&p).unwrap();
@@ -90,8 +90,8 @@ pub fn run() -> Vec<Figure> {
     let client = common::client(&sb, Region::JP);
     let (s, e) = common::previous_month(&sb);
     let p = GetInvoicesParams {
-        invoice_issue_start_date: Some(s.into()),
-        invoice_issue_end_date: Some(e.into()),
+        invoice_issue_start_date: s.into(),
+        invoice_issue_end_date: e.into(),
         ..Default::default()
     };
     let baseline: Vec<_> = client

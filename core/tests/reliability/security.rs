@@ -2,6 +2,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use abws::api::cart::{GetEstimatedTotalPurchaseCostParams, ListCartsParams};
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule};
 use serde_json::json;
@@ -55,22 +57,39 @@ pub fn run() -> Vec<Figure> {
     );
     let ok = client
         .invoices()
-        .get_invoice_detail_by_invoice_number(&number, "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number.to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap();
     text.push_str(&format!("{ok:?}"));
     for e in [
         client
             .invoices()
-            .get_invoice_detail_by_invoice_number("NOPE", "JP")
+            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: "NOPE".into(),
+                region: Some("JP".into()),
+            })
             .unwrap_err(),
-        client.cart().list_carts("ZZ", None, None).unwrap_err(),
+        client
+            .cart()
+            .list_carts(&ListCartsParams {
+                region: Some("ZZ".into()),
+                page_size: None,
+                page_token: None,
+                ..Default::default()
+            })
+            .unwrap_err(),
     ] {
         text.push_str(&format!("{e} {e:?}"));
     }
     sb.expire_tokens();
-    let _ = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&number, "JP");
+    let _ = client.invoices().get_invoice_detail_by_invoice_number(
+        &GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number.to_string(),
+            region: Some("JP".into()),
+        },
+    );
     let token = client
         .run(|c| async move { c.access_token().await })
         .unwrap();
@@ -98,10 +117,12 @@ pub fn run() -> Vec<Figure> {
     }
     sb.revoke();
     let revoked = common::client(&sb, Region::JP);
-    if let Err(e) = revoked
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&number, "JP")
-    {
+    if let Err(e) = revoked.invoices().get_invoice_detail_by_invoice_number(
+        &GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number.to_string(),
+            region: Some("JP".into()),
+        },
+    ) {
         text.push_str(&format!("{e} {e:?}"));
     }
     text.push_str(&logs.lock().unwrap());
@@ -148,10 +169,12 @@ pub fn run() -> Vec<Figure> {
             )
             .times(1),
         );
-        if let Err(e) = client
-            .invoices()
-            .get_invoice_detail_by_invoice_number("X", "JP")
-        {
+        if let Err(e) = client.invoices().get_invoice_detail_by_invoice_number(
+            &GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: "X".into(),
+                region: Some("JP".into()),
+            },
+        ) {
             if e.kind() == ErrorKind::Transport && e.to_string().contains("127.0.0.1") {
                 named += 1;
             }
@@ -204,7 +227,11 @@ pub fn run() -> Vec<Figure> {
     };
     let e = client
         .cart()
-        .get_estimated_total_purchase_cost(&cart, "JP", &address)
+        .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
+            cart_id: cart.to_string(),
+            region: Some("JP".into()),
+            address: address.clone(),
+        })
         .unwrap_err();
     let t = format!("{e} {e:?}");
     let complete = e.status() == Some(400)
@@ -281,10 +308,12 @@ pub fn tls_refusals() -> (usize, usize) {
         s.endpoint = Some(format!("https://{addr}"));
         s.rate_limiting = false;
         let client = abws::blocking::Client::new(s).unwrap();
-        if let Err(e) = client
-            .invoices()
-            .get_invoice_detail_by_invoice_number("X", "JP")
-        {
+        if let Err(e) = client.invoices().get_invoice_detail_by_invoice_number(
+            &GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: "X".into(),
+                region: Some("JP".into()),
+            },
+        ) {
             if e.kind() == ErrorKind::Transport && e.attempts() <= 1 {
                 refused += 1;
             }

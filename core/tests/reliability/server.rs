@@ -1,8 +1,11 @@
 //! B. Server errors.
 
-use abws::api::cart::AddItem;
+use abws::api::cart::{
+    AddItem, AddItemsParams, DeleteItemsParams, GetItemsParams, ModifyItemsParams,
+};
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::ordering::{LineItem, PlaceOrderRequest};
-use abws::api::products::{ProductContext, SearchProductsParams};
+use abws::api::products::SearchProductsRequestParams;
 use abws::retry::{classify_status, decide, FailureClass, OperationKind};
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule};
@@ -21,12 +24,9 @@ fn status(status: u16) -> FaultAction {
 pub fn an_offer(client: &abws::blocking::Client) -> (String, String) {
     let r = client
         .products()
-        .search_products_request(&SearchProductsParams {
-            context: ProductContext {
-                product_region: Some("JP".into()),
-                locale: Some("ja-JP".into()),
-                ..Default::default()
-            },
+        .search_products_request(&SearchProductsRequestParams {
+            product_region: "JP".into(),
+            locale: "ja-JP".into(),
             facets: Some(vec!["OFFERS".into()]),
             availability: Some("InStockOnly".into()),
             ..Default::default()
@@ -75,7 +75,12 @@ pub fn run() -> Vec<Figure> {
             let (c, nn, ok, why) = (client.clone(), number.clone(), ok.clone(), why.clone());
             std::thread::spawn(move || {
                 for _ in 0..calls / 16 {
-                    match c.invoices().get_invoice_detail_by_invoice_number(&nn, "JP") {
+                    match c.invoices().get_invoice_detail_by_invoice_number(
+                        &GetInvoiceDetailByInvoiceNumberParams {
+                            invoice_number: nn.to_string(),
+                            region: Some("JP".into()),
+                        },
+                    ) {
                         Ok(_) => {
                             ok.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                         }
@@ -115,7 +120,10 @@ pub fn run() -> Vec<Figure> {
     for _ in 0..storm_calls {
         let e = client
             .invoices()
-            .get_invoice_detail_by_invoice_number(&number, "JP")
+            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: number.to_string(),
+                region: Some("JP".into()),
+            })
             .unwrap_err();
         max_attempts = max_attempts.max(e.attempts());
     }
@@ -124,9 +132,12 @@ pub fn run() -> Vec<Figure> {
     let bound =
         (abws::retry::RetryBudget::CAPACITY / abws::retry::RetryBudget::RETRY_COST) as usize;
     let before = common::requests(&sb, "getInvoiceDetailByInvoiceNumber");
-    let _ = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&number, "JP");
+    let _ = client.invoices().get_invoice_detail_by_invoice_number(
+        &GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number.to_string(),
+            region: Some("JP".into()),
+        },
+    );
     let after_empty = common::requests(&sb, "getInvoiceDetailByInvoiceNumber") - before - 1;
     out.push(figure(
         "B2",
@@ -175,7 +186,7 @@ pub fn run() -> Vec<Figure> {
             quantity: 1,
             external_id: Some(format!("c{i}")),
         };
-        if matches!(client.cart().add_items(&cart, "JP", &[item]), Err(e) if e.kind() == ErrorKind::OutcomeUnknown)
+        if matches!(client.cart().add_items(&AddItemsParams { cart_id: cart.to_string(), region: Some("JP".into()), items: vec![item] }), Err(e) if e.kind() == ErrorKind::OutcomeUnknown)
         {
             cart_unknown += 1;
         }
@@ -262,23 +273,34 @@ pub fn run() -> Vec<Figure> {
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);
     let cart = sb.dataset()["carts"][0]["id"].as_str().unwrap().to_string();
-    let items = client.cart().get_items(&cart, "JP").unwrap().items.unwrap();
+    let items = client
+        .cart()
+        .get_items(&GetItemsParams {
+            cart_id: cart.to_string(),
+            region: Some("JP".into()),
+        })
+        .unwrap()
+        .items
+        .unwrap();
     let item_id = items[0].item_id.clone().unwrap();
     sb.inject(FaultRule::new("modifyItems", status(500)).times(2));
     client
         .cart()
-        .modify_items(
-            &cart,
-            "JP",
-            &[abws::api::cart::ModifyItem {
+        .modify_items(&ModifyItemsParams {
+            cart_id: cart.to_string(),
+            region: Some("JP".into()),
+            items: vec![abws::api::cart::ModifyItem {
                 item_id: item_id.clone(),
                 quantity: 7,
             }],
-        )
+        })
         .unwrap();
     let now_qty = client
         .cart()
-        .get_items(&cart, "JP")
+        .get_items(&GetItemsParams {
+            cart_id: cart.to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap()
         .items
         .unwrap()
@@ -287,10 +309,19 @@ pub fn run() -> Vec<Figure> {
         .unwrap()
         .quantity;
     sb.inject(FaultRule::new("deleteItems", status(503)).times(1));
-    client.cart().delete_items(&cart, "JP").unwrap();
+    client
+        .cart()
+        .delete_items(&DeleteItemsParams {
+            cart_id: cart.to_string(),
+            region: Some("JP".into()),
+        })
+        .unwrap();
     let emptied = client
         .cart()
-        .get_items(&cart, "JP")
+        .get_items(&GetItemsParams {
+            cart_id: cart.to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap()
         .items
         .unwrap_or_default()

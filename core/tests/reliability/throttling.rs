@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, RateLimits, Sandbox};
 
@@ -43,7 +44,12 @@ fn detail_calls(
             std::thread::spawn(move || {
                 while next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < calls {
                     if c.invoices()
-                        .get_invoice_detail_by_invoice_number(&n, "JP")
+                        .get_invoice_detail_by_invoice_number(
+                            &GetInvoiceDetailByInvoiceNumberParams {
+                                invoice_number: n.to_string(),
+                                region: Some("JP".into()),
+                            },
+                        )
                         .is_ok()
                     {
                         ok.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -79,7 +85,10 @@ pub fn run() -> Vec<Figure> {
     // The first answer tells the client the server's rate.
     client
         .invoices()
-        .get_invoice_detail_by_invoice_number(&number, "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number.to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap();
     let (ok, secs) = detail_calls(client.clone(), number.clone(), 16, calls - 1);
     let theory = (calls as f64 - 10.0) / rate;
@@ -111,7 +120,10 @@ pub fn run() -> Vec<Figure> {
     let a = Arc::new(paced_client(&sb));
     let b = Arc::new(paced_client(&sb));
     a.invoices()
-        .get_invoice_detail_by_invoice_number(&number, "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number.to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap();
     let t0 = Instant::now();
     let ha = {
@@ -146,7 +158,10 @@ pub fn run() -> Vec<Figure> {
     let client = common::client(&sb, Region::JP);
     let e = client
         .invoices()
-        .get_invoice_detail_by_invoice_number(&number, "JP")
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number.to_string(),
+            region: Some("JP".into()),
+        })
         .unwrap_err();
     let attempts = common::requests(&sb, "getInvoiceDetailByInvoiceNumber");
     out.push(figure(

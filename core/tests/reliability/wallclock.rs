@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::Region;
 use abws_sandbox::Sandbox;
 
@@ -169,7 +170,10 @@ pub fn child() {
     while !stop.load(Ordering::SeqCst) {
         let ok = client
             .invoices()
-            .get_invoice_detail_by_invoice_number(&number, "JP")
+            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: number.to_string(),
+                region: Some("JP".into()),
+            })
             .is_ok();
         let mono = start.elapsed().as_millis();
         let wall = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
