@@ -316,7 +316,8 @@ class Reconciliation {
     Pager iter_transactions(const std::string &params = "{}") const {
         return client_.pages(abws_reconciliation_iter_transactions, params);
     }
-    /// `abws_reconciliation_invoice_details_for`: the invoice data of any number of order line items, in batches of 25.
+    /// `abws_reconciliation_invoice_details_for`: the invoice data of any number of order
+    /// line items, in batches of 25.
     std::string invoice_details_for(const std::string &params = "{}") const {
         return client_.call(abws_reconciliation_invoice_details_for, params);
     }
@@ -350,8 +351,9 @@ class Documents {
     std::string wait_for_report(const std::string &params = "{}") const {
         return client_.call(abws_documents_wait_for_report, params);
     }
-    /// `abws_documents_download`: streams a report document (the PDF) to `sink(const uint8_t *, size_t)`; returns the byte count. An exception thrown by
-    /// `sink` stops the download and is rethrown here.
+    /// `abws_documents_download`: streams a report document (the PDF) to `sink(const
+    /// uint8_t *, size_t)`; returns the byte count. An exception thrown by `sink` stops the
+    /// download and is rethrown here.
     template <class Sink>
     std::uint64_t download(const std::string &params, Sink &&sink) const {
         return client_.stream(abws_documents_download, params, std::forward<Sink>(sink));
@@ -364,8 +366,9 @@ class Documents {
         });
         return bytes;
     }
-    /// `abws_documents_fetch_pdf`: createReport, wait, download in one call, streamed to `sink`; returns the byte count. An exception thrown by
-    /// `sink` stops the download and is rethrown here.
+    /// `abws_documents_fetch_pdf`: createReport, wait, download in one call, streamed to
+    /// `sink`; returns the byte count. An exception thrown by `sink` stops the download and
+    /// is rethrown here.
     template <class Sink>
     std::uint64_t fetch_pdf(const std::string &params, Sink &&sink) const {
         return client_.stream(abws_documents_fetch_pdf, params, std::forward<Sink>(sink));

@@ -411,20 +411,27 @@ fn hpp_section() -> Result<String, String> {
             let f = c_function(g, name);
             match shape {
                 Shape::Json => {
+                    for l in wrap(&format!("`{f}`: {doc}."), WIDTH, "    /// ", "    /// ") {
+                        writeln!(s, "{l}").unwrap();
+                    }
                     writeln!(
                         s,
-                        "    /// `{f}`: {doc}.\n    \
-                         std::string {name}(const std::string &params = \"{{}}\") const {{\n        \
+                        "    std::string {name}(const std::string &params = \"{{}}\") const {{\n        \
                          return client_.call({f}, params);\n    }}"
                     )
                     .unwrap();
                 }
                 Shape::Stream => {
+                    let text = format!(
+                        "`{f}`: {doc}; returns the byte count. An exception thrown by `sink` \
+                         stops the download and is rethrown here."
+                    );
+                    for l in wrap(&text, WIDTH, "    /// ", "    /// ") {
+                        writeln!(s, "{l}").unwrap();
+                    }
                     writeln!(
                         s,
-                        "    /// `{f}`: {doc}; returns the byte count. An exception thrown by\n    \
-                         /// `sink` stops the download and is rethrown here.\n    \
-                         template <class Sink>\n    \
+                        "    template <class Sink>\n    \
                          std::uint64_t {name}(const std::string &params, Sink &&sink) const {{\n        \
                          return client_.stream({f}, params, std::forward<Sink>(sink));\n    }}\n    \
                          /// `{f}` into memory: the document's bytes.\n    \
