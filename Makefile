@@ -32,7 +32,7 @@ $(VENV)/.installed: scripts/requirements-dev.txt
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	cargo run --quiet -p xtask -- header --check
+	cargo run --quiet -p xtask -- gen --check
 
 rust-test:
 	cargo test --workspace

@@ -307,648 +307,6 @@ const char *abws_error_external_id(const abws_error *err);
 // `json` is NULL or valid for one pointer write.
 abws_status abws_error_to_json(const abws_error *err, char **json);
 
-// listCarts: one page of the user's carts (needs `user_email` in the settings).
-//
-// Params: `region` (default: the client's region), `page_size` (1-10), `page_token`
-// (optional).
-//
-// Result: the page in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_cart_list_carts(const abws_client *client,
-                                 const char *params_json,
-                                 char **result_json,
-                                 abws_error **err);
-
-// getCart: a cart's summary with its subtotal.
-//
-// Params: `cart_id` (required), `region` (default: the client's region). Result: the
-// cart in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_cart_get_cart(const abws_client *client,
-                               const char *params_json,
-                               char **result_json,
-                               abws_error **err);
-
-// getItems: a cart's items with current price and availability.
-//
-// Params: `cart_id` (required), `region` (default: the client's region). Result: the
-// items in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_cart_get_items(const abws_client *client,
-                                const char *params_json,
-                                char **result_json,
-                                abws_error **err);
-
-// addItems: adds items to a cart. Never resent after an ambiguous failure (it could add
-// the quantity twice): that is `ABWS_STATUS_OUTCOME_UNKNOWN`; read the cart with
-// `abws_cart_get_items` and converge with `abws_cart_modify_items`.
-//
-// Params: `cart_id` (required), `region` (default: the client's region), `items`
-// (required array of `{"product_identifier", "buying_option_identifier", "quantity",
-// "external_id"?}`).
-//
-// Result: the items result in wire form (accepted and rejected items).
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_cart_add_items(const abws_client *client,
-                                const char *params_json,
-                                char **result_json,
-                                abws_error **err);
-
-// modifyItems: sets absolute quantities (0 removes the item); idempotent.
-//
-// Params: `cart_id` (required), `region` (default: the client's region), `items`
-// (required array of `{"item_id", "quantity"}`).
-//
-// Result: the items result in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_cart_modify_items(const abws_client *client,
-                                   const char *params_json,
-                                   char **result_json,
-                                   abws_error **err);
-
-// deleteItems: empties a cart.
-//
-// Params: `cart_id` (required), `region` (default: the client's region). Result: `null`
-// (the service answers with no content).
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_cart_delete_items(const abws_client *client,
-                                   const char *params_json,
-                                   char **result_json,
-                                   abws_error **err);
-
-// getEstimatedTotalPurchaseCost: principal, shipping and tax of a cart for a delivery
-// address, or the rejection artifacts (a result, not an error).
-//
-// Params: `cart_id` (required), `region` (default: the client's region), `address`
-// (required object: `full_name`, `address_line1`, `city`, `state_or_region`,
-// `postal_code`, `country_code`, optional `phone_number`, `company_name`,
-// `address_line2`).
-//
-// Result: the cost estimation in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_cart_get_estimated_total_purchase_cost(const abws_client *client,
-                                                        const char *params_json,
-                                                        char **result_json,
-                                                        abws_error **err);
-
-// A pager over every page of listCarts.
-//
-// Params: `region` (default: the client's region), `page_size` (1-10).
-//
-// Ownership: on success `*pager` receives a new pager the caller reads with
-// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
-// `*err` (when `err` is not NULL) receives an error the caller frees with
-// `abws_error_free`. No request is sent until the first `abws_pager_next`.
-// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
-// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key.
-// Thread safety: any thread, concurrently on one client.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
-// for one pointer write.
-abws_status abws_cart_iter_carts(const abws_client *client,
-                                 const char *params_json,
-                                 abws_pager **pager,
-                                 abws_error **err);
-
-// createReport: asks for the PDF of an invoice or credit note (report type
-// GET_AB_INVOICE_PDF).
-//
-// Params: `report_type` (default "GET_AB_INVOICE_PDF"), `marketplace_ids` (default: the
-// client region's), `report_options` (required object: `order_id`, `order_line_item_id`,
-// `shipment_id`, `document_type` "Invoice" or "Credits"; or `invoice_id` of a
-// consolidated invoice with `document_type` "Invoice").
-//
-// Result: `{"reportId":"..."}`. Then `abws_documents_wait_for_report`.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_documents_create_report(const abws_client *client,
-                                         const char *params_json,
-                                         char **result_json,
-                                         abws_error **err);
-
-// getReport: a report's processing status (IN_QUEUE, IN_PROGRESS, DONE, CANCELLED,
-// FATAL) and, when DONE, its `reportDocumentId`.
-//
-// Params: `report_id` (required). Result: the report in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_documents_get_report(const abws_client *client,
-                                      const char *params_json,
-                                      char **result_json,
-                                      abws_error **err);
-
-// getReportDocument: where a report document can be downloaded (a presigned address
-// valid five minutes). Usually `abws_documents_download` is what you want.
-//
-// Params: `report_document_id` (required). Result:
-// `{"reportDocumentId","url","compressionAlgorithm"}`.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_documents_get_report_document(const abws_client *client,
-                                               const char *params_json,
-                                               char **result_json,
-                                               abws_error **err);
-
-// Polls getReport until the report ends. DONE returns the report (with its
-// `reportDocumentId`); CANCELLED and FATAL give `ABWS_STATUS_REPORT_FAILED`; the end of
-// `timeout` gives `ABWS_STATUS_TIMEOUT`.
-//
-// Params: `report_id` (required), `poll_interval` (seconds, default 15), `timeout`
-// (seconds, default: no bound).
-//
-// Result: the final report in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_documents_wait_for_report(const abws_client *client,
-                                           const char *params_json,
-                                           char **result_json,
-                                           abws_error **err);
-
-// getInvoices: one page of the invoices and credit memos issued in a date range.
-//
-// Params: `invoice_issue_start_date` and `invoice_issue_end_date` (required, ISO 8601;
-// at most 366 days apart, the end not in the future), `region` (optional: only that
-// region's invoices), `payment_method_types` (optional array, e.g. ["BCA"]),
-// `next_page_token` (the previous page's `nextPageToken`, sent with the same other
-// parameters).
-//
-// Result: the page in wire form, `{"invoices":[...],"nextPageToken":"..."}`; no
-// `nextPageToken` on the last page. For every page, prefer
-// `abws_invoices_iter_invoices`.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_invoices_get_invoices(const abws_client *client,
-                                       const char *params_json,
-                                       char **result_json,
-                                       abws_error **err);
-
-// getInvoiceDetailByInvoiceNumber: one invoice or credit memo in full (parties, billing
-// details, tax breakdown, artifacts).
-//
-// Params: `invoice_number` (required), `region` (default: the client's region).
-//
-// Result: the `invoiceDetail` object in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_invoices_get_invoice_detail_by_invoice_number(const abws_client *client,
-                                                               const char *params_json,
-                                                               char **result_json,
-                                                               abws_error **err);
-
-// getInvoiceLineItemsByInvoiceNumber: one page of an invoice's line items (then the
-// reversal units of its credit memos).
-//
-// Params: `invoice_number` (required), `region` (default: the client's region),
-// `next_page_token` (optional).
-//
-// Result: the page in wire form, `{"lineItems":[...],"nextPageToken":"..."}`.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_invoices_get_invoice_line_items_by_invoice_number(const abws_client *client,
-                                                                   const char *params_json,
-                                                                   char **result_json,
-                                                                   abws_error **err);
-
-// A pager over every page of getInvoices. Any date range is accepted: it is walked in
-// windows of at most 366 days, oldest first.
-//
-// Params: as `abws_invoices_get_invoices` (`next_page_token` resumes a listing of at
-// most 366 days). Pages: as `abws_invoices_get_invoices` returns them.
-//
-// Ownership: on success `*pager` receives a new pager the caller reads with
-// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
-// `*err` (when `err` is not NULL) receives an error the caller frees with
-// `abws_error_free`. No request is sent until the first `abws_pager_next`.
-// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
-// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key.
-// Thread safety: any thread, concurrently on one client.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
-// for one pointer write.
-abws_status abws_invoices_iter_invoices(const abws_client *client,
-                                        const char *params_json,
-                                        abws_pager **pager,
-                                        abws_error **err);
-
-// A pager over every page of an invoice's line items
-// (getInvoiceLineItemsByInvoiceNumber).
-//
-// Params: `invoice_number` (required), `region` (default: the client's region).
-//
-// Ownership: on success `*pager` receives a new pager the caller reads with
-// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
-// `*err` (when `err` is not NULL) receives an error the caller frees with
-// `abws_error_free`. No request is sent until the first `abws_pager_next`.
-// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
-// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key.
-// Thread safety: any thread, concurrently on one client.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
-// for one pointer write.
-abws_status abws_invoices_iter_invoice_line_items(const abws_client *client,
-                                                  const char *params_json,
-                                                  abws_pager **pager,
-                                                  abws_error **err);
-
-// placeOrder: places an order. Resent (with the same externalId) only when it surely did
-// not reach the service or was refused before processing; an ambiguous failure gives
-// `ABWS_STATUS_OUTCOME_UNKNOWN` with the externalId (`abws_error_external_id`), never a
-// resend.
-//
-// Params: the request in the specification's wire form, `{"externalId",
-// "lineItems":[{"externalId", "quantity", "attributes":[...], "expectations":[...]}],
-// "attributes":[...], "expectations":[...]}`, plus `"e_invoicing": true` when the buying
-// group is enabled for e-invoicing (line externalIds must then be numeric; checked
-// before sending, never sent). Rules that can be checked locally (lengths, counts,
-// unique line ids, numeric e-invoicing ids, attribute values) give
-// `ABWS_STATUS_VALIDATION` naming the field, e.g. `line_items[0].external_id`.
-//
-// Result: the outcome in wire form, with accepted and rejected items and artifacts; a
-// rejection is a result, not an error.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_ordering_place_order(const abws_client *client,
-                                      const char *params_json,
-                                      char **result_json,
-                                      abws_error **err);
-
-// searchProductsRequest: one page of products matching keywords or identifiers, with the
-// featured offer of each (needs `user_email` in the settings).
-//
-// Params: `product_region` and `locale` (required, e.g. "JP", "ja-JP"),
-// `shipping_region`, `shipping_postal_code`, `group_tag`, `keywords` (array), `facets`
-// (array: OFFERS, IMAGES), `page_number` (0-13), `page_size` (1-24), `category`,
-// `sub_category`, `availability`, `delivery_day`, `eligible_for_free_shipping`,
-// `prime_eligible`, `upc`, `isbn`, `sku`, `ean`, `part_number`, `oem_part_number`,
-// `search_refinements`, `product_filters`, `inclusions_for_products`,
-// `inclusions_for_offers` (arrays), `sort_key`, `min_price`, `max_price` (integers).
-//
-// Result: the page in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_products_search_products_request(const abws_client *client,
-                                                  const char *params_json,
-                                                  char **result_json,
-                                                  abws_error **err);
-
-// productsRequest: one product.
-//
-// Params: `product_id` (required, the ASIN), `product_region` and `locale` (required),
-// `shipping_region`, `shipping_postal_code`, `group_tag`, `quantity`, `facets`,
-// `inclusions_for_products`, `inclusions_for_offers`.
-//
-// Result: the product in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_products_products_request(const abws_client *client,
-                                           const char *params_json,
-                                           char **result_json,
-                                           abws_error **err);
-
-// searchOffersRequest: one page of a product's offers.
-//
-// Params: `product_id` (required), `product_region` and `locale` (required),
-// `shipping_region`, `shipping_postal_code`, `group_tag`, `page_number`, `page_size`,
-// `filter_ids`, `quantity`, `inclusions_for_offers`.
-//
-// Result: the page in wire form, `{"numberOfPages","offerCount","offers":[...]}`.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_products_search_offers_request(const abws_client *client,
-                                                const char *params_json,
-                                                char **result_json,
-                                                abws_error **err);
-
-// getProductsByAsins: up to 30 products by ASIN.
-//
-// Params: `ids` (required array of 1-30 ASINs), `product_region` and `locale`
-// (required), `shipping_region`, `shipping_postal_code`, `group_tag`, `quantity`,
-// `facets`, `inclusions_for_products`, `inclusions_for_offers`.
-//
-// Result: `{"products":[...]}` in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_products_get_products_by_asins(const abws_client *client,
-                                                const char *params_json,
-                                                char **result_json,
-                                                abws_error **err);
-
-// getOffersByOfferIds: up to 30 offers by offer id.
-//
-// Params: `ids` (required array of 1-30 offer ids), `inclusions_for_offers` (required
-// array), `product_region` and `locale` (required), `shipping_region`,
-// `shipping_postal_code`, `group_tag`, `quantity`.
-//
-// Result: `{"offers":[...]}` in wire form.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_products_get_offers_by_offer_ids(const abws_client *client,
-                                                  const char *params_json,
-                                                  char **result_json,
-                                                  abws_error **err);
-
-// A pager over every page of searchProductsRequest (at most 14 pages).
-//
-// Params: as `abws_products_search_products_request` (`page_number` is the first page).
-//
-// Ownership: on success `*pager` receives a new pager the caller reads with
-// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
-// `*err` (when `err` is not NULL) receives an error the caller frees with
-// `abws_error_free`. No request is sent until the first `abws_pager_next`.
-// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
-// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key.
-// Thread safety: any thread, concurrently on one client.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
-// for one pointer write.
-abws_status abws_products_iter_search_products(const abws_client *client,
-                                               const char *params_json,
-                                               abws_pager **pager,
-                                               abws_error **err);
-
-// A pager over every page of a product's offers (searchOffersRequest).
-//
-// Params: as `abws_products_search_offers_request`.
-//
-// Ownership: on success `*pager` receives a new pager the caller reads with
-// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
-// `*err` (when `err` is not NULL) receives an error the caller frees with
-// `abws_error_free`. No request is sent until the first `abws_pager_next`.
-// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
-// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key.
-// Thread safety: any thread, concurrently on one client.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
-// for one pointer write.
-abws_status abws_products_iter_search_offers(const abws_client *client,
-                                             const char *params_json,
-                                             abws_pager **pager,
-                                             abws_error **err);
-
-// getTransactions: one page of the payment transactions (charges, refunds) of a feed-
-// date range.
-//
-// Params: `feed_start_date` and `feed_end_date` (required, ISO 8601), `next_page_token`
-// (optional; sent alone, as the service wants).
-//
-// Result: the page in wire form, `{"transactions":[...],"nextPageToken":"..."}`.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_reconciliation_get_transactions(const abws_client *client,
-                                                 const char *params_json,
-                                                 char **result_json,
-                                                 abws_error **err);
-
-// getInvoiceDetailsByOrderLineItems: the invoice data of 1 to 25 order line items.
-//
-// Params: `order_line_items` (required array of `{"order_id", "order_line_item_id",
-// "shipment_id"}`; the camelCase names are accepted too).
-//
-// Result: the body in wire form, `{"invoiceDetailsByOrderLineItems":[...]}`.
-//
-// Ownership: on success `*result_json` receives a new string the caller frees with
-// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
-// receives an error the caller frees with `abws_error_free`.
-// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
-// Thread safety: any thread, concurrently on one client; blocks until the answer.
-//
-// # Safety
-// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
-// valid for one pointer write.
-abws_status abws_reconciliation_get_invoice_details_by_order_line_items(const abws_client *client,
-                                                                        const char *params_json,
-                                                                        char **result_json,
-                                                                        abws_error **err);
-
 // The invoice data of any number of order line items with the fewest requests: batches
 // of 25, one representative per (order, shipment), since line items of one shipment
 // share their invoice.
@@ -975,7 +333,231 @@ abws_status abws_reconciliation_invoice_details_for(const abws_client *client,
                                                     char **result_json,
                                                     abws_error **err);
 
-// A pager over every page of getTransactions.
+// Polls getReport until the report ends. DONE returns the report (with its
+// `reportDocumentId`); CANCELLED and FATAL give `ABWS_STATUS_REPORT_FAILED`; the end of
+// `timeout` gives `ABWS_STATUS_TIMEOUT`.
+//
+// Params: `report_id` (required), `poll_interval` (seconds, default 15), `timeout`
+// (seconds, default: no bound).
+//
+// Result: the final report in wire form.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_documents_wait_for_report(const abws_client *client,
+                                           const char *params_json,
+                                           char **result_json,
+                                           abws_error **err);
+
+// getInvoices: one page of the invoices and credit memos issued in a date range (at most 366
+// days).
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `invoice_issue_start_date` (required; ISO 8601 date or date-time text): Start of the
+//   issue-date range.
+// - `invoice_issue_end_date` (required; ISO 8601 date or date-time text): End of the range:
+//   not in the future, at most 366 days after the start (`iter_invoices` walks any range in
+//   windows).
+// - `region` (optional; string): Only invoices of this region (omitted: every marketplace of
+//   the client's address).
+// - `payment_method_types` (optional; array of strings): Payment methods (supported: BCA);
+//   omitted: all.
+// - `next_page_token` (optional; string): Resume from this page token (sent with the same
+//   other parameters).
+//
+// Result (`*result_json`): `InvoicesPage` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): a page of getInvoices. One page: `abws_invoices_iter_invoices`
+// walks every page.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_invoices_get_invoices(const abws_client *client,
+                                       const char *params_json,
+                                       char **result_json,
+                                       abws_error **err);
+
+// getInvoiceDetailByInvoiceNumber: one invoice or credit memo in full: parties, billing
+// details, tax breakdown.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `invoice_number` (required; string): The invoice or credit memo number.
+// - `region` (optional; string): The invoice's region (default: the client's).
+//
+// Result (`*result_json`): `InvoiceDetail` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): one invoice or credit memo in full.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_invoices_get_invoice_detail_by_invoice_number(const abws_client *client,
+                                                               const char *params_json,
+                                                               char **result_json,
+                                                               abws_error **err);
+
+// getInvoiceLineItemsByInvoiceNumber: one page of an invoice's line items (then the reversal
+// units of its credit memos).
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `invoice_number` (required; string): The invoice or credit memo number.
+// - `region` (optional; string): The invoice's region (default: the client's).
+// - `next_page_token` (optional; string): Resume from this page token.
+//
+// Result (`*result_json`): `LineItemsPage` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): a page of getInvoiceLineItemsByInvoiceNumber. One page:
+// `abws_invoices_iter_invoice_line_items` walks every page.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_invoices_get_invoice_line_items_by_invoice_number(const abws_client *client,
+                                                                   const char *params_json,
+                                                                   char **result_json,
+                                                                   abws_error **err);
+
+// A pager over every page of getInvoices (`abws_invoices_get_invoices`): each
+// `abws_pager_next` gives the next `InvoicesPage` in wire form, its items in `invoices`.
+//
+// Params: as `abws_invoices_get_invoices`.
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_invoices_iter_invoices(const abws_client *client,
+                                        const char *params_json,
+                                        abws_pager **pager,
+                                        abws_error **err);
+
+// A pager over every page of getInvoiceLineItemsByInvoiceNumber
+// (`abws_invoices_get_invoice_line_items_by_invoice_number`): each `abws_pager_next` gives the
+// next `LineItemsPage` in wire form, its items in `lineItems`.
+//
+// Params: as `abws_invoices_get_invoice_line_items_by_invoice_number`.
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_invoices_iter_invoice_line_items(const abws_client *client,
+                                                  const char *params_json,
+                                                  abws_pager **pager,
+                                                  abws_error **err);
+
+// getTransactions: one page of the transactions of a feed-date range.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `feed_start_date` (required; ISO 8601 date or date-time text): Start of the feed-date
+//   range.
+// - `feed_end_date` (required; ISO 8601 date or date-time text): End of the feed-date range.
+// - `next_page_token` (optional; string): Resume from this page token (sent alone, as the
+//   service wants).
+//
+// Result (`*result_json`): `TransactionsPage` in wire form (the service's camelCase JSON,
+// unknown fields and `null`s kept): a page of getTransactions. One page:
+// `abws_reconciliation_iter_transactions` walks every page.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_reconciliation_get_transactions(const abws_client *client,
+                                                 const char *params_json,
+                                                 char **result_json,
+                                                 abws_error **err);
+
+// getInvoiceDetailsByOrderLineItems: the invoice data of 1 to 25 order line items.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `order_line_items` (required; array of objects): 1 to 25 order line items (order_id,
+//   order_line_item_id, shipment_id).
+//   - `order_id` (required; string)
+//   - `order_line_item_id` (required; string)
+//   - `shipment_id` (required; string)
+//
+// Result (`*result_json`): `InvoiceDetailsResponse` in wire form (the service's camelCase
+// JSON, unknown fields and `null`s kept): the body of getInvoiceDetailsByOrderLineItems.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_reconciliation_get_invoice_details_by_order_line_items(const abws_client *client,
+                                                                        const char *params_json,
+                                                                        char **result_json,
+                                                                        abws_error **err);
+
+// A pager over every page of getTransactions (`abws_reconciliation_get_transactions`): each
+// `abws_pager_next` gives the next `TransactionsPage` in wire form, its items in
+// `transactions`.
 //
 // Params: as `abws_reconciliation_get_transactions`.
 //
@@ -984,8 +566,8 @@ abws_status abws_reconciliation_invoice_details_for(const abws_client *client,
 // `*err` (when `err` is not NULL) receives an error the caller frees with
 // `abws_error_free`. No request is sent until the first `abws_pager_next`.
 // NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
-// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key.
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path.
 // Thread safety: any thread, concurrently on one client.
 //
 // # Safety
@@ -996,20 +578,637 @@ abws_status abws_reconciliation_iter_transactions(const abws_client *client,
                                                   abws_pager **pager,
                                                   abws_error **err);
 
-// getOrdersByOrderId: one order, with the parts asked for (needs `user_email` in the
-// settings).
+// createReport: starts a report that produces an invoice or credit note PDF.
 //
-// Params: `order_id` (required), `include_line_items`, `include_shipments`,
-// `include_charges` (booleans, default false).
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `report_options` (required; object): Which document: order_id with order_line_item_id (and
+//   shipment_id, document_type), order_id alone in the EU, or invoice_id for a consolidated
+//   invoice.
+//   - `invoice_id` (optional; string): Consolidated invoice: the invoiceNumber from
+//     consolidatedInvoiceDetails.
+//   - `order_id` (optional; string)
+//   - `order_line_item_id` (optional; string)
+//   - `shipment_id` (optional; string)
+//   - `document_type` (optional; string): Invoice or Credits (omitted for a shipment: both).
+// - `report_type` (optional; string): Defaults to GET_AB_INVOICE_PDF.
+// - `marketplace_ids` (optional; array of strings): Marketplace ids, all of one regional
+//   group; defaults to the client region's.
 //
-// Result: `{"orders":[...],"size":1}` in wire form.
+// Result (`*result_json`): `CreateReportResponse` in wire form (the service's camelCase JSON,
+// unknown fields and `null`s kept): the body of createReport.
 //
 // Ownership: on success `*result_json` receives a new string the caller frees with
 // `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
 // receives an error the caller frees with `abws_error_free`.
 // NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_documents_create_report(const abws_client *client,
+                                         const char *params_json,
+                                         char **result_json,
+                                         abws_error **err);
+
+// getReport: a report's processing status (and its document id once DONE).
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `report_id` (required; string): A report created within the last 30 days.
+//
+// Result (`*result_json`): `Report` in wire form (the service's camelCase JSON, unknown fields
+// and `null`s kept): a report job.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_documents_get_report(const abws_client *client,
+                                      const char *params_json,
+                                      char **result_json,
+                                      abws_error **err);
+
+// getReportDocument: a report document's presigned address (five minutes) and compression.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `report_document_id` (required; string): The reportDocumentId of a DONE report.
+//
+// Result (`*result_json`): `ReportDocument` in wire form (the service's camelCase JSON,
+// unknown fields and `null`s kept): where a report's document can be downloaded (for five
+// minutes).
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_documents_get_report_document(const abws_client *client,
+                                               const char *params_json,
+                                               char **result_json,
+                                               abws_error **err);
+
+// listCarts: one page of the buying user's carts.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `region` (optional; string): The carts' region (default: the client's).
+// - `page_size` (optional; integer): 1 to 10 carts a page (the service's default: 5).
+// - `page_token` (optional; string): Resume from this page token.
+// - `user_email` (optional; string): The buying user (x-svc-user-email; default: the
+//   client's).
+//
+// Result (`*result_json`): `CartsPage` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): a page of listCarts. One page: `abws_cart_iter_carts` walks every
+// page.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_list_carts(const abws_client *client,
+                                 const char *params_json,
+                                 char **result_json,
+                                 abws_error **err);
+
+// getCart: one cart.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `cart_id` (required; string): The cart.
+// - `region` (optional; string): The cart's region (default: the client's).
+//
+// Result (`*result_json`): `CartDetails` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): a cart summary.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_get_cart(const abws_client *client,
+                               const char *params_json,
+                               char **result_json,
+                               abws_error **err);
+
+// getItems: the items of a cart.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `cart_id` (required; string): The cart.
+// - `region` (optional; string): The cart's region (default: the client's).
+//
+// Result (`*result_json`): `CartItems` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): the items of a cart (getItems).
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_get_items(const abws_client *client,
+                                const char *params_json,
+                                char **result_json,
+                                abws_error **err);
+
+// addItems: adds items to a cart (never resent after an ambiguous failure).
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `cart_id` (required; string): The cart.
+// - `items` (required; array of objects): The items to add: product_identifier,
+//   buying_option_identifier, quantity, external_id.
+//   - `product_identifier` (required): The product (ASIN).
+//   - `buying_option_identifier` (required): The offer (buying option) id.
+//   - `quantity` (required): How many.
+//   - `external_id` (optional): The caller's id of the item.
+// - `region` (optional; string): The cart's region (default: the client's).
+//
+// Result (`*result_json`): `ItemsResult` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): the whole cart after addItems or modifyItems, and what was
+// rejected.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_add_items(const abws_client *client,
+                                const char *params_json,
+                                char **result_json,
+                                abws_error **err);
+
+// modifyItems: sets the quantities of a cart's items (0 removes one).
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `cart_id` (required; string): The cart.
+// - `items` (required; array of objects): The new absolute quantities: item_id, quantity (0
+//   removes the item).
+//   - `item_id` (required): The item's id in the cart.
+//   - `quantity` (required): The new quantity (0 removes the item).
+// - `region` (optional; string): The cart's region (default: the client's).
+//
+// Result (`*result_json`): `ItemsResult` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): the whole cart after addItems or modifyItems, and what was
+// rejected.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_modify_items(const abws_client *client,
+                                   const char *params_json,
+                                   char **result_json,
+                                   abws_error **err);
+
+// deleteItems: empties a cart.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `cart_id` (required; string): The cart.
+// - `region` (optional; string): The cart's region (default: the client's).
+//
+// Result (`*result_json`): `null` (the service answers with no content).
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_delete_items(const abws_client *client,
+                                   const char *params_json,
+                                   char **result_json,
+                                   abws_error **err);
+
+// getEstimatedTotalPurchaseCost: the estimated total cost of a cart's items shipped to an
+// address.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `cart_id` (required; string): The cart.
+// - `address` (required; object): The delivery address.
+//   - `full_name` (required)
+//   - `address_line1` (required)
+//   - `city` (required)
+//   - `state_or_region` (required)
+//   - `postal_code` (required)
+//   - `country_code` (required)
+//   - `address_line2` (optional)
+//   - `phone_number` (optional)
+//   - `company_name` (optional)
+// - `region` (optional; string): The cart's region (default: the client's).
+//
+// Result (`*result_json`): `CostEstimation` in wire form (the service's camelCase JSON,
+// unknown fields and `null`s kept): a cost estimation: charges, or (when rejected) rejection
+// artifacts — a rejection is a value, not an error.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_cart_get_estimated_total_purchase_cost(const abws_client *client,
+                                                        const char *params_json,
+                                                        char **result_json,
+                                                        abws_error **err);
+
+// A pager over every page of listCarts (`abws_cart_list_carts`): each `abws_pager_next` gives
+// the next `CartsPage` in wire form, its items in `cartDetailsList`.
+//
+// Params: as `abws_cart_list_carts`.
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_cart_iter_carts(const abws_client *client,
+                                 const char *params_json,
+                                 abws_pager **pager,
+                                 abws_error **err);
+
+// searchProductsRequest: one page of a product search (the featured offer of each product).
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
+//   ...).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US.
+// - `keywords` (optional; array of strings)
+// - `facets` (optional; array of strings): OFFERS and/or IMAGES.
+// - `page_number` (optional; integer): Zero-based, at most 13.
+// - `page_size` (optional; integer): At most 24.
+// - `category` (optional; string)
+// - `sub_category` (optional; string)
+// - `availability` (optional; string)
+// - `delivery_day` (optional; string)
+// - `eligible_for_free_shipping` (optional; string)
+// - `prime_eligible` (optional; string)
+// - `upc` (optional; string)
+// - `isbn` (optional; string)
+// - `sku` (optional; string)
+// - `ean` (optional; string)
+// - `part_number` (optional; string)
+// - `oem_part_number` (optional; string)
+// - `search_refinements` (optional; array of strings)
+// - `product_filters` (optional; array of strings)
+// - `inclusions_for_products` (optional; array of strings)
+// - `inclusions_for_offers` (optional; array of strings)
+// - `sort_key` (optional; string)
+// - `min_price` (optional; integer): Minimum price, whole currency units, at least 0.
+// - `max_price` (optional; integer): Maximum price, whole currency units.
+// - `shipping_region` (optional; string): Region to ship to (must not conflict with
+//   product_region).
+// - `shipping_postal_code` (optional; string): Postal code to ship to.
+// - `group_tag` (optional; string): Needed only if the user belongs to several buying groups.
+// - `user_email` (optional; string): The buying user (x-svc-user-email; default: the
+//   client's).
+//
+// Result (`*result_json`): `SearchProductsResult` in wire form (the service's camelCase JSON,
+// unknown fields and `null`s kept): a page of searchProductsRequest. One page:
+// `abws_products_iter_search_products` walks every page.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_search_products_request(const abws_client *client,
+                                                  const char *params_json,
+                                                  char **result_json,
+                                                  abws_error **err);
+
+// productsRequest: one product.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `product_id` (required; string): The product (ASIN).
+// - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
+//   ...).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US.
+// - `quantity` (optional; integer): Drives quantity discounts (default 1).
+// - `facets` (optional; array of strings)
+// - `inclusions_for_products` (optional; array of strings)
+// - `inclusions_for_offers` (optional; array of strings)
+// - `shipping_region` (optional; string): Region to ship to (must not conflict with
+//   product_region).
+// - `shipping_postal_code` (optional; string): Postal code to ship to.
+// - `group_tag` (optional; string): Needed only if the user belongs to several buying groups.
+// - `user_email` (optional; string): The buying user (x-svc-user-email; default: the
+//   client's).
+//
+// Result (`*result_json`): `Product` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): a product (the body of productsRequest, and an element of search
+// results).
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_products_request(const abws_client *client,
+                                           const char *params_json,
+                                           char **result_json,
+                                           abws_error **err);
+
+// searchOffersRequest: one page of a product's offers.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `product_id` (required; string): The product (ASIN).
+// - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
+//   ...).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US.
+// - `page_number` (optional; integer): Zero-based.
+// - `page_size` (optional; integer): At most 24.
+// - `filter_ids` (optional; array of strings)
+// - `quantity` (optional; integer)
+// - `inclusions_for_offers` (optional; array of strings)
+// - `shipping_region` (optional; string): Region to ship to (must not conflict with
+//   product_region).
+// - `shipping_postal_code` (optional; string): Postal code to ship to.
+// - `group_tag` (optional; string): Needed only if the user belongs to several buying groups.
+// - `user_email` (optional; string): The buying user (x-svc-user-email; default: the
+//   client's).
+//
+// Result (`*result_json`): `OffersResult` in wire form (the service's camelCase JSON, unknown
+// fields and `null`s kept): a page of searchOffersRequest. One page:
+// `abws_products_iter_search_offers` walks every page.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_search_offers_request(const abws_client *client,
+                                                const char *params_json,
+                                                char **result_json,
+                                                abws_error **err);
+
+// getProductsByAsins: up to 30 products by ASIN.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `product_ids` (required; array of strings): 1 to 30 ASINs.
+// - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
+//   ...).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US.
+// - `quantity` (optional; integer)
+// - `facets` (optional; array of strings)
+// - `inclusions_for_products` (optional; array of strings)
+// - `inclusions_for_offers` (optional; array of strings)
+// - `shipping_region` (optional; string): Region to ship to (must not conflict with
+//   product_region).
+// - `shipping_postal_code` (optional; string): Postal code to ship to.
+// - `group_tag` (optional; string): Needed only if the user belongs to several buying groups.
+// - `user_email` (optional; string): The buying user (x-svc-user-email; default: the
+//   client's).
+//
+// Result (`*result_json`): `ProductsByAsinsResponse` in wire form (the service's camelCase
+// JSON, unknown fields and `null`s kept): the body of getProductsByAsins.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_get_products_by_asins(const abws_client *client,
+                                                const char *params_json,
+                                                char **result_json,
+                                                abws_error **err);
+
+// getOffersByOfferIds: up to 30 offers by offer id.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `offer_ids` (required; array of strings): 1 to 30 offer ids.
+// - `inclusions_for_offers` (required; array of strings): Required by the service for this
+//   operation.
+// - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
+//   ...).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US.
+// - `quantity` (optional; integer)
+// - `facets` (optional; array of strings)
+// - `shipping_region` (optional; string): Region to ship to (must not conflict with
+//   product_region).
+// - `shipping_postal_code` (optional; string): Postal code to ship to.
+// - `group_tag` (optional; string): Needed only if the user belongs to several buying groups.
+// - `user_email` (optional; string): The buying user (x-svc-user-email; default: the
+//   client's).
+//
+// Result (`*result_json`): `OffersByOfferIdsResponse` in wire form (the service's camelCase
+// JSON, unknown fields and `null`s kept): the body of getOffersByOfferIds.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_products_get_offers_by_offer_ids(const abws_client *client,
+                                                  const char *params_json,
+                                                  char **result_json,
+                                                  abws_error **err);
+
+// A pager over every page of searchProductsRequest (`abws_products_search_products_request`):
+// each `abws_pager_next` gives the next `SearchProductsResult` in wire form, its items in
+// `products`.
+//
+// Params: as `abws_products_search_products_request`.
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_products_iter_search_products(const abws_client *client,
+                                               const char *params_json,
+                                               abws_pager **pager,
+                                               abws_error **err);
+
+// A pager over every page of searchOffersRequest (`abws_products_search_offers_request`): each
+// `abws_pager_next` gives the next `OffersResult` in wire form, its items in `offers`.
+//
+// Params: as `abws_products_search_offers_request`.
+//
+// Ownership: on success `*pager` receives a new pager the caller reads with
+// `abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+// `*err` (when `err` is not NULL) receives an error the caller frees with
+// `abws_error_free`. No request is sent until the first `abws_pager_next`.
+// NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+// for one pointer write.
+abws_status abws_products_iter_search_offers(const abws_client *client,
+                                             const char *params_json,
+                                             abws_pager **pager,
+                                             abws_error **err);
+
+// placeOrder: places an order (never resent after an ambiguous failure: that is
+// OutcomeUnknown).
+//
+// Params (`params_json`, a JSON object; any other key is refused, naming it): The order,
+// snake_case keys (the wire's camelCase `externalId` and `lineItems` are accepted too);
+// attributes and expectations in the specification's wire form (`{"attributeType": ...}`,
+// `{"expectationType": ...}`).
+// - `external_id` (required): 1-255 characters, unique per order; kept identical across
+//   retries.
+// - `line_items` (required): The lines: `external_id` (1-127 characters, unique in the order;
+//   digits only for e-invoicing), `quantity`, `attributes`, `expectations`.
+// - `attributes` (optional): Order attributes (array).
+// - `expectations` (optional): Order expectations (array).
+// - `e_invoicing` (optional): true when the buying group is enabled for e-invoicing: line
+//   external_ids must then be numeric (checked before sending, never sent).
+//
+// Result (`*result_json`): `PlaceOrderResult` in wire form (the service's camelCase JSON,
+// unknown fields and `null`s kept): the body of placeOrder.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the answer.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_ordering_place_order(const abws_client *client,
+                                      const char *params_json,
+                                      char **result_json,
+                                      abws_error **err);
+
+// getOrdersByOrderId: the orders of an order id, with the parts asked for.
+//
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `order_id` (required; string): The order.
+// - `include_line_items` (optional; boolean): Include the line items (default false).
+// - `include_shipments` (optional; boolean): Include the shipments (default false).
+// - `include_charges` (optional; boolean): Include the charges (default false).
+// - `user_email` (optional; string): The buying user (x-svc-user-email; default: the
+//   client's).
+//
+// Result (`*result_json`): `OrdersResponse` in wire form (the service's camelCase JSON,
+// unknown fields and `null`s kept): the body of getOrdersByOrderId.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`.
+// NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
 // Thread safety: any thread, concurrently on one client; blocks until the answer.
 //
 // # Safety
@@ -1020,20 +1219,29 @@ abws_status abws_reporting_get_orders_by_order_id(const abws_client *client,
                                                   char **result_json,
                                                   abws_error **err);
 
-// getShipmentLineItemReports: one page of shipped order lines.
+// getShipmentLineItemReports: one page of shipment line item reports.
 //
-// Params: `order_start_date` and `order_end_date` (required, ISO 8601, at most 366 days
-// apart), `purchase_order_numbers` (1-30), `order_ids` (1-30), `region`,
-// `next_page_token`.
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `order_start_date` (required; ISO 8601 date or date-time text): Start of the order-date
+//   range.
+// - `order_end_date` (required; ISO 8601 date or date-time text): End of the range: not in the
+//   future, at most 366 days after the start.
+// - `purchase_order_numbers` (optional; array of strings): 1 to 30 purchase order numbers.
+// - `region` (optional; string): Only lines of this region.
+// - `order_ids` (optional; array of strings): 1 to 30 order ids.
+// - `next_page_token` (optional; string): Resume from this page token.
 //
-// Result: the page in wire form.
+// Result (`*result_json`): `ShipmentLineItemsPage` in wire form (the service's camelCase JSON,
+// unknown fields and `null`s kept): a page of getShipmentLineItemReports. One page:
+// `abws_reporting_iter_shipment_line_item_reports` walks every page.
 //
 // Ownership: on success `*result_json` receives a new string the caller frees with
 // `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
 // receives an error the caller frees with `abws_error_free`.
 // NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
 // Thread safety: any thread, concurrently on one client; blocks until the answer.
 //
 // # Safety
@@ -1044,7 +1252,9 @@ abws_status abws_reporting_get_shipment_line_item_reports(const abws_client *cli
                                                           char **result_json,
                                                           abws_error **err);
 
-// A pager over every page of getShipmentLineItemReports.
+// A pager over every page of getShipmentLineItemReports
+// (`abws_reporting_get_shipment_line_item_reports`): each `abws_pager_next` gives the next
+// `ShipmentLineItemsPage` in wire form, its items in `shipmentLineItemsReport`.
 //
 // Params: as `abws_reporting_get_shipment_line_item_reports`.
 //
@@ -1053,8 +1263,8 @@ abws_status abws_reporting_get_shipment_line_item_reports(const abws_client *cli
 // `*err` (when `err` is not NULL) receives an error the caller frees with
 // `abws_error_free`. No request is sent until the first `abws_pager_next`.
 // NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
-// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key.
+// `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path.
 // Thread safety: any thread, concurrently on one client.
 //
 // # Safety
@@ -1065,20 +1275,26 @@ abws_status abws_reporting_iter_shipment_line_item_reports(const abws_client *cl
                                                            abws_pager **pager,
                                                            abws_error **err);
 
-// getPackageTrackingDetails: the carrier events and milestones of one package (packages
-// shipped more than 90 days ago have none: `ABWS_STATUS_API` with HTTP 404).
+// getPackageTrackingDetails: a package's carrier, status and tracking events.
 //
-// Params: `order_id`, `shipment_id`, `package_id` (required), `region` (default: the
-// client's region), `locale` (optional, one of the specification's locales).
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `order_id` (required; string): The order.
+// - `shipment_id` (required; string): The shipment of the order.
+// - `package_id` (required; string): The package of the shipment.
+// - `region` (optional; string): The order's region (default: the client's).
+// - `locale` (optional; string): The language of the event texts (one of `SUPPORTED_LOCALES`,
+//   e.g. en-US).
 //
-// Result: the `packageTrackingDetails` object in wire form.
+// Result (`*result_json`): `PackageTrackingDetails` in wire form (the service's camelCase
+// JSON, unknown fields and `null`s kept): a package's tracking details.
 //
 // Ownership: on success `*result_json` receives a new string the caller frees with
 // `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
 // receives an error the caller frees with `abws_error_free`.
 // NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
-// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
-// `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+// `ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+// (`line_items[0].quantity`), before any request.
 // Thread safety: any thread, concurrently on one client; blocks until the answer.
 //
 // # Safety

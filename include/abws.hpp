@@ -188,36 +188,27 @@ class Pager {
     abws_pager *handle_;
 };
 
-class Invoices;
-class Reconciliation;
-class Documents;
-class Cart;
-class Products;
-class Ordering;
-class Reporting;
-class Tracking;
-
-/// A client of the service. Move-only; frees the C client. Share one instance between
-/// threads (every method is const and thread-safe).
-class Client {
+/// The RAII handle of a C client and the calls every group method goes through; use
+/// `Client` (below), which adds one accessor per API group. Move-only; frees the C client.
+class ClientBase {
  public:
     /// Creates a client from a settings JSON object (see abws_client_new).
-    explicit Client(const std::string &settings_json) {
+    explicit ClientBase(const std::string &settings_json) {
         abws_error *err = nullptr;
         abws_status status = abws_client_new(settings_json.c_str(), &handle_, &err);
         detail::check(status, err);
     }
-    Client(Client &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-    Client &operator=(Client &&other) noexcept {
+    ClientBase(ClientBase &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    ClientBase &operator=(ClientBase &&other) noexcept {
         if (this != &other) {
             abws_client_free(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
         }
         return *this;
     }
-    Client(const Client &) = delete;
-    Client &operator=(const Client &) = delete;
-    ~Client() { abws_client_free(handle_); }
+    ClientBase(const ClientBase &) = delete;
+    ClientBase &operator=(const ClientBase &) = delete;
+    ~ClientBase() { abws_client_free(handle_); }
 
     /// Runs one operation: params JSON in, result JSON
     /// out; throws abws::Error.
@@ -255,114 +246,119 @@ class Client {
         return written;
     }
 
-    Invoices invoices() const;
-    Reconciliation reconciliation() const;
-    Documents documents() const;
-    Cart cart() const;
-    Products products() const;
-    Ordering ordering() const;
-    Reporting reporting() const;
-    Tracking tracking() const;
-
-    /// The C handle, for calls the wrapper does not cover; still owned by this Client.
+    /// The C handle, for calls the wrapper does not cover; still owned by this client.
     abws_client *get() const noexcept { return handle_; }
 
  private:
     abws_client *handle_ = nullptr;
 };
 
-/// The invoices operations; get one with `Client::invoices()`.
+// The group classes and `Client` are generated from the operations table (one method
+// per operation and per pager, plus the conveniences of the C API).
+// BEGIN GENERATED: group classes (cargo run -p xtask -- gen; do not edit)
+/// The `invoices` operations; get one with `Client::invoices()`. Each method takes
+/// the params JSON of its C function (documented in abws.h) and returns the result
+/// JSON; a failure throws abws::Error.
 class Invoices {
  public:
-    explicit Invoices(const Client &client) noexcept : client_(client) {}
-    /// `abws_invoices_get_invoices`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    explicit Invoices(const ClientBase &client) noexcept : client_(client) {}
+    /// getInvoices (`abws_invoices_get_invoices`): one page of the invoices and credit
+    /// memos issued in a date range (at most 366 days).
     std::string get_invoices(const std::string &params = "{}") const {
         return client_.call(abws_invoices_get_invoices, params);
     }
-    /// `abws_invoices_get_invoice_detail_by_invoice_number`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getInvoiceDetailByInvoiceNumber
+    /// (`abws_invoices_get_invoice_detail_by_invoice_number`): one invoice or credit memo
+    /// in full: parties, billing details, tax breakdown.
     std::string get_invoice_detail_by_invoice_number(const std::string &params = "{}") const {
         return client_.call(abws_invoices_get_invoice_detail_by_invoice_number, params);
     }
-    /// `abws_invoices_get_invoice_line_items_by_invoice_number`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getInvoiceLineItemsByInvoiceNumber
+    /// (`abws_invoices_get_invoice_line_items_by_invoice_number`): one page of an invoice's
+    /// line items (then the reversal units of its credit memos).
     std::string get_invoice_line_items_by_invoice_number(const std::string &params = "{}") const {
         return client_.call(abws_invoices_get_invoice_line_items_by_invoice_number, params);
     }
-    /// `abws_invoices_iter_invoices`: a pager over JSON pages (range-for); throws abws::Error.
+    /// `abws_invoices_iter_invoices`: every page of getInvoices as JSON strings
+    /// (range-for).
     Pager iter_invoices(const std::string &params = "{}") const {
         return client_.pages(abws_invoices_iter_invoices, params);
     }
-    /// `abws_invoices_iter_invoice_line_items`: a pager over JSON pages (range-for); throws abws::Error.
+    /// `abws_invoices_iter_invoice_line_items`: every page of
+    /// getInvoiceLineItemsByInvoiceNumber as JSON strings (range-for).
     Pager iter_invoice_line_items(const std::string &params = "{}") const {
         return client_.pages(abws_invoices_iter_invoice_line_items, params);
     }
 
  private:
-    const Client &client_;
+    const ClientBase &client_;
 };
 
-/// The reconciliation operations; get one with `Client::reconciliation()`.
+/// The `reconciliation` operations; get one with `Client::reconciliation()`. Each method takes
+/// the params JSON of its C function (documented in abws.h) and returns the result
+/// JSON; a failure throws abws::Error.
 class Reconciliation {
  public:
-    explicit Reconciliation(const Client &client) noexcept : client_(client) {}
-    /// `abws_reconciliation_get_transactions`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    explicit Reconciliation(const ClientBase &client) noexcept : client_(client) {}
+    /// getTransactions (`abws_reconciliation_get_transactions`): one page of the
+    /// transactions of a feed-date range.
     std::string get_transactions(const std::string &params = "{}") const {
         return client_.call(abws_reconciliation_get_transactions, params);
     }
-    /// `abws_reconciliation_get_invoice_details_by_order_line_items`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getInvoiceDetailsByOrderLineItems
+    /// (`abws_reconciliation_get_invoice_details_by_order_line_items`): the invoice data of
+    /// 1 to 25 order line items.
     std::string get_invoice_details_by_order_line_items(const std::string &params = "{}") const {
         return client_.call(abws_reconciliation_get_invoice_details_by_order_line_items, params);
     }
-    /// `abws_reconciliation_invoice_details_for`: params JSON in, result JSON
-    /// out; throws abws::Error.
-    std::string invoice_details_for(const std::string &params = "{}") const {
-        return client_.call(abws_reconciliation_invoice_details_for, params);
-    }
-    /// `abws_reconciliation_iter_transactions`: a pager over JSON pages (range-for); throws abws::Error.
+    /// `abws_reconciliation_iter_transactions`: every page of getTransactions as JSON
+    /// strings (range-for).
     Pager iter_transactions(const std::string &params = "{}") const {
         return client_.pages(abws_reconciliation_iter_transactions, params);
     }
+    /// `abws_reconciliation_invoice_details_for`: the invoice data of any number of order
+    /// line items, in batches of 25.
+    std::string invoice_details_for(const std::string &params = "{}") const {
+        return client_.call(abws_reconciliation_invoice_details_for, params);
+    }
 
  private:
-    const Client &client_;
+    const ClientBase &client_;
 };
 
-/// The documents operations; get one with `Client::documents()`.
+/// The `documents` operations; get one with `Client::documents()`. Each method takes
+/// the params JSON of its C function (documented in abws.h) and returns the result
+/// JSON; a failure throws abws::Error.
 class Documents {
  public:
-    explicit Documents(const Client &client) noexcept : client_(client) {}
-    /// `abws_documents_create_report`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    explicit Documents(const ClientBase &client) noexcept : client_(client) {}
+    /// createReport (`abws_documents_create_report`): starts a report that produces an
+    /// invoice or credit note PDF.
     std::string create_report(const std::string &params = "{}") const {
         return client_.call(abws_documents_create_report, params);
     }
-    /// `abws_documents_get_report`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getReport (`abws_documents_get_report`): a report's processing status (and its
+    /// document id once DONE).
     std::string get_report(const std::string &params = "{}") const {
         return client_.call(abws_documents_get_report, params);
     }
-    /// `abws_documents_get_report_document`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getReportDocument (`abws_documents_get_report_document`): a report document's
+    /// presigned address (five minutes) and compression.
     std::string get_report_document(const std::string &params = "{}") const {
         return client_.call(abws_documents_get_report_document, params);
     }
-    /// `abws_documents_wait_for_report`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// `abws_documents_wait_for_report`: getReport until the report ends; the final report.
     std::string wait_for_report(const std::string &params = "{}") const {
         return client_.call(abws_documents_wait_for_report, params);
     }
-    /// `abws_documents_download`: streams the PDF to `sink(const uint8_t *, size_t)`;
-    /// returns the byte count. An exception thrown by `sink` stops the download and
-    /// is rethrown here.
+    /// `abws_documents_download`: streams a report document (the PDF) to `sink(const
+    /// uint8_t *, size_t)`; returns the byte count. An exception thrown by `sink` stops the
+    /// download and is rethrown here.
     template <class Sink>
     std::uint64_t download(const std::string &params, Sink &&sink) const {
         return client_.stream(abws_documents_download, params, std::forward<Sink>(sink));
     }
-    /// `abws_documents_download` into memory: the PDF's bytes.
+    /// `abws_documents_download` into memory: the document's bytes.
     std::string download(const std::string &params) const {
         std::string bytes;
         download(params, [&bytes](const std::uint8_t *data, std::size_t len) {
@@ -370,12 +366,14 @@ class Documents {
         });
         return bytes;
     }
-    /// `abws_documents_fetch_pdf`: create → wait → download, streamed to `sink`.
+    /// `abws_documents_fetch_pdf`: createReport, wait, download in one call, streamed to
+    /// `sink`; returns the byte count. An exception thrown by `sink` stops the download and
+    /// is rethrown here.
     template <class Sink>
     std::uint64_t fetch_pdf(const std::string &params, Sink &&sink) const {
         return client_.stream(abws_documents_fetch_pdf, params, std::forward<Sink>(sink));
     }
-    /// `abws_documents_fetch_pdf` into memory.
+    /// `abws_documents_fetch_pdf` into memory: the document's bytes.
     std::string fetch_pdf(const std::string &params) const {
         std::string bytes;
         fetch_pdf(params, [&bytes](const std::uint8_t *data, std::size_t len) {
@@ -385,157 +383,174 @@ class Documents {
     }
 
  private:
-    const Client &client_;
+    const ClientBase &client_;
 };
 
-/// The cart operations; get one with `Client::cart()`.
+/// The `cart` operations; get one with `Client::cart()`. Each method takes
+/// the params JSON of its C function (documented in abws.h) and returns the result
+/// JSON; a failure throws abws::Error.
 class Cart {
  public:
-    explicit Cart(const Client &client) noexcept : client_(client) {}
-    /// `abws_cart_list_carts`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    explicit Cart(const ClientBase &client) noexcept : client_(client) {}
+    /// listCarts (`abws_cart_list_carts`): one page of the buying user's carts.
     std::string list_carts(const std::string &params = "{}") const {
         return client_.call(abws_cart_list_carts, params);
     }
-    /// `abws_cart_get_cart`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getCart (`abws_cart_get_cart`): one cart.
     std::string get_cart(const std::string &params = "{}") const {
         return client_.call(abws_cart_get_cart, params);
     }
-    /// `abws_cart_get_items`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getItems (`abws_cart_get_items`): the items of a cart.
     std::string get_items(const std::string &params = "{}") const {
         return client_.call(abws_cart_get_items, params);
     }
-    /// `abws_cart_add_items`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// addItems (`abws_cart_add_items`): adds items to a cart (never resent after an
+    /// ambiguous failure).
     std::string add_items(const std::string &params = "{}") const {
         return client_.call(abws_cart_add_items, params);
     }
-    /// `abws_cart_modify_items`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// modifyItems (`abws_cart_modify_items`): sets the quantities of a cart's items (0
+    /// removes one).
     std::string modify_items(const std::string &params = "{}") const {
         return client_.call(abws_cart_modify_items, params);
     }
-    /// `abws_cart_delete_items`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// deleteItems (`abws_cart_delete_items`): empties a cart.
     std::string delete_items(const std::string &params = "{}") const {
         return client_.call(abws_cart_delete_items, params);
     }
-    /// `abws_cart_get_estimated_total_purchase_cost`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getEstimatedTotalPurchaseCost (`abws_cart_get_estimated_total_purchase_cost`): the
+    /// estimated total cost of a cart's items shipped to an address.
     std::string get_estimated_total_purchase_cost(const std::string &params = "{}") const {
         return client_.call(abws_cart_get_estimated_total_purchase_cost, params);
     }
-    /// `abws_cart_iter_carts`: a pager over JSON pages (range-for); throws abws::Error.
+    /// `abws_cart_iter_carts`: every page of listCarts as JSON strings (range-for).
     Pager iter_carts(const std::string &params = "{}") const {
         return client_.pages(abws_cart_iter_carts, params);
     }
 
  private:
-    const Client &client_;
+    const ClientBase &client_;
 };
 
-/// The products operations; get one with `Client::products()`.
+/// The `products` operations; get one with `Client::products()`. Each method takes
+/// the params JSON of its C function (documented in abws.h) and returns the result
+/// JSON; a failure throws abws::Error.
 class Products {
  public:
-    explicit Products(const Client &client) noexcept : client_(client) {}
-    /// `abws_products_search_products_request`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    explicit Products(const ClientBase &client) noexcept : client_(client) {}
+    /// searchProductsRequest (`abws_products_search_products_request`): one page of a
+    /// product search (the featured offer of each product).
     std::string search_products_request(const std::string &params = "{}") const {
         return client_.call(abws_products_search_products_request, params);
     }
-    /// `abws_products_products_request`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// productsRequest (`abws_products_products_request`): one product.
     std::string products_request(const std::string &params = "{}") const {
         return client_.call(abws_products_products_request, params);
     }
-    /// `abws_products_search_offers_request`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// searchOffersRequest (`abws_products_search_offers_request`): one page of a product's
+    /// offers.
     std::string search_offers_request(const std::string &params = "{}") const {
         return client_.call(abws_products_search_offers_request, params);
     }
-    /// `abws_products_get_products_by_asins`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getProductsByAsins (`abws_products_get_products_by_asins`): up to 30 products by
+    /// ASIN.
     std::string get_products_by_asins(const std::string &params = "{}") const {
         return client_.call(abws_products_get_products_by_asins, params);
     }
-    /// `abws_products_get_offers_by_offer_ids`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getOffersByOfferIds (`abws_products_get_offers_by_offer_ids`): up to 30 offers by
+    /// offer id.
     std::string get_offers_by_offer_ids(const std::string &params = "{}") const {
         return client_.call(abws_products_get_offers_by_offer_ids, params);
     }
-    /// `abws_products_iter_search_products`: a pager over JSON pages (range-for); throws abws::Error.
+    /// `abws_products_iter_search_products`: every page of searchProductsRequest as JSON
+    /// strings (range-for).
     Pager iter_search_products(const std::string &params = "{}") const {
         return client_.pages(abws_products_iter_search_products, params);
     }
-    /// `abws_products_iter_search_offers`: a pager over JSON pages (range-for); throws abws::Error.
+    /// `abws_products_iter_search_offers`: every page of searchOffersRequest as JSON
+    /// strings (range-for).
     Pager iter_search_offers(const std::string &params = "{}") const {
         return client_.pages(abws_products_iter_search_offers, params);
     }
 
  private:
-    const Client &client_;
+    const ClientBase &client_;
 };
 
-/// The ordering operations; get one with `Client::ordering()`.
+/// The `ordering` operations; get one with `Client::ordering()`. Each method takes
+/// the params JSON of its C function (documented in abws.h) and returns the result
+/// JSON; a failure throws abws::Error.
 class Ordering {
  public:
-    explicit Ordering(const Client &client) noexcept : client_(client) {}
-    /// `abws_ordering_place_order`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    explicit Ordering(const ClientBase &client) noexcept : client_(client) {}
+    /// placeOrder (`abws_ordering_place_order`): places an order (never resent after an
+    /// ambiguous failure: that is OutcomeUnknown).
     std::string place_order(const std::string &params = "{}") const {
         return client_.call(abws_ordering_place_order, params);
     }
 
  private:
-    const Client &client_;
+    const ClientBase &client_;
 };
 
-/// The reporting operations; get one with `Client::reporting()`.
+/// The `reporting` operations; get one with `Client::reporting()`. Each method takes
+/// the params JSON of its C function (documented in abws.h) and returns the result
+/// JSON; a failure throws abws::Error.
 class Reporting {
  public:
-    explicit Reporting(const Client &client) noexcept : client_(client) {}
-    /// `abws_reporting_get_orders_by_order_id`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    explicit Reporting(const ClientBase &client) noexcept : client_(client) {}
+    /// getOrdersByOrderId (`abws_reporting_get_orders_by_order_id`): the orders of an order
+    /// id, with the parts asked for.
     std::string get_orders_by_order_id(const std::string &params = "{}") const {
         return client_.call(abws_reporting_get_orders_by_order_id, params);
     }
-    /// `abws_reporting_get_shipment_line_item_reports`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    /// getShipmentLineItemReports (`abws_reporting_get_shipment_line_item_reports`): one
+    /// page of shipment line item reports.
     std::string get_shipment_line_item_reports(const std::string &params = "{}") const {
         return client_.call(abws_reporting_get_shipment_line_item_reports, params);
     }
-    /// `abws_reporting_iter_shipment_line_item_reports`: a pager over JSON pages (range-for); throws abws::Error.
+    /// `abws_reporting_iter_shipment_line_item_reports`: every page of
+    /// getShipmentLineItemReports as JSON strings (range-for).
     Pager iter_shipment_line_item_reports(const std::string &params = "{}") const {
         return client_.pages(abws_reporting_iter_shipment_line_item_reports, params);
     }
 
  private:
-    const Client &client_;
+    const ClientBase &client_;
 };
 
-/// The tracking operations; get one with `Client::tracking()`.
+/// The `tracking` operations; get one with `Client::tracking()`. Each method takes
+/// the params JSON of its C function (documented in abws.h) and returns the result
+/// JSON; a failure throws abws::Error.
 class Tracking {
  public:
-    explicit Tracking(const Client &client) noexcept : client_(client) {}
-    /// `abws_tracking_get_package_tracking_details`: params JSON in, result JSON
-    /// out; throws abws::Error.
+    explicit Tracking(const ClientBase &client) noexcept : client_(client) {}
+    /// getPackageTrackingDetails (`abws_tracking_get_package_tracking_details`): a
+    /// package's carrier, status and tracking events.
     std::string get_package_tracking_details(const std::string &params = "{}") const {
         return client_.call(abws_tracking_get_package_tracking_details, params);
     }
 
  private:
-    const Client &client_;
+    const ClientBase &client_;
 };
-inline Invoices Client::invoices() const { return Invoices(*this); }
-inline Reconciliation Client::reconciliation() const { return Reconciliation(*this); }
-inline Documents Client::documents() const { return Documents(*this); }
-inline Cart Client::cart() const { return Cart(*this); }
-inline Products Client::products() const { return Products(*this); }
-inline Ordering Client::ordering() const { return Ordering(*this); }
-inline Reporting Client::reporting() const { return Reporting(*this); }
-inline Tracking Client::tracking() const { return Tracking(*this); }
+
+/// A client of the service: the RAII handle of `ClientBase` and one accessor per API
+/// group. Move-only; frees the C client. Share one instance between threads (every
+/// method is const and thread-safe); the group objects borrow it.
+class Client : public ClientBase {
+ public:
+    using ClientBase::ClientBase;
+    Invoices invoices() const { return Invoices(*this); }
+    Reconciliation reconciliation() const { return Reconciliation(*this); }
+    Documents documents() const { return Documents(*this); }
+    Cart cart() const { return Cart(*this); }
+    Products products() const { return Products(*this); }
+    Ordering ordering() const { return Ordering(*this); }
+    Reporting reporting() const { return Reporting(*this); }
+    Tracking tracking() const { return Tracking(*this); }
+};
+// END GENERATED: group classes
 
 }  // namespace abws
 

@@ -4,14 +4,13 @@
 
 use std::ffi::{c_char, c_int, c_void};
 use std::io::Write;
-use std::time::Duration;
 
-use abws_core::api::documents::FetchPdfParams;
+use abws_core::api::documents::{FetchPdfArgs, GetReportDocumentParams};
+use serde::de::DeserializeOwned;
 
 use crate::abws_error;
 use crate::client::{self, abws_client};
 use crate::ffi::{boundary, not_null, write_out, Failure, FfiResult};
-use crate::params::Params;
 use crate::status::abws_status;
 
 /// Receives the bytes of a document, in order, chunk by chunk.
@@ -76,20 +75,19 @@ impl CallbackWriter {
 }
 
 /// The shared body of the download functions (the exported functions' parameters, then
-/// the accepted keys and the call itself).
+/// the call itself, given the arguments read by the core's reader into `P`).
 ///
 /// # Safety
 /// As the exported functions: pointers NULL or valid.
 #[allow(clippy::too_many_arguments)]
-unsafe fn run_download(
+unsafe fn run_download<P: DeserializeOwned>(
     client: *const abws_client,
     params_json: *const c_char,
     write: abws_write_callback,
     userdata: *mut c_void,
     bytes_written: *mut u64,
     err: *mut *mut abws_error,
-    allowed: &[&str],
-    body: impl FnOnce(&abws_core::blocking::Client, &Params, &mut CallbackWriter) -> FfiResult<u64>,
+    body: impl FnOnce(&abws_core::blocking::Client, P, &mut CallbackWriter) -> FfiResult<u64>,
 ) -> abws_status {
     boundary(err, || {
         not_null!(client, params_json);
@@ -98,14 +96,13 @@ unsafe fn run_download(
         };
         let c = client::lookup(client)?;
         // SAFETY: per the exported function's contract.
-        let p = unsafe { Params::from_c(params_json) }?;
-        p.allow(allowed)?;
+        let p: P = unsafe { crate::params::read(params_json) }?;
         let mut writer = CallbackWriter {
             callback,
             userdata,
             aborted: None,
         };
-        let result = body(&c.client, &p, &mut writer);
+        let result = body(&c.client, p, &mut writer);
         if let Some(f) = writer.aborted_failure() {
             return Err(f);
         }
@@ -155,23 +152,12 @@ pub unsafe extern "C" fn abws_documents_download(
             userdata,
             bytes_written,
             err,
-            &["report_document_id"],
-            |c, p, w| {
-                let id = p.required_string("report_document_id")?;
-                Ok(c.documents().download_to(&id, w)?)
+            |c, p: GetReportDocumentParams, w| {
+                Ok(c.documents().download_to(&p.report_document_id, w)?)
             },
         )
     }
 }
-
-/// The keys of `abws_documents_fetch_pdf`'s params.
-const FETCH_PDF_KEYS: &[&str] = &[
-    "report_type",
-    "marketplace_ids",
-    "report_options",
-    "poll_interval",
-    "timeout",
-];
 
 /// create → wait → download in one call: creates a GET_AB_INVOICE_PDF report, polls it
 /// until it ends, and streams the PDF to `write`.
@@ -203,14 +189,9 @@ pub unsafe extern "C" fn abws_documents_fetch_pdf(
             userdata,
             bytes_written,
             err,
-            FETCH_PDF_KEYS,
-            |c, p, w| {
-                let poll = p
-                    .seconds("poll_interval")?
-                    .unwrap_or(Duration::from_secs(15));
-                let timeout = p.seconds("timeout")?;
-                let params: FetchPdfParams = p.parse_except(&["poll_interval", "timeout"])?;
-                let pdf = zeroize_on_drop(c.documents().fetch_pdf(&params, poll, timeout)?);
+            |c, p: FetchPdfArgs, w| {
+                let (poll, timeout) = p.durations()?;
+                let pdf = zeroize_on_drop(c.documents().fetch_pdf(&p.report(), poll, timeout)?);
                 w.write_all(&pdf.0).map_err(|e| {
                     Failure::Core(abws_core::Error::document(format!(
                         "the PDF could not be handed over ({e})"

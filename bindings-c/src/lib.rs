@@ -124,81 +124,22 @@ mod injected_panics {
     use std::ffi::{c_int, c_void, CString};
     use std::ptr::null_mut;
 
-    type Op = unsafe extern "C" fn(
-        *const abws_client,
-        *const c_char,
-        *mut *mut c_char,
-        *mut *mut abws_error,
-    ) -> abws_status;
-    type PagerOp = unsafe extern "C" fn(
-        *const abws_client,
-        *const c_char,
-        *mut *mut abws_pager,
-        *mut *mut abws_error,
-    ) -> abws_status;
-
-    fn ops() -> Vec<(&'static str, Op)> {
-        vec![
-            ("abws_cart_list_carts", crate::ops::cart::abws_cart_list_carts),
-            ("abws_cart_get_cart", crate::ops::cart::abws_cart_get_cart),
-            ("abws_cart_get_items", crate::ops::cart::abws_cart_get_items),
-            ("abws_cart_add_items", crate::ops::cart::abws_cart_add_items),
-            ("abws_cart_modify_items", crate::ops::cart::abws_cart_modify_items),
-            ("abws_cart_delete_items", crate::ops::cart::abws_cart_delete_items),
-            ("abws_cart_get_estimated_total_purchase_cost", crate::ops::cart::abws_cart_get_estimated_total_purchase_cost),
-            ("abws_documents_create_report", crate::ops::documents::abws_documents_create_report),
-            ("abws_documents_get_report", crate::ops::documents::abws_documents_get_report),
-            ("abws_documents_get_report_document", crate::ops::documents::abws_documents_get_report_document),
-            ("abws_documents_wait_for_report", crate::ops::documents::abws_documents_wait_for_report),
-            ("abws_invoices_get_invoices", crate::ops::invoices::abws_invoices_get_invoices),
-            ("abws_invoices_get_invoice_detail_by_invoice_number", crate::ops::invoices::abws_invoices_get_invoice_detail_by_invoice_number),
-            ("abws_invoices_get_invoice_line_items_by_invoice_number", crate::ops::invoices::abws_invoices_get_invoice_line_items_by_invoice_number),
-            ("abws_ordering_place_order", crate::ops::ordering::abws_ordering_place_order),
-            ("abws_products_search_products_request", crate::ops::products::abws_products_search_products_request),
-            ("abws_products_products_request", crate::ops::products::abws_products_products_request),
-            ("abws_products_search_offers_request", crate::ops::products::abws_products_search_offers_request),
-            ("abws_products_get_products_by_asins", crate::ops::products::abws_products_get_products_by_asins),
-            ("abws_products_get_offers_by_offer_ids", crate::ops::products::abws_products_get_offers_by_offer_ids),
-            ("abws_reconciliation_get_transactions", crate::ops::reconciliation::abws_reconciliation_get_transactions),
-            ("abws_reconciliation_get_invoice_details_by_order_line_items", crate::ops::reconciliation::abws_reconciliation_get_invoice_details_by_order_line_items),
-            ("abws_reconciliation_invoice_details_for", crate::ops::reconciliation::abws_reconciliation_invoice_details_for),
-            ("abws_reporting_get_orders_by_order_id", crate::ops::reporting::abws_reporting_get_orders_by_order_id),
-            ("abws_reporting_get_shipment_line_item_reports", crate::ops::reporting::abws_reporting_get_shipment_line_item_reports),
-            ("abws_tracking_get_package_tracking_details", crate::ops::tracking::abws_tracking_get_package_tracking_details),
-        ]
+    /// Every operation function: the generated ones and the hand-written conveniences.
+    fn ops() -> Vec<(&'static str, crate::ops::OpFn)> {
+        let mut ops = crate::ops::generated::operations();
+        ops.push((
+            "abws_reconciliation_invoice_details_for",
+            crate::ops::conveniences::abws_reconciliation_invoice_details_for,
+        ));
+        ops.push((
+            "abws_documents_wait_for_report",
+            crate::ops::conveniences::abws_documents_wait_for_report,
+        ));
+        ops
     }
 
-    fn pagers() -> Vec<(&'static str, PagerOp)> {
-        vec![
-            (
-                "abws_cart_iter_carts",
-                crate::ops::cart::abws_cart_iter_carts,
-            ),
-            (
-                "abws_invoices_iter_invoices",
-                crate::ops::invoices::abws_invoices_iter_invoices,
-            ),
-            (
-                "abws_invoices_iter_invoice_line_items",
-                crate::ops::invoices::abws_invoices_iter_invoice_line_items,
-            ),
-            (
-                "abws_products_iter_search_products",
-                crate::ops::products::abws_products_iter_search_products,
-            ),
-            (
-                "abws_products_iter_search_offers",
-                crate::ops::products::abws_products_iter_search_offers,
-            ),
-            (
-                "abws_reconciliation_iter_transactions",
-                crate::ops::reconciliation::abws_reconciliation_iter_transactions,
-            ),
-            (
-                "abws_reporting_iter_shipment_line_item_reports",
-                crate::ops::reporting::abws_reporting_iter_shipment_line_item_reports,
-            ),
-        ]
+    fn pagers() -> Vec<(&'static str, crate::ops::PagerFn)> {
+        crate::ops::generated::pagers()
     }
 
     unsafe extern "C" fn sink(_: *mut c_void, _: *const u8, _: usize) -> c_int {
@@ -234,7 +175,7 @@ mod injected_panics {
                 abws_client_new(settings.as_ptr(), &mut client, null_mut()),
                 abws_status::Ok
             );
-            let make = crate::ops::invoices::abws_invoices_iter_invoice_line_items;
+            let make = crate::ops::generated::abws_invoices_iter_invoice_line_items;
             assert_eq!(
                 make(client, line_items.as_ptr(), &mut pager, null_mut()),
                 abws_status::Ok
@@ -321,7 +262,7 @@ mod injected_panics {
             let nope = CString::new(r#"{"nope":1}"#).unwrap();
             let mut out = null_mut();
             assert_eq!(
-                crate::ops::invoices::abws_invoices_get_invoices(
+                crate::ops::generated::abws_invoices_get_invoices(
                     client,
                     nope.as_ptr(),
                     &mut out,

@@ -4,13 +4,11 @@ use std::ffi::c_char;
 use std::sync::Mutex;
 
 use abws_core::blocking;
-use abws_core::paging::Page;
-use serde::Serialize;
+use abws_core::operation::DynPager;
 
 use crate::abws_error;
-use crate::ffi::{boundary, not_null, write_out, write_string, Failure, FfiResult};
+use crate::ffi::{boundary, not_null, write_out, write_string, Failure};
 use crate::handles::Registry;
-use crate::params::to_json;
 use crate::status::abws_status;
 
 /// The pages of one listing (invoices, transactions, carts, search results, ...).
@@ -25,22 +23,28 @@ pub struct abws_pager {
     _opaque: [u8; 0],
 }
 
-/// A blocking pager of any page type, as JSON pages.
-pub(crate) trait JsonPages: Send {
-    fn next_json(&mut self) -> FfiResult<Option<String>>;
+/// The core's listing of any page type, read page by page on the process runtime.
+pub(crate) struct JsonPages {
+    pages: Box<dyn DynPager>,
+    done: bool,
 }
 
-impl<P: Page + Serialize> JsonPages for blocking::Pager<P> {
-    fn next_json(&mut self) -> FfiResult<Option<String>> {
-        match self.next_page()? {
-            Some(page) => to_json(&page).map(Some),
-            None => Ok(None),
+impl JsonPages {
+    /// The next page as wire JSON, or `None` after the last one.
+    fn next_json(&mut self) -> abws_core::Result<Option<String>> {
+        if self.done {
+            return Ok(None);
         }
+        let next = blocking::block_on(self.pages.next_page());
+        if !matches!(next, Ok(Some(_))) {
+            self.done = true;
+        }
+        next?.map(|page| page.to_json()).transpose()
     }
 }
 
 struct PagerState {
-    pages: Box<dyn JsonPages>,
+    pages: JsonPages,
     /// The error that ended the listing: every later call returns it again, so a
     /// failure is never mistaken for the end of the listing.
     failed: Option<abws_core::Error>,
@@ -58,10 +62,10 @@ pub(crate) fn live() -> usize {
 static PAGERS: Registry<PagerData> = Registry::new();
 
 /// Registers a pager and returns its handle.
-pub(crate) fn register(pages: Box<dyn JsonPages>) -> *mut abws_pager {
+pub(crate) fn register(pages: Box<dyn DynPager>) -> *mut abws_pager {
     PAGERS.insert(PagerData {
         state: Mutex::new(PagerState {
-            pages,
+            pages: JsonPages { pages, done: false },
             failed: None,
         }),
     })
@@ -71,7 +75,7 @@ pub(crate) fn register(pages: Box<dyn JsonPages>) -> *mut abws_pager {
 ///
 /// # Safety
 /// `out` is non-NULL and valid for one pointer write.
-pub(crate) unsafe fn write_pager(out: *mut *mut abws_pager, pages: Box<dyn JsonPages>) {
+pub(crate) unsafe fn write_pager(out: *mut *mut abws_pager, pages: Box<dyn DynPager>) {
     let handle = register(pages);
     // SAFETY: per the caller's contract.
     unsafe { write_out(out, handle) }
@@ -112,11 +116,10 @@ pub unsafe extern "C" fn abws_pager_next(
         }
         let next = match state.pages.next_json() {
             Ok(n) => n,
-            Err(Failure::Core(e)) => {
+            Err(e) => {
                 state.failed = Some(e.clone());
                 return Err(Failure::Core(e));
             }
-            Err(other) => return Err(other),
         };
         drop(state);
         match next {

@@ -190,9 +190,28 @@ static void operations_misuse(abws_client *client) {
     }
     err = NULL;
     abws_status st = abws_ordering_place_order(
+        client, "{\"external_id\":\"o-1\",\"line_items\":[{\"external_id\":\"1\",\"quantity\":\"two\"}]}",
+        &out, &err);
+    expect("place_order quantity as text", st, err, ABWS_STATUS_VALIDATION, "line_items[0].quantity");
+    /* The wire's camelCase keys are accepted too; the path names the key as given. */
+    err = NULL;
+    st = abws_ordering_place_order(
         client, "{\"externalId\":\"o-1\",\"lineItems\":[{\"externalId\":\"1\",\"quantity\":\"two\"}]}",
         &out, &err);
-    expect("place_order quantity as text", st, err, ABWS_STATUS_VALIDATION, "lineItems[0].quantity");
+    expect("place_order camelCase, quantity as text", st, err, ABWS_STATUS_VALIDATION, "lineItems[0].quantity");
+    err = NULL;
+    st = abws_ordering_place_order(client, "{\"line_items\":[]}", &out, &err);
+    expect("place_order without external_id", st, err, ABWS_STATUS_VALIDATION, "external_id");
+    /* Same JSON as Python: get_report takes report_id, product calls take flat keys. */
+    err = NULL;
+    st = abws_documents_get_report(client, "{\"id\":\"1\"}", &out, &err);
+    expect("get_report with id", st, err, ABWS_STATUS_VALIDATION, "id");
+    err = NULL;
+    st = abws_documents_get_report(client, "{}", &out, &err);
+    expect("get_report without report_id", st, err, ABWS_STATUS_VALIDATION, "report_id");
+    err = NULL;
+    st = abws_products_get_products_by_asins(client, "{\"product_region\":\"JP\",\"locale\":\"ja-JP\",\"ids\":[\"B0X\"]}", &out, &err);
+    expect("get_products_by_asins with ids", st, err, ABWS_STATUS_VALIDATION, "ids");
     err = NULL;
     st = abws_reconciliation_get_invoice_details_by_order_line_items(
         client, "{\"order_line_items\":[{\"order_id\":\"A\",\"order_line_item_id\":5,\"shipment_id\":\"S\"}]}",

@@ -150,10 +150,10 @@ int main(void) {
     r = call("search_offers_request", abws_products_search_offers_request, p, "\"offers\":[");
     abws_string_free(r);
     walk("iter_search_offers", abws_products_iter_search_offers, p, "\"offers\":[");
-    fmt(p, sizeof p, "{%s,\"ids\":[\"%s\"]}", ctx, asin);
+    fmt(p, sizeof p, "{%s,\"product_ids\":[\"%s\"]}", ctx, asin);
     r = call("get_products_by_asins", abws_products_get_products_by_asins, p, "\"products\":[");
     abws_string_free(r);
-    fmt(p, sizeof p, "{%s,\"ids\":[\"%s\"],\"inclusions_for_offers\":[\"ALL\"]}", ctx, offer);
+    fmt(p, sizeof p, "{%s,\"offer_ids\":[\"%s\"],\"inclusions_for_offers\":[\"ALL\"]}", ctx, offer);
     r = call("get_offers_by_offer_ids", abws_products_get_offers_by_offer_ids, p, "\"offers\":[");
     abws_string_free(r);
 

@@ -9,8 +9,8 @@ static char order_json[4096];
 static const char *order(const char *external_id, const char *line_id, int e_invoicing,
                          const char *asin, const char *offer) {
     return fmt(order_json, sizeof order_json,
-               "{\"externalId\":\"%s\",%s"
-               "\"lineItems\":[{\"externalId\":\"%s\",\"quantity\":1,\"attributes\":["
+               "{\"external_id\":\"%s\",%s"
+               "\"line_items\":[{\"external_id\":\"%s\",\"quantity\":1,\"attributes\":["
                "{\"attributeType\":\"SelectedProductReference\",\"productReference\":"
                "{\"id\":\"%s\",\"productReferenceType\":\"ProductIdentifier\"}},"
                "{\"attributeType\":\"SelectedBuyingOptionReference\",\"buyingOptionReference\":"

@@ -109,7 +109,7 @@ static void run() {
     // An e-invoicing rule broken: a validation error naming the line.
     try {
         client.ordering().place_order(
-            R"({"externalId":"cpp-1","e_invoicing":true,"lineItems":[{"externalId":"A-1","quantity":1,)"
+            R"({"external_id":"cpp-1","e_invoicing":true,"line_items":[{"external_id":"A-1","quantity":1,)"
             R"("attributes":[{"attributeType":"SelectedProductReference","productReference":{"id":"B0X"}},)"
             R"({"attributeType":"SelectedBuyingOptionReference","buyingOptionReference":{"id":"O1"}}]}]})");
         CHECK(false, "no exception");

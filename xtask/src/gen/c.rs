@@ -1,7 +1,481 @@
-//! The C entry points (bindings-c) and the C++ methods of include/abws.hpp.
+//! The C entry points (bindings-c/src/ops/generated.rs: one exported function per
+//! operation and per pager, each with the doc block the header shows) and the C++ group
+//! classes of include/abws.hpp (the section between its generated-section markers).
+//!
+//! The conveniences that are not one operation keep hand-written C functions
+//! (bindings-c/src/ops/conveniences.rs, bindings-c/src/download.rs); `CONVENIENCES`
+//! names them so that their C++ methods are generated with the others, and the generator
+//! fails when one of them is no longer in the C binding's sources.
 
-use super::Output;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use abws::describe::Ty;
+use abws::operations::Operation;
+
+use super::docs::{
+    c_function, lower_first, one_line, params_of, read, replace_section, result_name, wrap, Param,
+};
+use super::{groups, Output};
+
+const GENERATED_RS: &str = "bindings-c/src/ops/generated.rs";
+const HPP: &str = "include/abws.hpp";
+const HPP_BEGIN: &str =
+    "// BEGIN GENERATED: group classes (cargo run -p xtask -- gen; do not edit)";
+const HPP_END: &str = "// END GENERATED: group classes";
+
+/// Width of the generated doc comments.
+const WIDTH: usize = 92;
+
+/// How a hand-written C function answers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// `(client, params_json, result_json, err)`: a JSON result.
+    Json,
+    /// `(client, params_json, write, userdata, bytes_written, err)`: bytes to a callback.
+    Stream,
+}
+
+/// The hand-written C functions that are not one operation: group, name, shape, what the
+/// C++ method's doc says, and the source file that holds the C function.
+const CONVENIENCES: &[(&str, &str, Shape, &str, &str)] = &[
+    (
+        "reconciliation",
+        "invoice_details_for",
+        Shape::Json,
+        "the invoice data of any number of order line items, in batches of 25",
+        "bindings-c/src/ops/conveniences.rs",
+    ),
+    (
+        "documents",
+        "wait_for_report",
+        Shape::Json,
+        "getReport until the report ends; the final report",
+        "bindings-c/src/ops/conveniences.rs",
+    ),
+    (
+        "documents",
+        "download",
+        Shape::Stream,
+        "streams a report document (the PDF) to `sink(const uint8_t *, size_t)`",
+        "bindings-c/src/download.rs",
+    ),
+    (
+        "documents",
+        "fetch_pdf",
+        Shape::Stream,
+        "createReport, wait, download in one call, streamed to `sink`",
+        "bindings-c/src/download.rs",
+    ),
+];
+
+/// The doc lines of a parameter list (`- `name` (required; string): doc`), nested
+/// objects indented.
+fn param_lines(params: &[Param], indent: usize, out: &mut Vec<String>) {
+    let pad = " ".repeat(indent);
+    for p in params {
+        let mut text = format!(
+            "`{}` ({}{}{})",
+            p.name,
+            if p.required { "required" } else { "optional" },
+            if p.ty.is_empty() { "" } else { "; " },
+            p.ty
+        );
+        if !p.doc.is_empty() {
+            write!(text, ": {}", p.doc).unwrap();
+        }
+        out.extend(wrap(&text, WIDTH, &format!("{pad}- "), &format!("{pad}  ")));
+        param_lines(&p.fields, indent + 2, out);
+    }
+}
+
+/// The first lines of an operation's doc block: what it does, its parameters, its result.
+fn op_summary(group: &str, op: &Operation) -> Result<Vec<String>, String> {
+    let mut lines = wrap(
+        &format!("{}: {}", op.id, lower_first(op.doc)),
+        WIDTH,
+        "",
+        "",
+    );
+    lines.push(String::new());
+    let params = params_of((op.params)())?;
+    match (op.params)() {
+        Ty::Object(name) => {
+            let note = super::docs::object_note(name)?;
+            lines.extend(wrap(
+                &format!(
+                    "Params (`params_json`, a JSON object; any other key is refused, naming \
+                     it): {}",
+                    note.doc
+                ),
+                WIDTH,
+                "",
+                "",
+            ));
+        }
+        _ if params.is_empty() => lines.push("Params: none (`{}`); any key is refused.".into()),
+        _ => lines.extend(wrap(
+            "Params (`params_json`, a JSON object with these keys; any other key is refused, \
+             naming it):",
+            WIDTH,
+            "",
+            "",
+        )),
+    }
+    param_lines(&params, 0, &mut lines);
+    lines.push(String::new());
+    let output = (op.output)();
+    let result = match output {
+        Ty::Unit => {
+            "Result (`*result_json`): `null` (the service answers with no content).".to_string()
+        }
+        Ty::Model(m) => format!(
+            "Result (`*result_json`): `{}` in wire form (the service's camelCase JSON, unknown \
+             fields and `null`s kept): {}",
+            m.name,
+            lower_first(&one_line(m.doc))
+        ),
+        other => format!(
+            "Result (`*result_json`): `{}` in wire form.",
+            result_name(other)
+        ),
+    };
+    let mut result = result;
+    if let Some(p) = op.pager {
+        write!(
+            result,
+            " One page: `{}` walks every page.",
+            c_function(group, p.name)
+        )
+        .unwrap();
+    }
+    lines.extend(wrap(&result, WIDTH, "", ""));
+    Ok(lines)
+}
+
+const OP_RULES: &str = "\
+Ownership: on success `*result_json` receives a new string the caller frees with
+`abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+receives an error the caller frees with `abws_error_free`.
+NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+`ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path
+(`line_items[0].quantity`), before any request.
+Thread safety: any thread, concurrently on one client; blocks until the answer.
+
+# Safety
+`params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+valid for one pointer write.";
+
+const PAGER_RULES: &str = "\
+Ownership: on success `*pager` receives a new pager the caller reads with
+`abws_pager_next` and frees with `abws_pager_free`; on failure it is not written and
+`*err` (when `err` is not NULL) receives an error the caller frees with
+`abws_error_free`. No request is sent until the first `abws_pager_next`.
+NULL `client`, `params_json` or `pager`: `ABWS_STATUS_NULL_ARGUMENT`; a freed client:
+`ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_UTF8`,
+`ABWS_STATUS_INVALID_JSON` or `ABWS_STATUS_VALIDATION` naming the parameter's path.
+Thread safety: any thread, concurrently on one client.
+
+# Safety
+`params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
+for one pointer write.";
+
+fn doc_comment(lines: &[String], out: &mut String) {
+    for l in lines {
+        if l.is_empty() {
+            out.push_str("///\n");
+        } else {
+            writeln!(out, "/// {l}").unwrap();
+        }
+    }
+}
+
+fn rules(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+/// The wire name of a page's items field (`line_items` → `lineItems`).
+fn items_wire(op: &Operation, items: &str) -> String {
+    if let Ty::Model(m) = (op.output)() {
+        if let Some(f) = m.fields.iter().find(|f| f.name == items) {
+            return f.wire.to_string();
+        }
+    }
+    items.to_string()
+}
+
+fn generated_rs() -> Result<String, String> {
+    let mut s = String::new();
+    s.push_str(
+        "//! Generated by `cargo run -p xtask -- gen` from the operations table\n\
+         //! (core/src/operations.rs); do not edit. One exported function per operation and per\n\
+         //! pager, each the shared body of `super` given the operation's name.\n\n\
+         use std::ffi::c_char;\n\n\
+         use super::{call_op, make_pager};\n\
+         use crate::abws_error;\n\
+         use crate::client::abws_client;\n\
+         use crate::pager::abws_pager;\n\
+         use crate::status::abws_status;\n",
+    );
+    let mut ops_list = vec![];
+    let mut pagers_list = vec![];
+    for (group, ops) in groups() {
+        for op in &ops {
+            let f = c_function(group, op.name);
+            let mut lines = op_summary(group, op)?;
+            lines.push(String::new());
+            lines.extend(rules(OP_RULES));
+            s.push('\n');
+            doc_comment(&lines, &mut s);
+            write!(
+                s,
+                "#[no_mangle]\n\
+                 pub unsafe extern \"C\" fn {f}(\n\
+                 \x20   client: *const abws_client,\n\
+                 \x20   params_json: *const c_char,\n\
+                 \x20   result_json: *mut *mut c_char,\n\
+                 \x20   err: *mut *mut abws_error,\n\
+                 ) -> abws_status {{\n\
+                 \x20   // SAFETY: forwarded contract.\n\
+                 \x20   unsafe {{ call_op({:?}, client, params_json, result_json, err) }}\n\
+                 }}\n",
+                op.name
+            )
+            .unwrap();
+            ops_list.push(f);
+        }
+        for op in &ops {
+            let Some(p) = op.pager else { continue };
+            let f = c_function(group, p.name);
+            let single = c_function(group, op.name);
+            let page = result_name((op.output)());
+            let mut lines = wrap(
+                &format!(
+                    "A pager over every page of {} (`{single}`): each `abws_pager_next` gives \
+                     the next `{page}` in wire form, its items in `{}`.",
+                    op.id,
+                    items_wire(op, p.items)
+                ),
+                WIDTH,
+                "",
+                "",
+            );
+            lines.push(String::new());
+            lines.extend(wrap(&format!("Params: as `{single}`."), WIDTH, "", ""));
+            lines.push(String::new());
+            lines.extend(rules(PAGER_RULES));
+            s.push('\n');
+            doc_comment(&lines, &mut s);
+            write!(
+                s,
+                "#[no_mangle]\n\
+                 pub unsafe extern \"C\" fn {f}(\n\
+                 \x20   client: *const abws_client,\n\
+                 \x20   params_json: *const c_char,\n\
+                 \x20   pager: *mut *mut abws_pager,\n\
+                 \x20   err: *mut *mut abws_error,\n\
+                 ) -> abws_status {{\n\
+                 \x20   // SAFETY: forwarded contract.\n\
+                 \x20   unsafe {{ make_pager({:?}, client, params_json, pager, err) }}\n\
+                 }}\n",
+                p.name
+            )
+            .unwrap();
+            pagers_list.push(f);
+        }
+    }
+    s.push_str(
+        "\n/// Every generated operation function, by name (for the binding's own tests).\n\
+         #[cfg(test)]\n\
+         pub(crate) fn operations() -> Vec<(&'static str, super::OpFn)> {\n    vec![\n",
+    );
+    for f in &ops_list {
+        writeln!(s, "        ({f:?}, {f} as super::OpFn),").unwrap();
+    }
+    s.push_str(
+        "    ]\n}\n\n/// Every generated pager constructor, by name (for the binding's own tests).\n\
+         #[cfg(test)]\n\
+         pub(crate) fn pagers() -> Vec<(&'static str, super::PagerFn)> {\n    vec![\n",
+    );
+    for f in &pagers_list {
+        writeln!(s, "        ({f:?}, {f} as super::PagerFn),").unwrap();
+    }
+    s.push_str("    ]\n}\n");
+    rustfmt(s)
+}
+
+/// Formats generated Rust as `cargo fmt` would, so that `cargo fmt --all` leaves it be.
+fn rustfmt(src: String) -> Result<String, String> {
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout"])
+        .current_dir(crate::root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    child
+        .stdin
+        .take()
+        .ok_or("rustfmt: no stdin")?
+        .write_all(src.as_bytes())
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "rustfmt failed on the generated code: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(|e| e.to_string())
+}
+
+/// The C++ class name of a group (`reconciliation` → `Reconciliation`).
+fn class(group: &str) -> String {
+    let mut c = group.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn hpp_section() -> Result<String, String> {
+    for (group, name, _, _, file) in CONVENIENCES {
+        let src = read(file)?;
+        let f = c_function(group, name);
+        if !src.contains(&format!("pub unsafe extern \"C\" fn {f}(")) {
+            return Err(format!(
+                "{f} is listed in xtask/src/gen/c.rs CONVENIENCES but not defined in {file}"
+            ));
+        }
+    }
+    let mut s = String::new();
+    let all = groups();
+    for (group, ops) in &all {
+        let cls = class(group);
+        writeln!(
+            s,
+            "/// The `{group}` operations; get one with `Client::{group}()`. Each method takes\n\
+             /// the params JSON of its C function (documented in abws.h) and returns the result\n\
+             /// JSON; a failure throws abws::Error.\n\
+             class {cls} {{\n \
+             public:\n    \
+             explicit {cls}(const ClientBase &client) noexcept : client_(client) {{}}"
+        )
+        .unwrap();
+        for op in ops {
+            let f = c_function(group, op.name);
+            for l in wrap(
+                &format!("{} (`{f}`): {}", op.id, lower_first(op.doc)),
+                WIDTH,
+                "    /// ",
+                "    /// ",
+            ) {
+                writeln!(s, "{l}").unwrap();
+            }
+            writeln!(
+                s,
+                "    std::string {}(const std::string &params = \"{{}}\") const {{\n        \
+                 return client_.call({f}, params);\n    }}",
+                op.name
+            )
+            .unwrap();
+        }
+        for op in ops {
+            let Some(p) = op.pager else { continue };
+            let f = c_function(group, p.name);
+            for l in wrap(
+                &format!(
+                    "`{f}`: every page of {} as JSON strings (range-for).",
+                    op.id
+                ),
+                WIDTH,
+                "    /// ",
+                "    /// ",
+            ) {
+                writeln!(s, "{l}").unwrap();
+            }
+            writeln!(
+                s,
+                "    Pager {}(const std::string &params = \"{{}}\") const {{\n        \
+                 return client_.pages({f}, params);\n    }}",
+                p.name
+            )
+            .unwrap();
+        }
+        for (g, name, shape, doc, _) in CONVENIENCES.iter().filter(|c| c.0 == *group) {
+            let f = c_function(g, name);
+            match shape {
+                Shape::Json => {
+                    for l in wrap(&format!("`{f}`: {doc}."), WIDTH, "    /// ", "    /// ") {
+                        writeln!(s, "{l}").unwrap();
+                    }
+                    writeln!(
+                        s,
+                        "    std::string {name}(const std::string &params = \"{{}}\") const {{\n        \
+                         return client_.call({f}, params);\n    }}"
+                    )
+                    .unwrap();
+                }
+                Shape::Stream => {
+                    let text = format!(
+                        "`{f}`: {doc}; returns the byte count. An exception thrown by `sink` \
+                         stops the download and is rethrown here."
+                    );
+                    for l in wrap(&text, WIDTH, "    /// ", "    /// ") {
+                        writeln!(s, "{l}").unwrap();
+                    }
+                    writeln!(
+                        s,
+                        "    template <class Sink>\n    \
+                         std::uint64_t {name}(const std::string &params, Sink &&sink) const {{\n        \
+                         return client_.stream({f}, params, std::forward<Sink>(sink));\n    }}\n    \
+                         /// `{f}` into memory: the document's bytes.\n    \
+                         std::string {name}(const std::string &params) const {{\n        \
+                         std::string bytes;\n        \
+                         {name}(params, [&bytes](const std::uint8_t *data, std::size_t len) {{\n            \
+                         bytes.append(reinterpret_cast<const char *>(data), len);\n        \
+                         }});\n        \
+                         return bytes;\n    }}"
+                    )
+                    .unwrap();
+                }
+            }
+        }
+        s.push_str("\n private:\n    const ClientBase &client_;\n};\n\n");
+    }
+    s.push_str(
+        "/// A client of the service: the RAII handle of `ClientBase` and one accessor per API\n\
+         /// group. Move-only; frees the C client. Share one instance between threads (every\n\
+         /// method is const and thread-safe); the group objects borrow it.\n\
+         class Client : public ClientBase {\n \
+         public:\n    \
+         using ClientBase::ClientBase;\n",
+    );
+    for (group, _) in &all {
+        writeln!(
+            s,
+            "    {} {group}() const {{ return {}(*this); }}",
+            class(group),
+            class(group)
+        )
+        .unwrap();
+    }
+    s.push_str("};\n");
+    Ok(s)
+}
 
 pub fn outputs() -> Result<Vec<Output>, String> {
-    Ok(vec![])
+    let hpp = read(HPP)?;
+    Ok(vec![
+        Output::new(GENERATED_RS, generated_rs()?),
+        Output::new(
+            HPP,
+            replace_section(HPP, &hpp, HPP_BEGIN, HPP_END, &hpp_section()?)?,
+        ),
+    ])
 }
