@@ -613,3 +613,439 @@ fn a_forked_child_rebuilds_the_runtime_and_works() {
     assert_ne!(conns[0], conns[1]);
     detail(&client, &n).unwrap();
 }
+
+// ---- The operations table, the argument reader, explicit nulls, `type`, region default ----
+
+/// The snake_case of a wire name: a word starts at an uppercase letter after a lowercase
+/// letter or a digit, or at the last capital of a run followed by a lowercase letter
+/// (`buyingGuidanceV2` → `buying_guidance_v2`, `OFFERS` → `offers`).
+fn snake_case(wire: &str) -> String {
+    let chars: Vec<char> = wire.chars().collect();
+    let mut out = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() {
+            let prev = i.checked_sub(1).map(|j| chars[j]);
+            let next = chars.get(i + 1);
+            let boundary = prev.is_some_and(|p| {
+                p.is_ascii_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
+            });
+            if boundary {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn is_snake_case(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !name.contains("__")
+        && !name.ends_with('_')
+}
+
+#[test]
+fn snake_case_of_wire_names() {
+    for (wire, snake) in [
+        ("invoiceNumber", "invoice_number"),
+        ("buyingGuidanceV2", "buying_guidance_v2"),
+        ("addressLine1", "address_line1"),
+        ("OFFERS", "offers"),
+        ("isbn10", "isbn10"),
+        ("type", "type"),
+    ] {
+        assert_eq!(snake_case(wire), snake, "{wire}");
+    }
+}
+
+#[test]
+fn every_row_of_the_table_resolves_by_name_id_and_pager() {
+    use std::collections::HashSet;
+
+    let all = operations::ALL;
+    assert!(all.len() >= 24, "{} rows", all.len());
+    let ids: HashSet<&str> = all.iter().map(|o| o.id).collect();
+    let names: HashSet<&str> = all.iter().map(|o| o.name).collect();
+    assert_eq!(ids.len(), all.len(), "operationIds are unique");
+    assert_eq!(names.len(), all.len(), "snake names are unique");
+    let mut pagers = HashSet::new();
+    for op in all {
+        assert!(is_snake_case(op.name), "{}", op.name);
+        for key in [op.name, op.id] {
+            let dynamic = operations::dynamic(key).unwrap_or_else(|| panic!("dynamic({key})"));
+            assert_eq!(dynamic.row().id, op.id, "dynamic({key})");
+        }
+        assert_eq!(operations::by_id(op.id).map(|o| o.name), Some(op.name));
+        if let Some(pager) = op.pager {
+            assert!(pagers.insert(pager.name), "pager {} is unique", pager.name);
+            let dynamic = operations::dynamic_pager(pager.name)
+                .unwrap_or_else(|| panic!("dynamic_pager({})", pager.name));
+            assert_eq!(dynamic.row().id, op.id, "dynamic_pager({})", pager.name);
+            // The items field is a field of the page.
+            match (op.output)() {
+                abws::describe::Ty::Model(m) => assert!(
+                    m.fields.iter().any(|f| f.name == pager.items),
+                    "{}: page {} has no field {}",
+                    op.id,
+                    m.name,
+                    pager.items
+                ),
+                other => panic!("{}: a page that is not a model: {other:?}", op.id),
+            }
+        }
+    }
+    assert!(!pagers.is_empty());
+    assert!(operations::dynamic("noSuchOperation").is_none());
+    assert!(
+        operations::dynamic_pager("get_invoices").is_none(),
+        "not a pager name"
+    );
+}
+
+#[test]
+fn reachable_models_and_params_are_named_by_the_rules() {
+    use abws::describe::{ModelInfo, Reachable, Ty};
+    use std::collections::HashMap;
+
+    let mut r = Reachable::default();
+    for op in operations::ALL {
+        r.walk((op.output)());
+        r.walk((op.params)());
+    }
+    assert!(r.models.len() > 50, "{} models", r.models.len());
+    assert!(!r.params.is_empty());
+
+    // Every distinct model (by identity, not by name) has a name of its own: `Reachable`
+    // folds models by name, so walk them by address here.
+    fn models(ty: Ty, out: &mut Vec<&'static ModelInfo>) {
+        match ty {
+            Ty::List(t) | Ty::Map(t) => models(t(), out),
+            Ty::OneOf(ts) => ts.iter().for_each(|t| models(t(), out)),
+            Ty::Model(m) if !out.iter().any(|x| std::ptr::eq(*x, m)) => {
+                out.push(m);
+                m.fields.iter().for_each(|f| models((f.ty)(), out));
+            }
+            Ty::Params(p) => p.fields.iter().for_each(|f| models((f.ty)(), out)),
+            _ => {}
+        }
+    }
+    let mut distinct = vec![];
+    for op in operations::ALL {
+        models((op.output)(), &mut distinct);
+        models((op.params)(), &mut distinct);
+    }
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    for m in &distinct {
+        *by_name.entry(m.name).or_default() += 1;
+    }
+    let clashes: Vec<_> = by_name.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(clashes.is_empty(), "model names used twice: {clashes:?}");
+    assert_eq!(distinct.len(), r.models.len());
+
+    for m in &r.models {
+        let mut seen = std::collections::HashSet::new();
+        for f in m.fields {
+            assert_eq!(f.name, snake_case(f.wire), "{}.{}", m.name, f.wire);
+            assert!(is_snake_case(f.name), "{}.{}", m.name, f.name);
+            assert!(seen.insert(f.name), "{}.{} twice", m.name, f.name);
+        }
+    }
+    for p in &r.params {
+        let mut seen = std::collections::HashSet::new();
+        for f in p.fields {
+            assert!(is_snake_case(f.name), "{}.{}", p.name, f.name);
+            assert!(seen.insert(f.name), "{}.{} twice", p.name, f.name);
+        }
+    }
+    // Every row's parameter struct is described as one (or passed through as an object).
+    for op in operations::ALL {
+        assert!(
+            matches!((op.params)(), Ty::Params(_) | Ty::Object(_)),
+            "{}",
+            op.id
+        );
+    }
+}
+
+/// Runs an operation by name with JSON arguments, as the bindings do; the error if the
+/// arguments are refused.
+fn dynamic_refusal(client: &blocking::Client, name: &str, args: &str) -> abws::Error {
+    let op = operations::dynamic(name).unwrap();
+    match op.call(&client.inner().unwrap(), args) {
+        Ok(_) => panic!("{name} accepted {args}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn the_argument_reader_names_the_path_and_never_the_value() {
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let line = r#"{"order_id":"O-1","order_line_item_id":"L-1","shipment_id":"S-1"}"#;
+    let cases: Vec<(&str, String, &str, &str)> = vec![
+        // An unknown key.
+        (
+            "get_invoice_detail_by_invoice_number",
+            r#"{"invoice_number":"INV-1","colour":"s3cr3t-colour"}"#.into(),
+            "colour",
+            "s3cr3t-colour",
+        ),
+        // A missing required key.
+        (
+            "getInvoiceDetailByInvoiceNumber",
+            r#"{"region":"JP"}"#.into(),
+            "invoice_number",
+            "JP",
+        ),
+        // Wrong types: a number, a string, a boolean, a list where a scalar goes.
+        (
+            "get_invoice_detail_by_invoice_number",
+            r#"{"invoice_number":987654321}"#.into(),
+            "invoice_number",
+            "987654321",
+        ),
+        (
+            "list_carts",
+            r#"{"page_size":"s3cr3t-size"}"#.into(),
+            "page_size",
+            "s3cr3t-size",
+        ),
+        (
+            "get_orders_by_order_id",
+            r#"{"order_id":"O-1","include_charges":"s3cr3t-flag"}"#.into(),
+            "include_charges",
+            "s3cr3t-flag",
+        ),
+        (
+            "get_report",
+            r#"{"report_id":["s3cr3t-id"]}"#.into(),
+            "report_id",
+            "s3cr3t-id",
+        ),
+        // A nested path: wrong type, missing key, unknown key inside the second item.
+        (
+            "get_invoice_details_by_order_line_items",
+            format!(
+                r#"{{"order_line_items":[{line},{{"order_id":"O-2","order_line_item_id":"L-2","shipment_id":424242}}]}}"#
+            ),
+            "order_line_items[1].shipment_id",
+            "424242",
+        ),
+        (
+            "getInvoiceDetailsByOrderLineItems",
+            format!(
+                r#"{{"order_line_items":[{line},{{"order_id":"s3cr3t-order","order_line_item_id":"L-2"}}]}}"#
+            ),
+            "order_line_items[1].shipment_id",
+            "s3cr3t-order",
+        ),
+        (
+            "get_invoice_details_by_order_line_items",
+            format!(
+                r#"{{"order_line_items":[{line},{{"order_id":"O-2","order_line_item_id":"L-2","shipment_id":"S-2","colour":"s3cr3t-colour"}}]}}"#
+            ),
+            "order_line_items[1].colour",
+            "s3cr3t-colour",
+        ),
+        // Not an object at all.
+        (
+            "get_report",
+            r#"["s3cr3t-array"]"#.into(),
+            "arguments",
+            "s3cr3t-array",
+        ),
+    ];
+    for (name, args, path, value) in &cases {
+        let e = dynamic_refusal(&client, name, args);
+        assert_eq!(e.kind(), ErrorKind::Validation, "{name} {args}: {e}");
+        assert_eq!(e.parameter(), Some(*path), "{name} {args}: {e}");
+        let shown = format!("{e} {e:?}");
+        assert!(!shown.contains(value), "{name}: the value shows in {shown}");
+        assert_eq!(
+            e.operation(),
+            Some(operations::dynamic(name).unwrap().row().id),
+            "{e}"
+        );
+    }
+    // A pager reads its arguments the same way.
+    let pager = operations::dynamic_pager("iter_carts").unwrap();
+    let e = match pager.pager(&client.inner().unwrap(), r#"{"page_token":12345678}"#) {
+        Ok(_) => panic!("iter_carts accepted a numeric page token"),
+        Err(e) => e,
+    };
+    assert_eq!(e.parameter(), Some("page_token"), "{e}");
+    assert!(!e.to_string().contains("12345678"), "{e}");
+    assert_eq!(common::all_requests(&sb), 0, "nothing reached the service");
+    assert_eq!(token_calls(&sb), 0, "not even the token endpoint");
+}
+
+#[test]
+fn dynamic_calls_run_the_operation_with_the_arguments_read() {
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let number = an_invoice(&sb);
+    let op = operations::dynamic("getInvoiceDetailByInvoiceNumber").unwrap();
+    let args = json!({ "invoice_number": number, "region": "JP" }).to_string();
+    let fut = op.call(&client.inner().unwrap(), &args).unwrap();
+    let out = blocking::block_on(fut).unwrap();
+    let v: Value = serde_json::from_str(&out.to_json().unwrap()).unwrap();
+    assert_eq!(v["invoiceMetadata"]["invoiceNumber"], number.as_str());
+    assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 1);
+}
+
+#[test]
+fn explicit_nulls_go_back_as_null_and_absent_stays_absent() {
+    use abws::api::products::{Offer, Product};
+    use abws::Model;
+
+    // From the service's own searchOffers example (published facts, section 6).
+    let wire = json!({
+        "offerId": "OFFER-1",
+        "listPrice": {"value": null, "formattedPrice": "¥1,000"},
+        "merchant": {"merchantId": null, "name": "A seller"},
+        "quantityInStock": null,
+        "price": {"value": {"amount": 1000, "currencyCode": "JPY"}}
+    });
+    let offer: Offer = serde_json::from_value(wire.clone()).unwrap();
+    assert_eq!(offer.quantity_in_stock, None);
+    assert!(offer.received_null("quantityInStock"));
+    assert!(!offer.received_null("offerId"), "present, not null");
+    assert!(!offer.received_null("availability"), "absent, not null");
+    assert!(!offer.received_null("noSuchField"));
+    let list_price = offer.list_price.as_ref().unwrap();
+    assert!(list_price.received_null("value"));
+    assert!(offer.merchant.as_ref().unwrap().received_null("merchantId"));
+    let back = serde_json::to_value(&offer).unwrap();
+    assert_eq!(back["quantityInStock"], Value::Null);
+    assert!(back.as_object().unwrap().contains_key("quantityInStock"));
+    assert!(!back.as_object().unwrap().contains_key("availability"));
+    assert_eq!(
+        back["listPrice"],
+        json!({"value": null, "formattedPrice": "¥1,000"})
+    );
+    assert_eq!(
+        back["merchant"],
+        json!({"merchantId": null, "name": "A seller"})
+    );
+    assert_eq!(back["price"], wire["price"]);
+    assert_eq!(back, wire, "the wire form comes back exactly");
+
+    let product: Product = serde_json::from_value(json!({
+        "asin": "B0TEST",
+        "bookInformation": {"isbn": {"isbn10": null, "isbn13": "9780000000000"}}
+    }))
+    .unwrap();
+    let isbn = product
+        .book_information
+        .as_ref()
+        .unwrap()
+        .isbn
+        .as_ref()
+        .unwrap();
+    assert!(isbn.received_null("isbn10") && !isbn.received_null("isbn13"));
+    assert_eq!(
+        serde_json::to_string(&product).unwrap(),
+        r#"{"asin":"B0TEST","bookInformation":{"isbn":{"isbn10":null,"isbn13":"9780000000000"}}}"#
+    );
+
+    // A value set in Rust after decoding wins over the null it replaced.
+    let mut changed = offer.clone();
+    changed.quantity_in_stock = Some(3);
+    assert_eq!(
+        serde_json::to_value(&changed).unwrap()["quantityInStock"],
+        3
+    );
+    // A model built in Rust has no nulls: absent fields are left out.
+    let built = Offer {
+        offer_id: Some("OFFER-2".into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        serde_json::to_string(&built).unwrap(),
+        r#"{"offerId":"OFFER-2"}"#
+    );
+}
+
+#[test]
+fn type_fields_round_trip_as_type() {
+    use abws::api::invoices::{InvoiceMetadata, InvoiceType};
+    use abws::api::products::Taxonomy;
+    use abws::Model;
+
+    let wire = json!({"invoiceNumber": "INV-1", "type": "CREDIT_MEMO", "region": "JP"});
+    let meta: InvoiceMetadata = serde_json::from_value(wire.clone()).unwrap();
+    assert_eq!(meta.r#type, Some(InvoiceType::CreditMemo));
+    assert_eq!(serde_json::to_value(&meta).unwrap(), wire);
+    assert!(meta.extra.is_empty(), "`type` is a declared field");
+    assert!(InvoiceMetadata::FIELDS
+        .iter()
+        .any(|f| f.wire == "type" && f.name == "type"));
+
+    let built = Taxonomy {
+        taxonomy_code: Some("43211503".into()),
+        r#type: Some("UNSPSC".into()),
+        ..Default::default()
+    };
+    let text = serde_json::to_string(&built).unwrap();
+    assert_eq!(text, r#"{"taxonomyCode":"43211503","type":"UNSPSC"}"#);
+    let again: Taxonomy = serde_json::from_str(&text).unwrap();
+    assert_eq!(again, built);
+}
+
+#[test]
+fn a_call_without_region_uses_the_clients() {
+    let sb = common::sandbox();
+    let number = an_invoice(&sb);
+    let detail_path = format!("/ab-invoice/2026-02-01/invoices/{number}/detail");
+    let regions = |sb: &Sandbox| -> Vec<String> {
+        seen(sb, &detail_path)
+            .iter()
+            .map(|r| r["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    let jp = common::client(&sb, Region::JP);
+    let d = jp
+        .invoices()
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number.clone(),
+            region: None,
+        })
+        .unwrap();
+    assert_eq!(d.invoice_metadata.unwrap().region.as_deref(), Some("JP"));
+    assert_eq!(regions(&sb), [format!("{detail_path}?region=JP")]);
+
+    // Another client's region, same regional address: its own region is sent.
+    let au = common::client(&sb, Region::AU);
+    // (The invoice is a JP one: whatever the answer, the request is what counts.)
+    let _ = au.call(&GetInvoiceDetailByInvoiceNumberParams {
+        invoice_number: number.clone(),
+        ..Default::default()
+    });
+    assert_eq!(regions(&sb)[1], format!("{detail_path}?region=AU"));
+
+    // The same through the dynamic call the bindings use, and for a cart listing.
+    let op = operations::dynamic("get_invoice_detail_by_invoice_number").unwrap();
+    let args = json!({ "invoice_number": number }).to_string();
+    blocking::block_on(op.call(&jp.inner().unwrap(), &args).unwrap()).unwrap();
+    assert_eq!(regions(&sb)[2], format!("{detail_path}?region=JP"));
+    jp.cart().list_carts(&ListCartsParams::default()).unwrap();
+    let carts = seen(&sb, "/cart/2025-04-30/carts");
+    assert!(
+        carts[0]["path"].as_str().unwrap().contains("region=JP"),
+        "{carts:?}"
+    );
+    // An explicit region still wins.
+    let _ = jp.call(&GetInvoiceDetailByInvoiceNumberParams {
+        invoice_number: number.clone(),
+        region: Some("AU".into()),
+    });
+    assert_eq!(regions(&sb)[3], format!("{detail_path}?region=AU"));
+}
