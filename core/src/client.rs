@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::operations::Operation;
 use crate::process::{self, Context};
 use crate::ratelimit::{parse_rate_header, Bucket, BucketKey};
-use crate::retry::{self, Decision, FailureClass, RetryBudget};
+use crate::retry::{self, Decision, FailureClass, OperationKind, RetryBudget};
 use crate::transport::{self, HttpRequest, HttpResponse, Transport};
 use crate::wire;
 
@@ -228,13 +228,12 @@ impl Client {
         let op = call.op;
         self.execute_inner(call)
             .await
-            .map_err(|e| e.with_operation(op.id))
+            .map_err(|e| crate::paging::page_token_error(call, e).with_operation(op.id))
     }
 
     async fn execute_inner(&self, call: &Call) -> Result<HttpResponse> {
         let op = call.op;
         let settings = self.settings();
-        let deadline = Instant::now() + settings.timeouts.operation;
         let url = self.url(call)?;
         let email = call.user_email.clone().or(settings.user_email.clone());
         if op.needs_user_email() && email.is_none() {
@@ -251,163 +250,217 @@ impl Client {
             None => None,
         };
         let bucket = settings.rate_limiting.then(|| self.bucket(op, call.group));
+        let plan = AttemptPlan {
+            what: op.id,
+            kind: op.kind,
+            settings: &settings,
+            attempt_timeout: settings.timeouts.attempt,
+            external_id: call.external_id.as_deref(),
+        };
+        let mut send = ApiSend {
+            client: self,
+            call,
+            url: &url,
+            email_header: email_header.as_ref(),
+            bucket: bucket.as_ref(),
+            settings: &settings,
+        };
+        self.attempt_loop(plan, &mut send).await
+    }
+
+    /// One attempt of an API call: waits for the rate limit, sends with our headers,
+    /// and classifies what came back (refreshing an expired access token for the replay).
+    async fn api_attempt(
+        &self,
+        send: &ApiSend<'_>,
+        a: &Attempt,
+    ) -> std::result::Result<HttpResponse, Failure> {
+        let op = send.call.op;
+        if let Some(b) = send.bucket {
+            if Instant::now() + b.wait_estimate() > a.deadline
+                || tokio::time::timeout_at(a.deadline, b.acquire())
+                    .await
+                    .is_err()
+            {
+                return Err(Failure::stop(
+                    Error::timeout(format!(
+                        "the rate limit would delay the call past its {:.0} s deadline",
+                        send.settings.timeouts.operation.as_secs_f64()
+                    ))
+                    .with_attempts(a.number - 1),
+                ));
+            }
+        }
+        let token = self
+            .inner
+            .tokens
+            .access_token()
+            .await
+            .map_err(Failure::stop)?;
+        let mut headers: Vec<(HeaderName, HeaderValue)> = vec![
+            (
+                HeaderName::from_static(wire::HEADER_ACCESS_TOKEN),
+                transport::sensitive(token.expose(), "access_token").map_err(Failure::stop)?,
+            ),
+            (
+                http::header::ACCEPT,
+                HeaderValue::from_static("application/json"),
+            ),
+        ];
+        if let Some(h) = send.email_header {
+            headers.push((HeaderName::from_static(wire::HEADER_USER_EMAIL), h.clone()));
+        }
+        if op.headers.date {
+            let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            if let Ok(v) = HeaderValue::from_str(&now) {
+                headers.push((HeaderName::from_static(wire::HEADER_DATE), v));
+            }
+        }
+        let req = HttpRequest {
+            method: op.method.clone(),
+            url: send.url.to_string(),
+            headers,
+            body: send.call.body.clone().map(|b| (b, "application/json")),
+        };
+        let timeout = a.timeout()?;
+        let attempt = a.number;
+        let sent_at = Instant::now();
+        let outcome = self.inner.transport.send(req, timeout).await;
+        match &outcome {
+            Ok(resp) => log::debug!(
+                target: "abws",
+                "{} attempt {attempt}: HTTP {} in {} ms (request id {})",
+                op.id,
+                resp.status,
+                sent_at.elapsed().as_millis(),
+                resp.request_id().unwrap_or_default()
+            ),
+            Err(f) => log::debug!(
+                target: "abws",
+                "{} attempt {attempt}: {:?} failure after {} ms: {}",
+                op.id,
+                f.class,
+                sent_at.elapsed().as_millis(),
+                f.error
+            ),
+        }
+        let failure = match outcome {
+            Ok(resp) => {
+                if let (Some(b), Some(rate)) = (
+                    send.bucket,
+                    resp.rate_limit().as_deref().and_then(parse_rate_header),
+                ) {
+                    b.set_rate(rate);
+                }
+                if resp.is_success() {
+                    return Ok(resp);
+                }
+                let failure = resp.failure();
+                let says_expired = matches!(resp.status, 401 | 403)
+                    && failure.errors.iter().any(|e| {
+                        e.message.to_ascii_lowercase().contains("expired")
+                            || e.code.to_ascii_lowercase().contains("expired")
+                    });
+                let expired = matches!(resp.status, 401 | 403)
+                    && (says_expired || self.inner.tokens.is_expired(&token).await);
+                if resp.status == 429 {
+                    if let Some(b) = send.bucket {
+                        b.throttled();
+                    }
+                }
+                let can_refresh = expired
+                    && !a.replayed
+                    && matches!(
+                        self.inner.tokens.credentials(),
+                        Credentials::RefreshToken { .. }
+                    );
+                if can_refresh {
+                    self.inner.tokens.invalidate(&token).await;
+                }
+                let class =
+                    retry::classify_status(resp.status, can_refresh).unwrap_or(FailureClass::Final);
+                let mut f = Failure::new(class, Error::api(failure));
+                // A refreshed token is replayed at once; a 429 the bucket paces waits for
+                // the bucket's next slot (already pushed out), plus jitter only.
+                f.replay = can_refresh;
+                f.paced = resp.status == 429 && send.bucket.is_some();
+                f
+            }
+            Err(f) => Failure::from_send(f),
+        };
+        if matches!(
+            failure.class,
+            FailureClass::Ambiguous | FailureClass::NotSent
+        ) {
+            // The connection may be in a bad state: the next attempt opens a new one.
+            self.inner.transport.reset_pool();
+        }
+        Err(failure)
+    }
+
+    /// The one attempt loop of every operation (API calls and document fetches): runs
+    /// `attempts` until one succeeds or the policy stops, within the operation's deadline
+    /// (`settings.timeouts.operation`, never slept past) and the process-wide retry budget,
+    /// with jittered backoff between attempts and `retry::decide` on every failure.
+    pub(crate) async fn attempt_loop<A: Attempts>(
+        &self,
+        plan: AttemptPlan<'_>,
+        attempts: &mut A,
+    ) -> Result<A::Output> {
+        let settings = plan.settings;
+        let deadline = Instant::now() + settings.timeouts.operation;
         let budget = &self.inner.ctx.retry_budget;
-        let mut attempt = 0u32;
+        let mut number = 0u32;
         let mut ambiguous_retries = 0u32;
-        let mut refreshed = false;
+        let mut replayed = false;
         let mut spent = 0i64;
         loop {
-            attempt += 1;
-            if let Some(b) = &bucket {
-                if Instant::now() + b.wait_estimate() > deadline
-                    || tokio::time::timeout_at(deadline, b.acquire())
-                        .await
-                        .is_err()
-                {
-                    return Err(Error::timeout(format!(
-                        "the rate limit would delay the call past its {:.0} s deadline",
-                        settings.timeouts.operation.as_secs_f64()
-                    ))
-                    .with_attempts(attempt - 1));
-                }
-            }
-            let token = self.inner.tokens.access_token().await?;
-            let mut headers: Vec<(HeaderName, HeaderValue)> = vec![
-                (
-                    HeaderName::from_static(wire::HEADER_ACCESS_TOKEN),
-                    transport::sensitive(token.expose(), "access_token")?,
-                ),
-                (
-                    http::header::ACCEPT,
-                    HeaderValue::from_static("application/json"),
-                ),
-            ];
-            if let Some(h) = &email_header {
-                headers.push((HeaderName::from_static(wire::HEADER_USER_EMAIL), h.clone()));
-            }
-            if op.headers.date {
-                let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-                if let Ok(v) = HeaderValue::from_str(&now) {
-                    headers.push((HeaderName::from_static(wire::HEADER_DATE), v));
-                }
-            }
-            let req = HttpRequest {
-                method: op.method.clone(),
-                url: url.clone(),
-                headers,
-                body: call.body.clone().map(|b| (b, "application/json")),
+            number += 1;
+            let a = Attempt {
+                number,
+                deadline,
+                limit: plan.attempt_timeout,
+                replayed,
             };
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            let timeout = settings.timeouts.attempt.min(remaining);
-            if timeout.is_zero() {
-                return Err(
-                    Error::timeout("the operation's deadline passed before the attempt")
-                        .with_attempts(attempt - 1),
-                );
-            }
-            let sent_at = Instant::now();
-            let outcome = self.inner.transport.send(req, timeout).await;
-            match &outcome {
-                Ok(resp) => log::debug!(
-                    target: "abws",
-                    "{} attempt {attempt}: HTTP {} in {} ms (request id {})",
-                    op.id,
-                    resp.status,
-                    sent_at.elapsed().as_millis(),
-                    resp.request_id().unwrap_or_default()
-                ),
-                Err(f) => log::debug!(
-                    target: "abws",
-                    "{} attempt {attempt}: {:?} failure after {} ms: {}",
-                    op.id,
-                    f.class,
-                    sent_at.elapsed().as_millis(),
-                    f.error
-                ),
-            }
-            let (class, error, timed_out) = match outcome {
-                Ok(resp) => {
-                    if let (Some(b), Some(rate)) = (
-                        &bucket,
-                        resp.rate_limit().as_deref().and_then(parse_rate_header),
-                    ) {
-                        b.set_rate(rate);
-                    }
-                    if resp.is_success() {
-                        // A success refunds what its retries cost (or one token).
-                        budget.refund(spent.max(1));
-                        return Ok(resp);
-                    }
-                    let failure = resp.failure();
-                    let says_expired = matches!(resp.status, 401 | 403)
-                        && failure.errors.iter().any(|e| {
-                            e.message.to_ascii_lowercase().contains("expired")
-                                || e.code.to_ascii_lowercase().contains("expired")
-                        });
-                    let expired = matches!(resp.status, 401 | 403)
-                        && (says_expired || self.inner.tokens.is_expired(&token).await);
-                    if resp.status == 429 {
-                        if let Some(b) = &bucket {
-                            b.throttled();
-                        }
-                    }
-                    let can_refresh = expired
-                        && !refreshed
-                        && matches!(
-                            self.inner.tokens.credentials(),
-                            Credentials::RefreshToken { .. }
-                        );
-                    if can_refresh {
-                        self.inner.tokens.invalidate(&token).await;
-                    }
-                    let class = retry::classify_status(resp.status, can_refresh)
-                        .unwrap_or(FailureClass::Final);
-                    (class, Error::api(failure), false)
+            let failure = match attempts.attempt(&a).await {
+                Ok(v) => {
+                    // A success refunds what its retries cost (or one token).
+                    budget.refund(spent.max(1));
+                    return Ok(v);
                 }
-                Err(f) => (f.class, f.error, f.timed_out),
+                Err(f) if f.stop => return Err(f.error),
+                Err(f) => f,
             };
-            let error = error.with_attempts(attempt);
-            if matches!(class, FailureClass::Ambiguous | FailureClass::NotSent) {
-                // The connection may be in a bad state: the next attempt opens a new one.
-                self.inner.transport.reset_pool();
-            }
+            let class = failure.class;
+            let error = failure.error.with_attempts(number);
             match retry::decide(
-                op.kind,
+                plan.kind,
                 class,
-                attempt,
+                number,
                 settings.max_attempts,
                 ambiguous_retries,
             ) {
                 Decision::Fail => return Err(error),
                 Decision::OutcomeUnknown => {
-                    return Err(Error::outcome_unknown(
-                        op.id,
-                        call.external_id.as_deref(),
-                        error,
-                    ))
+                    return Err(Error::outcome_unknown(plan.what, plan.external_id, error))
                 }
                 Decision::Retry => {
-                    let token_replay = class == FailureClass::RejectedBeforeProcessing
-                        && matches!(error.status(), Some(401 | 403));
-                    let delay = if token_replay {
-                        refreshed = true;
-                        Duration::ZERO
+                    let (delay, cost) = if failure.replay && !replayed {
+                        replayed = true;
+                        (Duration::ZERO, 0)
+                    } else if failure.paced {
+                        // The bucket already pushed the next slot out; add jitter only.
+                        (
+                            retry::backoff(1, rand::random::<f64>()) / 5,
+                            RetryBudget::RETRY_COST,
+                        )
                     } else {
-                        let cost = if timed_out {
+                        let cost = if failure.timed_out {
                             RetryBudget::TIMEOUT_COST
                         } else {
                             RetryBudget::RETRY_COST
                         };
-                        spent += cost;
-                        if !budget.try_spend(cost) {
-                            return Err(with_note(error, "not retried: the process-wide retry budget is exhausted (the service is failing; calls fail fast until it recovers)"));
-                        }
-                        if error.status() == Some(429) && bucket.is_some() {
-                            // The bucket already pushed the next slot out; add jitter only.
-                            retry::backoff(1, rand::random::<f64>()) / 5
-                        } else {
-                            retry::backoff(attempt, rand::random::<f64>())
-                        }
+                        (retry::backoff(number, rand::random::<f64>()), cost)
                     };
                     if class == FailureClass::Ambiguous {
                         ambiguous_retries += 1;
@@ -418,10 +471,17 @@ impl Client {
                             "not retried: the operation's deadline would pass during the backoff",
                         ));
                     }
+                    // Only a retry that will be made is paid for.
+                    if cost > 0 {
+                        spent += cost;
+                        if !budget.try_spend(cost) {
+                            return Err(with_note(error, "not retried: the process-wide retry budget is exhausted (the service is failing; calls fail fast until it recovers)"));
+                        }
+                    }
                     log::info!(
                         target: "abws",
                         "{}: retrying after {:?} failure ({}) in {} ms",
-                        op.id,
+                        plan.what,
                         class,
                         error,
                         delay.as_millis()
@@ -431,6 +491,129 @@ impl Client {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The attempts of one operation, run by `Client::attempt_loop`. (A trait rather than an
+/// async closure: its future is declared `Send`, which an async closure's cannot be yet.)
+pub(crate) trait Attempts {
+    type Output;
+    /// One attempt; state kept in `self` carries over to the next one.
+    fn attempt(
+        &mut self,
+        a: &Attempt,
+    ) -> impl std::future::Future<Output = std::result::Result<Self::Output, Failure>> + Send;
+}
+
+/// What an API attempt sends, the same for every attempt of a call.
+struct ApiSend<'a> {
+    client: &'a Client,
+    call: &'a Call,
+    url: &'a str,
+    email_header: Option<&'a HeaderValue>,
+    bucket: Option<&'a Arc<Bucket>>,
+    settings: &'a Settings,
+}
+
+impl Attempts for ApiSend<'_> {
+    type Output = HttpResponse;
+    async fn attempt(&mut self, a: &Attempt) -> std::result::Result<HttpResponse, Failure> {
+        self.client.api_attempt(self, a).await
+    }
+}
+
+/// What the attempt loop needs to know about an operation.
+pub(crate) struct AttemptPlan<'a> {
+    /// The operation's name, for logs and `OutcomeUnknown`.
+    pub what: &'static str,
+    /// What a resend may do to the server's state (`retry::decide`).
+    pub kind: OperationKind,
+    /// The settings in force: the operation deadline and the attempts allowed.
+    pub settings: &'a Settings,
+    /// The longest one attempt may take (cut to the deadline).
+    pub attempt_timeout: Duration,
+    /// Reported with `OutcomeUnknown`.
+    pub external_id: Option<&'a str>,
+}
+
+/// One attempt, as the attempt loop hands it out.
+pub(crate) struct Attempt {
+    /// 1-based.
+    pub number: u32,
+    /// When the operation must be over.
+    pub deadline: Instant,
+    limit: Duration,
+    /// The operation's one free replay (a renewed access token or presigned address) has
+    /// been used: an expired token or address now is final.
+    pub replayed: bool,
+}
+
+impl Attempt {
+    /// How long this attempt may take from now: the attempt timeout cut to the deadline;
+    /// once the deadline has passed, the failure that ends the operation.
+    pub fn timeout(&self) -> std::result::Result<Duration, Failure> {
+        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        let timeout = self.limit.min(remaining);
+        if timeout.is_zero() {
+            return Err(Failure::stop(
+                Error::timeout("the operation's deadline passed before the attempt")
+                    .with_attempts(self.number - 1),
+            ));
+        }
+        Ok(timeout)
+    }
+}
+
+/// How an attempt failed, for the attempt loop to decide on.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub class: FailureClass,
+    pub error: Error,
+    /// The attempt ran out of time (a retry costs more of the budget).
+    pub timed_out: bool,
+    /// What expired was renewed: resend at once, without backoff or budget (once per
+    /// operation; a second one backs off like any retry).
+    pub replay: bool,
+    /// A 429 whose rate-limit bucket already delays the next attempt: jitter only.
+    pub paced: bool,
+    /// Ends the operation with `error` as it is (no retry, no attempt count added).
+    pub stop: bool,
+}
+
+impl Failure {
+    pub fn new(class: FailureClass, error: Error) -> Failure {
+        Failure {
+            class,
+            error,
+            timed_out: false,
+            replay: false,
+            paced: false,
+            stop: false,
+        }
+    }
+
+    /// A failed attempt as the transport reported it.
+    pub fn from_send(f: transport::SendFailure) -> Failure {
+        Failure {
+            timed_out: f.timed_out,
+            ..Failure::new(f.class, f.error)
+        }
+    }
+
+    /// Rejected before processing because something expired that is now renewed.
+    pub fn replay(error: Error) -> Failure {
+        Failure {
+            replay: true,
+            ..Failure::new(FailureClass::RejectedBeforeProcessing, error)
+        }
+    }
+
+    /// Ends the operation with this error.
+    pub fn stop(error: Error) -> Failure {
+        Failure {
+            stop: true,
+            ..Failure::new(FailureClass::Final, error)
         }
     }
 }

@@ -148,7 +148,7 @@ impl<P: Page> Pager<P> {
         let sent_token = self.next.is_some();
         let resp = match self.client.execute(&call).await {
             Ok(r) => r,
-            Err(e) if sent_token && is_expired_token(&e) => {
+            Err(e) if sent_token && e.kind() == ErrorKind::PageTokenExpired => {
                 self.finished = true;
                 return Err(Error::page_token_expired(
                     format!(
@@ -159,7 +159,9 @@ impl<P: Page> Pager<P> {
                     self.yielded,
                 )
                 .with_request_id(e.request_id().map(str::to_string))
-                .with_operation(self.call.op.id));
+                .with_attempts(e.attempts())
+                .with_operation(self.call.op.id)
+                .with_source(e));
             }
             Err(e) => {
                 self.finished = true;
@@ -184,14 +186,49 @@ impl<P: Page> Pager<P> {
     }
 }
 
-/// A 400 whose envelope says the page token expired.
+/// The query parameters that carry a page token (the names of `TokenStyle` that are
+/// tokens; `pageNumber` is not one).
+const PAGE_TOKEN_PARAMETERS: [&str; 2] = ["nextPageToken", "pageToken"];
+
+/// The error of a call as its caller sees it: when the call carried a page token and the
+/// service answered that the token expired, `PageTokenExpired` (0 items delivered; a
+/// pager fills in its own count). `Client::execute` applies it to every call, so a direct
+/// call with an expired token and a pager fail alike.
+pub(crate) fn page_token_error(call: &Call, e: Error) -> Error {
+    let carried = call
+        .query
+        .iter()
+        .find(|(name, value)| PAGE_TOKEN_PARAMETERS.contains(name) && !value.is_empty());
+    let Some((name, _)) = carried else {
+        return e;
+    };
+    if !is_expired_token(&e) {
+        return e;
+    }
+    Error::page_token_expired(
+        format!(
+            "the {name} given to {} has expired (tokens last 15 minutes); \
+             request the first page again with the same parameters",
+            call.op.id
+        ),
+        0,
+    )
+    .with_request_id(e.request_id().map(str::to_string))
+    .with_attempts(e.attempts())
+    .with_source(e)
+}
+
+/// A 400 whose envelope says the page token expired. The spec gives this case no code of
+/// its own (`INVALID_REQUEST_PARAMETER`, as for any bad parameter) and only the message
+/// "nextPageToken has expired", so the message is what tells it: this is the one place
+/// that reads it.
 fn is_expired_token(e: &Error) -> bool {
     e.kind() == ErrorKind::Api
         && e.status() == Some(400)
         && e.api_failure().is_some_and(|f| {
             f.errors.iter().any(|x| {
                 let m = x.message.to_ascii_lowercase();
-                m.contains("expired") && (m.contains("token") || m.contains("nextpagetoken"))
+                m.contains("expired") && m.contains("token")
             })
         })
 }

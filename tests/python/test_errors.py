@@ -124,6 +124,17 @@ def test_page_token_expired():
         assert e.value.items_yielded == len(first)
 
 
+def test_page_token_expired_on_a_direct_call():
+    with abws.Sandbox(time_scale=60, today=TODAY, rate_limits="off", page_token_lifetime=30) as sb:
+        c = sb.client("JP", rate_limiting=False)
+        token = c.invoices.get_invoices(START, END).next_page_token
+        assert token
+        time.sleep(0.8)  # 48 s of sandbox time: the token is 30 s old
+        with pytest.raises(abws.PageTokenExpired) as e:
+            c.invoices.get_invoices(START, END, next_page_token=token)
+        assert e.value.items_yielded == 0 and e.value.operation == "getInvoices"
+
+
 def _first_line(client, order_id):
     orders = client.reporting.get_orders_by_order_id(order_id, include_line_items=True)
     return orders.orders[0].line_items[0].order_line_item_id

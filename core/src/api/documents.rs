@@ -8,7 +8,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::decode;
-use crate::client::{Call, Client};
+use crate::client::{Attempt, AttemptPlan, Attempts, Call, Client, Failure};
 use crate::config::{Region, RegionGroup};
 use crate::documents::StreamUnpacker;
 use crate::error::{Error, ErrorKind, Result};
@@ -196,14 +196,6 @@ impl FetchPdfArgs {
 /// Parameters of `fetch_pdf`: the report options plus the marketplaces.
 pub type FetchPdfParams = CreateReportParams;
 
-/// How a streamed download through one presigned address ended.
-enum Streamed {
-    /// The PDF is written: its size.
-    Done(u64),
-    /// The address had expired before anything was written: renew it.
-    Expired(Error),
-}
-
 /// The report and document operations. Get one with `Client::documents`.
 /// A buffer a whole document is downloaded into (`download_into`). `Vec<u8>` is one.
 pub trait DocumentBuffer: Write + Send {
@@ -230,29 +222,6 @@ impl DocumentBuffer for Vec<u8> {
         zeroize::Zeroize::zeroize(self.as_mut_slice());
         self.clear();
         true
-    }
-}
-
-/// After a failed attempt to fetch a document (a safe read): waits the backoff when the
-/// policy retries, or returns the error to give up with.
-async fn backoff_or_give_up(
-    class: crate::retry::FailureClass,
-    error: Error,
-    attempt: u32,
-    settings: &crate::Settings,
-) -> Result<()> {
-    match crate::retry::decide(
-        crate::retry::OperationKind::SafeRead,
-        class,
-        attempt,
-        settings.max_attempts,
-        0,
-    ) {
-        crate::retry::Decision::Retry => {
-            tokio::time::sleep(crate::retry::backoff(attempt, rand::random::<f64>())).await;
-            Ok(())
-        }
-        _ => Err(error.with_attempts(attempt)),
     }
 }
 
@@ -529,23 +498,34 @@ impl Documents<'_> {
         Ok(url)
     }
 
+    /// How the attempt loop runs a document fetch: a safe read, under the operation's
+    /// deadline and the retry budget like any call; one attempt may wait on the network
+    /// for `DOCUMENT_ATTEMPT` (a slow consumer does not count: see `open_document`).
+    fn fetch_plan(settings: &crate::Settings) -> AttemptPlan<'_> {
+        AttemptPlan {
+            what: "the document download",
+            kind: crate::retry::OperationKind::SafeRead,
+            settings,
+            attempt_timeout: DOCUMENT_ATTEMPT,
+            external_id: None,
+        }
+    }
+
     /// The raw (still packed) document, fetched from a fresh presigned address; an
     /// expired address is renewed once.
     async fn fetch_body(&self, report_document_id: &str) -> Result<bytes::Bytes> {
         let settings = self.client.settings();
-        let mut renewed = false;
-        loop {
-            let url = self.presigned_url(report_document_id).await?;
-            match self.fetch_with_retries(&url, &settings).await {
-                Ok(r) => return Ok(r.body), // wiped when dropped (transport)
-                Err(e) if !renewed && e.message().contains("expired") => renewed = true,
-                Err(e) => return Err(e),
-            }
-        }
+        let mut fetch = Presigned::new(self, report_document_id, &settings).await?;
+        self.client
+            .attempt_loop(Self::fetch_plan(&settings), &mut fetch)
+            .await
     }
 
     /// The streaming download: a fresh presigned address, its body unpacked into
-    /// `writer` as it arrives; an expired address is renewed once.
+    /// `writer` as it arrives. Attempts run in the client's attempt loop: a transient
+    /// failure is retried while nothing reached the writer (or the writer can start over:
+    /// `rewind`), an expired address is renewed once; a damaged document or a failing
+    /// writer is final.
     async fn stream_document<W: Write + Send + ?Sized>(
         &self,
         report_document_id: &str,
@@ -554,117 +534,15 @@ impl Documents<'_> {
         rewind: fn(&mut W) -> bool,
     ) -> Result<u64> {
         let settings = self.client.settings();
-        let mut renewed = false;
-        loop {
-            let url = self.presigned_url(report_document_id).await?;
-            match self
-                .stream_with_retries(&url, &settings, writer, size_hint, rewind)
-                .await?
-            {
-                Streamed::Done(n) => return Ok(n),
-                Streamed::Expired(_) if !renewed => renewed = true,
-                Streamed::Expired(e) => return Err(e),
-            }
-        }
-    }
-
-    /// One presigned address: attempts until the document is unpacked into `writer`.
-    /// A transient failure is retried while nothing reached the writer (or the writer
-    /// can start over: `rewind`); a damaged document or a failing writer is final.
-    async fn stream_with_retries<W: Write + Send + ?Sized>(
-        &self,
-        url: &str,
-        settings: &crate::Settings,
-        writer: &mut W,
-        size_hint: Option<fn(&mut &mut W, u64)>,
-        rewind: fn(&mut W) -> bool,
-    ) -> Result<Streamed> {
-        let transport = self.client.transport();
-        let max = settings.max_document_bytes;
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let (class, error) = match transport
-                .open_document(url, Duration::from_secs(300), max)
-                .await
-            {
-                Err(f) => (f.class, f.error),
-                Ok(body) if !body.is_success() => match body.into_response(64 * 1024).await {
-                    Ok(r) => {
-                        let text = String::from_utf8_lossy(&r.body).to_ascii_lowercase();
-                        if r.status == 403 && text.contains("expired") {
-                            return Ok(Streamed::Expired(
-                                Error::document("the presigned address has expired")
-                                    .with_request_id(r.request_id())
-                                    .with_attempts(attempt),
-                            ));
-                        }
-                        let class = crate::retry::classify_status(r.status, false)
-                            .unwrap_or(crate::retry::FailureClass::Final);
-                        let msg = format!("the document host answered {}", r.describe_body());
-                        (class, Error::document(msg).with_request_id(r.request_id()))
-                    }
-                    Err(f) => (f.class, f.error),
-                },
-                Ok(mut body) => {
-                    let mut unpacker = match size_hint {
-                        Some(hint) => StreamUnpacker::with_size_hint(&mut *writer, max, hint),
-                        None => StreamUnpacker::new(&mut *writer, max),
-                    };
-                    let failure = loop {
-                        match body.chunk().await {
-                            Ok(Some(chunk)) => {
-                                let pushed = unpacker.push(&chunk);
-                                wipe_received(chunk);
-                                pushed?
-                            }
-                            Ok(None) => return unpacker.finish().map(Streamed::Done),
-                            Err(f) => break f,
-                        }
-                    };
-                    let written = unpacker.written();
-                    drop(unpacker);
-                    if written > 0 && !rewind(writer) {
-                        return Err(failure.error.with_attempts(attempt).with_hint(format!(
-                            "{written} bytes of the document had been written; not retried"
-                        )));
-                    }
-                    (failure.class, failure.error)
-                }
-            };
-            backoff_or_give_up(class, error, attempt, settings).await?;
-        }
-    }
-
-    async fn fetch_with_retries(
-        &self,
-        url: &str,
-        settings: &crate::Settings,
-    ) -> Result<crate::transport::HttpResponse> {
-        let transport = self.client.transport();
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let (class, error) = match transport
-                .fetch_document(url, Duration::from_secs(300), settings.max_document_bytes)
-                .await
-            {
-                Ok(r) if r.is_success() => return Ok(r),
-                Ok(r) => {
-                    let text = String::from_utf8_lossy(&r.body).to_ascii_lowercase();
-                    let msg = if r.status == 403 && text.contains("expired") {
-                        "the presigned address has expired".to_string()
-                    } else {
-                        format!("the document host answered {}", r.describe_body())
-                    };
-                    let class = crate::retry::classify_status(r.status, false)
-                        .unwrap_or(crate::retry::FailureClass::Final);
-                    (class, Error::document(msg).with_request_id(r.request_id()))
-                }
-                Err(f) => (f.class, f.error),
-            };
-            backoff_or_give_up(class, error, attempt, settings).await?;
-        }
+        let mut stream = Streamed {
+            address: Presigned::new(self, report_document_id, &settings).await?,
+            writer,
+            size_hint,
+            rewind,
+        };
+        self.client
+            .attempt_loop(Self::fetch_plan(&settings), &mut stream)
+            .await
     }
 
     /// create → wait → document → download, in one call. Returns the PDF.
@@ -703,5 +581,197 @@ impl Documents<'_> {
                 e
             }
         })
+    }
+}
+
+/// A document's presigned address, renewed (through getReportDocument) before the attempt
+/// that follows an expired one. As `Attempts`, it fetches the whole (packed) body.
+struct Presigned<'a> {
+    documents: &'a Documents<'a>,
+    report_document_id: &'a str,
+    url: String,
+    renew: bool,
+    max: u64,
+}
+
+impl<'a> Presigned<'a> {
+    async fn new(
+        documents: &'a Documents<'a>,
+        report_document_id: &'a str,
+        settings: &crate::Settings,
+    ) -> Result<Presigned<'a>> {
+        Ok(Presigned {
+            url: documents.presigned_url(report_document_id).await?,
+            documents,
+            report_document_id,
+            renew: false,
+            max: settings.max_document_bytes,
+        })
+    }
+
+    /// The address for this attempt (a new one after an expired one).
+    async fn url(&mut self) -> std::result::Result<&str, Failure> {
+        if std::mem::take(&mut self.renew) {
+            self.url = (self.documents)
+                .presigned_url(self.report_document_id)
+                .await
+                .map_err(Failure::stop)?;
+        }
+        Ok(&self.url)
+    }
+
+    /// An answer that is not the document, as a failed attempt (noting a renewal).
+    fn refused(&mut self, r: &crate::transport::HttpResponse, a: &Attempt) -> Failure {
+        let f = host_failure(r, a);
+        self.renew = f.replay;
+        f
+    }
+}
+
+impl Attempts for Presigned<'_> {
+    type Output = bytes::Bytes;
+    async fn attempt(&mut self, a: &Attempt) -> std::result::Result<bytes::Bytes, Failure> {
+        let transport = self.documents.client.transport();
+        let max = self.max;
+        let url = self.url().await?;
+        let r = transport
+            .fetch_document(url, a.timeout()?, max)
+            .await
+            .map_err(Failure::from_send)?;
+        if r.is_success() {
+            return Ok(r.body); // wiped when dropped (transport)
+        }
+        Err(self.refused(&r, a))
+    }
+}
+
+/// A streamed download: the body of a presigned address unpacked into `writer` as it
+/// arrives. A failure after bytes reached the writer is retried only when the writer
+/// can start over (`rewind`).
+struct Streamed<'a, W: ?Sized> {
+    address: Presigned<'a>,
+    writer: &'a mut W,
+    size_hint: Option<fn(&mut &mut W, u64)>,
+    rewind: fn(&mut W) -> bool,
+}
+
+impl<W: Write + Send + ?Sized> Attempts for Streamed<'_, W> {
+    type Output = u64;
+    async fn attempt(&mut self, a: &Attempt) -> std::result::Result<u64, Failure> {
+        let transport = self.address.documents.client.transport();
+        let max = self.address.max;
+        let url = self.address.url().await?;
+        let mut body = transport
+            .open_document(url, a.timeout()?, max)
+            .await
+            .map_err(Failure::from_send)?;
+        if !body.is_success() {
+            let r = body
+                .into_response(64 * 1024)
+                .await
+                .map_err(Failure::from_send)?;
+            return Err(self.address.refused(&r, a));
+        }
+        let mut unpacker = match self.size_hint {
+            Some(hint) => StreamUnpacker::with_size_hint(&mut *self.writer, max, hint),
+            None => StreamUnpacker::new(&mut *self.writer, max),
+        };
+        let failure = loop {
+            match body.chunk().await {
+                Ok(Some(chunk)) => {
+                    let pushed = unpacker.push(&chunk);
+                    wipe_received(chunk);
+                    pushed.map_err(Failure::stop)?
+                }
+                Ok(None) => return unpacker.finish().map_err(Failure::stop),
+                Err(f) => break f,
+            }
+        };
+        let written = unpacker.written();
+        drop(unpacker);
+        if written > 0 && !(self.rewind)(self.writer) {
+            return Err(Failure::stop(
+                failure.error.with_attempts(a.number).with_hint(format!(
+                    "{written} bytes of the document had been written; not retried"
+                )),
+            ));
+        }
+        Err(Failure::from_send(failure))
+    }
+}
+
+/// The longest one document attempt may wait on the network (cut to the operation's
+/// deadline).
+const DOCUMENT_ATTEMPT: Duration = Duration::from_secs(300);
+
+/// A document host's answer that is not the document, as a failed attempt. A presigned
+/// address that expired is renewed (through getReportDocument) and the fetch replayed at
+/// once, the first time; any other answer is classified by its status.
+fn host_failure(r: &crate::transport::HttpResponse, a: &Attempt) -> Failure {
+    if address_expired(r) {
+        let e =
+            Error::document("the presigned address has expired").with_request_id(r.request_id());
+        return if a.replayed {
+            Failure::new(
+                crate::retry::FailureClass::Final,
+                e.with_hint("it was renewed once already"),
+            )
+        } else {
+            Failure::replay(e)
+        };
+    }
+    let class =
+        crate::retry::classify_status(r.status, false).unwrap_or(crate::retry::FailureClass::Final);
+    let msg = format!("the document host answered {}", r.describe_body());
+    Failure::new(class, Error::document(msg).with_request_id(r.request_id()))
+}
+
+/// The document host says the presigned address expired: 403 with the S3 error code
+/// `AccessDenied` (S3 and the sandbox answer an expired address with
+/// `<Code>AccessDenied</Code><Message>Request has expired</Message>`; a forged or
+/// damaged signature is `SignatureDoesNotMatch`, which a new address does not cure).
+fn address_expired(r: &crate::transport::HttpResponse) -> bool {
+    r.status == 403 && host_error_code(&r.body).as_deref() == Some("AccessDenied")
+}
+
+/// The error code of a document host's error body: S3's XML `<Error><Code>…</Code>`, or a
+/// JSON object's `Code`/`code` (what S3-compatible hosts send), whatever the content type.
+fn host_error_code(body: &[u8]) -> Option<String> {
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
+        let obj = v.get("Error").unwrap_or(&v);
+        return ["Code", "code"]
+            .iter()
+            .find_map(|k| obj.get(*k).and_then(|c| c.as_str()))
+            .map(str::to_string);
+    }
+    let text = std::str::from_utf8(body).ok()?;
+    let start = text.find("<Code>")? + "<Code>".len();
+    let len = text[start..].find("</Code>")?;
+    Some(text[start..start + len].trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_error_code;
+
+    #[test]
+    fn the_document_hosts_error_code_is_read_from_xml_or_json() {
+        let xml = b"<?xml version=\"1.0\"?>\n<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>";
+        assert_eq!(host_error_code(xml).as_deref(), Some("AccessDenied"));
+        let json = br#"{"Error": {"Code": "SignatureDoesNotMatch", "Message": "expired"}}"#;
+        assert_eq!(
+            host_error_code(json).as_deref(),
+            Some("SignatureDoesNotMatch")
+        );
+        assert_eq!(
+            host_error_code(br#"{"code": "AccessDenied"}"#).as_deref(),
+            Some("AccessDenied")
+        );
+        // Words alone are no code.
+        assert_eq!(
+            host_error_code(b"<Error><Message>Request has expired</Message></Error>"),
+            None
+        );
+        assert_eq!(host_error_code(b"\xff\xfe"), None);
     }
 }

@@ -224,7 +224,7 @@ pub fn run() -> Vec<Figure> {
             FaultAction::Status {
                 status: 403,
                 body: Some(json!(
-                    "<Error><Message>Request has expired</Message></Error>"
+                    "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>"
                 )),
                 headers: Default::default(),
             },

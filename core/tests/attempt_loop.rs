@@ -1,0 +1,276 @@
+//! One attempt loop for every operation, against the sandbox over real loopback HTTP:
+//! a direct call given an expired page token fails as a pager does (`PageTokenExpired`),
+//! and document fetches stop at the operation's deadline, spend the process-wide retry
+//! budget and renew an expired presigned address exactly once.
+//!
+//! The retry budget is the process's: the tests of this file run one at a time.
+
+mod common;
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use abws::api::cart::ListCartsParams;
+use abws::api::invoices::GetInvoicesParams;
+use abws::api::reconciliation::GetTransactionsParams;
+use abws::retry::RetryBudget;
+use abws::{ErrorKind, Region};
+use abws_sandbox::{FaultAction, FaultRule, Sandbox};
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The process-wide context that holds the retry budget.
+fn budget() -> std::sync::Arc<abws::process::Context> {
+    abws::process::context()
+}
+
+/// A sandbox whose page tokens last 300 ms.
+fn short_tokens() -> Sandbox {
+    common::sandbox_with(|c| c.page_token_lifetime = Duration::from_millis(300))
+}
+
+fn expired_direct_call(e: &abws::Error, op: &str) {
+    assert_eq!(e.kind(), ErrorKind::PageTokenExpired, "{e}");
+    assert_eq!(e.items_yielded(), Some(0), "{e}");
+    assert_eq!(e.operation(), Some(op), "{e}");
+    assert!(e.request_id().is_some(), "{e}");
+    assert!(e.to_string().contains("expired"), "{e}");
+}
+
+#[test]
+fn get_invoices_with_an_expired_token_raises_page_token_expired() {
+    let _one = serial();
+    let sb = short_tokens();
+    let client = common::client(&sb, Region::JP);
+    let (start, end) = common::previous_month(&sb);
+    let mut p = GetInvoicesParams {
+        invoice_issue_start_date: start.into(),
+        invoice_issue_end_date: end.into(),
+        ..Default::default()
+    };
+    let first = client.invoices().get_invoices(&p).unwrap();
+    p.next_page_token = Some(first.next_page_token.expect("a second page"));
+    std::thread::sleep(Duration::from_millis(600));
+    let e = client.invoices().get_invoices(&p).unwrap_err();
+    expired_direct_call(&e, "getInvoices");
+    assert_eq!(sb.counters()["pageTokenExpired"].as_u64(), Some(1));
+}
+
+#[test]
+fn get_transactions_with_an_expired_token_raises_page_token_expired() {
+    let _one = serial();
+    let sb = short_tokens();
+    let client = common::client(&sb, Region::JP);
+    let (start, end) = common::previous_month(&sb);
+    let mut p = GetTransactionsParams {
+        feed_start_date: start.into(),
+        feed_end_date: end.into(),
+        ..Default::default()
+    };
+    let first = client.reconciliation().get_transactions(&p).unwrap();
+    p.next_page_token = Some(first.next_page_token.expect("a second page"));
+    std::thread::sleep(Duration::from_millis(600));
+    let e = client.reconciliation().get_transactions(&p).unwrap_err();
+    expired_direct_call(&e, "getTransactions");
+}
+
+#[test]
+fn list_carts_with_an_expired_token_raises_page_token_expired() {
+    let _one = serial();
+    let sb = short_tokens();
+    let client = common::client(&sb, Region::JP);
+    let first = client.cart().list_carts(&carts(None)).unwrap();
+    let token = first.next_page_token.expect("a second page");
+    std::thread::sleep(Duration::from_millis(600));
+    let e = client
+        .cart()
+        .list_carts(&carts(Some(token.clone())))
+        .unwrap_err();
+    expired_direct_call(&e, "listCarts");
+}
+
+#[test]
+fn an_invalid_page_token_stays_a_bad_request() {
+    let _one = serial();
+    let sb = short_tokens();
+    let client = common::client(&sb, Region::JP);
+    let e = client
+        .cart()
+        .list_carts(&carts(Some("pt-no-such-token".into())))
+        .unwrap_err();
+    // An invalid (not expired) token is the server's 400 as it is.
+    assert_eq!(e.kind(), ErrorKind::Api, "{e}");
+    assert_eq!(e.status(), Some(400), "{e}");
+}
+
+/// A sandbox whose clock runs fast (reports finish at once) and whose presigned addresses
+/// last a minute of its time (half a second of ours at 120×).
+fn documents_sandbox() -> Sandbox {
+    common::sandbox_with(|c| {
+        c.time_scale = 120.0;
+        c.presigned_lifetime = Duration::from_secs(60);
+    })
+}
+
+fn on_documents(action: FaultAction, times: u32) -> FaultRule {
+    let mut rule = FaultRule::new("/", action).times(times);
+    rule.listener = Some("documents".into());
+    rule
+}
+
+fn document_requests(sb: &Sandbox) -> usize {
+    sb.counters()["headersSeen"]["documents"]
+        .as_array()
+        .map(Vec::len)
+        .unwrap_or(0)
+}
+
+fn unavailable() -> FaultAction {
+    FaultAction::Status {
+        status: 503,
+        body: None,
+        headers: Default::default(),
+    }
+}
+
+#[test]
+fn a_failing_document_host_stops_at_the_operation_deadline_and_spends_the_budget() {
+    let _one = serial();
+    let sb = documents_sandbox();
+    let mut settings = common::settings(&sb, Region::JP);
+    settings.max_attempts = 10;
+    settings.timeouts.operation = Duration::from_millis(1500);
+    let client = abws::blocking::Client::new(settings).unwrap();
+    let (_, doc) = common::ready_document(&sb, &client);
+    sb.inject(on_documents(unavailable(), 10_000));
+    budget().retry_budget.reset();
+    let before = document_requests(&sb);
+    let started = Instant::now();
+    let e = client.documents().download(&doc).unwrap_err();
+    let took = started.elapsed();
+    let attempts = (document_requests(&sb) - before) as u32;
+    // getReportDocument and every fetch fit in the operation's deadline, backoffs included.
+    assert!(took < Duration::from_millis(1500 + 400), "{took:?}: {e}");
+    assert!(
+        e.hint().is_some_and(|h| h.contains("deadline")),
+        "stopped by the deadline: {e}"
+    );
+    assert!((2..10).contains(&attempts), "{attempts} attempts: {e}");
+    assert_eq!(e.attempts(), attempts, "{e}");
+    assert_eq!(e.kind(), ErrorKind::Document, "{e}");
+    assert!(e.to_string().contains("503"), "{e}");
+    // Every retry was paid for from the process-wide budget.
+    assert_eq!(
+        budget().retry_budget.available(),
+        RetryBudget::CAPACITY - RetryBudget::RETRY_COST * i64::from(attempts - 1)
+    );
+    budget().retry_budget.reset();
+}
+
+#[test]
+fn an_empty_retry_budget_stops_document_retries() {
+    let _one = serial();
+    let sb = documents_sandbox();
+    let mut settings = common::settings(&sb, Region::JP);
+    settings.max_attempts = 10;
+    let client = abws::blocking::Client::new(settings).unwrap();
+    let (_, doc) = common::ready_document(&sb, &client);
+    sb.inject(on_documents(unavailable(), 10_000));
+    // Room for two retries (getReportDocument's success refunds one token more).
+    budget().retry_budget.reset();
+    assert!(budget()
+        .retry_budget
+        .try_spend(budget().retry_budget.available() - 2 * RetryBudget::RETRY_COST));
+    let before = document_requests(&sb);
+    let e = client
+        .documents()
+        .download_to(&doc, &mut Vec::new())
+        .unwrap_err();
+    assert_eq!(document_requests(&sb) - before, 3, "{e}");
+    assert_eq!(e.attempts(), 3, "{e}");
+    assert!(
+        e.hint().is_some_and(|h| h.contains("retry budget")),
+        "stopped by the budget: {e}"
+    );
+    assert!(budget().retry_budget.available() < RetryBudget::RETRY_COST);
+    budget().retry_budget.reset();
+}
+
+#[test]
+fn an_expired_presigned_address_is_renewed_exactly_once() {
+    let _one = serial();
+    let sb = documents_sandbox();
+    let client = common::client(&sb, Region::JP);
+    let (_, doc) = common::ready_document(&sb, &client);
+
+    // The first fetch arrives after its address expired (the sandbox's own 403
+    // AccessDenied): one renewal, then the document.
+    sb.inject(on_documents(FaultAction::Delay { delay_ms: 1200 }, 1));
+    let (reports, fetches) = (
+        common::requests(&sb, "getReportDocument"),
+        document_requests(&sb),
+    );
+    let pdf = client.documents().download(&doc).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    assert_eq!(common::requests(&sb, "getReportDocument") - reports, 2);
+    assert_eq!(document_requests(&sb) - fetches, 2);
+
+    // The renewed address expires too: no second renewal, a DocumentError.
+    for streamed in [false, true] {
+        sb.inject(on_documents(FaultAction::Delay { delay_ms: 1200 }, 2));
+        let (reports, fetches) = (
+            common::requests(&sb, "getReportDocument"),
+            document_requests(&sb),
+        );
+        let e = if streamed {
+            client
+                .documents()
+                .download_to(&doc, &mut Vec::new())
+                .unwrap_err()
+        } else {
+            client.documents().download_all(&doc).unwrap_err()
+        };
+        assert_eq!(e.kind(), ErrorKind::Document, "{e}");
+        assert!(e.to_string().contains("expired"), "{e}");
+        assert_eq!(common::requests(&sb, "getReportDocument") - reports, 2);
+        assert_eq!(document_requests(&sb) - fetches, 2);
+        sb.clear_faults();
+    }
+}
+
+#[test]
+fn another_403_from_the_document_host_is_not_renewed() {
+    let _one = serial();
+    let sb = documents_sandbox();
+    let client = common::client(&sb, Region::JP);
+    let (_, doc) = common::ready_document(&sb, &client);
+    sb.inject(on_documents(
+        FaultAction::Status {
+            status: 403,
+            body: Some(serde_json::json!(
+                "<Error><Code>SignatureDoesNotMatch</Code><Message>Request has expired</Message></Error>"
+            )),
+            headers: Default::default(),
+        },
+        1,
+    ));
+    let reports = common::requests(&sb, "getReportDocument");
+    let e = client.documents().download(&doc).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Document, "{e}");
+    assert_eq!(e.attempts(), 1, "{e}");
+    // The code decides, not the message's words.
+    assert_eq!(common::requests(&sb, "getReportDocument") - reports, 1);
+}
+
+fn carts(page_token: Option<String>) -> ListCartsParams {
+    ListCartsParams {
+        region: Some("JP".into()),
+        page_size: Some(2),
+        page_token,
+        ..Default::default()
+    }
+}
