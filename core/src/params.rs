@@ -89,6 +89,13 @@ impl<T: crate::describe::Describe> Absent for T {
 /// (`items[3].shipment_id`) and the rule, raised before any request; values are never
 /// quoted back (a secret may sit beside a typo).
 pub fn read<T: DeserializeOwned>(args: &str) -> Result<T> {
+    // serde would also fill a struct from a list, by position: refuse that here.
+    if !args.trim_start().starts_with('{') {
+        return Err(Error::validation(
+            "arguments",
+            "must be a JSON object ({} for none)",
+        ));
+    }
     let mut de = serde_json::Deserializer::from_str(args);
     let value = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
     de.end().map_err(|e| {
@@ -105,6 +112,12 @@ pub fn read<T: DeserializeOwned>(args: &str) -> Result<T> {
 
 /// Reads arguments from a JSON value.
 pub fn from_value<T: DeserializeOwned>(args: serde_json::Value) -> Result<T> {
+    if !args.is_object() {
+        return Err(Error::validation(
+            "arguments",
+            "must be a JSON object ({} for none)",
+        ));
+    }
     serde_path_to_error::deserialize(args).map_err(path_error)
 }
 
@@ -117,6 +130,22 @@ fn strip_position(msg: &str) -> String {
 
 /// `invalid type: string "s3cr3t", expected i64` → `invalid type: string, expected i64`.
 fn without_values(msg: &str) -> String {
+    // serde names what it received by kind and value (`integer `5``, `string "x"`,
+    // `unknown variant `x``) and what it expected after the last ", expected": keep the
+    // kind, drop the value, whatever quotes the value itself holds.
+    for lead in ["invalid type: ", "invalid value: ", "unknown variant "] {
+        if let Some(rest) = msg.strip_prefix(lead) {
+            let (got, expected) = match rest
+                .rfind(", expected ")
+                .or_else(|| rest.rfind(", there are no variants"))
+            {
+                Some(i) => rest.split_at(i),
+                None => (rest, ""),
+            };
+            let kind = &got[..got.find(['"', '`']).unwrap_or(got.len())];
+            return format!("{}{expected}", format!("{lead}{kind}").trim_end());
+        }
+    }
     let mut out = String::with_capacity(msg.len());
     let mut rest = msg;
     while let Some(start) = rest.find(['"', '`']) {
@@ -217,6 +246,17 @@ mod tests {
         assert_eq!(p, "items[1].quantity");
         let (_, m) = param(r#"{"items":[{"shipment_id":"b","quantity":"s3cr3t"}]}"#);
         assert!(!m.contains("s3cr3t"), "{m}");
+        assert!(m.ends_with("invalid type: string, expected i64"), "{m}");
+        for value in ["987654321", "-1.5e3", "true"] {
+            let (p, m) = param(&format!(r#"{{"items":[{{"shipment_id":{value}}}]}}"#));
+            assert_eq!(p, "items[0].shipment_id");
+            assert!(!m.contains(value), "{m}");
+            assert!(m.ends_with(", expected a string"), "{m}");
+        }
+        let (_, m) =
+            param(r#"{"items":[{"shipment_id":"a","quantity":"x\"s3cr3t`, expected \""}]}"#);
+        assert!(!m.contains("s3cr3t"), "{m}");
+        assert!(m.ends_with("invalid type: string, expected i64"), "{m}");
         let (p, m) = param(r#"{"items":[{"quantity":1}]}"#);
         assert_eq!(p, "items[0].shipment_id");
         assert!(m.contains("is required"), "{m}");
@@ -228,6 +268,9 @@ mod tests {
         assert_eq!(p, "items[0].shipment_id");
         let (p, _) = param(r#"{"items":[] "#);
         assert_eq!(p, "arguments");
+        let (p, m) = param(r#"[null, [{"shipment_id":"s3cr3t"}]]"#);
+        assert_eq!(p, "arguments");
+        assert!(!m.contains("s3cr3t"), "{m}");
         let ok: Outer = read(r#"{"items":[{"shipment_id":"a"}]}"#).unwrap();
         assert_eq!(ok.items[0].shipment_id, "a");
         assert_eq!(ok.region, None);

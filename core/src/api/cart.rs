@@ -78,7 +78,7 @@ model! {
 
 model! {
     /// An item that could not be added or changed.
-    pub struct RejectedItem {
+    pub struct RejectedCartItem {
         "id" id: String,
         "rejectionArtifacts" rejection_artifacts: Vec<RejectionArtifact>,
     }
@@ -95,7 +95,7 @@ model! {
     /// The whole cart after addItems or modifyItems, and what was rejected.
     pub struct ItemsResult {
         "items" items: Vec<CartItem>,
-        "rejectedItems" rejected_items: Vec<RejectedItem>,
+        "rejectedItems" rejected_items: Vec<RejectedCartItem>,
     }
 }
 

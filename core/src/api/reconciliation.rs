@@ -99,14 +99,16 @@ impl Page for TransactionsPage {
 }
 
 /// Identifies an order line item of a shipment (the input of the invoice-details call).
+/// Read from arguments by its snake_case names (the camelCase of the wire accepted too),
+/// so that an error names `order_line_items[1].shipment_id`; sent in camelCase.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OrderLineItemRef {
-    #[serde(rename = "orderId", alias = "order_id")]
+    #[serde(rename(serialize = "orderId"), alias = "orderId")]
     pub order_id: String,
-    #[serde(rename = "orderLineItemId", alias = "order_line_item_id")]
+    #[serde(rename(serialize = "orderLineItemId"), alias = "orderLineItemId")]
     pub order_line_item_id: String,
-    #[serde(rename = "shipmentId", alias = "shipment_id")]
+    #[serde(rename(serialize = "shipmentId"), alias = "shipmentId")]
     pub shipment_id: String,
 }
 
