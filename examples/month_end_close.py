@@ -118,11 +118,13 @@ def close_archive(path: str, zf: zipfile.ZipFile, fh: Any, key: Optional[bytes])
         out.write(sealed)
 
 
-def fetch_pdf(client: abws.Client, inv: Any, lines: List[Any], poll: float) -> Tuple[str, Optional[bytes], str]:
+def fetch_pdf(
+    client: abws.Client, inv: Any, lines: List[Any], poll: Optional[float]
+) -> Tuple[str, Optional[bytes], str]:
     """The PDF of one invoice or credit memo, by its first line item (JP needs the line)."""
     meta = inv.invoice_metadata
     number = meta.invoice_number
-    kind = "Credits" if meta.invoice_type == "CREDIT_MEMO" else "Invoice"
+    kind = "Credits" if meta.type == "CREDIT_MEMO" else "Invoice"
     if not lines:
         return number, None, "no line items"
     first = lines[0]
@@ -151,9 +153,10 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
 
     started = time.monotonic()
     sandbox = None
+    poll: Optional[float] = None  # the library's poll interval (15 s) for the live service
     if os.environ.get("ABWS_REFRESH_TOKEN") or os.environ.get("ABWS_ACCESS_TOKEN"):
         client = abws.Client.from_env()
-        today, poll = datetime.now(timezone.utc).date(), 15.0
+        today = datetime.now(timezone.utc).date()
         print(f"abws {abws.__version__}: closing the month of {client!r}")
     else:
         # The whole service on loopback; reports finish in seconds at 120x time.
@@ -214,8 +217,8 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     }
 
     # 4. Totals and tax by rate.
-    n_std = sum(1 for d in details.values() if d.invoice_metadata.invoice_type == "STANDARD")
-    n_cm = sum(1 for d in details.values() if d.invoice_metadata.invoice_type == "CREDIT_MEMO")
+    n_std = sum(1 for d in details.values() if d.invoice_metadata.type == "STANDARD")
+    n_cm = sum(1 for d in details.values() if d.invoice_metadata.type == "CREDIT_MEMO")
     total = sum((money(d.total_amount) for d in details.values()), Decimal(0))
     currency = next((d.total_amount.currency_code for d in details.values() if d.total_amount), "")
     tax: Dict[str, Decimal] = defaultdict(Decimal)
@@ -238,7 +241,7 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
             txs = by_invoice.get(n, [])
             paid = sum((money(t.amount) for t in txs), Decimal(0))
             t_rates = tax_by_rate(d)
-            w.writerow([n, d.invoice_metadata.invoice_type, d.invoice_metadata.issue_date.isoformat(), s.status,
+            w.writerow([n, d.invoice_metadata.type, d.invoice_metadata.issue_date.isoformat(), s.status,
                         d.customer.legal_entity_name if d.customer else "", d.total_amount.currency_code,
                         money(d.total_amount)] + [t_rates.get(r, Decimal(0)) for r in rates]
                        + [len(lines[n]), " ".join(t.transaction_id for t in txs), paid,

@@ -23,7 +23,7 @@ def main() -> int:
 
         # Search: products with an offer in stock.
         result = client.products.search_products_request(
-            locale="ja-JP", keywords=["paper"], facets=["OFFERS"], availability="InStockOnly"
+            "JP", "ja-JP", keywords=["paper"], facets=["OFFERS"], availability="InStockOnly"
         )
         print(f"search: {result.matching_product_count} products match")
         product = offer = None
@@ -33,7 +33,7 @@ def main() -> int:
                 product, offer = p, offers[0]
                 break
         if product is None:
-            result = client.products.search_products_request(locale="ja-JP", facets=["OFFERS"])
+            result = client.products.search_products_request("JP", "ja-JP", facets=["OFFERS"])
             product = next(p for p in result.products if p.asin_type != "VARIATION_PARENT" and p.included_data_types)
             offer = product.included_data_types.offers[0]
         print(f"chose {product.asin}: {product.title} at {offer.price.value}")
@@ -47,7 +47,7 @@ def main() -> int:
             print("estimate rejected:", [r.message for r in estimate.rejection_artifacts])
             return 1
         for c in estimate.charges:
-            print(f"  {c.category} {c.charge_type}: {c.amount}")
+            print(f"  {c.category} {c.type}: {c.amount}")
 
         # Order what the cart holds, at the price it shows.
         lines = []

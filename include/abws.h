@@ -1156,18 +1156,18 @@ abws_status abws_products_iter_search_offers(const abws_client *client,
 // placeOrder: places an order (never resent after an ambiguous failure: that is
 // OutcomeUnknown).
 //
-// Params (`params_json`, a JSON object; any other key is refused, naming it): The order,
-// snake_case keys (the wire's camelCase `externalId` and `lineItems` are accepted too);
-// attributes and expectations in the specification's wire form (`{"attributeType": ...}`,
-// `{"expectationType": ...}`).
-// - `external_id` (required): 1-255 characters, unique per order; kept identical across
-//   retries.
-// - `line_items` (required): The lines: `external_id` (1-127 characters, unique in the order;
-//   digits only for e-invoicing), `quantity`, `attributes`, `expectations`.
-// - `attributes` (optional): Order attributes (array).
-// - `expectations` (optional): Order expectations (array).
-// - `e_invoicing` (optional): true when the buying group is enabled for e-invoicing: line
-//   external_ids must then be numeric (checked before sending, never sent).
+// Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
+// - `external_id` (required; string): 1-255 characters, unique per order; kept identical
+//   across retries.
+// - `line_items` (required; array of object of any JSON): The lines: `external_id` (1-127
+//   characters, unique in the order; digits only for e-invoicing; `externalId` accepted),
+//   `quantity`, `attributes`, `expectations`.
+// - `attributes` (optional; array of object of any JSON): Order attributes in the wire form
+//   (`{"attributeType": ...}`).
+// - `expectations` (optional; array of object of any JSON): Order expectations in the wire
+//   form (`{"expectationType": ...}`).
+// - `e_invoicing` (optional; boolean): true when the buying group is enabled for e-invoicing:
+//   line external_ids must then be numeric (checked before sending, never sent).
 //
 // Result (`*result_json`): `PlaceOrderResult` in wire form (the service's camelCase JSON,
 // unknown fields and `null`s kept): the body of placeOrder.

@@ -1,142 +1,54 @@
-//! `_abws.Client`: settings in, one method per operation dispatched by name, results out.
-//! The Python package (`abws/client.py`) gives every operation its own signature and
-//! passes the arguments here as JSON text, read straight into the core's parameter structs.
-
-use std::time::Duration;
+//! `_abws.Client`: settings in, operations by name, results out. The operation methods of
+//! the Python package are generated from the core's operations table; they pass their
+//! arguments here as a dict, which `args.rs` writes as the JSON the core's one argument
+//! reader takes (guided by the operation's parameter description), and the result comes
+//! back as instances of the generated model classes (`convert.rs`). The conveniences that
+//! are not one operation (`invoice_details_for`, `wait_for_report`, `download`,
+//! `fetch_pdf`) read their parameter structs through the same reader.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 
-use abws::api::{
-    cart as crt, documents as doc, invoices as inv, ordering as ord, products as prd,
-    reconciliation as rec, reporting as rpt,
-};
+use abws::api::{documents as doc, reconciliation as rec};
+use abws::describe::Describe;
 use abws::{blocking, Credentials};
 
+use crate::args::args_json;
 use crate::bytes_buffer::BytesBuffer;
 use crate::convert::to_py;
 use crate::errors::to_py_err;
-use crate::pager::{DynPager, PyPager};
+use crate::pager::PyPager;
 use crate::py_writer::PyWriter;
 use crate::runtime::wait;
 
-/// Reads an operation's arguments; a shape the core does not accept is a validation error.
-pub fn parse<T: DeserializeOwned>(op: &str, args: &str) -> PyResult<T> {
-    serde_json::from_str(args).map_err(|e| {
-        to_py_err(abws::Error::validation(
-            op.to_string(),
-            format!("the arguments do not fit the operation: {e}"),
-        ))
-    })
+/// Reads Python arguments into a parameter struct through the core's reader: a bad one
+/// is an `abws.ValidationError` naming the parameter's path, raised before any request.
+fn read<T: DeserializeOwned + Describe>(args: &Bound<'_, PyAny>) -> PyResult<T> {
+    let text = args_json(args, T::ty())?;
+    abws::params::read(&text).map_err(to_py_err)
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct InvoiceArgs {
-    invoice_number: String,
-    region: String,
-    #[serde(default)]
-    next_page_token: Option<String>,
+/// A report document id given as one argument (`download`, `download_to`).
+fn document_id(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    match obj.cast::<PyString>() {
+        Ok(s) => Ok(s.to_cow()?.into_owned()),
+        Err(_) => Err(to_py_err(abws::Error::validation(
+            "report_document_id",
+            format!(
+                "must be a string (got {})",
+                obj.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ),
+        ))),
+    }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LineItemsArgs {
-    items: Vec<rec::OrderLineItemRef>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct IdArg {
-    id: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WaitArgs {
-    report_id: String,
-    poll_interval: f64,
-    #[serde(default)]
-    timeout: Option<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FetchPdfArgs {
-    params: doc::FetchPdfParams,
-    poll_interval: f64,
-    #[serde(default)]
-    timeout: Option<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ListCartsArgs {
-    region: String,
-    #[serde(default)]
-    page_size: Option<i64>,
-    #[serde(default)]
-    page_token: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CartArgs {
-    cart_id: String,
-    region: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CartItemsArgs<T> {
-    cart_id: String,
-    region: String,
-    items: Vec<T>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CostArgs {
-    cart_id: String,
-    region: String,
-    address: crt::PhysicalAddress,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProductArgs<T> {
-    product_id: String,
-    params: T,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OrdersArgs {
-    order_id: String,
-    #[serde(default)]
-    includes: rpt::OrderIncludes,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TrackingArgs {
-    order_id: String,
-    shipment_id: String,
-    package_id: String,
-    region: String,
-    #[serde(default)]
-    locale: Option<String>,
-}
-
-fn seconds(name: &str, v: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(v).map_err(|_| {
-        to_py_err(abws::Error::validation(
-            name.to_string(),
-            "must be a non-negative number of seconds",
-        ))
-    })
+fn operation(name: &str) -> PyResult<&'static dyn abws::operation::DynOperation> {
+    abws::operations::dynamic(name)
+        .ok_or_else(|| to_py_err(abws::Error::internal(format!("no operation named {name}"))))
 }
 
 /// The compiled client. Safe to share between threads; rebuilt in a forked child.
@@ -150,7 +62,12 @@ impl PyClient {
     /// Builds a client from the settings as JSON text (see `abws.Client`).
     #[new]
     fn new(settings_json: &str) -> PyResult<PyClient> {
-        let value: serde_json::Value = parse("settings", settings_json)?;
+        let value: serde_json::Value = serde_json::from_str(settings_json).map_err(|e| {
+            to_py_err(abws::Error::validation(
+                "settings",
+                format!("must be one JSON object ({e})"),
+            ))
+        })?;
         let settings = abws::settings_json::from_json(&value, "settings").map_err(to_py_err)?;
         let inner = blocking::Client::new(settings).map_err(to_py_err)?;
         Ok(PyClient { inner })
@@ -205,125 +122,80 @@ impl PyClient {
         Ok(d)
     }
 
-    /// Runs one operation by its snake_case name with JSON arguments.
-    fn call(&self, py: Python<'_>, op: &str, args: &str) -> PyResult<Py<PyAny>> {
+    /// Runs one operation of the table by its snake_case name (or operationId) with
+    /// its arguments (a dict keyed by parameter name).
+    fn call(&self, py: Python<'_>, op: &str, args: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+        let dynop = operation(op)?;
+        let text = args_json(args.as_any(), (dynop.row().params)())?;
         let c = self.inner.inner().map_err(to_py_err)?;
-        macro_rules! run {
-            ($ty:ty, |$a:ident| $body:expr) => {{
-                let $a: $ty = parse(op, args)?;
-                let r = wait(py, move || async move { $body.await })?;
-                to_py(py, &r)
-            }};
-        }
-        match op {
-            "get_invoices" => run!(inv::GetInvoicesParams, |a| c.invoices().get_invoices(&a)),
-            "get_invoice_detail_by_invoice_number" => run!(InvoiceArgs, |a| c
-                .invoices()
-                .get_invoice_detail_by_invoice_number(&a.invoice_number, &a.region)),
-            "get_invoice_line_items_by_invoice_number" => run!(InvoiceArgs, |a| c
-                .invoices()
-                .get_invoice_line_items_by_invoice_number(
-                    &a.invoice_number,
-                    &a.region,
-                    a.next_page_token.as_deref()
-                )),
-            "get_transactions" => run!(rec::GetTransactionsParams, |a| c
-                .reconciliation()
-                .get_transactions(&a)),
-            "get_invoice_details_by_order_line_items" => run!(LineItemsArgs, |a| c
-                .reconciliation()
-                .get_invoice_details_by_order_line_items(&a.items)),
-            "invoice_details_for" => run!(LineItemsArgs, |a| c
-                .reconciliation()
-                .invoice_details_for(&a.items)),
-            "create_report" => run!(doc::CreateReportParams, |a| c.documents().create_report(&a)),
-            "get_report" => run!(IdArg, |a| c.documents().get_report(&a.id)),
-            "get_report_document" => run!(IdArg, |a| c.documents().get_report_document(&a.id)),
-            "wait_for_report" => {
-                let a: WaitArgs = parse(op, args)?;
-                let poll = seconds("poll_interval", a.poll_interval)?;
-                let timeout = a.timeout.map(|t| seconds("timeout", t)).transpose()?;
-                let r = wait(py, move || async move {
-                    c.documents()
-                        .wait_for_report(&a.report_id, poll, timeout)
-                        .await
-                })?;
-                to_py(py, &r)
-            }
-            "download" => {
-                let a: IdArg = parse(op, args)?;
-                let mut out = BytesBuffer::default();
-                let buffer = &mut out;
-                wait(py, move || async move {
-                    c.documents().download_into(&a.id, buffer).await
-                })?;
-                Ok(out.into_bytes(py).into_any())
-            }
-            "fetch_pdf" => {
-                let a: FetchPdfArgs = parse(op, args)?;
-                let poll = seconds("poll_interval", a.poll_interval)?;
-                let timeout = a.timeout.map(|t| seconds("timeout", t)).transpose()?;
-                let mut out = BytesBuffer::default();
-                let buffer = &mut out;
-                wait(py, move || async move {
-                    c.documents()
-                        .fetch_pdf_into(&a.params, poll, timeout, buffer)
-                        .await
-                })?;
-                Ok(out.into_bytes(py).into_any())
-            }
-            "list_carts" => run!(ListCartsArgs, |a| c.cart().list_carts(
-                &a.region,
-                a.page_size,
-                a.page_token.as_deref()
-            )),
-            "get_cart" => run!(CartArgs, |a| c.cart().get_cart(&a.cart_id, &a.region)),
-            "get_items" => run!(CartArgs, |a| c.cart().get_items(&a.cart_id, &a.region)),
-            "add_items" => run!(CartItemsArgs<crt::AddItem>, |a| c
-                .cart()
-                .add_items(&a.cart_id, &a.region, &a.items)),
-            "modify_items" => run!(CartItemsArgs<crt::ModifyItem>, |a| c
-                .cart()
-                .modify_items(&a.cart_id, &a.region, &a.items)),
-            "delete_items" => run!(CartArgs, |a| c.cart().delete_items(&a.cart_id, &a.region)),
-            "get_estimated_total_purchase_cost" => run!(CostArgs, |a| c
-                .cart()
-                .get_estimated_total_purchase_cost(&a.cart_id, &a.region, &a.address)),
-            "search_products_request" => run!(prd::SearchProductsParams, |a| c
-                .products()
-                .search_products_request(&a)),
-            "products_request" => run!(ProductArgs<prd::ProductParams>, |a| c
-                .products()
-                .products_request(&a.product_id, &a.params)),
-            "search_offers_request" => run!(ProductArgs<prd::OffersParams>, |a| c
-                .products()
-                .search_offers_request(&a.product_id, &a.params)),
-            "get_products_by_asins" => {
-                run!(prd::ByIdsParams, |a| c.products().get_products_by_asins(&a))
-            }
-            "get_offers_by_offer_ids" => run!(prd::ByIdsParams, |a| c
-                .products()
-                .get_offers_by_offer_ids(&a)),
-            "place_order" => run!(ord::PlaceOrderRequest, |a| c.ordering().place_order(&a)),
-            "get_orders_by_order_id" => run!(OrdersArgs, |a| c
-                .reporting()
-                .get_orders_by_order_id(&a.order_id, a.includes)),
-            "get_shipment_line_item_reports" => run!(rpt::ShipmentLineItemParams, |a| c
-                .reporting()
-                .get_shipment_line_item_reports(&a)),
-            "get_package_tracking_details" => {
-                run!(TrackingArgs, |a| c.tracking().get_package_tracking_details(
-                    &a.order_id,
-                    &a.shipment_id,
-                    &a.package_id,
-                    &a.region,
-                    a.locale.as_deref()
-                ))
-            }
-            other => Err(to_py_err(abws::Error::internal(format!(
-                "no operation named {other}"
-            )))),
-        }
+        let fut = dynop.call(&c, &text).map_err(to_py_err)?;
+        let out = wait(py, move || fut)?;
+        to_py(py, &*out)
+    }
+
+    /// Starts a listing by its pager name (`iter_invoices`, ...) with the arguments of
+    /// its operation.
+    fn pager(&self, op: &str, args: &Bound<'_, PyDict>) -> PyResult<PyPager> {
+        let dynop = abws::operations::dynamic_pager(op)
+            .ok_or_else(|| to_py_err(abws::Error::internal(format!("no pager named {op}"))))?;
+        let text = args_json(args.as_any(), (dynop.row().params)())?;
+        let c = self.inner.inner().map_err(to_py_err)?;
+        Ok(PyPager::new(dynop.pager(&c, &text).map_err(to_py_err)?))
+    }
+
+    /// The invoice data of any number of line items (`{"line_items": [...]}`).
+    fn invoice_details_for(&self, py: Python<'_>, args: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+        let p: rec::InvoiceDetailsForParams = read(args.as_any())?;
+        let c = self.inner.inner().map_err(to_py_err)?;
+        let r = wait(py, move || async move {
+            c.reconciliation().invoice_details_for(&p).await
+        })?;
+        to_py(py, &r)
+    }
+
+    /// Polls getReport until the report ends (`{"report_id", "poll_interval", "timeout"}`).
+    fn wait_for_report(&self, py: Python<'_>, args: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+        let p: doc::WaitForReportParams = read(args.as_any())?;
+        let (poll, timeout) = p.durations().map_err(to_py_err)?;
+        let c = self.inner.inner().map_err(to_py_err)?;
+        let r = wait(py, move || async move {
+            c.documents()
+                .wait_for_report(&p.report_id, poll, timeout)
+                .await
+        })?;
+        to_py(py, &r)
+    }
+
+    /// A report document's PDF, unpacked in memory.
+    fn download(
+        &self,
+        py: Python<'_>,
+        report_document_id: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let id = document_id(report_document_id)?;
+        let c = self.inner.inner().map_err(to_py_err)?;
+        let mut out = BytesBuffer::default();
+        let buffer = &mut out;
+        wait(py, move || async move {
+            c.documents().download_into(&id, buffer).await
+        })?;
+        Ok(out.into_bytes(py).into_any())
+    }
+
+    /// create → wait → document → download (the arguments of `FetchPdfArgs`).
+    fn fetch_pdf(&self, py: Python<'_>, args: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+        let p: doc::FetchPdfArgs = read(args.as_any())?;
+        let (poll, timeout) = p.durations().map_err(to_py_err)?;
+        let report = p.report();
+        let c = self.inner.inner().map_err(to_py_err)?;
+        let mut out = BytesBuffer::default();
+        let buffer = &mut out;
+        wait(py, move || async move {
+            c.documents()
+                .fetch_pdf_into(&report, poll, timeout, buffer)
+                .await
+        })?;
+        Ok(out.into_bytes(py).into_any())
     }
 
     /// Streams a report document's PDF into `writer` (anything with `write(bytes)`);
@@ -331,9 +203,11 @@ impl PyClient {
     fn download_to(
         &self,
         py: Python<'_>,
-        report_document_id: &str,
+        report_document_id: &Bound<'_, PyAny>,
         writer: Py<PyAny>,
     ) -> PyResult<u64> {
+        let id = document_id(report_document_id)?;
+        let report_document_id = id.as_str();
         let c = self.inner.inner().map_err(to_py_err)?;
         let mut out = PyWriter::new(writer);
         let sink = &mut out;
@@ -353,10 +227,12 @@ impl PyClient {
     fn download_to_path(
         &self,
         py: Python<'_>,
-        report_document_id: &str,
+        report_document_id: &Bound<'_, PyAny>,
         path: std::path::PathBuf,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<u64> {
+        let id = document_id(report_document_id)?;
+        let report_document_id = id.as_str();
         let c = self.inner.inner().map_err(to_py_err)?;
         let report = progress.map(|f| {
             move |n: u64| {
@@ -372,45 +248,6 @@ impl PyClient {
                 .download_to_path(report_document_id, &path, report)
                 .await
         })
-    }
-
-    /// Starts a listing by its pager name (`iter_invoices`, ...) with JSON arguments.
-    fn pager(&self, op: &str, args: &str) -> PyResult<PyPager> {
-        let c = self.inner.inner().map_err(to_py_err)?;
-        macro_rules! pager {
-            ($ty:ty, |$a:ident| $body:expr) => {{
-                let $a: $ty = parse(op, args)?;
-                let p = $body.map_err(to_py_err)?;
-                Box::new(p) as Box<dyn DynPager>
-            }};
-        }
-        let boxed = match op {
-            "iter_invoices" => pager!(inv::GetInvoicesParams, |a| c.invoices().iter_invoices(&a)),
-            "iter_invoice_line_items" => pager!(InvoiceArgs, |a| c
-                .invoices()
-                .iter_invoice_line_items(&a.invoice_number, &a.region)),
-            "iter_transactions" => pager!(rec::GetTransactionsParams, |a| c
-                .reconciliation()
-                .iter_transactions(&a)),
-            "iter_carts" => pager!(ListCartsArgs, |a| c
-                .cart()
-                .iter_carts(&a.region, a.page_size)),
-            "iter_search_products" => pager!(prd::SearchProductsParams, |a| c
-                .products()
-                .iter_search_products(&a)),
-            "iter_search_offers" => pager!(ProductArgs<prd::OffersParams>, |a| c
-                .products()
-                .iter_search_offers(&a.product_id, &a.params)),
-            "iter_shipment_line_item_reports" => pager!(rpt::ShipmentLineItemParams, |a| c
-                .reporting()
-                .iter_shipment_line_item_reports(&a)),
-            other => {
-                return Err(to_py_err(abws::Error::internal(format!(
-                    "no pager named {other}"
-                ))))
-            }
-        };
-        Ok(PyPager::new(boxed))
     }
 
     fn __repr__(&self) -> String {

@@ -1,14 +1,13 @@
-//! Conversion both ways: a result's `Node` tree into Python objects (`abws.Model`
-//! subclasses, `Decimal`, aware `datetime`, `abws.Money`), and Python arguments into the
-//! JSON text the core's parameter structs are read from.
+//! A result's `Node` tree into Python objects: instances of the generated classes of
+//! `abws.models`, `Decimal`, aware `datetime`, `abws.Money`. (Arguments go the other way
+//! in `args.rs`.)
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString};
 use pyo3::{intern, IntoPyObjectExt};
 
 use abws::node::{Node, Object, ToNode};
@@ -22,37 +21,28 @@ struct Helpers {
     timezone: Py<PyAny>,
     timedelta: Py<PyAny>,
     money: Py<PyAny>,
-    model_class: Py<PyAny>,
+    model: Py<PyAny>,
+    models: Py<PyModule>,
     loads_raw: Py<PyAny>,
     object_new: Py<PyAny>,
     offsets: Py<PyDict>,
 }
 
-/// Model classes by declared shape: two result types may share a name (reconciliation's
-/// and reporting's former `OrderLineItem`, now `OrderReportLineItem`), so the key is the name and every field name.
-static CLASSES: Mutex<Option<HashMap<u64, Arc<Shape>>>> = Mutex::new(None);
+/// The class of each model type, by the address and length of its name (a `&'static
+/// str`: no hashing of text per object), found in `abws.models` on first use.
+static CLASSES: Mutex<Vec<(ShapeKey, Arc<Shape>)>> = Mutex::new(Vec::new());
 
-/// A model class and its field names as Python strings (made once, not per object).
+type ShapeKey = (usize, usize);
+
+/// A model class and the Python names of its declared fields, in the order of the core's
+/// fields (made once, not per object).
 struct Shape {
     class: Py<PyAny>,
     names: Vec<Py<PyString>>,
 }
 
-fn shape_key(o: &Object<'_>) -> u64 {
-    // The names are `&'static str`s: their addresses and lengths identify them. A cheap
-    // multiplicative mix (this runs once per object of a big page), not SipHash: the keys
-    // are our own pointers, nobody can choose them.
-    let mut h = (o.type_name.as_ptr() as u64) ^ (o.type_name.len() as u64).rotate_left(48);
-    for (name, wire, _) in &o.fields {
-        for v in [
-            name.as_ptr() as u64,
-            name.len() as u64,
-            wire.as_ptr() as u64,
-        ] {
-            h = (h.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    h
+fn shape_key(o: &Object<'_>) -> ShapeKey {
+    (o.type_name.as_ptr() as usize, o.type_name.len())
 }
 
 static HELPERS: PyOnceLock<Helpers> = PyOnceLock::new();
@@ -61,6 +51,7 @@ fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
     HELPERS.get_or_try_init(py, || {
         let dec = py.import("decimal")?;
         let dt = py.import("datetime")?;
+        let base = py.import("abws._model_base")?;
         let models = py.import("abws.models")?;
         let builtins = py.import("builtins")?;
         Ok(Helpers {
@@ -69,9 +60,10 @@ fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
             utc: dt.getattr("timezone")?.getattr("utc")?.unbind(),
             timezone: dt.getattr("timezone")?.unbind(),
             timedelta: dt.getattr("timedelta")?.unbind(),
-            money: models.getattr("Money")?.unbind(),
-            model_class: models.getattr("_model_class")?.unbind(),
-            loads_raw: models.getattr("_loads_raw")?.unbind(),
+            money: base.getattr("Money")?.unbind(),
+            model: base.getattr("Model")?.unbind(),
+            models: models.unbind(),
+            loads_raw: base.getattr("_loads_raw")?.unbind(),
             object_new: builtins.getattr("object")?.getattr("__new__")?.unbind(),
             offsets: PyDict::new(py).unbind(),
         })
@@ -85,6 +77,7 @@ pub fn to_py<T: ToNode + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny
         py,
         h: helpers(py)?,
         shared: HashMap::new(),
+        shapes: Vec::new(),
     }
     .node(&node)
 }
@@ -184,32 +177,52 @@ fn needs_wire(node: &Node<'_>) -> bool {
 fn shape(py: Python<'_>, h: &Helpers, o: &Object<'_>) -> PyResult<Arc<Shape>> {
     let key = shape_key(o);
     let classes = || CLASSES.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(found) = classes().as_ref().and_then(|m| m.get(&key).cloned()) {
-        return Ok(found);
+    if let Some((_, found)) = classes().iter().find(|(k, _)| *k == key) {
+        return Ok(found.clone());
     }
-    let fields = PyTuple::new(
-        py,
-        o.fields
-            .iter()
-            .map(|(name, wire, _)| PyTuple::new(py, [*name, *wire]))
-            .collect::<PyResult<Vec<_>>>()?,
-    )?;
-    let made = Arc::new(Shape {
-        class: h
-            .model_class
-            .bind(py)
-            .call1((o.type_name, fields))?
-            .unbind(),
-        names: o
-            .fields
-            .iter()
-            .map(|(name, _, _)| PyString::intern(py, name).unbind())
-            .collect(),
-    });
-    classes()
-        .get_or_insert_with(HashMap::new)
-        .insert(key, made.clone());
+    let made = Arc::new(make_shape(py, h, o)?);
+    classes().push((key, made.clone()));
     Ok(made)
+}
+
+/// Finds the generated class of a model and matches its `_fields` (attribute, wire name)
+/// to the core's fields by wire name.
+fn make_shape(py: Python<'_>, h: &Helpers, o: &Object<'_>) -> PyResult<Shape> {
+    let stale = |what: String| {
+        crate::errors::to_py_err(abws::Error::internal(format!(
+            "abws.models {what}: the Python package and the extension come from different \
+             builds (run `cargo run -p xtask -- gen` and reinstall)"
+        )))
+    };
+    let class = h
+        .models
+        .bind(py)
+        .getattr(o.type_name)
+        .map_err(|_| stale(format!("has no class {}", o.type_name)))?;
+    let is_model = class
+        .cast::<pyo3::types::PyType>()
+        .map(|t| t.is_subclass(h.model.bind(py)))
+        .unwrap_or(Ok(false))?;
+    if !is_model {
+        return Err(stale(format!("{} is not a Model class", o.type_name)));
+    }
+    let declared: Vec<(String, String)> = class.getattr(intern!(py, "_fields"))?.extract()?;
+    let mut names = Vec::with_capacity(o.fields.len());
+    for (_, wire, _) in &o.fields {
+        let name = declared
+            .iter()
+            .find(|(_, w)| w == wire)
+            .map(|(n, _)| n.as_str())
+            .ok_or_else(|| stale(format!("{} has no field for {wire}", o.type_name)))?;
+        names.push(PyString::intern(py, name).unbind());
+    }
+    if declared.len() != o.fields.len() {
+        return Err(stale(format!("{} declares other fields", o.type_name)));
+    }
+    Ok(Shape {
+        class: class.unbind(),
+        names,
+    })
 }
 
 /// An immutable leaf value, by its exact wire value.
@@ -228,6 +241,8 @@ struct Build<'py, 'a> {
     py: Python<'py>,
     h: &'py Helpers,
     shared: HashMap<Leaf<'a>, Py<PyAny>>,
+    /// The shapes met in this result (a page holds a handful of types): no lock per object.
+    shapes: Vec<(ShapeKey, Arc<Shape>)>,
 }
 
 impl<'py, 'a> Build<'py, 'a> {
@@ -301,9 +316,19 @@ impl<'py, 'a> Build<'py, 'a> {
         }
     }
 
+    fn shape(&mut self, o: &Object<'_>) -> PyResult<Arc<Shape>> {
+        let key = shape_key(o);
+        if let Some((_, s)) = self.shapes.iter().find(|(k, _)| *k == key) {
+            return Ok(s.clone());
+        }
+        let s = shape(self.py, self.h, o)?;
+        self.shapes.push((key, s.clone()));
+        Ok(s)
+    }
+
     fn object(&mut self, o: &'a Object<'a>) -> PyResult<Py<PyAny>> {
         let (py, h) = (self.py, self.h);
-        let shape = shape(py, h, o)?;
+        let shape = self.shape(o)?;
         let inst = h.object_new.bind(py).call1((shape.class.bind(py),))?;
         let dict = inst.getattr(intern!(py, "__dict__"))?;
         let fields = dict.cast::<PyDict>()?;
@@ -325,6 +350,11 @@ impl<'py, 'a> Build<'py, 'a> {
                 extra.set_item(k, h.loads_raw.bind(py).call1((raw,))?)?;
             }
             fields.set_item(intern!(py, "_extra"), extra)?;
+        }
+        // Fields that came as an explicit `null` (bit i: field i), so that `to_dict()`
+        // gives them back; absent on almost every object.
+        if o.nulls.bits() != 0 {
+            fields.set_item(intern!(py, "_nulls"), o.nulls.bits())?;
         }
         untrack(&dict);
         untrack(&inst);
@@ -378,86 +408,4 @@ impl<'py, 'a> Build<'py, 'a> {
             Node::Raw(text) => Ok(self.h.loads_raw.bind(py).call1((*text,))?.unbind()),
         }
     }
-}
-
-/// Writes a Python argument as JSON text: dicts, lists, tuples, str, int, float, bool,
-/// None, `Decimal` (its exact digits), `datetime`/`date` (ISO text; a naive datetime is
-/// UTC), and anything with `to_dict()` (models, `Money`).
-pub fn to_json(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    let mut out = String::new();
-    write_json(obj, &mut out, 0)?;
-    Ok(out)
-}
-
-fn write_str(s: &str, out: &mut String) {
-    out.push_str(&serde_json::Value::from(s).to_string());
-}
-
-fn write_json(obj: &Bound<'_, PyAny>, out: &mut String, depth: usize) -> PyResult<()> {
-    let py = obj.py();
-    if depth > 64 {
-        return Err(PyTypeError::new_err("argument nested too deeply"));
-    }
-    if obj.is_none() {
-        out.push_str("null");
-    } else if let Ok(b) = obj.cast::<PyBool>() {
-        out.push_str(if b.is_true() { "true" } else { "false" });
-    } else if obj.is_instance_of::<PyInt>() {
-        out.push_str(&obj.str()?.to_cow()?);
-    } else if let Ok(f) = obj.cast::<PyFloat>() {
-        let v = f.value();
-        if !v.is_finite() {
-            return Err(PyTypeError::new_err("a number must be finite"));
-        }
-        out.push_str(&obj.repr()?.to_cow()?);
-    } else if let Ok(s) = obj.cast::<PyString>() {
-        write_str(&s.to_cow()?, out);
-    } else if let Ok(d) = obj.cast::<PyDict>() {
-        out.push('{');
-        for (i, (k, v)) in d.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            let key = k
-                .cast::<PyString>()
-                .map_err(|_| PyTypeError::new_err("dictionary keys must be str"))?;
-            write_str(&key.to_cow()?, out);
-            out.push(':');
-            write_json(&v, out, depth + 1)?;
-        }
-        out.push('}');
-    } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        out.push('[');
-        for (i, v) in obj.try_iter()?.enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            write_json(&v?, out, depth + 1)?;
-        }
-        out.push(']');
-    } else {
-        let h = helpers(py)?;
-        if obj.is_instance(h.decimal.bind(py))? {
-            let text = obj.str()?.to_cow()?.into_owned();
-            if !obj.call_method0("is_finite")?.is_truthy()? {
-                return Err(PyTypeError::new_err("a Decimal must be finite"));
-            }
-            out.push_str(&text);
-        } else if obj.is_instance(h.datetime.bind(py))? {
-            let text = if obj.getattr("tzinfo")?.is_none() {
-                format!("{}Z", obj.call_method0("isoformat")?.str()?.to_cow()?)
-            } else {
-                obj.call_method0("isoformat")?.str()?.to_cow()?.into_owned()
-            };
-            write_str(&text, out);
-        } else if obj.hasattr("isoformat")? {
-            write_str(&obj.call_method0("isoformat")?.str()?.to_cow()?, out);
-        } else if obj.hasattr("to_dict")? {
-            write_json(&obj.call_method0("to_dict")?, out, depth + 1)?;
-        } else {
-            let name = obj.get_type().name()?.to_string();
-            return Err(PyTypeError::new_err(format!("cannot send a {name} value")));
-        }
-    }
-    Ok(())
 }

@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod args;
 mod auth;
 mod bytes_buffer;
 mod client;
@@ -13,16 +14,31 @@ mod py_writer;
 mod runtime;
 mod sandbox;
 
-/// Writes a Python value as JSON text the way operations send it (exact decimals).
+/// Writes a Python value as JSON text (exact decimals, ISO date-times): the settings.
 #[pyfunction]
 fn _to_json(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    convert::to_json(obj)
+    args::plain_json(obj, "")
 }
 
 /// The names of every error kind of the core, in order.
 #[pyfunction]
 fn _error_kinds() -> Vec<&'static str> {
     abws::ErrorKind::ALL.iter().map(|k| k.name()).collect()
+}
+
+/// Every operation of the core's table: (operationId, group, method name, pager name or
+/// None), so the tests can check the Python groups against it.
+#[pyfunction]
+fn _operations() -> Vec<(
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+)> {
+    abws::operations::ALL
+        .iter()
+        .map(|o| (o.id, o.group, o.name, o.pager.map(|p| p.name)))
+        .collect()
 }
 
 static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
@@ -58,6 +74,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_sample_errors, m)?)?;
     m.add_function(wrap_pyfunction!(_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(_operations, m)?)?;
     Ok(())
 }
 

@@ -1,35 +1,14 @@
-//! `_abws.Pager`: one listing walked page by page; the Python package turns it into the
-//! `iter_*` generators.
+//! `_abws.Pager`: one listing walked page by page; the Python package turns it into a
+//! `Listing` of the items.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
 
-use abws::node::ToNode;
-use abws::paging::{Page, Pager};
+use abws::operation::DynPager;
 
 use crate::convert::to_py;
 use crate::runtime::wait_detached;
-
-type Boxed = Box<dyn ToNode + Send>;
-type NextPage<'a> = Pin<Box<dyn Future<Output = abws::Result<Option<Boxed>>> + Send + 'a>>;
-
-/// A pager of any page type.
-pub trait DynPager: Send {
-    fn next_boxed(&mut self) -> NextPage<'_>;
-    fn items_yielded(&self) -> u64;
-}
-
-impl<P: Page + ToNode> DynPager for Pager<P> {
-    fn next_boxed(&mut self) -> NextPage<'_> {
-        Box::pin(async move { Ok(self.next_page().await?.map(|p| Box::new(p) as Boxed)) })
-    }
-    fn items_yielded(&self) -> u64 {
-        Pager::items_yielded(self)
-    }
-}
 
 /// A listing in progress. Pages come in order; one thread at a time.
 #[pyclass(name = "Pager", module = "abws._abws", frozen)]
@@ -51,7 +30,7 @@ impl PyPager {
     fn next_page(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         let page = py.detach(|| {
             let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-            wait_detached(guard.next_boxed())
+            wait_detached(guard.next_page())
         })?;
         page.map(|p| to_py(py, &*p)).transpose()
     }

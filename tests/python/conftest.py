@@ -53,9 +53,9 @@ def line_item(client: abws.Client) -> Any:
 @pytest.fixture(scope="session")
 def offer(client: abws.Client) -> Any:
     """(asin, offer id) of a purchasable product."""
-    result = client.products.search_products_request(keywords=["coffee"], locale="ja-JP")
+    result = client.products.search_products_request("JP", "ja-JP", keywords=["coffee"])
     for product in result.products:
-        offers = client.products.search_offers_request(product.asin, locale="ja-JP").offers or []
+        offers = client.products.search_offers_request(product.asin, "JP", "ja-JP").offers or []
         for o in offers:
             if (o.quantity_in_stock or 0) > 10:
                 return product.asin, o.offer_id

@@ -216,3 +216,73 @@ def test_revoked_consent_is_an_auth_error():
         with pytest.raises(abws.AuthError) as e:
             c.invoices.get_invoices(START, END)
         assert "consent" in str(e.value)
+
+
+# --- arguments: one reader in the core, errors naming the parameter's path ------------
+
+
+def _invalid(sb, call):
+    """The ValidationError a call raises, checking that nothing was sent."""
+    sb.reset_counters()
+    with pytest.raises(abws.ValidationError) as e:
+        call()
+    assert not sb.counters()["requests"], "a request was sent"
+    assert isinstance(e.value, ValueError)
+    return e.value
+
+
+def test_a_bad_argument_names_its_parameter_and_the_rule(sb, client, line_item):
+    e = _invalid(sb, lambda: client.documents.get_report_document(None))  # type: ignore[arg-type]
+    assert e.parameter == "report_document_id"
+    assert "report_document_id" in str(e) and "expected a string" in str(e)
+    e = _invalid(sb, lambda: client.documents.get_report(42))  # type: ignore[arg-type]
+    assert e.parameter == "report_id" and "integer" in str(e)
+    e = _invalid(sb, lambda: client.invoices.get_invoices(START, 20260301))  # type: ignore[arg-type]
+    assert e.parameter == "invoice_issue_end_date" and "datetime, a date or ISO 8601 text" in str(e)
+    e = _invalid(sb, lambda: client.invoices.get_invoices(START, "not a date"))
+    assert e.parameter == "invoice_issue_end_date"
+    e = _invalid(sb, lambda: client.cart.list_carts(page_size="five"))  # type: ignore[arg-type]
+    assert e.parameter == "page_size"
+    e = _invalid(sb, lambda: client.documents.download(None))  # type: ignore[arg-type]
+    assert e.parameter == "report_document_id"
+
+
+def test_nested_errors_name_the_path(sb, client, line_item):
+    ok = {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id,
+          "shipment_id": line_item.shipment_id}
+    items = [ok, ok, ok, {"order_id": "1", "order_line_item_id": "2"}]
+    e = _invalid(sb, lambda: client.reconciliation.get_invoice_details_by_order_line_items(items))
+    assert e.parameter == "order_line_items[3].shipment_id" and "is required" in str(e)
+    items = [ok, dict(ok, shipment_id=7)]
+    e = _invalid(sb, lambda: client.reconciliation.get_invoice_details_by_order_line_items(items))
+    assert e.parameter == "order_line_items[1].shipment_id"
+    items = [ok, dict(ok, colour="red")]
+    e = _invalid(sb, lambda: client.reconciliation.get_invoice_details_by_order_line_items(items))
+    assert e.parameter == "order_line_items[1].colour"
+    e = _invalid(sb, lambda: client.reconciliation.invoice_details_for([("1", "2")]))  # type: ignore[list-item]
+    assert e.parameter == "line_items[0]" and "3 values" in str(e)
+    e = _invalid(sb, lambda: client.reconciliation.invoice_details_for(["1-2-3"]))  # type: ignore[list-item]
+    assert e.parameter == "line_items[0]"
+    e = _invalid(sb, lambda: client.cart.add_items("cart-0001", [{"quantity": 1}]))
+    assert e.parameter.startswith("items[0].")
+    e = _invalid(sb, lambda: client.documents.create_report({"order_id": "1", "colour": "red"}))
+    assert e.parameter == "report_options.colour"
+
+
+def test_the_reader_never_quotes_a_value_back(sb, client, line_item):
+    secret = "s3cr3t-value-0042"
+    e = _invalid(sb, lambda: client.cart.list_carts(page_size=secret))  # type: ignore[arg-type]
+    assert secret not in str(e) and secret not in repr(e.args)
+    item = {"order_id": "1", "order_line_item_id": "2", "shipment_id": "3", secret: secret}
+    e = _invalid(sb, lambda: client.reconciliation.invoice_details_for([item]))
+    assert e.parameter == f"line_items[0].{secret}"  # the unknown key is named, its value never
+    assert str(e).count(secret) == 1
+
+
+def test_wait_and_fetch_read_their_arguments_in_the_core(sb, client):
+    e = _invalid(sb, lambda: client.documents.wait_for_report("r-1", poll_interval=0))
+    assert e.parameter == "poll_interval"
+    e = _invalid(sb, lambda: client.documents.wait_for_report("r-1", poll_interval=1, timeout=-1))
+    assert e.parameter == "timeout"
+    e = _invalid(sb, lambda: client.documents.fetch_pdf(order_id="1", poll_interval=-2))
+    assert e.parameter == "poll_interval"

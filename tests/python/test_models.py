@@ -148,3 +148,61 @@ def test_to_pandas_without_pandas_says_so(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(ImportError, match="pandas"):
         abws.to_pandas([])
+
+
+# --- generated classes ----------------------------------------------------------------
+
+
+def test_results_are_instances_of_the_generated_classes(client):
+    from abws import models
+
+    page = client.invoices.get_invoices(START, END)
+    assert type(page) is models.InvoicesPage and type(page).__module__ == "abws.models"
+    summary = page.invoices[0]
+    assert isinstance(summary, models.InvoiceSummary) and isinstance(summary, abws.Model)
+    assert models.InvoiceMetadata.__annotations__["type"] == "Optional[str]"
+    assert "invoice_type" not in dir(summary.invoice_metadata)
+    assert pickle.loads(pickle.dumps(page)) == page
+
+
+def test_type_is_type(client):
+    """The spec's `type` fields are `.type` (not invoice_type, amount_type, charge_type)."""
+    meta = client.invoices.get_invoices(START, END).invoices[0].invoice_metadata
+    assert meta.type in ("STANDARD", "CREDIT_MEMO") and meta.to_dict()["type"] == meta.type
+    detail = client.invoices.get_invoice_detail_by_invoice_number(meta.invoice_number)
+    billing = next(a for a in detail.artifacts if getattr(a, "artifact_type", None) == "BillingDetails")
+    assert billing.amount_details and all(isinstance(d.type, str) for d in billing.amount_details)
+    assert billing.amount_details[0].to_dict()["type"] == billing.amount_details[0].type
+
+
+def test_explicit_nulls_come_back_as_null_and_absent_stays_absent(sb, client, offer):
+    """Published facts section 6: the service sends declared fields as null."""
+    asin, _ = offer
+    real = client.products.search_offers_request(asin, "JP", "ja-JP")
+    body = real.to_dict()
+    first = body["offers"][0]
+    first["quantityInStock"] = None
+    first["condition"] = None
+    first["badges"] = None
+    first["merchant"] = dict(first.get("merchant") or {}, merchantId=None)
+    first.pop("deliveryInformation", None)
+    first.pop("productConditionNote", None)
+    sb.fail("searchOffersRequest", action={"status": 200, "body": json.loads(json.dumps(body, default=str))},
+            times=1)
+    got = client.products.search_offers_request(asin, "JP", "ja-JP")
+    o = got.offers[0]
+    assert o.quantity_in_stock is None and o.condition is None and o.badges is None
+    assert o.merchant.merchant_id is None
+    wire = o.to_dict()
+    for key in ("quantityInStock", "condition", "badges"):
+        assert key in wire and wire[key] is None, key
+    assert "merchantId" in wire["merchant"] and wire["merchant"]["merchantId"] is None
+    assert "deliveryInformation" not in wire and "productConditionNote" not in wire
+    # null and absent differ, and the difference survives pickling
+    assert pickle.loads(pickle.dumps(o)).to_dict() == wire
+    assert o != real.offers[0]
+    # the other offers had no nulls: their wire form is unchanged
+    def text(offers):
+        return json.dumps([x.to_dict() for x in offers], default=str)
+
+    assert text(got.offers[1:]) == text(real.offers[1:])

@@ -253,26 +253,31 @@ def test_estimate_needs_an_address_before_sending(client, sb):
 
 def test_product_search_and_offers(client, offer):
     asin, offer_id = offer
-    result = client.products.search_products_request(keywords=["paper"], locale="ja-JP", page_size=3)
+    result = client.products.search_products_request("JP", "ja-JP", keywords=["paper"], page_size=3)
     assert result.products and result.number_of_pages >= 1
-    every = list(client.products.iter_search_products(keywords=["paper"], locale="ja-JP", page_size=3))
+    every = list(client.products.iter_search_products("JP", "ja-JP", keywords=["paper"], page_size=3))
     assert len(every) == result.matching_product_count
-    product = client.products.products_request(asin, locale="ja-JP")
+    product = client.products.products_request(asin, "JP", "ja-JP")
     assert product.asin == asin
-    offers = client.products.search_offers_request(asin, locale="ja-JP")
+    offers = client.products.search_offers_request(asin, "JP", "ja-JP")
     assert any(o.offer_id == offer_id for o in offers.offers)
-    assert [o.offer_id for o in client.products.iter_search_offers(asin, locale="ja-JP")] == [
+    assert [o.offer_id for o in client.products.iter_search_offers(asin, "JP", "ja-JP")] == [
         o.offer_id for o in offers.offers
     ]
-    by_asin = client.products.get_products_by_asins([asin], locale="ja-JP")
+    by_asin = client.products.get_products_by_asins(product_ids=[asin], product_region="JP", locale="ja-JP")
     assert by_asin.products[0].asin == asin
-    by_offer = client.products.get_offers_by_offer_ids([offer_id], locale="ja-JP", inclusions_for_offers=["PRICE"])
+    by_offer = client.products.get_offers_by_offer_ids(
+        offer_ids=[offer_id], inclusions_for_offers=["PRICE"], product_region="JP", locale="ja-JP"
+    )
     assert by_offer.offers[0].offer_id == offer_id
 
 
 def test_products_need_a_locale(client):
     with pytest.raises(abws.ValidationError) as e:
-        client.products.search_products_request(keywords=["paper"])
+        client.products.search_products_request("JP", None, keywords=["paper"])  # type: ignore[arg-type]
+    assert e.value.parameter == "locale"
+    with pytest.raises(abws.ValidationError) as e:
+        client.products.search_products_request("JP", "xx", keywords=["paper"])
     assert e.value.parameter == "locale"
 
 
@@ -332,3 +337,37 @@ def test_old_package_is_not_found(client, dataset):
     with pytest.raises(abws.NotFound) as e:
         client.tracking.get_package_tracking_details(old["orderId"], old["shipmentId"], old["packageId"])
     assert e.value.status == 404 and e.value.request_id
+
+
+# --- argument shapes ------------------------------------------------------------------
+
+
+def test_line_items_as_dicts_camel_or_snake_models_or_tuples(client, line_item):
+    ids = (line_item.order_id, line_item.order_line_item_id, line_item.shipment_id)
+    as_model = client.reconciliation.get_invoice_details_by_order_line_items([line_item])
+    for item in (
+        {"order_id": ids[0], "order_line_item_id": ids[1], "shipment_id": ids[2]},
+        {"orderId": ids[0], "orderLineItemId": ids[1], "shipmentId": ids[2]},
+        ids,
+    ):
+        assert client.reconciliation.get_invoice_details_by_order_line_items([item]) == as_model
+    out = client.reconciliation.invoice_details_for(
+        [line_item, ids, {"orderId": ids[0], "orderLineItemId": ids[1], "shipmentId": ids[2]}]
+    )
+    assert len(out) == 3 and out[0] == out[1] == out[2]
+
+
+def test_place_order_reads_snake_and_camel_keys(client, offer):
+    asin, offer_id = offer
+    snake = _line(asin, offer_id, external_id="7")
+    camel = dict(snake)
+    camel["externalId"] = camel.pop("external_id")
+    a = client.ordering.place_order("py-order-keys", [snake])
+    b = client.ordering.place_order("py-order-keys", [camel])
+    assert a == b and a.acceptance_artifacts
+
+
+def test_a_str_where_a_list_of_str_is_expected_is_one_item(client, offer):
+    asin, _ = offer
+    one = client.products.get_products_by_asins(asin, "JP", "ja-JP")
+    assert [p.asin for p in one.products] == [asin]

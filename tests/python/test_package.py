@@ -47,24 +47,36 @@ def test_one_abi3_extension():
 def test_public_names_resolve():
     for name in abws.__all__:
         assert getattr(abws, name) is not None, name
-    client_ops = {
-        "invoices": ["get_invoices", "get_invoice_detail_by_invoice_number",
-                     "get_invoice_line_items_by_invoice_number", "iter_invoices", "iter_invoice_line_items"],
-        "reconciliation": ["get_transactions", "get_invoice_details_by_order_line_items",
-                           "invoice_details_for", "iter_transactions"],
-        "documents": ["create_report", "get_report", "get_report_document", "wait_for_report",
-                      "download", "fetch_pdf"],
-        "cart": ["list_carts", "get_cart", "get_items", "add_items", "modify_items", "delete_items",
-                 "get_estimated_total_purchase_cost", "iter_carts"],
-        "products": ["search_products_request", "products_request", "search_offers_request",
-                     "get_products_by_asins", "get_offers_by_offer_ids", "iter_search_products",
-                     "iter_search_offers"],
-        "ordering": ["place_order"],
-        "reporting": ["get_orders_by_order_id", "get_shipment_line_item_reports",
-                      "iter_shipment_line_item_reports"],
-        "tracking": ["get_package_tracking_details"],
-    }
+
+
+def test_every_operation_of_the_core_has_its_method_and_pager():
+    """The Python groups against the core's operations table (no hand-kept list)."""
     client = abws.Client("JP", access_token="t")
-    for group, ops in client_ops.items():
-        for op in ops:
-            assert callable(getattr(getattr(client, group), op)), f"{group}.{op}"
+    table = _abws._operations()
+    assert len(table) == len({op_id for op_id, *_ in table}) >= 24
+    for op_id, group, name, pager in table:
+        methods = getattr(client, group)
+        assert callable(getattr(methods, name)), f"{group}.{name} ({op_id})"
+        assert op_id in (getattr(methods, name).__doc__ or ""), name
+        if pager is not None:
+            assert callable(getattr(methods, pager)), f"{group}.{pager}"
+    # ... and nothing generated that the table does not hold
+    from abws import _operations
+
+    generated = {
+        (cls.__name__, n)
+        for cls in vars(_operations).values()
+        if isinstance(cls, type) and cls.__module__ == _operations.__name__
+        for n in vars(cls)
+        if not n.startswith("_")
+    }
+    expected = {(f"_{g.capitalize()}Operations", n) for _, g, n, _ in table}
+    expected |= {(f"_{g.capitalize()}Operations", p) for _, g, _, p in table if p}
+    assert generated == expected
+    conveniences = {
+        "reconciliation": ["invoice_details_for"],
+        "documents": ["wait_for_report", "download", "download_to", "fetch_pdf"],
+    }
+    for group, names in conveniences.items():
+        for n in names:
+            assert callable(getattr(getattr(client, group), n)), f"{group}.{n}"

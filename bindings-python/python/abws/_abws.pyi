@@ -18,6 +18,7 @@ __all__ = [
     "_sample_errors",
     "_to_json",
     "_error_kinds",
+    "_operations",
     "_refresh_logging",
 ]
 
@@ -33,16 +34,28 @@ class Client:
         """The settings in force, without secrets."""
     def _credentials(self) -> Dict[str, str]:
         """The credentials in force, secrets exposed (for opt-in pickling only)."""
-    def call(self, op: str, args: str) -> Any:
-        """Runs one operation by its snake_case name with JSON arguments."""
-    def download_to(self, report_document_id: str, writer: Any) -> int:
+    def call(self, op: str, args: Dict[str, Any]) -> Any:
+        """Runs one operation of the table by its snake_case name (or operationId) with its
+        arguments, keyed by parameter name; returns an instance of its ``abws.models``
+        class (``None`` for an operation without a result)."""
+    def pager(self, op: str, args: Dict[str, Any]) -> "Pager":
+        """Starts a listing by its pager name (``iter_invoices``, ...) with the arguments
+        of its operation."""
+    def invoice_details_for(self, args: Dict[str, Any]) -> List[Any]:
+        """The invoice data of any number of line items (``{"line_items": [...]}``)."""
+    def wait_for_report(self, args: Dict[str, Any]) -> Any:
+        """Polls getReport until the report ends (``report_id``, ``poll_interval``,
+        ``timeout``)."""
+    def download(self, report_document_id: Any) -> bytes:
+        """A report document's PDF, unpacked in memory."""
+    def fetch_pdf(self, args: Dict[str, Any]) -> bytes:
+        """create → wait → document → download; returns the PDF."""
+    def download_to(self, report_document_id: Any, writer: Any) -> int:
         """Streams a report document's PDF into ``writer``; returns its size."""
     def download_to_path(
-        self, report_document_id: str, path: str, progress: Optional[Callable[[int], None]] = None
+        self, report_document_id: Any, path: str, progress: Optional[Callable[[int], None]] = None
     ) -> int:
         """Streams a report document's PDF into the file ``path`` (via ``<path>.part``)."""
-    def pager(self, op: str, args: str) -> "Pager":
-        """Starts a listing by its pager name (``iter_invoices``, ...)."""
 
 @final
 class Pager:
@@ -92,3 +105,5 @@ def _sample_errors() -> List[Tuple[str, Any]]: ...
 def _to_json(obj: Any) -> str: ...
 def _refresh_logging() -> None: ...
 def _error_kinds() -> List[str]: ...
+def _operations() -> List[Tuple[str, str, str, Optional[str]]]:
+    """Every operation of the core's table: (operationId, group, method, pager or None)."""

@@ -692,7 +692,57 @@ impl PlaceOrderResult {
     }
 }
 
-crate::describe::opaque!(PlaceOrderRequest);
+/// The order's top-level fields for the bindings' generated signatures; lines, attributes
+/// and expectations are objects read by their own serde rules (`LineItem`, `Attribute`,
+/// `Expectation`), described as string-keyed maps.
+impl crate::describe::Describe for PlaceOrderRequest {
+    fn ty() -> crate::describe::Ty {
+        use crate::describe::{ParamInfo, ParamsInfo, Ty};
+        static INFO: ParamsInfo = ParamsInfo {
+            name: "PlaceOrderRequest",
+            doc: "The order, snake_case keys (the wire's camelCase `externalId` and `lineItems` \
+                  are accepted too); attributes and expectations in the specification's wire \
+                  form (`{\"attributeType\": ...}`, `{\"expectationType\": ...}`).\n",
+            fields: &[
+                ParamInfo {
+                    name: "external_id",
+                    ty: || Ty::Str,
+                    required: true,
+                    doc: "1-255 characters, unique per order; kept identical across retries.\n",
+                },
+                ParamInfo {
+                    name: "line_items",
+                    ty: || Ty::List(|| Ty::Map(|| Ty::Raw)),
+                    required: true,
+                    doc: "The lines: `external_id` (1-127 characters, unique in the order; \
+                          digits only for e-invoicing; `externalId` accepted), `quantity`, \
+                          `attributes`, `expectations`.\n",
+                },
+                ParamInfo {
+                    name: "attributes",
+                    ty: || Ty::List(|| Ty::Map(|| Ty::Raw)),
+                    required: false,
+                    doc: "Order attributes in the wire form (`{\"attributeType\": ...}`).\n",
+                },
+                ParamInfo {
+                    name: "expectations",
+                    ty: || Ty::List(|| Ty::Map(|| Ty::Raw)),
+                    required: false,
+                    doc: "Order expectations in the wire form (`{\"expectationType\": ...}`).\n",
+                },
+                ParamInfo {
+                    name: "e_invoicing",
+                    ty: || Ty::Bool,
+                    required: false,
+                    doc: "true when the buying group is enabled for e-invoicing: line \
+                          external_ids must then be numeric (checked before sending, never \
+                          sent).\n",
+                },
+            ],
+        };
+        Ty::Params(&INFO)
+    }
+}
 
 /// The ordering operation. Get one with `Client::ordering`.
 pub struct Ordering<'a> {

@@ -1,0 +1,272 @@
+"""The base of every result class (the classes themselves are generated into
+``abws.models``), :class:`Money`, and :func:`to_pandas`.
+
+A result is an instance of a subclass of :class:`Model`: attribute access to the
+snake_case fields, ``to_dict()`` for the wire form (camelCase, unknown fields included,
+explicit ``null``s kept), ``==``, a readable ``repr``, a compact ``_repr_html_`` for
+notebooks, pickling. The extension fills instances directly (``convert.rs``): the
+declared fields, then ``_wire`` (wire text that the Python value would not give back),
+``_extra`` (unknown fields) and ``_nulls`` (bit i: declared field i came as ``null``),
+each only when needed.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, Iterable, List, Optional, Tuple
+
+__all__ = ["Model", "Money", "to_pandas"]
+
+
+def _loads_raw(text: str) -> Any:
+    """JSON kept as received, read with exact decimals."""
+    return json.loads(text, parse_float=Decimal)
+
+
+class Money:
+    """An exact amount with its ISO 4217 currency code (``None`` when the wire had none)."""
+
+    amount: Decimal
+    currency_code: Optional[str]
+    _string_form: bool = False
+
+    def __init__(
+        self, amount: Any, currency_code: Optional[str] = None, _string_form: bool = False
+    ) -> None:
+        self.amount = amount if isinstance(amount, Decimal) else Decimal(str(amount))
+        self.currency_code = currency_code
+        if _string_form:
+            self._string_form = True
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The wire form: ``{"currencyCode": ..., "amount": ...}``."""
+        out: Dict[str, Any] = {}
+        if self.currency_code is not None:
+            out["currencyCode"] = self.currency_code
+        out["amount"] = str(self.amount) if self._string_form else self.amount
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Money):
+            return NotImplemented
+        return self.amount == other.amount and self.currency_code == other.currency_code
+
+    def __hash__(self) -> int:
+        return hash((self.amount, self.currency_code))
+
+    def __repr__(self) -> str:
+        return f"Money({str(self.amount)!r}, {self.currency_code!r})"
+
+    def __str__(self) -> str:
+        return f"{self.amount} {self.currency_code}" if self.currency_code else str(self.amount)
+
+    def __reduce__(self) -> Any:
+        return (Money, (self.amount, self.currency_code, self._string_form))
+
+
+_MISSING = object()
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def _iso(value: datetime) -> str:
+    """A date-time in the wire's style: ISO 8601, UTC written as ``Z``.
+
+    The binding keeps a field's received text apart (``_wire``) only when it differs
+    from this rendering, so both must stay in step (``wire_style`` in convert.rs).
+    """
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _wire(value: Any) -> Any:
+    if isinstance(value, (Model, Money)):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_wire(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _wire(v) for k, v in value.items()}
+    if isinstance(value, datetime):
+        return _iso(value)
+    return value
+
+
+def _short(value: Any, depth: int = 0) -> str:
+    if isinstance(value, Model):
+        if depth >= 2:
+            return f"{type(value).__name__}(…)"
+        return value._repr(depth + 1)
+    if isinstance(value, list):
+        if len(value) > 3:
+            head = ", ".join(_short(v, depth + 1) for v in value[:3])
+            return f"[{head}, … {len(value) - 3} more]"
+        return "[" + ", ".join(_short(v, depth + 1) for v in value) + "]"
+    if isinstance(value, Decimal):
+        return f"Decimal('{value}')"
+    if isinstance(value, datetime):
+        return f"datetime({value.isoformat()!r})"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+class Model:
+    """Base class of every result type.
+
+    Fields are attributes (``None`` when the service did not send them, or sent
+    ``null``). ``to_dict()`` gives the wire form back; fields this version does not know
+    are kept in ``extra`` (wire name → value) and are also readable as snake_case
+    attributes (at run time; type checkers see only the declared ones).
+    """
+
+    #: (attribute name, wire name) of every declared field, in wire order.
+    _fields: ClassVar[Tuple[Tuple[str, str], ...]] = ()
+
+    def __init__(self, **fields: Any) -> None:
+        known = {name for name, _ in self._fields}
+        for name, _ in self._fields:
+            self.__dict__[name] = fields.pop(name, None)
+        if fields:
+            unknown = ", ".join(sorted(set(fields) - known))
+            raise TypeError(f"{type(self).__name__} has no field(s) {unknown}")
+
+    @property
+    def extra(self) -> Dict[str, Any]:
+        """Fields received that this version does not declare (wire name → value)."""
+        return dict(self.__dict__.get("_extra", {}))
+
+    if not TYPE_CHECKING:
+        # Unknown fields as attributes, at run time only: to a type checker a misspelt
+        # field stays an error instead of becoming Any.
+
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("__"):
+                raise AttributeError(name)
+            extra = self.__dict__.get("_extra", {})
+            for wire, value in extra.items():
+                if _snake(wire) == name or wire == name:
+                    return value
+            raise AttributeError(f"{type(self).__name__!s} has no field {name!r}")
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The wire form: camelCase keys, unknown fields kept, a field that came as
+        ``null`` given back as ``None`` and an absent one left out.
+
+        Date-times are their wire text; amounts are ``Decimal`` (or ``str`` where the
+        wire writes them as strings), so ``json.dumps(..., default=str)`` gives the wire
+        JSON back.
+        """
+        state = self.__dict__
+        wire_values = state.get("_wire", {})
+        nulls = state.get("_nulls", 0)
+        out: Dict[str, Any] = {}
+        for i, (name, wire) in enumerate(self._fields):
+            value = wire_values.get(name, _MISSING)
+            if value is _MISSING:
+                value = state.get(name)
+            if value is None:
+                if nulls >> i & 1:
+                    out[wire] = None
+                continue
+            out[wire] = _wire(value)
+        for wire, value in self.__dict__.get("_extra", {}).items():
+            out[wire] = value
+        return out
+
+    def fields(self) -> Dict[str, Any]:
+        """The declared fields as a snake_case dict of Python values (nested models kept)."""
+        return {name: self.__dict__.get(name) for name, _ in self._fields}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Model):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _repr(self, depth: int = 0) -> str:
+        parts = [
+            f"{name}={_short(self.__dict__.get(name), depth)}"
+            for name, _ in self._fields
+            if self.__dict__.get(name) is not None
+        ]
+        extra = self.__dict__.get("_extra")
+        if extra:
+            parts.append(f"extra={{{', '.join(map(repr, extra))}}}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def __repr__(self) -> str:
+        return self._repr()
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for name, _ in self._fields:
+            value = self.__dict__.get(name)
+            if value is None:
+                continue
+            rows.append(
+                f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
+                f"<td style='text-align:left'>{html.escape(_short(value, 1))}</td></tr>"
+            )
+        for wire, value in self.__dict__.get("_extra", {}).items():
+            rows.append(
+                f"<tr><th style='text-align:left'><i>{html.escape(wire)}</i></th>"
+                f"<td style='text-align:left'>{html.escape(_short(value, 1))}</td></tr>"
+            )
+        title = html.escape(type(self).__name__)
+        return f"<table><caption style='text-align:left'><b>{title}</b></caption>{''.join(rows)}</table>"
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_model, (type(self), dict(self.__dict__)))
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(super().__dir__()) | {name for name, _ in self._fields})
+
+
+def _rebuild_model(cls: type, state: Dict[str, Any]) -> Model:
+    """Unpickles a result: its class (by reference, from ``abws.models``) and its state."""
+    obj: Model = object.__new__(cls)
+    obj.__dict__.update(state)
+    return obj
+
+
+def _flatten(value: Any, prefix: str, out: Dict[str, Any]) -> None:
+    if isinstance(value, Model):
+        for name, _ in value._fields:
+            _flatten(value.__dict__.get(name), f"{prefix}{name}.", out)
+        for wire, v in value.__dict__.get("_extra", {}).items():
+            out[f"{prefix}{_snake(wire)}"] = v
+    elif isinstance(value, Money):
+        out[f"{prefix}amount"] = value.amount
+        out[f"{prefix}currency_code"] = value.currency_code
+    else:
+        out[prefix[:-1] if prefix.endswith(".") else prefix] = value
+
+
+def to_pandas(items: Iterable[Any]) -> Any:
+    """A pandas DataFrame of results, one row per item.
+
+    Nested objects are flattened into dotted columns (``total_amount.amount``,
+    ``total_amount.currency_code``); lists stay in one cell. Needs pandas
+    (``pip install abws[pandas]``).
+    """
+    try:
+        import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("abws.to_pandas needs pandas: pip install pandas") from e
+    rows = []
+    for item in items:
+        row: Dict[str, Any] = {}
+        if isinstance(item, (Model, Money)):
+            _flatten(item, "", row)
+        elif isinstance(item, dict):
+            row.update(item)
+        else:
+            row["value"] = item
+        rows.append(row)
+    return pd.DataFrame(rows)
