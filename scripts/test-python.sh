@@ -2,7 +2,8 @@
 # The Python half of `make test`: builds the abi3 wheel with `pip install .` into .venv,
 # runs the pytest suite (against the embedded sandbox, offline), then checks the type
 # stubs against the runtime module (mypy's stubtest) and the package with mypy --strict.
-# Exits non-zero on any failure. Needs .venv (make setup).
+# With arguments, runs pytest with them only (`make scorecards`: test_reliability.py), not
+# the stub checks. Exits non-zero on any failure. Needs .venv (make setup).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -23,7 +24,8 @@ export CARGO_TARGET_DIR="${ABWS_PY_TARGET_DIR:-$PWD/target-py}"
 
 status=0
 # Run from outside the source tree so `abws` is the installed wheel.
-(cd tests/python && ../../"$PY" -m pytest -q -p no:cacheprovider) || status=1
+(cd tests/python && ../../"$PY" -m pytest -q -p no:cacheprovider "$@") || status=1
+[ $# -gt 0 ] && exit "$status"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

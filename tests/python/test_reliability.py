@@ -1,5 +1,6 @@
 """Reliability scenarios J1–J4 of the reliability plan (Python specifics), each asserting its
-bar and recording its figure in docs/reliability-bindings.md for the scorecard."""
+bar and recording its figure for the scorecard in target/scorecards/python.md (or
+$ABWS_SCORECARD_DIR): `make scorecards` merges it into docs/reliability.md."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ import pytest
 import abws
 from conftest import END, START
 
-SCORECARD = Path(__file__).resolve().parents[2] / "docs" / "reliability-bindings.md"
+SCORECARD = (
+    Path(os.environ.get("ABWS_SCORECARD_DIR") or Path(__file__).resolve().parents[2] / "target" / "scorecards")
+    / "python.md"
+)
 FIGURES: dict = {}
 
 
@@ -26,9 +30,8 @@ def record(scenario: str, text: str) -> None:
     FIGURES[scenario] = text
     lines = ["### Python (J), from `tests/python/test_reliability.py`", ""]
     lines += [f"- {k}: {v}" for k, v in sorted(FIGURES.items())]
-    old = SCORECARD.read_text() if SCORECARD.exists() else ""
-    c_part = old[old.index("### C ABI") :] if "### C ABI" in old else ""
-    SCORECARD.write_text("\n".join(lines) + "\n\n" + c_part)
+    SCORECARD.parent.mkdir(parents=True, exist_ok=True)
+    SCORECARD.write_text("\n".join(lines) + "\n")
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
