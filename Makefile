@@ -17,9 +17,26 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR := never
 
-.PHONY: test month-end scorecards setup lint rust-test python-test python-install c-test header
+# Where cargo builds (CARGO_TARGET_DIR or target/), and where the wheel is built: a directory
+# of its own (release profile), so its build never waits on the tests' lock.
+BIN = $(abspath $(or $(CARGO_TARGET_DIR),target))/debug
+PY_TARGET = $(abspath $(or $(ABWS_PY_TARGET_DIR),target-py))
 
-test: setup lint rust-test python-test c-test
+.PHONY: test month-end scorecards setup lint rust-build rust-test rust-test-run python-test python-install c-test c-test-built header
+
+# One build of the workspace (the tests' selection: the C library, the sandbox binary, xtask and
+# the example come out of it too), then the Rust tests — which mostly wait on sockets and timers
+# (the reliability scenarios: ~3 minutes at a third of a core) — side by side with the wheel's
+# build and the C tests under valgrind; the Python tests, which time Ctrl-C and the GIL, run
+# last on a quiet machine.
+test: setup
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(MAKE) --no-print-directory rust-build
+	"$(BIN)/xtask" header --check
+	@echo "the Rust tests, the wheel build and the C tests, side by side (each one's output when it ends)"
+	$(MAKE) --no-print-directory -j3 --output-sync=target rust-test-run python-install c-test-built
+	bash scripts/test-python.sh --installed
 	@echo "all checks passed"
 
 # Fresh figures from the three suites' reliability scenarios (Rust A–I and L, Python J, C K),
@@ -48,18 +65,31 @@ lint:
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo run --quiet -p xtask -- header --check
 
-rust-test:
+# Everything the tests and the C suite run, in one selection (--workspace, with dev units), so
+# each crate is compiled once: `cargo run -p abws --example` or `cargo build -p abws-c` would
+# resolve other features and compile the core again.
+rust-build:
+	cargo test --workspace --no-run
+	cargo build --quiet --workspace --lib --bins --examples
+
+rust-test: rust-build rust-test-run
+
+rust-test-run:
 	cargo test --workspace
-	cargo run --quiet -p abws --example month_end
+	"$(BIN)/examples/month_end"
 
 python-install:
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" CARGO_TARGET_DIR=$(CURDIR)/target-py $(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" CARGO_TARGET_DIR="$(PY_TARGET)" $(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
 
 python-test:
 	bash scripts/test-python.sh
 
 c-test:
 	bash scripts/test-c.sh
+
+# After rust-build: no cargo call (it would wait for the lock the running Rust tests hold).
+c-test-built:
+	ABWS_PREBUILT=1 bash scripts/test-c.sh
 
 header:
 	cargo run --quiet -p xtask -- header
