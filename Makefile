@@ -1,6 +1,12 @@
 # The two commands of the README:
 #   make month-end   run the main job (the month-end close against the embedded sandbox)
 #   make test        install what is missing, then run every check and test
+# and the one that writes tracked files:
+#   make scorecards  run the reliability scenarios of every suite and write
+#                    docs/reliability.md (docs/reliability-full.md with ABWS_RELIABILITY_FULL=1)
+#
+# `make test` writes only ignored files (target*/, .venv, tests/c/build; the suites' scorecard
+# figures go to target/scorecards/): `git status` stays clean.
 #
 # Everything is installed into the project (.venv); nothing is assumed on the machine but
 # the Rust toolchain, a C compiler and Python 3.10+.
@@ -11,11 +17,36 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR := never
 
-.PHONY: test month-end setup lint rust-test python-test python-install c-test header
+# Where cargo builds (CARGO_TARGET_DIR or target/), and where the wheel is built: a directory
+# of its own (release profile), so its build never waits on the tests' lock.
+BIN = $(abspath $(or $(CARGO_TARGET_DIR),target))/debug
+PY_TARGET = $(abspath $(or $(ABWS_PY_TARGET_DIR),target-py))
 
-test: setup lint rust-test python-test c-test
-	$(PY) scripts/scorecard.py
+.PHONY: test month-end scorecards setup lint rust-build rust-test rust-test-run python-test python-install c-test c-test-built header
+
+# One build of the workspace (the tests' selection: the C library, the sandbox binary, xtask and
+# the example come out of it too), then the Rust tests — which mostly wait on sockets and timers
+# (the reliability scenarios: ~3 minutes at a third of a core) — side by side with the wheel's
+# build and the C tests under valgrind; the Python tests, which time Ctrl-C and the GIL, run
+# last on a quiet machine.
+test: setup
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(MAKE) --no-print-directory rust-build
+	"$(BIN)/xtask" header --check
+	@echo "the Rust tests, the wheel build and the C tests, side by side (each one's output when it ends)"
+	$(MAKE) --no-print-directory -j3 --output-sync=target rust-test-run python-install c-test-built
+	bash scripts/test-python.sh --installed
 	@echo "all checks passed"
+
+# Fresh figures from the three suites' reliability scenarios (Rust A–I and L, Python J, C K),
+# merged into the tracked scorecard.
+scorecards: setup
+	rm -rf target/scorecards
+	cargo test --workspace --test it -- reliability::
+	bash scripts/test-python.sh test_reliability.py
+	bash scripts/test-c.sh
+	$(PY) scripts/scorecard.py
 
 month-end: setup python-install
 	$(PY) examples/month_end_close.py
@@ -34,18 +65,31 @@ lint:
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo run --quiet -p xtask -- gen --check
 
-rust-test:
+# Everything the tests and the C suite run, in one selection (--workspace, with dev units), so
+# each crate is compiled once: `cargo run -p abws --example` or `cargo build -p abws-c` would
+# resolve other features and compile the core again.
+rust-build:
+	cargo test --workspace --no-run
+	cargo build --quiet --workspace --lib --bins --examples
+
+rust-test: rust-build rust-test-run
+
+rust-test-run:
 	cargo test --workspace
-	cargo run --quiet -p abws --example month_end
+	"$(BIN)/examples/month_end"
 
 python-install:
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" CARGO_TARGET_DIR=$(CURDIR)/target-py $(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" CARGO_TARGET_DIR="$(PY_TARGET)" $(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
 
 python-test:
 	bash scripts/test-python.sh
 
 c-test:
 	bash scripts/test-c.sh
+
+# After rust-build: no cargo call (it would wait for the lock the running Rust tests hold).
+c-test-built:
+	ABWS_PREBUILT=1 bash scripts/test-c.sh
 
 header:
 	cargo run --quiet -p xtask -- header

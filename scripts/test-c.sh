@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The C ABI's test command (called by `make test`; runs alone on a fresh clone too):
-#   1. builds libabws (abws-c) and the sandbox binary;
+#   0. makes sure valgrind is there (installs it with apt-get; fails without it);
+#   1. builds libabws (abws-c) and the sandbox binary (with the rest of the workspace);
 #   2. checks that include/abws.h is what cbindgen generates (fails when stale);
 #   3. compiles the header as C and as C++, every tests/c/*.c with
 #      `cc -std=c11 -Wall -Wextra -Werror` and every tests/c/*.cpp with
@@ -9,8 +10,11 @@
 #      data-set ids to the tests through ABWS_TEST_* environment variables;
 #   5. runs every test program under valgrind memcheck (no leaks, no invalid accesses);
 #   6. stops the sandbox and prints `c tests: N passed, M failed`.
-# Needs: cargo, cc, c++, python3 (JSON of the sandbox line). Installs valgrind with
-# apt-get when it is missing; runs without it only if that fails.
+# Needs: cargo, cc, c++, python3 (JSON of the sandbox line) and valgrind: installs valgrind
+# (and pkg-config, cmake) with apt-get — through `sudo -n` when not root — when missing, and
+# fails when valgrind still is not there. Writes the C lines of the reliability scorecard
+# (section K) to target/scorecards/c.md (or $ABWS_SCORECARD_DIR); `make scorecards` merges
+# them into docs/reliability.md.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -21,6 +25,17 @@ export CARGO_TARGET_DIR=$TARGET
 LIBDIR=$TARGET/debug
 BUILD=$ROOT/tests/c/build
 mkdir -p "$BUILD"
+
+# apt-get install PACKAGE, as root or through passwordless sudo; quiet, true on success.
+apt_install() {
+    local apt=(apt-get)
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || return 1
+        apt=(sudo -n apt-get)
+    fi
+    "${apt[@]}" install -y -q "$1" >/dev/null 2>&1 ||
+        { "${apt[@]}" update -q >/dev/null 2>&1 && "${apt[@]}" install -y -q "$1" >/dev/null 2>&1; }
+}
 
 pass=0
 fail=0
@@ -36,17 +51,33 @@ finish() {
     exit 0
 }
 
-# 1. Build.
-if ! cargo build --quiet -p abws-c -p abws-sandbox; then
-    ko "cargo build -p abws-c -p abws-sandbox"
+# 0. Valgrind: without it the tests would prove nothing about leaks and invalid accesses, so
+# a missing valgrind fails the run (ABWS_VALGRIND names another binary).
+VALGRIND=${ABWS_VALGRIND:-valgrind}
+if ! command -v "$VALGRIND" >/dev/null 2>&1; then
+    echo "installing valgrind..."
+    apt_install valgrind || true
+fi
+if ! command -v "$VALGRIND" >/dev/null 2>&1; then
+    ko "$VALGRIND is not installed and apt-get (as root or through sudo -n) could not install it: install valgrind and run again"
     finish
 fi
-for f in "$LIBDIR/libabws.so" "$LIBDIR/libabws.a" "$LIBDIR/abws-sandbox"; do
+
+# 1. Build: the selection of `cargo test --workspace` (every member, with dev units), so that
+# after `make test`'s Rust tests nothing is compiled again (`-p abws-c` alone would resolve
+# other features and build the core anew).
+# ABWS_PREBUILT=1 (make test, after its build): no cargo call, which would wait for the lock
+# of the target directory that the Rust tests running beside this suite hold.
+if [ "${ABWS_PREBUILT:-}" != 1 ] && ! cargo build --quiet --workspace --lib --bins --examples; then
+    ko "cargo build --workspace --lib --bins --examples"
+    finish
+fi
+for f in "$LIBDIR/libabws.so" "$LIBDIR/libabws.a" "$LIBDIR/abws-sandbox" "$LIBDIR/xtask"; do
     [ -e "$f" ] || [ -e "${f%.so}.dylib" ] || { ko "missing $f"; finish; }
 done
 
 # 2. The committed header is the generated one.
-if cargo run --quiet -p xtask -- header --check; then ok "header is fresh"; else ko "header is fresh"; fi
+if "$LIBDIR/xtask" header --check; then ok "header is fresh"; else ko "header is fresh"; fi
 
 # 3. Compile.
 CFLAGS=(-std=c11 -Wall -Wextra -Werror -Iinclude)
@@ -118,7 +149,7 @@ PCDIR=$BUILD/pkgconfig
 mkdir -p "$PCDIR"
 bindings-c/pkgconfig.sh "$LIBDIR" "$ROOT/include" > "$PCDIR/abws.pc"
 if ! command -v pkg-config >/dev/null 2>&1; then
-    apt-get install -y -q pkg-config >/dev/null 2>&1 || true
+    apt_install pkg-config || true
 fi
 if ! command -v pkg-config >/dev/null 2>&1; then
     echo "skipped: the pkg-config example (pkg-config is not installed)"
@@ -147,8 +178,7 @@ else
 fi
 if ! command -v cmake >/dev/null 2>&1; then
     echo "installing cmake..."
-    (apt-get install -y -q cmake >/dev/null 2>&1 ||
-        (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q cmake >/dev/null 2>&1)) || true
+    apt_install cmake || true
 fi
 if command -v cmake >/dev/null 2>&1; then
     rm -rf "$BUILD/cmake"
@@ -224,21 +254,17 @@ then
 fi
 # shellcheck disable=SC1090
 . "$ENV_FILE"
+# The version the library must report: the workspace's, from Cargo.toml.
+ABWS_TEST_VERSION=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
+export ABWS_TEST_VERSION
+if [ -z "$ABWS_TEST_VERSION" ]; then
+    ko "reading the workspace version from Cargo.toml"
+fi
 
-# 5. Run under valgrind.
-if ! command -v valgrind >/dev/null 2>&1; then
-    echo "installing valgrind..."
-    (apt-get install -y -q valgrind >/dev/null 2>&1 ||
-        (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q valgrind >/dev/null 2>&1)) || true
-fi
-RUNNER=()
-if command -v valgrind >/dev/null 2>&1; then
-    RUNNER=(valgrind --quiet --error-exitcode=99 --leak-check=full
-        --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
-        --suppressions="$ROOT/tests/c/valgrind.supp")
-else
-    echo "valgrind unavailable: the C tests run without it"
-fi
+# 5. Run under valgrind (checked at the start).
+RUNNER=("$VALGRIND" --quiet --error-exitcode=99 --leak-check=full
+    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
+    --suppressions="$ROOT/tests/c/valgrind.supp")
 for name in "${programs[@]}"; do
     log=$BUILD/$name.log
     args=()
@@ -246,7 +272,7 @@ for name in "${programs[@]}"; do
         args=("${ABWS_TEST_PREV_START%%T*}" "${ABWS_TEST_PREV_END%%T*}")
     fi
     if ABWS_SETTINGS=$ABWS_TEST_SETTINGS timeout 300 "${RUNNER[@]}" "$BUILD/$name" "${args[@]}" > "$log" 2>&1; then
-        ok "$name$([ ${#RUNNER[@]} -gt 0 ] && echo ' (valgrind)')"
+        ok "$name (valgrind)"
         tail -n 1 "$log" | sed 's/^/    /'
     else
         ko "$name (exit $?; log $log)"
@@ -266,10 +292,7 @@ verdict() { [[ " ${failed_names[*]:-} " == *" $1 "* ]] && echo "FAILED" || echo 
     echo "- K7: every C/C++ program and example under valgrind memcheck: $pass passed, $fail failed (an error or a definitely/indirectly lost byte fails the program)"
     echo "- K8: include/abws.h regenerated by the pinned cbindgen: $(verdict 'header is fresh') (0 diff lines when passed)"
 } > "$BUILD/reliability-k.md"
-SCORE=$ROOT/docs/reliability-bindings.md
-if [ -f "$SCORE" ] && grep -q "### C ABI" "$SCORE"; then
-    sed -i '/### C ABI/,$d' "$SCORE"
-fi
-cat "$BUILD/reliability-k.md" >> "$SCORE"
+SCORES=${ABWS_SCORECARD_DIR:-$ROOT/target/scorecards}
+mkdir -p "$SCORES" && cp "$BUILD/reliability-k.md" "$SCORES/c.md"
 
 finish

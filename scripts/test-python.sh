@@ -2,7 +2,9 @@
 # The Python half of `make test`: builds the abi3 wheel with `pip install .` into .venv,
 # runs the pytest suite (against the embedded sandbox, offline), then checks the type
 # stubs against the runtime module (mypy's stubtest) and the package with mypy --strict.
-# Exits non-zero on any failure. Needs .venv (make setup).
+# With arguments, runs pytest with them only (`make scorecards`: test_reliability.py), not
+# the stub checks. `--installed` first: the wheel is installed already (make test built it
+# beside the Rust tests). Exits non-zero on any failure. Needs .venv (make setup).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -26,16 +28,24 @@ export ABWS_LIBABWS="$C_TARGET/debug/libabws.so"
 export PATH="$PWD/.venv/bin:$PATH"
 export CARGO_TARGET_DIR="${ABWS_PY_TARGET_DIR:-$PWD/target-py}"
 
-"$PY" -m pip install --quiet -r scripts/requirements-dev.txt || exit 1
-# --no-build-isolation: build with the maturin of .venv (no download of the backend).
-"$PY" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps . || {
-  echo "test-python: pip install . failed" >&2
-  exit 1
-}
+installed=0
+if [ "${1:-}" = --installed ]; then
+  installed=1
+  shift
+fi
+if [ "$installed" -eq 0 ]; then
+  "$PY" -m pip install --quiet -r scripts/requirements-dev.txt || exit 1
+  # --no-build-isolation: build with the maturin of .venv (no download of the backend).
+  "$PY" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps . || {
+    echo "test-python: pip install . failed" >&2
+    exit 1
+  }
+fi
 
 status=0
 # Run from outside the source tree so `abws` is the installed wheel.
-(cd tests/python && ../../"$PY" -m pytest -q -p no:cacheprovider) || status=1
+(cd tests/python && ../../"$PY" -m pytest -q -p no:cacheprovider "$@") || status=1
+[ $# -gt 0 ] && exit "$status"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

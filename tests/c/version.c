@@ -1,6 +1,8 @@
-/* The library loads from C, answers its version, and the header's version macros agree
+/* The library loads from C, answers its version — the workspace's, from Cargo.toml, which
+ * scripts/test-c.sh passes in ABWS_TEST_VERSION — and the header's version macros agree
  * with it (rustls-ffi once composed its version number from MINOR twice). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "abws.h"
@@ -9,6 +11,11 @@ int main(void) {
     const char *v = abws_version();
     if (v == NULL || strlen(v) < 5 || strchr(v, '.') == NULL) {
         fprintf(stderr, "bad version string\n");
+        return 1;
+    }
+    const char *want = getenv("ABWS_TEST_VERSION");
+    if (want == NULL || strcmp(v, want) != 0) {
+        fprintf(stderr, "library %s, workspace (Cargo.toml) %s\n", v, want ? want : "not given");
         return 1;
     }
     if (strcmp(v, ABWS_VERSION_STRING) != 0) {

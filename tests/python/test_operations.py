@@ -76,14 +76,41 @@ def test_invoice_details_by_order_line_items(client, line_item):
     assert entry.invoice_details[0].invoice_number
 
 
+def _details_requests(sb) -> int:
+    return sum(sb.counters()["requests"].get("getInvoiceDetailsByOrderLineItems", {}).values())
+
+
+def _expected_requests(items) -> int:
+    """One representative per (order, shipment), 25 representatives per request."""
+    shipments = {(li.order_id, li.shipment_id) for li in items}
+    return -(-len(shipments) // 25)
+
+
 def test_invoice_details_for_batches_and_keeps_order(client, sb):
-    page = client.reconciliation.get_transactions(START, END)
-    items = [li for tx in page.transactions for li in tx.transaction_line_items or []][:40]
+    items = [li for tx in client.reconciliation.iter_transactions(START, END) for li in tx.transaction_line_items or []]
+    assert len(items) > 25  # more than one request's worth
     sb.reset_counters()
     out = client.reconciliation.invoice_details_for(items)
+    assert [(o.order_line_item.order_id, o.order_line_item.order_line_item_id) for o in out] == [
+        (li.order_id, li.order_line_item_id) for li in items
+    ]
+    assert _details_requests(sb) == _expected_requests(items)
+
+
+def test_invoice_details_for_asks_once_per_shipment(client, sb):
+    page = client.reconciliation.get_transactions(START, END)
+    some = [li for tx in page.transactions for li in tx.transaction_line_items or []][:10]
+    # 60 line items of at most 10 shipments: 3 requests without de-duplication, 1 with it.
+    items = some * 6
+    assert _expected_requests(items) == 1 and len(items) > 2 * 25
+    sb.reset_counters()
+    out = client.reconciliation.invoice_details_for(items)
+    assert _details_requests(sb) == 1
     assert len(out) == len(items)
-    calls = sum(sb.counters()["requests"].get("getInvoiceDetailsByOrderLineItems", {}).values())
-    assert 1 <= calls <= 2  # one representative per (order, shipment), 25 per request
+    # every copy gets its shipment's answer
+    for i, o in enumerate(out):
+        assert o.invoice_details == out[i % len(some)].invoice_details
+        assert o.order_line_item.order_line_item_id == items[i].order_line_item_id
 
 
 def test_more_than_25_line_items_is_rejected_before_sending(client, line_item):

@@ -1,0 +1,342 @@
+//! Reports and documents 2021-09-30 against the sandbox: the report state machine, the
+//! download chain (presigned address, gzip, zip, PDF), failures and validation.
+
+use crate::common;
+
+use std::time::Duration;
+
+use abws::api::documents::{CreateReportParams, GetReportParams, ReportOptionsParams};
+use abws::api::reconciliation::GetTransactionsParams;
+use abws::api::reporting::GetOrdersByOrderIdParams;
+use abws::{ErrorKind, Region};
+use abws_sandbox::{FaultAction, FaultRule};
+
+const POLL: Duration = Duration::from_millis(100);
+
+fn fast_sandbox() -> abws_sandbox::Sandbox {
+    common::sandbox_with(|c| c.time_scale = 120.0)
+}
+
+/// An (order, line item, shipment, invoice number) of last month's transactions.
+fn a_shipped_line(
+    sb: &abws_sandbox::Sandbox,
+    client: &abws::blocking::Client,
+) -> (String, String, String, String) {
+    let (start, end) = common::previous_month(sb);
+    let page = client
+        .reconciliation()
+        .get_transactions(&GetTransactionsParams {
+            feed_start_date: start.into(),
+            feed_end_date: end.into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let t = page
+        .transactions
+        .unwrap()
+        .into_iter()
+        .find(|t| t.transaction_type.as_deref() == Some("CHARGE"))
+        .unwrap();
+    let l = &t.transaction_line_items.as_ref().unwrap()[0];
+    (
+        l.order_id.clone().unwrap(),
+        l.order_line_item_id.clone().unwrap(),
+        l.shipment_id.clone().unwrap(),
+        t.invoice_number.clone().unwrap(),
+    )
+}
+
+fn options(order: &str, line: &str) -> CreateReportParams {
+    CreateReportParams {
+        report_options: ReportOptionsParams {
+            order_id: Some(order.into()),
+            order_line_item_id: Some(line.into()),
+            document_type: Some("Invoice".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+#[test]
+fn create_wait_download_gives_the_invoice_pdf() {
+    let sb = fast_sandbox();
+    let client = common::client(&sb, Region::JP);
+    let (order, line, shipment, invoice) = a_shipped_line(&sb, &client);
+    let mut p = options(&order, &line);
+    p.report_options.shipment_id = Some(shipment);
+    let created = client.documents().create_report(&p).unwrap();
+    let id = created.report_id.unwrap();
+    let first = client
+        .documents()
+        .get_report(&GetReportParams {
+            report_id: id.clone(),
+        })
+        .unwrap();
+    assert_eq!(first.processing_status.unwrap().as_str(), "IN_QUEUE");
+    let report = client
+        .documents()
+        .wait_for_report(&id, POLL, Some(Duration::from_secs(30)))
+        .unwrap();
+    assert_eq!(report.processing_status.unwrap().as_str(), "DONE");
+    let doc_id = report.report_document_id.unwrap();
+    let pdf = client.documents().download(&doc_id).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    assert!(
+        String::from_utf8_lossy(&pdf).contains(&invoice),
+        "the PDF names {invoice}"
+    );
+    // Streaming into a writer gives the same bytes.
+    let mut streamed = Vec::new();
+    let n = client
+        .documents()
+        .download_to(&doc_id, &mut streamed)
+        .unwrap();
+    assert_eq!((n as usize, &streamed), (pdf.len(), &pdf));
+    // Into a file: complete, owner-only, no `.part` left; progress reached the size.
+    let dir = std::env::temp_dir().join(format!("abws-doc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("invoice.pdf");
+    let seen = std::sync::atomic::AtomicU64::new(0);
+    let report = |n: u64| seen.store(n, std::sync::atomic::Ordering::SeqCst);
+    let n = client
+        .documents()
+        .download_to_path(&doc_id, &target, Some(&report))
+        .unwrap();
+    assert_eq!(std::fs::read(&target).unwrap(), pdf);
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), n);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    // A download that fails leaves no file, partial or whole.
+    std::fs::remove_file(&target).unwrap();
+    sb.inject(FaultRule::new("*", FaultAction::ResetAfterBytes(300)).times(20));
+    assert!(client
+        .documents()
+        .download_to_path(&doc_id, &target, None)
+        .is_err());
+    sb.clear_faults();
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir(&dir).unwrap();
+    // The document host never saw our credentials.
+    let seen = sb.counters()["headersSeen"]["documents"]
+        .to_string()
+        .to_ascii_lowercase();
+    assert!(
+        !seen.contains("x-svc-access-token") && !seen.contains("x-svc-user-email"),
+        "{seen}"
+    );
+}
+
+#[test]
+fn fetch_pdf_does_it_in_one_call() {
+    let sb = fast_sandbox();
+    let client = common::client(&sb, Region::JP);
+    let (order, line, _, invoice) = a_shipped_line(&sb, &client);
+    let pdf = client
+        .documents()
+        .fetch_pdf(&options(&order, &line), POLL, Some(Duration::from_secs(30)))
+        .unwrap();
+    assert!(String::from_utf8_lossy(&pdf).contains(&invoice));
+    assert_eq!(sb.counters()["reportJobsCreated"], 1);
+}
+
+#[test]
+fn both_document_kinds_come_back_by_name() {
+    let sb = fast_sandbox();
+    let client = common::client(&sb, Region::JP);
+    let (order, line, _, invoice) = a_shipped_line(&sb, &client);
+    let mut p = options(&order, &line);
+    p.report_options.document_type = None;
+    let id = client
+        .documents()
+        .create_report(&p)
+        .unwrap()
+        .report_id
+        .unwrap();
+    let report = client
+        .documents()
+        .wait_for_report(&id, POLL, Some(Duration::from_secs(30)))
+        .unwrap();
+    let docs = client
+        .documents()
+        .download_all(report.report_document_id.as_deref().unwrap())
+        .unwrap();
+    assert!(docs.iter().any(|d| d.name.contains(&invoice)));
+    assert!(docs.iter().all(|d| d.data.starts_with(b"%PDF-")));
+}
+
+fn line_of(client: &abws::blocking::Client, order: &str) -> String {
+    let orders = client
+        .reporting()
+        .get_orders_by_order_id(&GetOrdersByOrderIdParams {
+            order_id: order.into(),
+            include_line_items: Some(true),
+            ..Default::default()
+        })
+        .unwrap();
+    orders.orders.unwrap()[0].line_items.as_ref().unwrap()[0]
+        .order_line_item_id
+        .clone()
+        .unwrap()
+}
+
+#[test]
+fn cancelled_fatal_and_error_documents_are_typed() {
+    let sb = fast_sandbox();
+    let client = common::client(&sb, Region::JP);
+    let specials = sb.dataset()["specials"].clone();
+    let fatal = specials["fatalOrderId"].as_str().unwrap().to_string();
+    let digital = specials["digitalOrderIds"][0].as_str().unwrap().to_string();
+    let err_doc = specials["errorDocumentOrderId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let run = |order: &str| {
+        let line = line_of(&client, order);
+        client
+            .documents()
+            .fetch_pdf(&options(order, &line), POLL, Some(Duration::from_secs(30)))
+    };
+    let e = run(&fatal).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ReportFailed, "{e}");
+    assert_eq!(e.report().unwrap().1, "FATAL");
+    let e = run(&digital).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ReportFailed);
+    assert_eq!(e.report().unwrap().1, "CANCELLED");
+    let e = run(&err_doc).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Document, "{e}");
+    assert_eq!(e.document_code(), Some("CLIENT_ERROR"));
+    assert!(
+        e.to_string().contains(&err_doc),
+        "the error names the input: {e}"
+    );
+}
+
+#[test]
+fn an_expired_presigned_address_is_renewed_once() {
+    let sb = fast_sandbox();
+    let client = common::client(&sb, Region::JP);
+    let (order, line, _, _) = a_shipped_line(&sb, &client);
+    let id = client
+        .documents()
+        .create_report(&options(&order, &line))
+        .unwrap()
+        .report_id
+        .unwrap();
+    let report = client
+        .documents()
+        .wait_for_report(&id, POLL, Some(Duration::from_secs(30)))
+        .unwrap();
+    let doc_id = report.report_document_id.unwrap();
+    let mut rule = FaultRule::new(
+        "/",
+        FaultAction::Status {
+            status: 403,
+            body: Some(serde_json::json!(
+                "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>"
+            )),
+            headers: Default::default(),
+        },
+    )
+    .times(1);
+    rule.listener = Some("documents".into());
+    sb.inject(rule);
+    let before = common::requests(&sb, "getReportDocument");
+    let pdf = client.documents().download(&doc_id).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    assert_eq!(
+        common::requests(&sb, "getReportDocument") - before,
+        2,
+        "exactly one renewal"
+    );
+}
+
+#[test]
+fn a_wait_has_a_deadline() {
+    let sb = common::sandbox(); // time runs at 1x: the report stays queued
+    let client = common::client(&sb, Region::JP);
+    let (order, line, _, _) = a_shipped_line(&sb, &client);
+    let id = client
+        .documents()
+        .create_report(&options(&order, &line))
+        .unwrap()
+        .report_id
+        .unwrap();
+    let started = std::time::Instant::now();
+    let e = client
+        .documents()
+        .wait_for_report(&id, POLL, Some(Duration::from_millis(500)))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    assert!(
+        e.to_string().contains("IN_QUEUE") || e.to_string().contains("IN_PROGRESS"),
+        "{e}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn report_rules_are_checked_before_sending() {
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let d = client.documents();
+    let with = |f: &dyn Fn(&mut CreateReportParams)| {
+        let mut p = options("O-1", "L-1");
+        f(&mut p);
+        d.create_report(&p).unwrap_err()
+    };
+    let cases = [
+        (
+            with(&|p| {
+                p.marketplace_ids = Some(vec!["A1VC38T7YXB528".into(), "ATVPDKIKX0DER".into()])
+            }),
+            "marketplace_ids",
+        ),
+        (
+            with(&|p| p.report_options.order_line_item_id = None),
+            "report_options.order_line_item_id",
+        ),
+        (
+            with(&|p| p.report_options.document_type = Some("Receipt".into())),
+            "report_options.document_type",
+        ),
+        (
+            with(&|p| p.report_options.order_id = None),
+            "report_options.order_id",
+        ),
+        (
+            with(&|p| {
+                p.report_options = ReportOptionsParams {
+                    invoice_id: Some("CI-1".into()),
+                    document_type: Some("Credits".into()),
+                    ..Default::default()
+                }
+            }),
+            "report_options.document_type",
+        ),
+        (
+            with(&|p| p.marketplace_ids = Some(vec![])),
+            "marketplace_ids",
+        ),
+    ];
+    for (e, param) in cases {
+        assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
+        assert_eq!(e.parameter(), Some(param), "{e}");
+    }
+    assert_eq!(common::all_requests(&sb), 0);
+    // In the EU the order id alone is enough.
+    let eu = common::client(&sb, Region::DE);
+    let mut p = options("O-1", "L-1");
+    p.report_options.order_line_item_id = None;
+    let e = eu.documents().create_report(&p).unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::Api,
+        "validation passed, the service answered: {e}"
+    );
+}

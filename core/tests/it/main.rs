@@ -1,0 +1,29 @@
+//! The core's integration tests: one test binary (`cargo test -p abws --test it`), one
+//! module per area, most of them against the sandbox over real loopback HTTP.
+//!
+//! Tests that measure the whole process — every allocation (`streaming_memory`), every
+//! freed block and file written (`reliability`) — must not share it with the tests running
+//! in parallel threads: they are `#[ignore]`d here and run in a child process of this
+//! binary by a plain test of their module (`alone::run`). The binary has one global
+//! allocator (`allocator`), which only counts or scans while a test switches that on.
+
+mod allocator;
+mod alone;
+mod common;
+
+mod documents_api;
+mod invoices_api;
+mod machinery;
+mod money;
+mod purchasing_api;
+mod ratelimit;
+mod reconciliation_api;
+mod reliability;
+mod retry_policy;
+mod streaming_documents;
+mod streaming_memory;
+mod validate;
+
+// The reliability scenarios were a test binary of their own and name each other from the
+// crate root (`crate::server::valid_order`, `crate::full()`).
+use reliability::{auth, full, server, wallclock};

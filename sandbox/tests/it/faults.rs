@@ -1,0 +1,401 @@
+//! Fault injection (every kind), the control path, counters and rate limiting.
+
+use crate::common::*;
+use abws_sandbox::{FaultAction, FaultRule, RateLimits};
+use reqwest::Method;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+const TX: &str = "/reconciliation/2021-01-08/transactions";
+const Q: [(&str, &str); 2] = [
+    ("feedStartDate", "2026-03-01T00:00:00Z"),
+    ("feedEndDate", "2026-03-03T00:00:00Z"),
+];
+
+async fn fault(t: &T, v: serde_json::Value) {
+    let r = t.control(Method::POST, "/_sandbox/faults", Some(v)).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+}
+
+async fn raw(t: &T) -> Result<reqwest::Response, reqwest::Error> {
+    t.req(Method::GET, TX).query(&Q).send().await
+}
+
+#[tokio::test]
+async fn status_faults_count_down_and_keep_headers() {
+    let t = start().await;
+    fault(&t, json!({"path": "getTransactions", "times": 2, "action": {"status": 503, "headers": {"Retry-After": "1"}}})).await;
+    for _ in 0..2 {
+        let r = t.get(TX, &Q).await;
+        assert_eq!(r.status, 503);
+        assert!(r.body["errors"][0]["code"].is_string());
+        assert_eq!(r.header("retry-after"), Some("1"));
+        assert!(r.header("x-svc-requestid").is_some());
+        assert_eq!(r.header("x-svc-ratelimit-limit"), Some("0.5"));
+    }
+    assert_eq!(t.get(TX, &Q).await.status, 200);
+    // Custom body, path-prefix match, probability.
+    fault(&t, json!({"path": "/reconciliation/", "probability": 1.0, "times": 1, "action": {"status": 500, "body": {"errors": [{"code": "InternalFailure", "message": "x", "details": ""}]}}})).await;
+    let r = t.get(TX, &Q).await;
+    assert_eq!((r.status, r.code()), (500, "InternalFailure"));
+    fault(
+        &t,
+        json!({"path": "getTransactions", "probability": 0.0, "action": {"status": 500}}),
+    )
+    .await;
+    assert_eq!(t.get(TX, &Q).await.status, 200);
+    let list = t.control(Method::GET, "/_sandbox/faults", None).await;
+    assert_eq!(list.body.as_array().unwrap().len(), 1);
+    assert_eq!(
+        t.control(Method::DELETE, "/_sandbox/faults", None)
+            .await
+            .status,
+        204
+    );
+    assert_eq!(
+        t.control(Method::GET, "/_sandbox/faults", None)
+            .await
+            .body
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    let c = t.sb.counters();
+    assert_eq!(c["requests"]["getTransactions"]["503"], 2);
+    assert_eq!(c["faultsFired"]["status"], 3);
+    let bad = t
+        .control(
+            Method::POST,
+            "/_sandbox/faults",
+            Some(json!({"path": "x", "action": {"explode": true}})),
+        )
+        .await;
+    assert_eq!(bad.status, 400);
+}
+
+#[tokio::test]
+async fn delay_reset_truncate_chunking() {
+    let t = start().await;
+    t.sb.inject(FaultRule::new("getTransactions", FaultAction::Delay { delay_ms: 300 }).times(1));
+    let s = Instant::now();
+    assert_eq!(t.get(TX, &Q).await.status, 200);
+    assert!(s.elapsed() >= Duration::from_millis(300));
+
+    for action in [
+        json!({"reset": "before_headers"}),
+        json!({"reset_after_bytes": 20}),
+        json!({"truncate": true}),
+        json!({"broken_chunking": true}),
+    ] {
+        fault(
+            &t,
+            json!({"path": "getTransactions", "times": 1, "action": action}),
+        )
+        .await;
+        let failed = match raw(&t).await {
+            Err(_) => true,
+            Ok(r) => r.bytes().await.is_err(),
+        };
+        assert!(failed, "{action} did not fail");
+        assert_eq!(t.get(TX, &Q).await.status, 200, "after {action}");
+    }
+    let c = t.sb.counters();
+    for k in [
+        "reset",
+        "reset_after_bytes",
+        "truncate",
+        "broken_chunking",
+        "delay",
+    ] {
+        assert_eq!(c["faultsFired"][k], 1, "{k}");
+    }
+}
+
+#[tokio::test]
+async fn reset_after_processing_still_creates_the_order() {
+    let t = start().await;
+    let r = t
+        .get(
+            "/products/2020-08-26/products",
+            &[
+                ("productRegion", "JP"),
+                ("locale", "ja-JP"),
+                ("facets", "OFFERS"),
+                ("availability", "InStockOnly"),
+            ],
+        )
+        .await;
+    let p = r.body["products"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["asinType"] == "STANDARD")
+        .unwrap()
+        .clone();
+    let body = json!({"externalId": "lost-1", "attributes": [], "expectations": [], "lineItems": [{"externalId": "1", "quantity": 1, "attributes": [
+        {"attributeType": "SelectedProductReference", "productReference": {"id": p["asin"]}},
+        {"attributeType": "SelectedBuyingOptionReference", "buyingOptionReference": {"id": p["includedDataTypes"]["OFFERS"][0]["offerId"]}}]}]});
+    t.sb.inject(FaultRule::new("placeOrder", FaultAction::ResetBeforeHeaders).times(1));
+    assert!(t
+        .req(Method::POST, "/ordering/2022-10-30/orders")
+        .json(&body)
+        .send()
+        .await
+        .is_err());
+    let again = t.post("/ordering/2022-10-30/orders", &body).await;
+    assert_eq!(again.status, 200);
+    let c = t.sb.counters();
+    assert_eq!(c["placeOrderRequests"]["lost-1"], 2);
+    assert_eq!(c["ordersCreated"]["lost-1"], 1);
+}
+
+#[tokio::test]
+async fn throttle_stall_non_json_oversized_redirect() {
+    let t = start().await;
+    t.sb.inject(FaultRule::new("getReport", FaultAction::BytesPerSecond(600)).times(1));
+    let s = Instant::now();
+    let r = t.get("/reports/2021-09-30/reports/1", &[]).await;
+    assert_eq!(r.status, 404);
+    assert!(r.body["errors"].is_array());
+    assert!(
+        s.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        s.elapsed()
+    );
+
+    t.sb.inject(FaultRule::new("getTransactions", FaultAction::StallAfterBytes(10)).times(1));
+    let e = t
+        .req(Method::GET, TX)
+        .query(&Q)
+        .timeout(Duration::from_millis(500))
+        .send()
+        .await;
+    let timed_out = match e {
+        Err(e) => e.is_timeout(),
+        Ok(r) => r
+            .bytes()
+            .await
+            .map_err(|e| e.is_timeout())
+            .err()
+            .unwrap_or(false),
+    };
+    assert!(timed_out);
+
+    t.sb.inject(FaultRule::new("getTransactions", FaultAction::NonJson).times(1));
+    let r = t.get(TX, &Q).await;
+    assert_eq!(r.status, 200);
+    assert!(r.body.is_null() && r.text.contains("<html"));
+    assert!(r.header("content-type").unwrap().starts_with("text/html"));
+
+    t.sb.inject(FaultRule::new("getTransactions", FaultAction::Oversized(200_000)).times(1));
+    let r = t.get(TX, &Q).await;
+    assert!(r.text.len() >= 199_000);
+
+    let target = format!("{}/elsewhere", t.sb.foreign_url());
+    t.sb.inject(
+        FaultRule::new(
+            "getTransactions",
+            FaultAction::Redirect {
+                status: 302,
+                location: target.clone(),
+            },
+        )
+        .times(1),
+    );
+    let r = t.get(TX, &Q).await;
+    assert_eq!(r.status, 302);
+    assert_eq!(r.header("location"), Some(target.as_str()));
+    // The foreign listener records whatever reaches it.
+    let r = t
+        .http
+        .get(&target)
+        .header("x-probe", "1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let c = t.sb.counters();
+    let foreign = c["headersSeen"]["foreign"].as_array().unwrap();
+    assert!(foreign
+        .iter()
+        .any(|h| h["headers"]["x-probe"] == "1" && h["path"] == "/elsewhere"));
+}
+
+#[tokio::test]
+async fn faults_on_token_endpoint_and_documents_host() {
+    let t = start().await;
+    fault(
+        &t,
+        json!({"path": "/auth/O2/token", "times": 1, "action": {"status": 500}}),
+    )
+    .await;
+    let c = t.sb.credentials();
+    let url = format!("{}/auth/O2/token", t.sb.auth_url());
+    let form = [
+        ("grant_type", "refresh_token"),
+        ("refresh_token", c.refresh_token.as_str()),
+        ("client_id", &c.client_id),
+        ("client_secret", &c.client_secret),
+    ];
+    assert_eq!(
+        t.http.post(&url).form(&form).send().await.unwrap().status(),
+        500
+    );
+    assert_eq!(
+        t.http.post(&url).form(&form).send().await.unwrap().status(),
+        200
+    );
+    fault(&t, json!({"path": "/documents/", "listener": "documents", "times": 1, "action": {"status": 503}})).await;
+    let r = t
+        .http
+        .get(format!("{}/documents/x", t.sb.documents_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 503);
+    let r = t
+        .http
+        .get(format!("{}/documents/x", t.sb.documents_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+}
+
+#[tokio::test]
+async fn connection_ids_and_counter_reset() {
+    let t = start().await;
+    assert_eq!(t.get(TX, &Q).await.status, 200);
+    assert_eq!(t.get(TX, &Q).await.status, 200);
+    let c = t.sb.counters();
+    let conns: Vec<u64> = c["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["operation"] == "getTransactions")
+        .map(|x| x["connection"].as_u64().unwrap())
+        .collect();
+    assert_eq!(conns.len(), 2);
+    assert_eq!(conns[0], conns[1], "keep-alive reuses the connection");
+    let other = reqwest::Client::new();
+    other
+        .get(t.url(TX))
+        .query(&Q)
+        .header("x-svc-access-token", &t.token)
+        .send()
+        .await
+        .unwrap();
+    let c = t.sb.counters();
+    let last = c["connections"].as_array().unwrap().last().unwrap()["connection"]
+        .as_u64()
+        .unwrap();
+    assert_ne!(last, conns[0]);
+    assert!(c["headersSeen"]["api"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h["headers"]["x-svc-access-token"].is_string()));
+    assert_eq!(
+        t.control(Method::POST, "/_sandbox/reset-counters", None)
+            .await
+            .status,
+        204
+    );
+    let c = t
+        .control(Method::GET, "/_sandbox/counters", None)
+        .await
+        .body;
+    assert_eq!(c["connections"].as_array().unwrap().len(), 0);
+    assert_eq!(c["requests"], json!({}));
+}
+
+#[tokio::test]
+async fn rate_limits_429_and_runtime_change() {
+    let mut cfg = config();
+    cfg.rate_limits = RateLimits::Spec;
+    let t = start_with(cfg).await;
+    let list = "/ab-invoice/2026-02-01/invoices";
+    let q = [
+        ("invoiceIssueStartDate", "2026-02-01T00:00:00Z"),
+        ("invoiceIssueEndDate", "2026-02-02T00:00:00Z"),
+    ];
+    for _ in 0..10 {
+        assert_eq!(t.get(list, &q).await.status, 200);
+    }
+    let r = t.get(list, &q).await;
+    assert_eq!((r.status, r.code()), (429, "QuotaExceeded"));
+    assert_eq!(
+        r.message(),
+        "You exceeded your quota for the requested resource."
+    );
+    assert_eq!(r.header("x-svc-ratelimit-limit"), Some("0.5"));
+    assert!(r.header("x-svc-requestid").is_some());
+    // Buckets are per operation.
+    assert_eq!(t.get(TX, &Q).await.status, 200);
+    let c = t.sb.counters();
+    assert_eq!(
+        c["throttled"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum::<u64>(),
+        1
+    );
+    assert_eq!(c["requests"]["getInvoices"]["429"], 1);
+    // Lower/raise the rate at run time; the header follows.
+    let r = t
+        .control(
+            Method::POST,
+            "/_sandbox/rate",
+            Some(json!({"operation": "getInvoices", "rate": 20, "burst": 2})),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    let r = t.get(list, &q).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("x-svc-ratelimit-limit"), Some("20.0"));
+    assert_eq!(t.get(list, &q).await.status, 200);
+    assert_eq!(t.get(list, &q).await.status, 429);
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!(t.get(list, &q).await.status, 200);
+    assert_eq!(
+        t.control(
+            Method::POST,
+            "/_sandbox/rate",
+            Some(json!({"operation": "nope", "rate": 1}))
+        )
+        .await
+        .status,
+        400
+    );
+    assert!(t.sb.set_rate("getInvoices", 0.25, 1));
+    assert!(!t.sb.set_rate("nope", 1.0, 1));
+    assert_eq!(
+        t.get(list, &q).await.header("x-svc-ratelimit-limit"),
+        Some("0.25")
+    );
+    t.sb.reset_counters();
+    assert_eq!(t.sb.counters()["requests"], json!({}));
+}
+
+#[tokio::test]
+async fn rate_limit_overrides_and_time_scale() {
+    let mut cfg = config();
+    cfg.rate_limits = RateLimits::Overrides(
+        [("getTransactions".to_string(), (1.0, 1))]
+            .into_iter()
+            .collect(),
+    );
+    cfg.time_scale = 10.0;
+    let t = start_with(cfg).await;
+    assert_eq!(
+        t.get(TX, &Q).await.header("x-svc-ratelimit-limit"),
+        Some("1.0")
+    );
+    assert_eq!(t.get(TX, &Q).await.status, 429);
+    // One token per virtual second = 100 ms real at scale 10.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(t.get(TX, &Q).await.status, 200);
+}

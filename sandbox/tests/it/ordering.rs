@@ -1,0 +1,423 @@
+//! placeOrder (duplicates, e-invoicing, MLE, stock), then the order through reporting and
+//! tracking; shipment line item paging and errors; tracking errors.
+
+use crate::common::*;
+use serde_json::{json, Value};
+
+const ORDERS: &str = "/ordering/2022-10-30/orders";
+const SLI: &str = "/reports/2025-06-09/shipmentLineItemReports";
+
+async fn an_offer(t: &T) -> (String, String) {
+    let r = t
+        .get(
+            "/products/2020-08-26/products",
+            &[
+                ("productRegion", "JP"),
+                ("locale", "ja-JP"),
+                ("facets", "OFFERS"),
+                ("availability", "InStockOnly"),
+            ],
+        )
+        .await;
+    let p = r.body["products"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| {
+            p["asinType"] == "STANDARD"
+                && p["includedDataTypes"]["OFFERS"][0]["quantityInStock"]
+                    .as_u64()
+                    .unwrap_or(0)
+                    >= 10
+        })
+        .unwrap();
+    (
+        p["asin"].as_str().unwrap().into(),
+        p["includedDataTypes"]["OFFERS"][0]["offerId"]
+            .as_str()
+            .unwrap()
+            .into(),
+    )
+}
+
+fn line(ext: &str, qty: u64, asin: &str, offer: &str) -> Value {
+    json!({"externalId": ext, "quantity": qty, "attributes": [
+        {"attributeType": "SelectedProductReference", "productReference": {"id": asin, "productReferenceType": "ProductIdentifier"}},
+        {"attributeType": "SelectedBuyingOptionReference", "buyingOptionReference": {"id": offer, "buyingOptionReferenceType": "BuyingOptionIdentifier"}}],
+        "expectations": []})
+}
+
+fn order(ext: &str, lines: Vec<Value>, attrs: Vec<Value>) -> Value {
+    json!({"externalId": ext, "lineItems": lines, "attributes": attrs, "expectations": []})
+}
+
+#[tokio::test]
+async fn place_order_then_report_and_track_it() {
+    let t = start().await;
+    let (asin, offer) = an_offer(&t).await;
+    let body = order(
+        "ext-1",
+        vec![line("L1", 2, &asin, &offer)],
+        vec![json!({"attributeType": "PurchaseOrderNumber", "purchaseOrderNumber": "PO-TEST-1"})],
+    );
+    let r = t.post(ORDERS, &body).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let arts = r.body["acceptanceArtifacts"].as_array().unwrap();
+    let oid = arts
+        .iter()
+        .find(|a| a["acceptanceArtifactType"] == "OrderIdentifier")
+        .unwrap()["identifier"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(r.body["lineItems"][0]["acceptedItems"][0]["quantity"], 2);
+    // Duplicate externalId: same body, nothing created.
+    let again = t.post(ORDERS, &body).await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.text, r.text);
+    let c = t.sb.counters();
+    assert_eq!(c["placeOrderRequests"]["ext-1"], 2);
+    assert_eq!(c["ordersCreated"]["ext-1"], 1);
+    // Reporting.
+    let o = t
+        .get(
+            &format!("/reports/2021-01-08/orders/{oid}"),
+            &[("includeLineItems", "true"), ("includeShipments", "true")],
+        )
+        .await;
+    assert_eq!(o.status, 200, "{}", o.text);
+    assert_eq!(o.body["size"], 1);
+    let ord = &o.body["orders"][0];
+    assert_eq!(ord["purchaseOrderNumber"], "PO-TEST-1");
+    assert!(ord["orderNetTotal"]["amount"].is_string());
+    let ship = &ord["shipments"][0];
+    let (sid, pid) = (
+        ship["shipmentId"].as_str().unwrap().to_string(),
+        ship["packages"][0]["packageId"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    );
+    let now = t
+        .control(reqwest::Method::GET, "/_sandbox/clock", None)
+        .await
+        .body["now"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let s = t
+        .get(
+            SLI,
+            &[
+                ("orderStartDate", "2026-03-01T00:00:00Z"),
+                ("orderEndDate", &now),
+                ("orderIds", &oid),
+            ],
+        )
+        .await;
+    assert_eq!(s.status, 200, "{}", s.text);
+    assert_eq!(s.body["size"], 1);
+    assert_eq!(
+        s.body["shipmentLineItemsReport"][0]["orderMetadata"]["orderId"],
+        oid.as_str()
+    );
+    // Tracking.
+    let tr = t
+        .get(
+            &format!("/ab-tracking/2025-07-02/orders/{oid}/shipments/{sid}/packages/{pid}"),
+            &[("region", "JP"), ("locale", "ja-JP")],
+        )
+        .await;
+    assert_eq!(tr.status, 200, "{}", tr.text);
+    let d = &tr.body["packageTrackingDetails"];
+    assert!(d["packageTrackingEvents"].as_array().unwrap().len() >= 2);
+    assert_eq!(d["packageMilestones"][0]["milestoneType"], "SHIPPED");
+}
+
+#[tokio::test]
+async fn ordering_rules() {
+    let t = start().await;
+    let (asin, offer) = an_offer(&t).await;
+    let ok_line = line("1", 1, &asin, &offer);
+    for (body, needle) in [
+        (
+            json!({"lineItems": [ok_line], "attributes": [], "expectations": []}),
+            "externalId",
+        ),
+        (
+            order(&"x".repeat(256), vec![ok_line.clone()], vec![]),
+            "externalId",
+        ),
+        (order("e", vec![], vec![]), "lineItems"),
+        (order("e", vec![ok_line.clone(); 51], vec![]), "lineItems"),
+        (
+            order("e", vec![line("", 1, &asin, &offer)], vec![]),
+            "lineItems[0].externalId",
+        ),
+        (
+            order("e", vec![line("a", 0, &asin, &offer)], vec![]),
+            "quantity",
+        ),
+        (
+            json!({"externalId": "e", "lineItems": [ok_line], "expectations": []}),
+            "attributes",
+        ),
+    ] {
+        let r = t.post(ORDERS, &body).await;
+        assert_eq!(
+            (r.status, r.code()),
+            (400, "INVALID_REQUEST_PARAMETER"),
+            "{body}"
+        );
+        assert!(r.message().contains(needle), "{} / {needle}", r.message());
+    }
+    // E-invoicing group: numeric line ids only.
+    let einv = json!({"attributeType": "BuyingGroupReference", "groupReference": {"identifier": "grp-einvoice-01", "groupReferenceType": "GroupIdentity"}});
+    let r = t
+        .post(
+            ORDERS,
+            &order(
+                "e-inv-1",
+                vec![line("10", 1, &asin, &offer), line("A 2", 1, &asin, &offer)],
+                vec![einv.clone()],
+            ),
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert!(r.message().contains("lineItems[1]"));
+    let r = t
+        .post(
+            ORDERS,
+            &order("e-inv-2", vec![line("10", 1, &asin, &offer)], vec![einv]),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    // MLE group: needs a known legal entity.
+    let mle = json!({"attributeType": "BuyingGroupReference", "groupReference": {"identifier": "grp-mle-01", "groupReferenceType": "GroupIdentity"}});
+    let r = t
+        .post(
+            ORDERS,
+            &order(
+                "mle-1",
+                vec![line("1", 1, &asin, &offer)],
+                vec![mle.clone()],
+            ),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(!r.body["rejectionArtifacts"].as_array().unwrap().is_empty());
+    assert!(r.body["acceptanceArtifacts"].as_array().unwrap().is_empty());
+    let aux = json!({"attributeType": "Auxiliary", "values": {"legalEntity": {"value": "Sandbox Manufacturing K.K."}}});
+    let r = t
+        .post(
+            ORDERS,
+            &order("mle-2", vec![line("1", 1, &asin, &offer)], vec![mle, aux]),
+        )
+        .await;
+    assert!(r.body["acceptanceArtifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["acceptanceArtifactType"] == "OrderIdentifier"));
+    // Stock.
+    let r = t
+        .post(
+            ORDERS,
+            &order("stock-1", vec![line("1", 99_999, &asin, &offer)], vec![]),
+        )
+        .await;
+    assert_eq!(
+        r.body["lineItems"][0]["rejectedItems"][0]["artifacts"][0]["rejectionArtifactType"],
+        "UnavailableQuantity"
+    );
+    let c = t.sb.counters();
+    assert!(c["ordersCreated"].get("stock-1").is_none());
+    assert!(c["ordersCreated"].get("mle-1").is_none());
+    assert_eq!(c["ordersCreated"]["mle-2"], 1);
+}
+
+#[tokio::test]
+async fn shipment_line_items_page_and_validate() {
+    let t = start().await;
+    let range = [
+        ("orderStartDate", "2025-11-18T00:00:00Z"),
+        ("orderEndDate", "2026-03-17T00:00:00Z"),
+    ];
+    let mut token: Option<String> = None;
+    let mut total = 0;
+    let mut pages = 0;
+    loop {
+        let mut q = range.to_vec();
+        if let Some(tk) = &token {
+            q.push(("nextPageToken", tk));
+        }
+        let r = t.get(SLI, &q).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let n = r.body["shipmentLineItemsReport"].as_array().unwrap().len();
+        assert!(n <= 100);
+        assert_eq!(r.body["size"], n);
+        for row in r.body["shipmentLineItemsReport"].as_array().unwrap() {
+            let charges = row["charges"].as_array().unwrap();
+            let net = charges.iter().find(|c| c["type"] == "NET_TOTAL").unwrap();
+            let parts: rust_decimal::Decimal = charges
+                .iter()
+                .filter(|c| c["type"] != "NET_TOTAL")
+                .map(|c| dec(&c["amount"]["amount"]))
+                .sum();
+            assert_eq!(parts, dec(&net["amount"]["amount"]));
+        }
+        total += n;
+        pages += 1;
+        match r.body["nextPageToken"].as_str() {
+            Some(x) => token = Some(x.to_string()),
+            None => break,
+        }
+    }
+    assert!(pages > 2 && total > 200);
+    for (q, needle) in [
+        (vec![range[1]], "orderStartDate"),
+        (
+            vec![
+                ("orderStartDate", "2026-03-01T00:00:00Z"),
+                ("orderEndDate", "2027-01-01T00:00:00Z"),
+            ],
+            "future",
+        ),
+        (
+            vec![("orderStartDate", "2024-01-01T00:00:00Z"), range[1]],
+            "366",
+        ),
+        (
+            vec![
+                ("orderStartDate", "2026-03-10T00:00:00Z"),
+                ("orderEndDate", "2026-03-01T00:00:00Z"),
+            ],
+            "after",
+        ),
+        (
+            vec![
+                range[0],
+                range[1],
+                (
+                    "purchaseOrderNumbers",
+                    &(0..31)
+                        .map(|i| format!("PO{i}"))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ),
+            ],
+            "purchaseOrderNumbers",
+        ),
+        (
+            vec![range[0], range[1], ("nextPageToken", "zzz")],
+            "nextPageToken",
+        ),
+    ] {
+        let q: Vec<(&str, &str)> = q.to_vec();
+        let r = t.get(SLI, &q).await;
+        assert_eq!((r.status, r.code()), (400, "InvalidInput"), "{q:?}");
+        assert!(r.message().contains(needle), "{} / {needle}", r.message());
+    }
+    let r = t.get(SLI, &range).await;
+    let tk = r.body["nextPageToken"].as_str().unwrap().to_string();
+    let r = t
+        .get(
+            SLI,
+            &[
+                range[0],
+                ("orderEndDate", "2026-03-16T00:00:00Z"),
+                ("nextPageToken", &tk),
+            ],
+        )
+        .await;
+    assert!(r.status == 400 && r.message().contains("does not match"));
+}
+
+#[tokio::test]
+async fn tracking_rules() {
+    let t = start().await;
+    let old = t.dataset()["specials"]["oldPackage"].clone();
+    let p = |o: &str, s: &str, k: &str| {
+        format!("/ab-tracking/2025-07-02/orders/{o}/shipments/{s}/packages/{k}")
+    };
+    let r = t
+        .get(
+            &p(
+                old["orderId"].as_str().unwrap(),
+                old["shipmentId"].as_str().unwrap(),
+                old["packageId"].as_str().unwrap(),
+            ),
+            &[("region", "JP")],
+        )
+        .await;
+    assert_eq!(r.status, 404);
+    let r = t.get(&p("O-1", "S-2", "P-3"), &[("region", "JP")]).await;
+    assert_eq!((r.status, r.code()), (400, "InvalidInput"));
+    for id in ["O-1", "S-2", "P-3"] {
+        assert!(r.message().contains(id));
+    }
+    assert_eq!(r.body["errors"][0]["details"], "");
+    let r = t.get(&p("O-1", "S-2", "P-3"), &[]).await;
+    assert!(r.status == 400 && r.message().contains("region"));
+    let r = t
+        .get(
+            &p("O-1", "S-2", "P-3"),
+            &[("region", "JP"), ("locale", "xx-XX")],
+        )
+        .await;
+    assert!(r.status == 400 && r.message().contains("locale"));
+    // A recent delivered package: events newest first.
+    let o = t
+        .get(
+            "/reports/2025-06-09/shipmentLineItemReports",
+            &[
+                ("orderStartDate", "2026-02-01T00:00:00Z"),
+                ("orderEndDate", "2026-02-10T00:00:00Z"),
+            ],
+        )
+        .await;
+    let row = &o.body["shipmentLineItemsReport"][0];
+    let r = t
+        .get(
+            &p(
+                row["orderMetadata"]["orderId"].as_str().unwrap(),
+                row["shipmentMetadata"]["shipmentId"].as_str().unwrap(),
+                row["packages"][0]["packageId"].as_str().unwrap(),
+            ),
+            &[("region", "JP")],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let d = &r.body["packageTrackingDetails"];
+    assert_eq!(d["trackingStatus"], "DELIVERED");
+    assert_eq!(
+        d["packageTrackingEvents"][0]["localizedDescription"],
+        "Delivered"
+    );
+    assert_eq!(d["packageMilestones"][0]["milestoneType"], "DELIVERED");
+    let r = t
+        .get(
+            &p(
+                row["orderMetadata"]["orderId"].as_str().unwrap(),
+                row["shipmentMetadata"]["shipmentId"].as_str().unwrap(),
+                row["packages"][0]["packageId"].as_str().unwrap(),
+            ),
+            &[("region", "US")],
+        )
+        .await;
+    assert_eq!((r.status, r.code()), (400, "InvalidInput"));
+    // Unknown order in reporting.
+    assert_eq!(
+        t.get("/reports/2021-01-08/orders/NOPE", &[]).await.status,
+        404
+    );
+    assert_eq!(
+        t.get(
+            "/reports/2021-01-08/orders/NOPE",
+            &[("includeLineItems", "maybe")]
+        )
+        .await
+        .status,
+        400
+    );
+}

@@ -1,0 +1,135 @@
+//! Malformed input never crashes the server: every route answers a non-5xx status with a body,
+//! and the server keeps answering afterwards.
+
+use crate::common::*;
+use reqwest::Method;
+
+#[tokio::test]
+async fn malformed_inputs_get_4xx_answers() {
+    let t = start().await;
+    let paths = [
+        (Method::GET, "/ab-invoice/2026-02-01/invoices"),
+        (Method::GET, "/ab-invoice/2026-02-01/invoices/%ZZ%/detail"),
+        (Method::GET, "/ab-invoice/2026-02-01/invoices/X/lineItems"),
+        (Method::GET, "/reconciliation/2021-01-08/transactions"),
+        (Method::POST, "/reconciliation/2021-01-08/invoices"),
+        (Method::POST, "/reports/2021-09-30/reports"),
+        (Method::GET, "/reports/2021-09-30/reports/%00"),
+        (Method::GET, "/reports/2021-09-30/documents/"),
+        (Method::GET, "/cart/2025-04-30/carts"),
+        (Method::GET, "/cart/2025-04-30/carts/cart-0001"),
+        (Method::POST, "/cart/2025-04-30/carts/cart-0001/items"),
+        (Method::PATCH, "/cart/2025-04-30/carts/cart-0001/items"),
+        (Method::DELETE, "/cart/2025-04-30/carts/zzz/items"),
+        (
+            Method::POST,
+            "/cart/2025-04-30/carts/cart-0001/totalPurchaseCostEstimations",
+        ),
+        (Method::GET, "/products/2020-08-26/products"),
+        (Method::GET, "/products/2020-08-26/products/B0"),
+        (Method::GET, "/products/2020-08-26/products/B0/offers"),
+        (
+            Method::POST,
+            "/products/2020-08-26/products/getProductsByAsins",
+        ),
+        (
+            Method::POST,
+            "/products/2020-08-26/offers/getOffersByOfferIds",
+        ),
+        (Method::POST, "/ordering/2022-10-30/orders"),
+        (Method::GET, "/reports/2021-01-08/orders/x"),
+        (Method::GET, "/reports/2025-06-09/shipmentLineItemReports"),
+        (
+            Method::GET,
+            "/ab-tracking/2025-07-02/orders/a/shipments/b/packages/c",
+        ),
+        (Method::PUT, "/ordering/2022-10-30/orders"),
+    ];
+    let bodies = [
+        "",
+        "null",
+        "[]",
+        "{",
+        "{\"items\": 5, \"lineItems\": {}, \"orderLineItems\": \"x\", \"externalId\": 7}",
+        "{\"items\": [{}], \"lineItems\": [{}], \"orderLineItems\": [{}], \"externalId\": \"\\u0001N:x\", \"attributes\": [{}], \"expectations\": [], \"productIds\": [1], \"offerIds\": [null], \"reportType\": \"GET_AB_INVOICE_PDF\", \"marketplaceIds\": [\"ZZ\"], \"reportOptions\": 3, \"address\": {}}",
+    ];
+    let queries: [&[(&str, &str)]; 4] = [
+        &[],
+        &[
+            ("region", "JP"),
+            ("pageSize", "-1"),
+            ("pageNumber", "99999999999999999999"),
+            ("productRegion", "JP"),
+            ("locale", "en-US"),
+        ],
+        &[
+            ("invoiceIssueStartDate", "2026-13-45"),
+            ("invoiceIssueEndDate", ""),
+            ("feedStartDate", "x"),
+            ("orderStartDate", "\u{0}"),
+        ],
+        &[
+            ("nextPageToken", "../../etc"),
+            ("pageToken", "%%%"),
+            ("minPrice", "1e9"),
+            ("region", "ZZ"),
+            ("includeLineItems", "1"),
+        ],
+    ];
+    for (m, p) in &paths {
+        for b in &bodies {
+            for q in &queries {
+                let r = into_r(
+                    t.req(m.clone(), p)
+                        .query(q)
+                        .header("content-type", "application/json")
+                        .body(b.to_string())
+                        .send()
+                        .await
+                        .unwrap(),
+                )
+                .await;
+                assert!(
+                    r.status < 500,
+                    "{m} {p} {q:?} {b} -> {} {}",
+                    r.status,
+                    r.text
+                );
+                if r.status != 204 && r.status != 200 && r.status != 202 {
+                    assert!(
+                        r.body["errors"][0]["code"].is_string(),
+                        "{m} {p} -> {}",
+                        r.text
+                    );
+                }
+            }
+        }
+    }
+    // Raw garbage on the socket.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = t.sb.base_url().trim_start_matches("http://").to_string();
+    for junk in [
+        &b"NOT HTTP\r\n\r\n"[..],
+        b"GET / HTTP/1.1\r\nContent-Length: zz\r\n\r\n",
+        b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    ] {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        s.write_all(junk).await.unwrap();
+        let _ = s.shutdown().await;
+        let mut out = Vec::new();
+        let _ =
+            tokio::time::timeout(std::time::Duration::from_secs(2), s.read_to_end(&mut out)).await;
+    }
+    assert_eq!(
+        t.get(
+            "/reconciliation/2021-01-08/transactions",
+            &[
+                ("feedStartDate", "2026-03-01T00:00:00Z"),
+                ("feedEndDate", "2026-03-02T00:00:00Z")
+            ]
+        )
+        .await
+        .status,
+        200
+    );
+}
