@@ -11,6 +11,7 @@ mod allocator;
 mod alone;
 mod common;
 
+mod attempt_loop;
 mod documents_api;
 mod invoices_api;
 mod machinery;

@@ -3,9 +3,10 @@
 //! and document fetches stop at the operation's deadline, spend the process-wide retry
 //! budget and renew an expired presigned address exactly once.
 //!
-//! The retry budget is the process's: the tests of this file run one at a time.
+//! The retry budget is the process's: the tests of this file run one at a time, in a child
+//! process of their own (`alone`), where no other test spends the budget beside them.
 
-mod common;
+use crate::common;
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -16,6 +17,11 @@ use abws::api::reconciliation::GetTransactionsParams;
 use abws::retry::RetryBudget;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
+
+#[test]
+fn attempt_loop_alone() {
+    crate::alone::run("attempt_loop::", false);
+}
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
@@ -42,6 +48,7 @@ fn expired_direct_call(e: &abws::Error, op: &str) {
 }
 
 #[test]
+#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn get_invoices_with_an_expired_token_raises_page_token_expired() {
     let _one = serial();
     let sb = short_tokens();
@@ -61,6 +68,7 @@ fn get_invoices_with_an_expired_token_raises_page_token_expired() {
 }
 
 #[test]
+#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn get_transactions_with_an_expired_token_raises_page_token_expired() {
     let _one = serial();
     let sb = short_tokens();
@@ -79,6 +87,7 @@ fn get_transactions_with_an_expired_token_raises_page_token_expired() {
 }
 
 #[test]
+#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn list_carts_with_an_expired_token_raises_page_token_expired() {
     let _one = serial();
     let sb = short_tokens();
@@ -94,6 +103,7 @@ fn list_carts_with_an_expired_token_raises_page_token_expired() {
 }
 
 #[test]
+#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn an_invalid_page_token_stays_a_bad_request() {
     let _one = serial();
     let sb = short_tokens();
@@ -138,6 +148,7 @@ fn unavailable() -> FaultAction {
 }
 
 #[test]
+#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn a_failing_document_host_stops_at_the_operation_deadline_and_spends_the_budget() {
     let _one = serial();
     let sb = documents_sandbox();
@@ -172,6 +183,7 @@ fn a_failing_document_host_stops_at_the_operation_deadline_and_spends_the_budget
 }
 
 #[test]
+#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn an_empty_retry_budget_stops_document_retries() {
     let _one = serial();
     let sb = documents_sandbox();
@@ -201,6 +213,7 @@ fn an_empty_retry_budget_stops_document_retries() {
 }
 
 #[test]
+#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn an_expired_presigned_address_is_renewed_exactly_once() {
     let _one = serial();
     let sb = documents_sandbox();
@@ -243,6 +256,7 @@ fn an_expired_presigned_address_is_renewed_exactly_once() {
 }
 
 #[test]
+#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn another_403_from_the_document_host_is_not_renewed() {
     let _one = serial();
     let sb = documents_sandbox();
