@@ -33,7 +33,7 @@ test: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(MAKE) --no-print-directory rust-build
-	"$(BIN)/xtask" header --check
+	"$(BIN)/xtask" gen --check
 	@echo "the Rust tests, the wheel build and the C tests, side by side (each one's output when it ends)"
 	$(MAKE) --no-print-directory -j3 --output-sync=target rust-test-run python-install c-test-built
 	bash scripts/test-python.sh --installed
