@@ -21,6 +21,8 @@ export CARGO_TERM_COLOR := never
 # of its own (release profile), so its build never waits on the tests' lock.
 BIN = $(abspath $(or $(CARGO_TARGET_DIR),target))/debug
 PY_TARGET = $(abspath $(or $(ABWS_PY_TARGET_DIR),target-py))
+# Where the suites leave their scorecard figures (make scorecards merges them into docs/).
+SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 
 .PHONY: test month-end scorecards setup lint rust-build rust-test rust-test-run python-test python-install c-test c-test-built header
 
@@ -42,7 +44,7 @@ test: setup
 # Fresh figures from the three suites' reliability scenarios (Rust A–I and L, Python J, C K),
 # merged into the tracked scorecard.
 scorecards: setup
-	rm -rf target/scorecards
+	cd "$(SCORES)" 2>/dev/null && rm -f reliability.md reliability-full.md python.md c.md || true
 	cargo test --workspace --test it -- reliability::
 	bash scripts/test-python.sh test_reliability.py
 	bash scripts/test-c.sh
