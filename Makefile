@@ -1,5 +1,7 @@
 # The two commands of the README:
-#   make month-end   run the main job (the month-end close against the embedded sandbox)
+#   make month-end   run the main job (the month-end close against the embedded sandbox);
+#                    make month-end REGION=US (or UK, DE, CA, ...) closes that region's month,
+#                    make month-end-regions closes a US, a UK and a JP month
 #   make test        install what is missing, then run every check and test
 # and the one that writes tracked files:
 #   make scorecards  run the reliability scenarios of every suite and write
@@ -24,7 +26,10 @@ PY_TARGET = $(abspath $(or $(ABWS_PY_TARGET_DIR),target-py))
 # Where the suites leave their scorecard figures (make scorecards merges them into docs/).
 SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 
-.PHONY: test month-end scorecards setup lint rust-build rust-test rust-test-run python-test python-install c-test c-test-built header
+# The region the month-end job closes (empty: the example's default, JP on the sandbox).
+REGION ?=
+
+.PHONY: test month-end month-end-regions scorecards setup lint rust-build rust-test rust-test-run python-test python-install c-test c-test-built header
 
 # One build of the workspace (the tests' selection: the C library, the sandbox binary, xtask and
 # the example come out of it too), then the Rust tests — which mostly wait on sockets and timers
@@ -51,7 +56,10 @@ scorecards: setup
 	$(PY) scripts/scorecard.py
 
 month-end: setup python-install
-	$(PY) examples/month_end_close.py
+	$(PY) examples/month_end_close.py $(if $(REGION),--region $(REGION) --out month-end/$(REGION))
+
+month-end-regions: setup python-install
+	for r in US UK JP; do $(PY) examples/month_end_close.py --region $$r --out month-end/$$r || exit 1; done
 
 setup: $(VENV)/.installed
 	@rustup component add rustfmt clippy >/dev/null 2>&1 || true
@@ -78,7 +86,7 @@ rust-test: rust-build rust-test-run
 
 rust-test-run:
 	cargo test --workspace
-	"$(BIN)/examples/month_end"
+	for r in JP US UK; do "$(BIN)/examples/month_end" --region $$r || exit 1; done
 
 python-install:
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" CARGO_TARGET_DIR="$(PY_TARGET)" $(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .

@@ -1,12 +1,16 @@
 """Month-end close: last month's invoices and credit memos, matched to the business
 transactions, tax checked by rate, PDFs filed — the job abws exists for.
 
-    python examples/month_end_close.py [--month 2026-10] [--out month-end] [--archive zip|encrypted]
+    python examples/month_end_close.py [--region US] [--month 2026-10] [--out month-end] [--archive zip|encrypted]
 
 With no ABWS_* credentials in the environment it starts the embedded sandbox (the whole
-service on loopback) and closes the sandbox's previous month. With ABWS_CLIENT_ID,
+service on loopback) and closes the sandbox's previous month of ``--region`` (default JP),
+at the sandbox's address for that region's group. With ABWS_CLIENT_ID,
 ABWS_CLIENT_SECRET, ABWS_REFRESH_TOKEN (and ABWS_REGION, ABWS_ENDPOINT, ...) set, it
-closes the real account's month instead, paced at the service's published rates.
+closes the real account's month instead, paced at the service's published rates
+(``--region`` overrides ABWS_REGION). Amounts print in the region's currency (JPY without
+decimals, the others with two) and tax by rate under the region's name for it; in North
+America only Pay-by-Invoice invoices have PDFs, so card-paid ones are listed, not requested.
 
 Invoice PDFs are sensitive: they are never written as plain files. By default they go
 into a zip archive readable by the owner only (mode 0600 in a 0700 directory); with
@@ -78,6 +82,17 @@ def money(m: Any) -> Decimal:
     return m.amount if m is not None else Decimal(0)
 
 
+def amount_text(amount: Decimal, currency: str) -> str:
+    """12,345 JPY; 1,234.50 USD: JPY has no decimals, the other currencies two."""
+    places = Decimal(1) if currency == "JPY" else Decimal("0.01")
+    return f"{amount.quantize(places):,} {currency}"
+
+
+# What each region's invoices call their tax lines.
+TAX_NAMES = {"JP": "consumption tax", "US": "sales tax", "CA": "HST/GST", "MX": "IVA", "IN": "GST", "AU": "GST"}
+NORTH_AMERICA = {"US", "CA", "MX"}
+
+
 def tax_by_rate(detail: Any) -> Dict[str, Decimal]:
     out: Dict[str, Decimal] = defaultdict(Decimal)
     for artifact in detail.artifacts or []:
@@ -138,13 +153,14 @@ def fetch_pdf(
         )
         return number, pdf, ""
     except abws.ReportFailed as e:
-        return number, None, f"report {e.processing_status}"
+        return number, None, str(e)
     except abws.DocumentError as e:
         return number, None, f"document error {e.error_code or ''}".strip()
 
 
 def main(argv: Optional[Iterable[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--region", help="region to close, e.g. US, UK, DE, JP (default: ABWS_REGION, or JP on the sandbox)")
     ap.add_argument("--month", help="YYYY-MM (default: last month)")
     ap.add_argument("--out", default="month-end", help="output directory (created 0700)")
     ap.add_argument("--archive", choices=["zip", "encrypted"], default="zip")
@@ -155,13 +171,17 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     sandbox = None
     poll: Optional[float] = None  # the library's poll interval (15 s) for the live service
     if os.environ.get("ABWS_REFRESH_TOKEN") or os.environ.get("ABWS_ACCESS_TOKEN"):
-        client = abws.Client.from_env()
+        client = abws.Client.from_env(**({"region": args.region} if args.region else {}))
         today = datetime.now(timezone.utc).date()
         print(f"abws {abws.__version__}: closing the month of {client!r}")
     else:
         # The whole service on loopback; reports finish in seconds at 120x time.
         sandbox = abws.Sandbox(rate_limits="off", time_scale=120.0)
-        client = sandbox.client(region="JP", rate_limiting=False)
+        code = (args.region or "JP").strip().upper()
+        code = "UK" if code == "GB" else code
+        # The region's own regional address (/na, /eu, /fe; docs/sandbox.md).
+        group = sandbox.dataset()["regions"][code]["group"].lower()
+        client = sandbox.client(region=code, rate_limiting=False, endpoint=f"{sandbox.base_url}/{group}")
         today, poll = date.fromisoformat(sandbox.dataset()["today"]), 0.2
         print(f"abws {abws.__version__}: no ABWS_* credentials set, closing the embedded sandbox's month")
     region = client.region
@@ -189,6 +209,10 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     # 2. The month's transactions, and the invoice data of every transaction line item
     #    (one request per order and shipment, 25 per request).
     transactions = list(client.reconciliation.iter_transactions(start, end, progress=True))
+    # The address lists every marketplace of its group (US, CA and MX for NA): keep the
+    # marketplace(s) of this region's invoices.
+    markets = {t.marketplace_id for t in transactions if t.invoice_number in details}
+    transactions = [t for t in transactions if not markets or t.marketplace_id in markets]
     tx_lines = [li for t in transactions for li in (t.transaction_line_items or [])]
     invoice_data = client.reconciliation.invoice_details_for(tx_lines) if tx_lines else []
 
@@ -251,10 +275,18 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     filed, failed = 0, []
     archive_path = os.path.join(args.out, f"invoices-{start:%Y-%m}.zip" + (".aes" if args.archive == "encrypted" else ""))
     if not args.no_pdfs:
+        # North America: PDFs exist only for Pay-by-Invoice orders (the credit account, BCA).
+        with_pdf = list(summaries)
+        if region.upper() in NORTH_AMERICA:
+            bca = {s.invoice_metadata.invoice_number
+                   for s in client.invoices.iter_invoices(start, end, region=region, payment_method_types=["BCA"])}
+            with_pdf = [s for s in summaries if s.invoice_metadata.invoice_number in bca]
+            failed += [(s.invoice_metadata.invoice_number, "paid by card: no PDF in North America")
+                       for s in summaries if s.invoice_metadata.invoice_number not in bca]
         zf, fh, key = open_archive(archive_path, args.archive)
-        bar = Progress("invoice PDFs", len(summaries))
+        bar = Progress("invoice PDFs", len(with_pdf))
         with ThreadPoolExecutor(max_workers=8) as pool:
-            jobs = [pool.submit(fetch_pdf, client, s, lines[s.invoice_metadata.invoice_number], poll) for s in summaries]
+            jobs = [pool.submit(fetch_pdf, client, s, lines[s.invoice_metadata.invoice_number], poll) for s in with_pdf]
             for job in jobs:
                 number, pdf, why = job.result()
                 if pdf is not None:
@@ -270,9 +302,9 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     print()
     print(f"invoices        {n_std:>6}")
     print(f"credit memos    {n_cm:>6}")
-    print(f"net total       {total:>14,} {currency}")
+    print(f"net total       {amount_text(total, currency):>18}")
     for rate in rates:
-        print(f"  tax at {rate:<6} {tax[rate]:>14,} {currency}")
+        print(f"  {TAX_NAMES.get(region.upper(), 'VAT')} at {rate:<6} {amount_text(tax[rate], currency):>18}")
     print(f"transactions    {len(transactions):>6}  matched {len(matched)}, unmatched {len(unmatched)}")
     print(f"line items sent for invoice data {len(tx_lines)}, invoices confirmed {len(jp_numbers & set(details))}")
     print(f"amount differences {len(differences)}")

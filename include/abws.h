@@ -851,6 +851,8 @@ abws_status abws_cart_delete_items(const abws_client *client,
 //   - `address_line2` (optional)
 //   - `phone_number` (optional)
 //   - `company_name` (optional)
+//   - `address_type` (optional): PhysicalAddress (the default, always sent: the published cart
+//     model requires it).
 // - `region` (optional; string): The cart's region (default: the client's).
 //
 // Result (`*result_json`): `CostEstimation` in wire form (the service's camelCase JSON,
@@ -900,11 +902,12 @@ abws_status abws_cart_iter_carts(const abws_client *client,
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
 // - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
-//   ...).
-// - `locale` (required; string): language-COUNTRY, e.g. en-US.
+//   ...; any case, GB is UK).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US (en_us and EN-us are sent as
+//   en-US).
 // - `keywords` (optional; array of strings)
 // - `facets` (optional; array of strings): OFFERS and/or IMAGES.
-// - `page_number` (optional; integer): Zero-based, at most 13.
+// - `page_number` (optional; integer): Zero-based, 0 to 12 (at most 13 pages).
 // - `page_size` (optional; integer): At most 24.
 // - `category` (optional; string)
 // - `sub_category` (optional; string)
@@ -958,8 +961,9 @@ abws_status abws_products_search_products_request(const abws_client *client,
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
 // - `product_id` (required; string): The product (ASIN).
 // - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
-//   ...).
-// - `locale` (required; string): language-COUNTRY, e.g. en-US.
+//   ...; any case, GB is UK).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US (en_us and EN-us are sent as
+//   en-US).
 // - `quantity` (optional; integer): Drives quantity discounts (default 1).
 // - `facets` (optional; array of strings)
 // - `inclusions_for_products` (optional; array of strings)
@@ -997,9 +1001,10 @@ abws_status abws_products_products_request(const abws_client *client,
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
 // - `product_id` (required; string): The product (ASIN).
 // - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
-//   ...).
-// - `locale` (required; string): language-COUNTRY, e.g. en-US.
-// - `page_number` (optional; integer): Zero-based.
+//   ...; any case, GB is UK).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US (en_us and EN-us are sent as
+//   en-US).
+// - `page_number` (optional; integer): Zero-based, 0 to 12 (at most 13 pages).
 // - `page_size` (optional; integer): At most 24.
 // - `filter_ids` (optional; array of strings)
 // - `quantity` (optional; integer)
@@ -1037,8 +1042,9 @@ abws_status abws_products_search_offers_request(const abws_client *client,
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
 // - `product_ids` (required; array of strings): 1 to 30 ASINs.
 // - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
-//   ...).
-// - `locale` (required; string): language-COUNTRY, e.g. en-US.
+//   ...; any case, GB is UK).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US (en_us and EN-us are sent as
+//   en-US).
 // - `quantity` (optional; integer)
 // - `facets` (optional; array of strings)
 // - `inclusions_for_products` (optional; array of strings)
@@ -1077,8 +1083,9 @@ abws_status abws_products_get_products_by_asins(const abws_client *client,
 // - `inclusions_for_offers` (required; array of strings): Required by the service for this
 //   operation.
 // - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
-//   ...).
-// - `locale` (required; string): language-COUNTRY, e.g. en-US.
+//   ...; any case, GB is UK).
+// - `locale` (required; string): language-COUNTRY, e.g. en-US (en_us and EN-us are sent as
+//   en-US).
 // - `quantity` (optional; integer)
 // - `facets` (optional; array of strings)
 // - `shipping_region` (optional; string): Region to ship to (must not conflict with
@@ -1283,7 +1290,7 @@ abws_status abws_reporting_iter_shipment_line_item_reports(const abws_client *cl
 // - `package_id` (required; string): The package of the shipment.
 // - `region` (optional; string): The order's region (default: the client's).
 // - `locale` (optional; string): The language of the event texts (one of `SUPPORTED_LOCALES`,
-//   e.g. en-US).
+//   e.g. en-US; en_us is sent as en-US).
 //
 // Result (`*result_json`): `PackageTrackingDetails` in wire form (the service's camelCase
 // JSON, unknown fields and `null`s kept): a package's tracking details.

@@ -85,21 +85,9 @@ impl Region {
             .map(|(r, _)| *r)
     }
 
-    /// Parses a region code (case-insensitive; `GB` is accepted for `UK`).
+    /// Parses a region code in any case; `GB` is `UK` (`normalize::region`).
     pub fn parse(text: &str) -> Result<Region, Error> {
-        let upper = text.trim().to_ascii_uppercase();
-        let code = if upper == "GB" { "UK" } else { upper.as_str() };
-        Region::ALL
-            .into_iter()
-            .find(|r| r.as_str() == code)
-            .ok_or_else(|| {
-                Error::validation(
-                    "region",
-                    format!(
-                        "must be one of AU, CA, DE, ES, FR, IN, IT, JP, MX, UK, US (got {text:?})"
-                    ),
-                )
-            })
+        crate::normalize::region("region", text)
     }
 }
 

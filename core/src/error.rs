@@ -207,10 +207,16 @@ impl Error {
 
     /// A report ended in `status` (CANCELLED or FATAL).
     pub fn report_failed(report_id: &str, status: &str) -> Error {
-        let mut e = Error::new(
-            ErrorKind::ReportFailed,
-            format!("report {report_id} ended {status}; no document was produced"),
-        );
+        Error::report_failed_because(report_id, status, None)
+    }
+
+    /// A report ended in `status`, with the reason the service gave (if any) in the message.
+    pub fn report_failed_because(report_id: &str, status: &str, reason: Option<&str>) -> Error {
+        let message = match reason.map(str::trim).filter(|r| !r.is_empty()) {
+            Some(r) => format!("report {report_id} ended {status}; no document was produced: {r}"),
+            None => format!("report {report_id} ended {status}; no document was produced"),
+        };
+        let mut e = Error::new(ErrorKind::ReportFailed, message);
         e.0.report = Some((report_id.to_string(), status.to_string()));
         e
     }

@@ -16,6 +16,7 @@ pub mod json_args;
 pub mod model;
 pub mod money;
 pub mod node;
+pub mod normalize;
 pub mod operation;
 pub mod operations;
 pub mod paging;

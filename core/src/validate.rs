@@ -106,23 +106,10 @@ pub fn one_of(param: &str, value: &str, allowed: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// A language tag of the form language-COUNTRY (`en-US`); `en_US` is accepted as well.
+/// A language tag of the form language-COUNTRY (`en-US`); `en_us`, `EN-us` are accepted
+/// and sent as `en-US` (`normalize::locale`, the one rule).
 pub fn locale(param: &str, value: &str) -> Result<()> {
-    let mut parts = value.split(['-', '_']);
-    let lang = parts.next().unwrap_or("");
-    let country = parts.next().unwrap_or("");
-    let ok = parts.next().is_none()
-        && (2..=3).contains(&lang.len())
-        && lang.chars().all(|c| c.is_ascii_lowercase())
-        && country.len() == 2
-        && country.chars().all(|c| c.is_ascii_uppercase());
-    if !ok {
-        return Err(Error::validation(
-            param,
-            format!("must be a language tag like en-US (got {value:?})"),
-        ));
-    }
-    Ok(())
+    crate::normalize::locale(param, value).map(|_| ())
 }
 
 /// Digits only (e-invoicing line externalIds); spaces and empty strings are rejected.

@@ -97,19 +97,70 @@ pub fn credentials_json(st: &State) -> Value {
 pub fn dataset(st: &State) -> Value {
     let w = st.world();
     let s = &w.specials;
-    let prev_month: Vec<&str> = {
-        let first_this = w.today.with_day0(0);
+    // The previous calendar month of `today`.
+    let first_this = w.today.with_day0(0).unwrap_or(w.today);
+    let first_prev = (first_this - chrono::Duration::days(1))
+        .with_day0(0)
+        .unwrap_or(first_this);
+    let prev_month = |region: &str| -> Vec<&str> {
         w.invoices
             .iter()
+            .filter(|i| w.orders[i.order].region == region)
             .filter(|i| {
                 let d = i.issue_date.date_naive();
-                first_this
-                    .map(|f| d < f && (f - d).num_days() <= 31)
-                    .unwrap_or(false)
+                d >= first_prev && d < first_this
             })
             .map(|i| i.number.as_str())
             .collect()
     };
+    let line = |l: &Option<crate::data::LineRef>| {
+        l.as_ref()
+            .map(|(o, li, sh)| json!({"orderId": o, "orderLineItemId": li, "shipmentId": sh}))
+    };
+    // Per marketplace: rules, counts and notable orders (docs/sandbox.md, "Regions").
+    let mut regions = serde_json::Map::new();
+    for p in crate::regions::PROFILES {
+        let orders: Vec<usize> = (0..w.orders.len())
+            .filter(|&i| w.orders[i].region == p.code)
+            .collect();
+        let invoices = w
+            .invoices
+            .iter()
+            .filter(|i| w.orders[i.order].region == p.code)
+            .count();
+        let transactions = w
+            .transactions
+            .iter()
+            .filter(|t| w.orders[w.invoices[t.invoice].order].region == p.code)
+            .count();
+        let card = orders
+            .iter()
+            .filter(|&&i| w.orders[i].payment.is_card())
+            .count();
+        let mut r = json!({
+            "group": p.group,
+            "currency": p.currency,
+            "marketplaceId": p.marketplace_id,
+            "taxRates": {
+                "standard": crate::regions::rate_text(p.rate(crate::regions::TaxClass::Standard)),
+                "food": crate::regions::rate_text(p.rate(crate::regions::TaxClass::Food)),
+                "books": crate::regions::rate_text(p.rate(crate::regions::TaxClass::Books)),
+            },
+            "orders": orders.len(),
+            "cardOrders": card,
+            "invoices": invoices,
+            "transactions": transactions,
+            "carts": w.carts.iter().filter(|c| c.region == p.code).map(|c| c.id.clone()).collect::<Vec<_>>(),
+            "previousMonthInvoices": prev_month(p.code),
+        });
+        if let Some((_, sp)) = s.regional.iter().find(|(c, _)| *c == p.code) {
+            r["payByInvoiceLine"] = json!(line(&sp.pay_by_invoice));
+            r["cardLine"] = json!(line(&sp.card));
+            r["creditMemoLine"] = json!(line(&sp.credit_memo));
+            r["digitalOrderIds"] = json!(sp.digital);
+        }
+        regions.insert(p.code.to_string(), r);
+    }
     json!({
         "today": w.today.to_string(),
         "customer": {"id": w.customer_id, "name": w.customer_name},
@@ -121,7 +172,7 @@ pub fn dataset(st: &State) -> Value {
         "orders": w.orders.len(),
         "invoices": w.invoices.len(),
         "transactions": w.transactions.len(),
-        "previousMonthInvoices": prev_month,
+        "previousMonthInvoices": prev_month("JP"),
         "carts": w.carts.iter().map(|c| json!({"id": c.id, "region": c.region, "owner": w.users[c.owner].email, "items": c.items.len()})).collect::<Vec<_>>(),
         "specials": {
             "fatalOrderId": s.fatal_order,
@@ -132,6 +183,7 @@ pub fn dataset(st: &State) -> Value {
             "lowStockAsin": s.low_stock_asin,
             "unavailableAsin": s.unavailable_asin,
         },
+        "regions": regions,
     })
 }
 

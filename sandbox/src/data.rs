@@ -6,6 +6,7 @@ use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use rust_decimal::Decimal;
 
 use crate::money::dec;
+use crate::regions::{self, Profile, TaxClass};
 use crate::rng::Rng;
 
 pub struct LegalEntity {
@@ -13,6 +14,10 @@ pub struct LegalEntity {
     pub name: String,
     /// Documented MLE Auxiliary key/values identifying this entity.
     pub aux: Vec<(String, String)>,
+    /// The marketplace whose orders bill this entity.
+    pub region: &'static str,
+    /// Bill-to address: line 1, line 2, city, state or region, postal code, country, phone.
+    pub address: [String; 7],
 }
 
 pub struct User {
@@ -32,8 +37,14 @@ pub struct Group {
 pub struct Seller {
     pub id: String,
     pub name: String,
+    /// Tax registration number (JP T-number, EU VAT number, CA GST/HST, MX RFC), if any.
     pub registration: Option<String>,
     pub city: String,
+    /// The marketplace the seller sells in.
+    pub region: &'static str,
+    pub address_line1: String,
+    pub state: String,
+    pub postal_code: String,
 }
 
 pub struct Category {
@@ -41,8 +52,8 @@ pub struct Category {
     pub name: &'static str,
     pub subs: &'static [&'static str],
     pub nouns: &'static [&'static str],
-    /// Consumption tax rate in percent (8 reduced for food, else 10).
-    pub tax_percent: i64,
+    /// How the category is taxed; each region's rates are in `regions.rs`.
+    pub tax_class: TaxClass,
     pub unspsc: &'static str,
 }
 
@@ -59,7 +70,7 @@ pub static CATEGORIES: &[Category] = &[
             "Stapler",
             "Desk Organizer",
         ],
-        tax_percent: 10,
+        tax_class: TaxClass::Standard,
         unspsc: "44120000",
     },
     Category {
@@ -74,7 +85,7 @@ pub static CATEGORIES: &[Category] = &[
             "Beaker Set",
             "Ear Plugs",
         ],
-        tax_percent: 10,
+        tax_class: TaxClass::Standard,
         unspsc: "46180000",
     },
     Category {
@@ -89,7 +100,7 @@ pub static CATEGORIES: &[Category] = &[
             "HDMI Cable",
             "Power Strip",
         ],
-        tax_percent: 10,
+        tax_class: TaxClass::Standard,
         unspsc: "43200000",
     },
     Category {
@@ -103,7 +114,7 @@ pub static CATEGORIES: &[Category] = &[
             "Disinfectant Wipes",
             "Mop Refill",
         ],
-        tax_percent: 10,
+        tax_class: TaxClass::Standard,
         unspsc: "47130000",
     },
     Category {
@@ -117,7 +128,7 @@ pub static CATEGORIES: &[Category] = &[
             "Rice Crackers",
             "Drip Coffee",
         ],
-        tax_percent: 8,
+        tax_class: TaxClass::Food,
         unspsc: "50200000",
     },
     Category {
@@ -130,7 +141,7 @@ pub static CATEGORIES: &[Category] = &[
             "Procurement Manual",
             "Logistics Primer",
         ],
-        tax_percent: 10,
+        tax_class: TaxClass::Books,
         unspsc: "55101500",
     },
 ];
@@ -191,8 +202,9 @@ pub struct Product {
 }
 
 impl Product {
-    pub fn tax_percent(&self) -> i64 {
-        CATEGORIES[self.category].tax_percent
+    /// The tax rate of this product in a region, in percent.
+    pub fn tax_rate(&self, p: &Profile) -> Decimal {
+        p.rate(CATEGORIES[self.category].tax_class)
     }
 }
 
@@ -203,7 +215,8 @@ pub struct OrderLine {
     pub offer: usize,
     pub qty: u32,
     pub unit_price: Decimal,
-    pub tax_percent: i64,
+    /// Tax rate in percent.
+    pub tax_rate: Decimal,
     pub shipment: usize,
     pub principal: Decimal,
     pub discount: Decimal,
@@ -211,6 +224,8 @@ pub struct OrderLine {
     /// Shipping fee carried by this line (first line of a shipment).
     pub shipping: Decimal,
     pub shipping_tax: Decimal,
+    /// Tax rate of the shipping fee (the region's standard rate).
+    pub shipping_tax_rate: Decimal,
     pub po_line: String,
 }
 
@@ -238,12 +253,55 @@ pub struct Shipment {
     pub invoice: Option<usize>,
 }
 
+/// How an order was paid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payment {
+    /// JP's Business Credit Account.
+    Bca,
+    /// Pay by Invoice (NA, EU): the business credit account outside JP.
+    PayByInvoice,
+    /// A corporate card.
+    Card { last4: u16 },
+}
+
+impl Payment {
+    /// The invoices' paymentMethodTypes value: BCA for the credit account (JP's BCA and
+    /// Pay by Invoice elsewhere), CARD otherwise.
+    pub fn method_type(self) -> &'static str {
+        match self {
+            Payment::Bca | Payment::PayByInvoice => "BCA",
+            Payment::Card { .. } => "CARD",
+        }
+    }
+
+    /// The reconciliation transactions' paymentInstrumentType.
+    pub fn instrument(self) -> &'static str {
+        match self {
+            Payment::Bca | Payment::PayByInvoice => "BCA",
+            Payment::Card { .. } => "CreditCard",
+        }
+    }
+
+    /// The invoice detail's paymentMethod text.
+    pub fn label(self, p: &Profile) -> String {
+        match self {
+            Payment::Bca | Payment::PayByInvoice => p.invoice_payment_label.to_string(),
+            Payment::Card { last4 } => format!("Visa ending in {last4:04}"),
+        }
+    }
+
+    pub fn is_card(self) -> bool {
+        matches!(self, Payment::Card { .. })
+    }
+}
+
 #[derive(Clone)]
 pub struct Order {
     pub id: String,
     pub date: DateTime<Utc>,
     pub region: String,
     pub currency: String,
+    pub payment: Payment,
     pub buyer: usize,
     pub group: usize,
     pub legal_entity: usize,
@@ -276,12 +334,13 @@ pub struct InvLine {
     pub order_line: usize,
     pub qty: u32,
     pub unit_price: Decimal,
-    pub tax_percent: i64,
+    pub tax_rate: Decimal,
     pub principal: Decimal,
     pub discount: Decimal,
     pub tax: Decimal,
     pub shipping: Decimal,
     pub shipping_tax: Decimal,
+    pub shipping_tax_rate: Decimal,
 }
 
 impl InvLine {
@@ -313,8 +372,8 @@ pub struct Totals {
     pub promos: Decimal,
     pub tax: Decimal,
     pub total: Decimal,
-    /// (rate percent, exclusive, tax)
-    pub breakdown: Vec<(i64, Decimal, Decimal)>,
+    /// (rate percent, exclusive, tax), highest rate first.
+    pub breakdown: Vec<(Decimal, Decimal, Decimal)>,
 }
 
 impl Invoice {
@@ -327,18 +386,19 @@ impl Invoice {
             total: Decimal::ZERO,
             breakdown: Vec::new(),
         };
-        let mut by_rate: std::collections::BTreeMap<i64, (Decimal, Decimal)> = Default::default();
+        let mut by_rate: std::collections::BTreeMap<Decimal, (Decimal, Decimal)> =
+            Default::default();
         for l in &self.lines {
             t.item_subtotal += l.principal;
             t.shipping += l.shipping;
             t.promos += l.discount;
             t.tax += l.tax + l.shipping_tax;
-            let e = by_rate.entry(l.tax_percent).or_default();
+            let e = by_rate.entry(l.tax_rate).or_default();
             e.0 += l.principal + l.discount;
             e.1 += l.tax;
             if !l.shipping.is_zero() {
-                // Shipping is taxed at the standard 10 %.
-                let s = by_rate.entry(10).or_default();
+                // Shipping is taxed at the region's standard rate.
+                let s = by_rate.entry(l.shipping_tax_rate).or_default();
                 s.0 += l.shipping;
                 s.1 += l.shipping_tax;
             }
@@ -391,6 +451,20 @@ pub struct Specials {
     pub old_package: Option<(String, String, String)>,
     pub low_stock_asin: String,
     pub unavailable_asin: String,
+    /// Notable orders of the regions outside JP, by region code.
+    pub regional: Vec<(&'static str, RegionalSpecials)>,
+}
+
+/// A shipped line of an order: (orderId, orderLineItemId, shipmentId).
+pub type LineRef = (String, String, String);
+
+/// Notable orders of one region (a shipped line of each, invoiced last month when possible).
+#[derive(Default)]
+pub struct RegionalSpecials {
+    pub pay_by_invoice: Option<LineRef>,
+    pub card: Option<LineRef>,
+    pub credit_memo: Option<LineRef>,
+    pub digital: Vec<String>,
 }
 
 pub struct World {
@@ -451,6 +525,46 @@ impl World {
         format!("D01-{:07}-{:07}", 1_000_000 + n * 7919 % 8_999_999, n)
     }
 
+    /// A new order id in a region's form (JP keeps its historical `D01-` ids).
+    pub fn new_order_id_in(&mut self, region: &str) -> String {
+        if region == "JP" {
+            return self.new_order_id();
+        }
+        self.next_order += 1;
+        let n = self.next_order;
+        format!(
+            "{}-{:07}-{:07}",
+            regions::profile(region).order_prefix,
+            9_000_000 + n * 7919 % 999_999,
+            n
+        )
+    }
+
+    /// The sellers of a marketplace, by index into `sellers`.
+    pub fn region_sellers(&self, region: &str) -> Vec<usize> {
+        (0..self.sellers.len())
+            .filter(|&i| self.sellers[i].region == region)
+            .collect()
+    }
+
+    /// Who sells an offer in a region: offers are listed once (with JP's five sellers)
+    /// and sold in every marketplace by the seller of the same rank there.
+    pub fn seller_in(&self, offer_seller: usize, region: &str) -> usize {
+        let list = self.region_sellers(region);
+        if list.is_empty() || list.contains(&offer_seller) {
+            return offer_seller;
+        }
+        list[offer_seller % list.len()]
+    }
+
+    /// The legal entity billed for a marketplace's orders (JP: the first; MLE orders pick).
+    pub fn entity_of(&self, region: &str) -> usize {
+        self.legal_entities
+            .iter()
+            .position(|l| l.region == region)
+            .unwrap_or(0)
+    }
+
     pub fn new_item_id(&mut self) -> String {
         self.next_item += 1;
         format!("CI-{:08}", self.next_item)
@@ -468,6 +582,8 @@ impl World {
                     ("legalEntity".into(), "Sandbox Trading K.K.".into()),
                     ("taxId".into(), "T9000000000001".into()),
                 ],
+                region: "JP",
+                address: jp_address(0),
             },
             LegalEntity {
                 id: "LE-0002".into(),
@@ -476,8 +592,33 @@ impl World {
                     ("legalEntity".into(), "Sandbox Manufacturing K.K.".into()),
                     ("taxId".into(), "T9000000000002".into()),
                 ],
+                region: "JP",
+                address: jp_address(1),
             },
         ];
+        let mut legal_entities = legal_entities;
+        for p in regions::with_history().filter(|p| p.code != "JP") {
+            let e = &p.entity;
+            legal_entities.push(LegalEntity {
+                id: format!("LE-{:04}", legal_entities.len() + 1),
+                name: e.name.into(),
+                aux: vec![
+                    ("legalEntity".into(), e.name.into()),
+                    ("taxId".into(), e.tax_id.into()),
+                ],
+                region: p.code,
+                address: [
+                    e.address_line1,
+                    e.address_line2,
+                    e.city,
+                    e.state,
+                    e.postal_code,
+                    e.country,
+                    e.phone,
+                ]
+                .map(String::from),
+            });
+        }
         let groups = vec![
             Group {
                 id: "grp-default".into(),
@@ -530,33 +671,57 @@ impl World {
                 name: "Sandbox Retail Japan".into(),
                 registration: Some(format!("T{}", rng.digits(13))),
                 city: "Tokyo".into(),
+                ..jp_seller()
             },
             Seller {
                 id: "S-A1".into(),
                 name: "Osaka Office Supply Co.".into(),
                 registration: Some(format!("T{}", rng.digits(13))),
                 city: "Osaka".into(),
+                ..jp_seller()
             },
             Seller {
                 id: "S-B2".into(),
                 name: "Nagoya Industrial Ltd.".into(),
                 registration: Some(format!("T{}", rng.digits(13))),
                 city: "Nagoya".into(),
+                ..jp_seller()
             },
             Seller {
                 id: "S-C3".into(),
                 name: "Fukuoka Small Goods".into(),
                 registration: None,
                 city: "Fukuoka".into(),
+                ..jp_seller()
             },
             Seller {
                 id: "S-D4".into(),
                 name: "Sapporo Craft Shop".into(),
                 registration: None,
                 city: "Sapporo".into(),
+                ..jp_seller()
             },
         ];
-        let products = gen_products(&mut rng, sellers.len());
+        let mut sellers = sellers;
+        for s in sellers.iter_mut() {
+            s.state = s.city.clone();
+        }
+        for p in regions::with_history() {
+            for (k, spec) in p.sellers.iter().enumerate() {
+                sellers.push(Seller {
+                    id: format!("S-{}{}", p.code, k + 1),
+                    name: spec.name.into(),
+                    registration: spec.registration.map(String::from),
+                    city: spec.city.into(),
+                    region: p.code,
+                    address_line1: spec.address_line1.into(),
+                    state: spec.state.into(),
+                    postal_code: spec.postal_code.into(),
+                });
+            }
+        }
+        // Offers are listed with JP's five sellers (see `seller_in`).
+        let products = gen_products(&mut rng, 5);
         let mut w = World {
             today,
             now,
@@ -583,13 +748,14 @@ impl World {
                 old_package: None,
                 low_stock_asin: String::new(),
                 unavailable_asin: String::new(),
+                regional: Vec::new(),
             },
             rng: Rng::new(seed ^ 0xC0FFEE),
             next_order: 0,
             next_item: 0,
         };
-        gen_orders(&mut w, &mut rng);
-        gen_invoices(&mut w, &mut rng);
+        gen_orders(&mut w, &mut rng, regions::profile("JP"));
+        gen_invoices(&mut w, &mut rng, 0);
         gen_carts(&mut w, &mut rng);
         w.specials.low_stock_asin = w
             .products
@@ -607,8 +773,130 @@ impl World {
             .find(|p| !p.available)
             .map(|p| p.asin.clone())
             .unwrap_or_default();
+        // The other marketplaces, each from its own generator so that JP's data (and every
+        // id the tests know) stays what it was.
+        for p in regions::with_history().filter(|p| p.code != "JP") {
+            let mut r = Rng::new(seed ^ region_salt(p.code));
+            let first = w.orders.len();
+            gen_orders(&mut w, &mut r, p);
+            gen_invoices(&mut w, &mut r, first);
+            let specials = regional_specials(&mut w, p, first);
+            w.specials.regional.push((p.code, specials));
+        }
+        gen_regional_carts(&mut w, seed);
         w
     }
+}
+
+fn region_salt(code: &str) -> u64 {
+    code.bytes().fold(0x5EED_0000_u64, |h, b| {
+        h.wrapping_mul(131).wrapping_add(b as u64)
+    })
+}
+
+/// A JP seller's fields beyond name, registration and city (as the reports always showed).
+fn jp_seller() -> Seller {
+    Seller {
+        id: String::new(),
+        name: String::new(),
+        registration: None,
+        city: String::new(),
+        region: "JP",
+        address_line1: "1-2-3 Chuo".into(),
+        state: String::new(),
+        postal_code: "100-0001".into(),
+    }
+}
+
+/// The bill-to address of JP's legal entity `le`.
+fn jp_address(le: usize) -> [String; 7] {
+    [
+        format!("{}-1-1 Marunouchi", le + 1),
+        "Chiyoda-ku".into(),
+        "Tokyo".into(),
+        "Tokyo".into(),
+        "100-0005".into(),
+        "JP".into(),
+        "+81-3-0000-0000".into(),
+    ]
+}
+
+/// Marks EU digital orders and picks each region's notable orders.
+fn regional_specials(w: &mut World, p: &Profile, first: usize) -> RegionalSpecials {
+    let mut out = RegionalSpecials::default();
+    let last_month = {
+        let first_this = w.today.with_day(1).unwrap_or(w.today);
+        let first_prev = (first_this - Duration::days(1))
+            .with_day(1)
+            .unwrap_or(first_this);
+        (at_hour(first_prev, 0, 0), at_hour(first_this, 0, 0))
+    };
+    let line_ref = |o: &Order| -> LineRef {
+        let l = &o.lines[0];
+        (
+            o.id.clone(),
+            l.id.clone(),
+            o.shipments[l.shipment].id.clone(),
+        )
+    };
+    // Prefer orders invoiced last month (what a month-end close sees), then any shipped one.
+    let mut candidates: Vec<usize> = (first..w.orders.len())
+        .filter(|&i| w.orders[i].shipments.iter().all(|s| s.invoice.is_some()))
+        .collect();
+    candidates.sort_by_key(|&i| {
+        let d = w.orders[i].shipments[0].date;
+        !(d >= last_month.0 && d < last_month.1)
+    });
+    if p.group == "EU" && matches!(p.code, "UK" | "DE") {
+        // One digital order per large EU marketplace: no documents (EU rule).
+        if let Some(&i) = candidates
+            .iter()
+            .find(|&&i| w.orders[i].shipments.len() == 1 && !w.orders[i].payment.is_card())
+        {
+            w.orders[i].digital = true;
+            out.digital.push(w.orders[i].id.clone());
+        }
+    }
+    let usable = |o: &Order| !o.digital && o.lines.len() > 1;
+    out.pay_by_invoice = candidates
+        .iter()
+        .map(|&i| &w.orders[i])
+        .find(|o| usable(o) && !o.payment.is_card())
+        .map(line_ref);
+    out.card = candidates
+        .iter()
+        .map(|&i| &w.orders[i])
+        .find(|o| usable(o) && o.payment.is_card())
+        .map(line_ref);
+    out.credit_memo = candidates
+        .iter()
+        .map(|&i| &w.orders[i])
+        .find(|o| {
+            !o.digital
+                && !o.payment.is_card()
+                && o.shipments.iter().any(|s| {
+                    s.invoice
+                        .is_some_and(|v| !w.invoices[v].credit_memos.is_empty())
+                })
+        })
+        .map(|o| {
+            let s = o
+                .shipments
+                .iter()
+                .position(|s| {
+                    s.invoice
+                        .is_some_and(|v| !w.invoices[v].credit_memos.is_empty())
+                })
+                .unwrap_or(0);
+            let memo = w.invoices[o.shipments[s].invoice.unwrap_or(0)].credit_memos[0];
+            let l = w.invoices[memo].lines[0].order_line;
+            (
+                o.id.clone(),
+                o.lines[l].id.clone(),
+                o.shipments[s].id.clone(),
+            )
+        });
+    out
 }
 
 fn gen_products(rng: &mut Rng, n_sellers: usize) -> Vec<Product> {
@@ -730,76 +1018,96 @@ fn at_hour(d: NaiveDate, h: u32, m: u32) -> DateTime<Utc> {
     d.and_hms_opt(h, m, 0).unwrap_or_default().and_utc()
 }
 
-fn floor_tax(base: Decimal, percent: i64) -> Decimal {
-    (base * dec(percent, 2)).floor()
-}
-
-/// Fills line amounts of one shipment: item tax per rate (allocated to lines, remainder on the
-/// last line of the rate), shipping fee with its own 10 % tax on the first line.
-pub fn price_shipment(lines: &mut [OrderLine], promo: bool) {
+/// Fills line amounts of one shipment in a region: item tax per rate (allocated to lines,
+/// remainder on the last line of the rate), shipping fee with the standard rate's tax on the
+/// first line, and (when `promo`) a 5 % promotion on the first line.
+pub fn price_shipment(lines: &mut [OrderLine], promo: bool, p: &Profile) {
     let subtotal: Decimal = lines.iter().map(|l| l.principal).sum();
     if promo {
         if let Some(l) = lines.first_mut() {
-            l.discount = -(l.principal * dec(5, 2)).floor().min(dec(500, 0));
+            let five = l.principal * dec(5, 2);
+            l.discount = if p.currency == "JPY" {
+                -five.floor().min(dec(500, 0))
+            } else {
+                -p.amount(five.min(crate::money::convert(dec(500, 0), p.code)))
+            };
         }
     }
-    let mut rates: Vec<i64> = lines.iter().map(|l| l.tax_percent).collect();
+    let mut rates: Vec<Decimal> = lines.iter().map(|l| l.tax_rate).collect();
     rates.sort();
     rates.dedup();
     for r in rates {
         let idx: Vec<usize> = (0..lines.len())
-            .filter(|&i| lines[i].tax_percent == r)
+            .filter(|&i| lines[i].tax_rate == r)
             .collect();
         let base: Decimal = idx
             .iter()
             .map(|&i| lines[i].principal + lines[i].discount)
             .sum();
-        let total_tax = floor_tax(base, r);
-        let mut given = Decimal::ZERO;
+        let total_tax = p.tax(base, r);
+        let mut given = p.amount(Decimal::ZERO);
         for (n, &i) in idx.iter().enumerate() {
             let t = if n + 1 == idx.len() {
                 total_tax - given
             } else {
-                floor_tax(lines[i].principal + lines[i].discount, r)
+                p.tax(lines[i].principal + lines[i].discount, r)
             };
             lines[i].tax = t;
             given += t;
         }
     }
-    if subtotal < dec(3500, 0) {
+    if subtotal < p.free_shipping_from() {
         if let Some(l) = lines.first_mut() {
-            l.shipping = dec(350, 0);
-            l.shipping_tax = floor_tax(l.shipping, 10);
+            l.shipping = p.shipping_fee();
+            l.shipping_tax_rate = p.standard_rate();
+            l.shipping_tax = p.tax(l.shipping, l.shipping_tax_rate);
         }
     }
 }
 
-fn gen_orders(w: &mut World, rng: &mut Rng) {
-    // Purchasable (product, offer) pairs per seller.
-    let mut by_seller: Vec<Vec<(usize, usize)>> = vec![Vec::new(); w.sellers.len()];
+/// 120 days of orders of one marketplace. JP's pattern (and its draws from `rng`) is the
+/// historical one; the other marketplaces have their own volume, no MLE group, a card share
+/// and their own sellers, carriers, tax rates and currency.
+fn gen_orders(w: &mut World, rng: &mut Rng, rp: &Profile) {
+    let jp = rp.code == "JP";
+    let sellers = w.region_sellers(rp.code);
+    // Purchasable (product, offer) pairs per seller of the region.
+    let mut by_seller: Vec<Vec<(usize, usize)>> = vec![Vec::new(); sellers.len()];
     for (pi, p) in w.products.iter().enumerate() {
         if p.asin_type == "VARIATION_PARENT" || !p.available {
             continue;
         }
         for (oi, o) in p.offers.iter().enumerate() {
-            by_seller[o.seller].push((pi, oi));
+            by_seller[o.seller % sellers.len()].push((pi, oi));
         }
     }
     let now = w.now;
-    let mut po = 1000;
+    let first_order = w.orders.len();
+    let mut po = if jp { 1000 } else { 5000 };
     for days_ago in (1..=120i64).rev() {
         let day = w.today - Duration::days(days_ago);
-        let n = 1 + (rng.chance(55) as u64);
+        let n = if jp {
+            1 + (rng.chance(55) as u64)
+        } else {
+            rng.chance(rp.orders_per_day.0) as u64 + rng.chance(rp.orders_per_day.1) as u64
+        };
         for k in 0..n {
-            let date = at_hour(
-                day,
-                1 + rng.range(0, 8) as u32 + k as u32 * 9,
-                rng.range(0, 59) as u32,
-            );
+            let date = if jp {
+                at_hour(
+                    day,
+                    1 + rng.range(0, 8) as u32 + k as u32 * 9,
+                    rng.range(0, 59) as u32,
+                )
+            } else {
+                at_hour(day, 0, 0)
+                    + Duration::hours(rp.first_hour_utc + rng.range(0, 8) as i64 + k as i64 * 4)
+                    + Duration::minutes(rng.range(0, 59) as i64)
+            };
             let group = match rng.range(0, 9) {
                 0..=5 => 0,
                 6 | 7 => 1,
-                _ => 2,
+                _ if jp => 2,
+                _ => 0,
             };
             let buyer = match group {
                 0 => {
@@ -814,9 +1122,22 @@ fn gen_orders(w: &mut World, rng: &mut Rng) {
             let legal_entity = if group == 2 {
                 rng.range(0, 1) as usize
             } else {
-                0
+                w.entity_of(rp.code)
             };
-            let order_id = w.new_order_id();
+            let order_id = if jp {
+                w.new_order_id()
+            } else {
+                format!("{}-{}-{}", rp.order_prefix, rng.digits(7), rng.digits(7))
+            };
+            let payment = if jp {
+                Payment::Bca
+            } else if rng.chance(rp.card_percent) {
+                Payment::Card {
+                    last4: rng.range(1000, 9999) as u16,
+                }
+            } else {
+                Payment::PayByInvoice
+            };
             po += 1;
             let po_number = if rng.chance(15) {
                 String::new()
@@ -827,8 +1148,9 @@ fn gen_orders(w: &mut World, rng: &mut Rng) {
             let mut lines: Vec<OrderLine> = Vec::new();
             let mut shipments = Vec::new();
             for s in 0..n_ship {
-                let seller = rng.range(0, w.sellers.len() as u64 - 1) as usize;
-                let pool = &by_seller[seller];
+                let rank = rng.range(0, sellers.len() as u64 - 1) as usize;
+                let seller = sellers[rank];
+                let pool = &by_seller[rank];
                 if pool.is_empty() {
                     continue;
                 }
@@ -843,16 +1165,16 @@ fn gen_orders(w: &mut World, rng: &mut Rng) {
                     id: format!("{}", 100 + s),
                     tracking_id: format!("SBX{}", rng.digits(10)),
                     carrier: if rng.chance(50) {
-                        "Yamato Transport"
+                        rp.carriers[0]
                     } else {
-                        "Sagawa Express"
+                        rp.carriers[1]
                     },
                 }];
                 if rng.chance(15) {
                     packages.push(Package {
                         id: format!("{}", 200 + s),
                         tracking_id: format!("SBX{}", rng.digits(10)),
-                        carrier: "Japan Post",
+                        carrier: rp.carriers[2],
                     });
                 }
                 let delivered = ship_date + Duration::hours(20 + rng.range(0, 50) as i64);
@@ -872,7 +1194,7 @@ fn gen_orders(w: &mut World, rng: &mut Rng) {
                 for _ in 0..n_lines {
                     let (pi, oi) = *rng.pick(pool);
                     let qty = rng.range(1, 6) as u32;
-                    let unit = w.products[pi].offers[oi].price;
+                    let unit = crate::money::convert(w.products[pi].offers[oi].price, rp.code);
                     let n = lines.len() + 1;
                     lines.push(OrderLine {
                         id: format!("{}{}", rng.digits(10), n),
@@ -880,18 +1202,19 @@ fn gen_orders(w: &mut World, rng: &mut Rng) {
                         offer: oi,
                         qty,
                         unit_price: unit,
-                        tax_percent: w.products[pi].tax_percent(),
+                        tax_rate: w.products[pi].tax_rate(rp),
                         shipment: sidx,
                         principal: unit * Decimal::from(qty),
-                        discount: Decimal::ZERO,
-                        tax: Decimal::ZERO,
-                        shipping: Decimal::ZERO,
-                        shipping_tax: Decimal::ZERO,
+                        discount: rp.amount(Decimal::ZERO),
+                        tax: rp.amount(Decimal::ZERO),
+                        shipping: rp.amount(Decimal::ZERO),
+                        shipping_tax: rp.amount(Decimal::ZERO),
+                        shipping_tax_rate: rp.standard_rate(),
                         po_line: format!("{n}"),
                     });
                 }
                 let promo = rng.chance(15);
-                price_shipment(&mut lines[first..], promo);
+                price_shipment(&mut lines[first..], promo, rp);
             }
             if lines.is_empty() {
                 continue;
@@ -906,8 +1229,9 @@ fn gen_orders(w: &mut World, rng: &mut Rng) {
             w.orders.push(Order {
                 id: order_id,
                 date,
-                region: "JP".into(),
-                currency: "JPY".into(),
+                region: rp.code.into(),
+                currency: rp.currency.into(),
+                payment,
                 buyer,
                 group,
                 legal_entity,
@@ -920,8 +1244,19 @@ fn gen_orders(w: &mut World, rng: &mut Rng) {
             });
         }
     }
-    // Specials: a few digital orders, one FATAL and one error-document order, all shipped
-    // more than 30 days ago and in the default group.
+    // Status of recent orders follows their shipments.
+    for o in w.orders[first_order..].iter_mut() {
+        if o.shipments.iter().any(|s| s.date > now) {
+            o.status = "PENDING_FULFILLMENT";
+        } else if o.shipments.iter().any(|s| s.delivered.is_none()) {
+            o.status = "PAYMENT_CONFIRMED";
+        }
+    }
+    if !jp {
+        return;
+    }
+    // JP's specials: a few digital orders, one FATAL and one error-document order, all
+    // shipped more than 30 days ago and in the default group.
     let candidates: Vec<usize> = (0..w.orders.len())
         .filter(|&i| w.orders[i].group == 0 && w.orders[i].shipments.len() == 1)
         .collect();
@@ -939,14 +1274,6 @@ fn gen_orders(w: &mut World, rng: &mut Rng) {
     if let Some(i) = pick(4) {
         w.specials.error_document_order = w.orders[i].id.clone();
     }
-    // Status of recent orders follows their shipments.
-    for o in w.orders.iter_mut() {
-        if o.shipments.iter().any(|s| s.date > now) {
-            o.status = "PENDING_FULFILLMENT";
-        } else if o.shipments.iter().any(|s| s.delivered.is_none()) {
-            o.status = "PAYMENT_CONFIRMED";
-        }
-    }
     // A package shipped more than 90 days ago (tracking answers 404).
     if let Some(o) = w.orders.first() {
         if let (Some(s), true) = (o.shipments.first(), (now - o.date).num_days() > 91) {
@@ -955,10 +1282,13 @@ fn gen_orders(w: &mut World, rng: &mut Rng) {
     }
 }
 
-fn gen_invoices(w: &mut World, rng: &mut Rng) {
+/// One invoice per shipped shipment of the orders from `first` on, some credit memos, and
+/// a transaction for each.
+fn gen_invoices(w: &mut World, rng: &mut Rng, first: usize) {
     let now = w.now;
-    let mut tx_n = 0u64;
-    for oi in 0..w.orders.len() {
+    let mut tx_n = w.transactions.len() as u64;
+    for oi in first..w.orders.len() {
+        let rp = regions::profile(&w.orders[oi].region);
         for si in 0..w.orders[oi].shipments.len() {
             let ship = w.orders[oi].shipments[si].clone();
             if ship.date > now {
@@ -974,12 +1304,13 @@ fn gen_invoices(w: &mut World, rng: &mut Rng) {
                     order_line: li,
                     qty: l.qty,
                     unit_price: l.unit_price,
-                    tax_percent: l.tax_percent,
+                    tax_rate: l.tax_rate,
                     principal: l.principal,
                     discount: l.discount,
                     tax: l.tax,
                     shipping: l.shipping,
                     shipping_tax: l.shipping_tax,
+                    shipping_tax_rate: l.shipping_tax_rate,
                 })
                 .collect();
             let periodic = order.group == 2;
@@ -994,7 +1325,7 @@ fn gen_invoices(w: &mut World, rng: &mut Rng) {
             let age = (now - ship.date).num_days();
             let idx = w.invoices.len();
             w.invoices.push(Invoice {
-                number: format!("JP{}", rng.alnum(10)),
+                number: format!("{}{}", rp.code, rng.alnum(10)),
                 kind: InvoiceKind::Standard,
                 issue_date: ship.date,
                 status: if age > 45 { "Closed" } else { "Issued" },
@@ -1014,27 +1345,28 @@ fn gen_invoices(w: &mut World, rng: &mut Rng) {
                 invoice: idx,
                 date: ship.date,
                 feed_date: ship.date + Duration::hours(6),
-                scale: 1 + (rng.next_u64() % 2) as u32,
+                // JPY amounts come with 1 or 2 decimals ("1751.0", "1751.00"); cents with 2.
+                scale: (1 + (rng.next_u64() % 2) as u32).max(rp.decimals()),
             });
             // Some invoices get a credit memo for one line.
             if rng.chance(12) {
                 let memo_date = ship.date + Duration::days(rng.range(3, 10) as i64);
                 if memo_date <= now {
                     let src = w.invoices[idx].lines[0].clone();
-                    let tax = -floor_tax(src.principal, src.tax_percent);
+                    let tax = -rp.tax(src.principal, src.tax_rate);
                     let memo_line = InvLine {
                         principal: -src.principal,
-                        discount: Decimal::ZERO,
+                        discount: rp.amount(Decimal::ZERO),
                         tax,
-                        shipping: Decimal::ZERO,
-                        shipping_tax: Decimal::ZERO,
+                        shipping: rp.amount(Decimal::ZERO),
+                        shipping_tax: rp.amount(Decimal::ZERO),
                         ..src
                     };
                     let midx = w.invoices.len();
                     let periodic = w.invoices[idx].periodic;
                     let consolidated = w.invoices[idx].consolidated.clone();
                     w.invoices.push(Invoice {
-                        number: format!("JPCM{}", rng.alnum(8)),
+                        number: format!("{}CM{}", rp.code, rng.alnum(8)),
                         kind: InvoiceKind::CreditMemo,
                         issue_date: memo_date,
                         status: if (now - memo_date).num_days() > 45 {
@@ -1138,4 +1470,48 @@ fn gen_carts(w: &mut World, rng: &mut Rng) {
             modified: start,
         }],
     });
+}
+
+/// One cart of the registered user in every other marketplace with history:
+/// `cart-0008` (US), then CA, MX, UK, DE, FR, IT, ES (`cart-0015`).
+fn gen_regional_carts(w: &mut World, seed: u64) {
+    let mut rng = Rng::new(seed ^ region_salt("carts"));
+    let start = at_hour(w.today - Duration::days(2), 10, 0);
+    let purch: Vec<usize> = (0..w.products.len())
+        .filter(|&i| {
+            let p = &w.products[i];
+            p.asin_type != "VARIATION_PARENT"
+                && p.available
+                && p.offers.first().is_some_and(|o| o.stock > 10)
+        })
+        .collect();
+    let codes: Vec<&'static str> = regions::with_history()
+        .filter(|p| p.code != "JP")
+        .map(|p| p.code)
+        .collect();
+    for code in codes {
+        let mut items: Vec<CartItem> = Vec::new();
+        for _ in 0..rng.range(2, 3) {
+            let pi = *rng.pick(&purch);
+            if items.iter().any(|i| i.product == pi) {
+                continue;
+            }
+            let id = w.new_item_id();
+            items.push(CartItem {
+                item_id: id,
+                product: pi,
+                offer: 0,
+                qty: rng.range(1, 3) as u32,
+                added: start,
+                modified: start,
+            });
+        }
+        let n = w.carts.iter().filter(|c| c.id != "cart-0101").count();
+        w.carts.push(Cart {
+            id: format!("cart-{:04}", n + 1),
+            owner: 0,
+            region: code.to_string(),
+            items,
+        });
+    }
 }

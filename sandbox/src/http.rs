@@ -19,6 +19,9 @@ pub struct Req {
     pub params: Vec<String>,
     /// Party (refresh-token family) of the access token, once authenticated.
     pub party: u64,
+    /// The regional group of the address used (`/na`, `/eu`, `/fe` prefixes); `None` at
+    /// the root address, which serves every group (docs/sandbox.md, "Regional addresses").
+    pub scope: Option<&'static str>,
 }
 
 impl Req {
@@ -39,6 +42,22 @@ impl Req {
 
     pub fn param(&self, i: usize) -> &str {
         self.params.get(i).map(String::as_str).unwrap_or("")
+    }
+
+    /// Strips a regional group prefix (`/na`, `/eu`, `/fe`) from the path and records it.
+    pub fn take_scope(&mut self) {
+        let group = match self.segments.first().map(String::as_str) {
+            Some("na") => "NA",
+            Some("eu") => "EU",
+            Some("fe") => "FE",
+            _ => return,
+        };
+        if self.segments.len() < 2 {
+            return;
+        }
+        self.scope = Some(group);
+        self.segments.remove(0);
+        self.path = self.path[3..].to_string();
     }
 }
 

@@ -22,6 +22,7 @@ mod ops;
 mod paging;
 mod pdf;
 mod ratelimit;
+mod regions;
 mod rng;
 mod routes;
 mod server;
@@ -162,9 +163,24 @@ impl Sandbox {
         })
     }
 
-    /// API base address, e.g. `http://127.0.0.1:PORT`; all regional groups are served on it.
+    /// API base address, e.g. `http://127.0.0.1:PORT`: every region is served on it, and
+    /// requests that name no region see the FE group (JP), as they always did. Prefer
+    /// `group_url` for a client of one region.
     pub fn base_url(&self) -> String {
         self.state.urls.base.clone()
+    }
+
+    /// The address of one regional group, like the service's regional addresses:
+    /// `{base_url}/na`, `/eu` or `/fe`. `group` is `NA`, `EU`, `FE` or a region code (its
+    /// group; `GB` is UK). There, listings without a region show that group's data, and a
+    /// region of another group is refused.
+    pub fn group_url(&self, group: &str) -> String {
+        let g = match group.trim().to_ascii_uppercase().as_str() {
+            "NA" | "US" | "CA" | "MX" => "na",
+            "EU" | "UK" | "GB" | "DE" | "FR" | "IT" | "ES" | "IN" => "eu",
+            _ => "fe",
+        };
+        format!("{}/{g}", self.state.urls.base)
     }
 
     /// Token endpoint host (the API listener); the path is /auth/O2/token.
@@ -240,6 +256,7 @@ impl Sandbox {
     pub fn describe(&self) -> serde_json::Value {
         serde_json::json!({
             "base_url": self.base_url(),
+            "group_urls": {"NA": self.group_url("NA"), "EU": self.group_url("EU"), "FE": self.group_url("FE")},
             "auth_url": self.auth_url(),
             "consent_url": self.consent_url(),
             "documents_url": self.documents_url(),

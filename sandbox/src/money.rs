@@ -72,16 +72,7 @@ pub fn dec(units: i64, scale: u32) -> Decimal {
 
 /// Currency of a region.
 pub fn currency(region: &str) -> &'static str {
-    match region {
-        "US" => "USD",
-        "CA" => "CAD",
-        "MX" => "MXN",
-        "UK" => "GBP",
-        "DE" | "FR" | "IT" | "ES" => "EUR",
-        "IN" => "INR",
-        "AU" => "AUD",
-        _ => "JPY",
-    }
+    crate::regions::profile(region).currency
 }
 
 /// Converts a yen price into a region's currency (fixed sandbox rates, 2 decimals).
@@ -96,7 +87,7 @@ pub fn convert(jpy: Decimal, region: &str) -> Decimal {
         "AUD" => dec(102, 4),
         _ => return jpy,
     };
-    (jpy * per_yen).round_dp(2)
+    crate::regions::cents(jpy * per_yen)
 }
 
 #[cfg(test)]

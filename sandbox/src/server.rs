@@ -254,6 +254,7 @@ async fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>, conn_id: u64) -
             conn_id,
             params: Vec::new(),
             party: 0,
+            scope: None,
         }),
         keep_alive,
     )

@@ -38,6 +38,8 @@ pub struct Report {
     pub processing_end: Option<DateTime<Utc>>,
     /// The end state and, for DONE, the archive bytes (gzip of zip).
     pub outcome: &'static str,
+    /// Why a report ends CANCELLED or FATAL (sent as `processingStatusMessage` once ended).
+    pub message: Option<String>,
     pub archive: Option<Vec<u8>>,
     pub marketplace_ids: Vec<String>,
     pub options: serde_json::Value,
@@ -132,6 +134,9 @@ impl State {
 
     pub async fn dispatch(&self, kind: Listener, mut req: Req) -> Planned {
         let rid = self.request_id();
+        if kind == Listener::Api {
+            req.take_scope();
+        }
         let control = kind == Listener::Api && req.path.starts_with("/_sandbox/");
         let op: Option<&'static OpSpec> = if kind == Listener::Api && !control {
             ops::classify(&req.method, &req.segments).map(|(spec, params)| {

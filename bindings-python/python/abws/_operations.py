@@ -712,12 +712,13 @@ class _ProductsOperations(_Group):
 
         Args:
             facets: OFFERS and/or IMAGES.
-            page_number: Zero-based, at most 13.
+            page_number: Zero-based, 0 to 12 (at most 13 pages).
             page_size: At most 24.
             min_price: Minimum price, whole currency units, at least 0.
             max_price: Maximum price, whole currency units.
-            product_region: The marketplace region of the products (US, JP, DE, ...).
-            locale: language-COUNTRY, e.g. en-US.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
             shipping_region: Region to ship to (must not conflict with product_region).
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
@@ -804,12 +805,13 @@ class _ProductsOperations(_Group):
 
         Args:
             facets: OFFERS and/or IMAGES.
-            page_number: Zero-based, at most 13.
+            page_number: Zero-based, 0 to 12 (at most 13 pages).
             page_size: At most 24.
             min_price: Minimum price, whole currency units, at least 0.
             max_price: Maximum price, whole currency units.
-            product_region: The marketplace region of the products (US, JP, DE, ...).
-            locale: language-COUNTRY, e.g. en-US.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
             shipping_region: Region to ship to (must not conflict with product_region).
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
@@ -877,8 +879,9 @@ class _ProductsOperations(_Group):
         Args:
             product_id: The product (ASIN).
             quantity: Drives quantity discounts (default 1).
-            product_region: The marketplace region of the products (US, JP, DE, ...).
-            locale: language-COUNTRY, e.g. en-US.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
             shipping_region: Region to ship to (must not conflict with product_region).
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
@@ -930,10 +933,11 @@ class _ProductsOperations(_Group):
 
         Args:
             product_id: The product (ASIN).
-            page_number: Zero-based.
+            page_number: Zero-based, 0 to 12 (at most 13 pages).
             page_size: At most 24.
-            product_region: The marketplace region of the products (US, JP, DE, ...).
-            locale: language-COUNTRY, e.g. en-US.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
             shipping_region: Region to ship to (must not conflict with product_region).
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
@@ -986,10 +990,11 @@ class _ProductsOperations(_Group):
 
         Args:
             product_id: The product (ASIN).
-            page_number: Zero-based.
+            page_number: Zero-based, 0 to 12 (at most 13 pages).
             page_size: At most 24.
-            product_region: The marketplace region of the products (US, JP, DE, ...).
-            locale: language-COUNTRY, e.g. en-US.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
             shipping_region: Region to ship to (must not conflict with product_region).
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
@@ -1040,8 +1045,9 @@ class _ProductsOperations(_Group):
 
         Args:
             product_ids: 1 to 30 ASINs.
-            product_region: The marketplace region of the products (US, JP, DE, ...).
-            locale: language-COUNTRY, e.g. en-US.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
             shipping_region: Region to ship to (must not conflict with product_region).
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
@@ -1092,8 +1098,9 @@ class _ProductsOperations(_Group):
         Args:
             offer_ids: 1 to 30 offer ids.
             inclusions_for_offers: Required by the service for this operation.
-            product_region: The marketplace region of the products (US, JP, DE, ...).
-            locale: language-COUNTRY, e.g. en-US.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
             shipping_region: Region to ship to (must not conflict with product_region).
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
@@ -1319,8 +1326,8 @@ class _TrackingOperations(_Group):
             shipment_id: The shipment of the order.
             package_id: The package of the shipment.
             region: The order's region (default: the client's).
-            locale: The language of the event texts (one of `SUPPORTED_LOCALES`, e.g.
-                en-US).
+            locale: The language of the event texts (one of `SUPPORTED_LOCALES`, e.g. en-US;
+                en_us is sent as en-US).
 
         Returns:
             PackageTrackingDetails

@@ -165,10 +165,17 @@ pub struct ModifyItem {
     pub quantity: i64,
 }
 
-/// A delivery address for cost estimation.
+/// A delivery address for cost estimation. `address_type` is PhysicalAddress; it is sent
+/// even when not given, as the published cart model requires it (docs/decisions.md).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PhysicalAddress {
+    #[serde(
+        rename(serialize = "addressType"),
+        alias = "addressType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub address_type: Option<String>,
     #[serde(
         rename(serialize = "fullName"),
         alias = "fullName",
@@ -239,6 +246,24 @@ impl PhysicalAddress {
             }
         }
         Ok(())
+    }
+
+    /// The address as sent: checked, its type PhysicalAddress (the default) and its country
+    /// code upper-cased (`normalize`).
+    pub fn normalized(&self, param: &str) -> Result<PhysicalAddress> {
+        self.check(param)?;
+        let mut a = self.clone();
+        a.address_type = Some(crate::normalize::physical_address_type(
+            &format!("{param}.address_type"),
+            self.address_type.as_deref(),
+        )?);
+        if let Some(c) = &self.country_code {
+            a.country_code = Some(crate::normalize::country_code(
+                &format!("{param}.country_code"),
+                c,
+            )?);
+        }
+        Ok(a)
     }
 }
 
@@ -445,7 +470,7 @@ pub(crate) async fn get_estimated_total_purchase_cost(
     c: &Client,
     p: &GetEstimatedTotalPurchaseCostParams,
 ) -> Result<CostEstimation> {
-    p.address.check("address")?;
+    let address = p.address.normalized("address")?;
     #[derive(Serialize)]
     struct Body<'a> {
         address: &'a PhysicalAddress,
@@ -456,9 +481,7 @@ pub(crate) async fn get_estimated_total_purchase_cost(
         &p.cart_id,
         &p.region,
     )?
-    .json(&Body {
-        address: &p.address,
-    })?;
+    .json(&Body { address: &address })?;
     let resp = c.execute(&call).await?;
     decode(&resp, ops::GET_ESTIMATED_TOTAL_PURCHASE_COST.id)
 }

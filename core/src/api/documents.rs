@@ -62,6 +62,22 @@ model! {
     }
 }
 
+impl Report {
+    /// Why the report ended CANCELLED or FATAL, when the service says: the spec's Report has
+    /// no such field, so the first unknown text field whose name mentions a message or a
+    /// reason is taken (the sandbox sends `processingStatusMessage`).
+    pub fn status_message(&self) -> Option<String> {
+        use crate::model::Model;
+        self.extra().iter().find_map(|(name, raw)| {
+            let n = name.to_ascii_lowercase();
+            if !(n.contains("message") || n.contains("reason")) {
+                return None;
+            }
+            serde_json::from_str::<String>(raw).ok()
+        })
+    }
+}
+
 model! {
     /// The body of createReport.
     pub struct CreateReportResponse {
@@ -305,15 +321,31 @@ pub(crate) async fn create_report(
         .clone()
         .unwrap_or_else(|| REPORT_TYPE_INVOICE_PDF.into());
     validate::non_empty("report_type", &report_type)?;
-    let marketplace_ids = p
-        .marketplace_ids
-        .clone()
-        .unwrap_or_else(|| vec![settings.region.marketplace_id().to_string()]);
+    // Region codes become marketplace ids (`normalize::marketplace_id`).
+    let marketplace_ids = match &p.marketplace_ids {
+        Some(ids) => ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| crate::normalize::marketplace_id(&format!("marketplace_ids[{i}]"), id))
+            .collect::<Result<Vec<_>>>()?,
+        None => vec![settings.region.marketplace_id().to_string()],
+    };
     validate::count("marketplace_ids", marketplace_ids.len(), 1, usize::MAX)?;
     let mut group: Option<RegionGroup> = None;
-    for (i, id) in marketplace_ids.iter().enumerate() {
-        validate::non_empty(&format!("marketplace_ids[{i}]"), id)?;
+    for id in marketplace_ids.iter() {
         if let Some(region) = Region::from_marketplace_id(id) {
+            if region.group() != settings.region.group() {
+                return Err(Error::validation(
+                    "marketplace_ids",
+                    format!(
+                        "{id} is {region} ({}), but this client uses the {} address (region {}); \
+                         create a client for {region}",
+                        region.group().as_str(),
+                        settings.region.group().as_str(),
+                        settings.region
+                    ),
+                ));
+            }
             match group {
                 Some(g) if g != region.group() => {
                     return Err(Error::validation(
@@ -401,7 +433,11 @@ impl Documents<'_> {
                     }
                 }
                 Some(s @ (ProcessingStatus::Cancelled | ProcessingStatus::Fatal)) => {
-                    return Err(Error::report_failed(report_id, s.as_str()))
+                    return Err(Error::report_failed_because(
+                        report_id,
+                        s.as_str(),
+                        report.status_message().as_deref(),
+                    ))
                 }
                 _ => {}
             }

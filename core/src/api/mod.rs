@@ -117,12 +117,7 @@ pub(crate) fn optional_region(
 
 /// Parses a region argument and checks it is served by the client's regional address.
 pub(crate) fn region_arg(param: &str, value: &str, settings: &Settings) -> Result<Region> {
-    let region = Region::parse(value).map_err(|_| {
-        Error::validation(
-            param,
-            format!("must be one of AU, CA, DE, ES, FR, IN, IT, JP, MX, UK, US (got {value:?})"),
-        )
-    })?;
+    let region = crate::normalize::region(param, value)?;
     if region.group() != settings.region.group() {
         return Err(Error::validation(
             param,

@@ -597,12 +597,7 @@ fn check_attributes(param: &str, attrs: &[Attribute]) -> Result<()> {
                 purchase_order_number,
             } => validate::non_empty(&format!("{p}.purchase_order_number"), purchase_order_number)?,
             Attribute::Region { region } => {
-                crate::Region::parse(region).map_err(|_| {
-                    Error::validation(
-                        format!("{p}.region"),
-                        format!("is not a region code (got {region:?})"),
-                    )
-                })?;
+                crate::normalize::region(&format!("{p}.region"), region)?;
             }
             Attribute::ShippingAddress(AddressRef::External { address_id, .. })
             | Attribute::BillingAddress(AddressRef::External { address_id, .. }) => {
@@ -761,6 +756,25 @@ impl Client {
 /// error carrying the externalId, never a resend.
 pub(crate) async fn place_order(c: &Client, order: &PlaceOrderRequest) -> Result<PlaceOrderResult> {
     order.check()?;
+    // Region attributes in the spec's form, and served by the client's address.
+    let mut order = order.clone();
+    let settings = c.settings();
+    for (param, attrs) in std::iter::once(("attributes".to_string(), &mut order.attributes)).chain(
+        order
+            .line_items
+            .iter_mut()
+            .enumerate()
+            .map(|(i, l)| (format!("line_items[{i}].attributes"), &mut l.attributes)),
+    ) {
+        for (j, a) in attrs.iter_mut().enumerate() {
+            if let Attribute::Region { region } = a {
+                *region = super::region_arg(&format!("{param}[{j}].region"), region, &settings)?
+                    .as_str()
+                    .to_string();
+            }
+        }
+    }
+    let order = &order;
     let mut call = Call::new(&ops::PLACE_ORDER).json(order)?;
     call.external_id = Some(order.external_id.clone());
     let resp = c.execute(&call).await?;

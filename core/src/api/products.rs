@@ -10,17 +10,18 @@ use serde::Serialize;
 
 use super::decode;
 use crate::client::{Call, Client};
-use crate::config::{Region, RegionGroup};
 use crate::error::{Error, Result};
 use crate::model::RawJson;
 use crate::money::{Amount, Money};
 use crate::operations as ops;
 use crate::paging::{Page, Pager, TokenStyle};
-use crate::{model, validate, Timestamp};
+use crate::{model, normalize, validate, Timestamp};
 
 /// Search limits.
 pub const MAX_PAGE_SIZE: i64 = 24;
-pub const MAX_PAGE_NUMBER: i64 = 13;
+/// "At most 13 pages (zero-based pageNumber)": numbers 0 to 12 (docs/decisions.md,
+/// "The last search page").
+pub const MAX_PAGE_NUMBER: i64 = 12;
 /// Identifiers per getProductsByAsins / getOffersByOfferIds call.
 pub const MAX_IDS: usize = 30;
 
@@ -423,9 +424,9 @@ macro_rules! product_params {
             $(#[doc = $doc])*
             pub struct $name {
                 $($rest)*
-                /// The marketplace region of the products (US, JP, DE, ...).
+                /// The marketplace region of the products (US, JP, DE, ...; any case, GB is UK).
                 req product_region: String,
-                /// language-COUNTRY, e.g. en-US.
+                /// language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
                 req locale: String,
                 /// Region to ship to (must not conflict with product_region).
                 opt shipping_region: String,
@@ -452,52 +453,36 @@ macro_rules! product_params {
     };
 }
 
-fn group_of(text: &str) -> Option<RegionGroup> {
-    match text.to_ascii_uppercase().as_str() {
-        "NA" => Some(RegionGroup::NorthAmerica),
-        "EU" => Some(RegionGroup::Europe),
-        "FE" => Some(RegionGroup::FarEast),
-        other => Region::parse(other).ok().map(Region::group),
-    }
-}
-
 impl ProductContext {
-    fn check(&self) -> Result<()> {
+    /// Checks the context and returns it in the spec's form (`normalize`): productRegion
+    /// and shippingRegion upper-cased (`GB` is `UK`), the locale as language-COUNTRY.
+    fn normalized(&self) -> Result<ProductContext> {
         let region = self
             .product_region
             .as_deref()
             .ok_or_else(|| Error::validation("product_region", "is required"))?;
-        let region = Region::parse(region).map_err(|_| {
-            Error::validation(
-                "product_region",
-                format!("is not a region code (got {region:?})"),
-            )
-        })?;
+        let region = normalize::region("product_region", region)?;
         let locale = self
             .locale
             .as_deref()
             .ok_or_else(|| Error::validation("locale", "is required"))?;
-        validate::locale("locale", locale)?;
-        if let Some(ship) = &self.shipping_region {
-            match group_of(ship) {
-                None => {
-                    return Err(Error::validation(
-                        "shipping_region",
-                        format!("is not a region or regional group (got {ship:?})"),
-                    ))
-                }
-                Some(g) if g != region.group() => {
+        let locale = normalize::locale("locale", locale)?;
+        let shipping_region = match &self.shipping_region {
+            None => None,
+            Some(ship) => {
+                let (wire, group) = normalize::region_or_group("shipping_region", ship)?;
+                if group != region.group() {
                     return Err(Error::validation(
                         "shipping_region",
                         format!(
-                            "{ship} conflicts with product_region {region} (regional group {})",
+                            "{wire} conflicts with product_region {region} (regional group {})",
                             region.group().as_str()
                         ),
-                    ))
+                    ));
                 }
-                _ => {}
+                Some(wire)
             }
-        }
+        };
         for (name, v) in [
             ("shipping_postal_code", &self.shipping_postal_code),
             ("group_tag", &self.group_tag),
@@ -506,7 +491,12 @@ impl ProductContext {
                 validate::non_empty(name, v)?;
             }
         }
-        Ok(())
+        Ok(ProductContext {
+            product_region: Some(region.as_str().to_string()),
+            locale: Some(locale),
+            shipping_region,
+            ..self.clone()
+        })
     }
 
     fn apply(&self, call: Call) -> Call {
@@ -536,7 +526,7 @@ product_params! {
         opt keywords: Vec<String>,
         /// OFFERS and/or IMAGES.
         opt facets: Vec<String>,
-        /// Zero-based, at most 13.
+        /// Zero-based, 0 to 12 (at most 13 pages).
         opt page_number: i64,
         /// At most 24.
         opt page_size: i64,
@@ -582,7 +572,7 @@ product_params! {
     pub struct SearchOffersRequestParams {
         /// The product (ASIN).
         req product_id: String,
-        /// Zero-based.
+        /// Zero-based, 0 to 12 (at most 13 pages).
         opt page_number: i64,
         /// At most 24.
         opt page_size: i64,
@@ -651,8 +641,7 @@ fn with_user(mut call: Call, user_email: &Option<String>) -> Call {
 }
 
 fn search_call(p: &SearchProductsRequestParams) -> Result<Call> {
-    let context = p.context();
-    context.check()?;
+    let context = p.context().normalized()?;
     page_args(p.page_number, p.page_size)?;
     for (name, v) in [("min_price", p.min_price), ("max_price", p.max_price)] {
         if let Some(v) = v {
@@ -722,7 +711,7 @@ pub(crate) async fn search_products_request(
     decode(&resp, ops::SEARCH_PRODUCTS.id)
 }
 
-/// Every page of a search (at most 14 pages: numbers 0 to 13).
+/// Every page of a search (at most 13 pages: numbers 0 to 12).
 pub(crate) fn iter_search_products(
     c: &Client,
     p: &SearchProductsRequestParams,
@@ -738,8 +727,7 @@ pub(crate) fn iter_search_products(
 /// productsRequest: one product.
 pub(crate) async fn products_request(c: &Client, p: &ProductsRequestParams) -> Result<Product> {
     validate::non_empty("product_id", &p.product_id)?;
-    let context = p.context();
-    context.check()?;
+    let context = p.context().normalized()?;
     let call = context
         .apply(Call::new(&ops::PRODUCTS_REQUEST).path("productId", &p.product_id))
         .query_opt("quantity", quantity_arg(p.quantity)?)
@@ -758,8 +746,7 @@ pub(crate) async fn products_request(c: &Client, p: &ProductsRequestParams) -> R
 
 fn offers_call(p: &SearchOffersRequestParams) -> Result<Call> {
     validate::non_empty("product_id", &p.product_id)?;
-    let context = p.context();
-    context.check()?;
+    let context = p.context().normalized()?;
     page_args(p.page_number, p.page_size)?;
     let call = context
         .apply(Call::new(&ops::SEARCH_OFFERS).path("productId", &p.product_id))
@@ -804,7 +791,7 @@ fn by_ids_body(
     quantity: Option<i64>,
     facets: &Option<Vec<String>>,
 ) -> Result<serde_json::Value> {
-    context.check()?;
+    // `context` is normalized by the caller.
     validate::count(param, ids.len(), 1, MAX_IDS)?;
     for (i, id) in ids.iter().enumerate() {
         validate::non_empty(&format!("{param}[{i}]"), id)?;
@@ -842,7 +829,7 @@ pub(crate) async fn get_products_by_asins(
     c: &Client,
     p: &GetProductsByAsinsParams,
 ) -> Result<ProductsByAsinsResponse> {
-    let context = p.context();
+    let context = p.context().normalized()?;
     let body = by_ids_body(
         "productIds",
         "product_ids",
@@ -871,7 +858,7 @@ pub(crate) async fn get_offers_by_offer_ids(
     c: &Client,
     p: &GetOffersByOfferIdsParams,
 ) -> Result<OffersByOfferIdsResponse> {
-    let context = p.context();
+    let context = p.context().normalized()?;
     let inclusions = csv(
         "inclusions_for_offers",
         &Some(p.inclusions_for_offers.clone()),

@@ -87,7 +87,8 @@ crate::params! {
         req package_id: String,
         /// The order's region (default: the client's).
         opt region: String,
-        /// The language of the event texts (one of `SUPPORTED_LOCALES`, e.g. en-US).
+        /// The language of the event texts (one of `SUPPORTED_LOCALES`, e.g. en-US; en_us
+        /// is sent as en-US).
         opt locale: String,
     }
 }
@@ -114,15 +115,20 @@ pub(crate) async fn get_package_tracking_details(
     validate::non_empty("shipment_id", shipment_id)?;
     validate::non_empty("package_id", package_id)?;
     let region = client_region(c, &p.region)?;
-    if let Some(l) = &p.locale {
-        validate::one_of("locale", l, &SUPPORTED_LOCALES)?;
-    }
+    let locale = match &p.locale {
+        Some(l) => {
+            let l = crate::normalize::locale("locale", l)?;
+            validate::one_of("locale", &l, &SUPPORTED_LOCALES)?;
+            Some(l)
+        }
+        None => None,
+    };
     let call = Call::new(&ops::GET_PACKAGE_TRACKING_DETAILS)
         .path("orderId", order_id)
         .path("shipmentId", shipment_id)
         .path("packageId", package_id)
         .query("region", region.as_str())
-        .query_opt("locale", p.locale.as_deref());
+        .query_opt("locale", locale);
     let resp = c.execute(&call).await.map_err(|e| {
         // InvalidInput: say which identifiers the service rejected.
         if e.kind() == ErrorKind::Api && e.api_failure().is_some_and(|f| f.has_code("InvalidInput")) {

@@ -19,6 +19,7 @@ mod money;
 mod purchasing_api;
 mod ratelimit;
 mod reconciliation_api;
+mod regions_api;
 mod reliability;
 mod retry_policy;
 mod streaming_documents;

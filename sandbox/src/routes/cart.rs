@@ -4,7 +4,7 @@
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
-use super::{iso, req_region};
+use super::{in_scope, iso, req_region};
 use crate::data::{Cart, World};
 use crate::http::{bad, missing, not_found, ApiResult, Req, Resp};
 use crate::money::{convert, currency, money};
@@ -59,6 +59,7 @@ fn items(w: &World, c: &Cart) -> Vec<Value> {
 /// The cart of the path, checked against region and (when sent) the user.
 fn find(w: &World, req: &Req) -> Result<usize, Resp> {
     let region = req_region(req, CODE)?;
+    in_scope(req, &region, "region", CODE)?;
     let id = req.param(0);
     if id.trim().is_empty() {
         return Err(bad("cartId must not be empty."));
@@ -84,6 +85,7 @@ fn find(w: &World, req: &Req) -> Result<usize, Resp> {
 
 pub fn list_carts(st: &State, req: &Req) -> ApiResult {
     let region = req_region(req, CODE)?;
+    in_scope(req, &region, "region", CODE)?;
     let size = match req.q("pageSize") {
         None => 5,
         Some(s) => match s.parse::<usize>() {
@@ -303,10 +305,23 @@ pub fn estimate(st: &State, req: &Req) -> ApiResult {
         None | Some(Value::Null) => return Err(missing("address")),
         Some(_) => return Err(bad("address must be an object.")),
     };
+    // The published cart model lists addressType as required; its value is PhysicalAddress.
+    match addr.get("addressType").and_then(Value::as_str) {
+        None | Some("") => {
+            return Err(bad("address.addressType is required; use PhysicalAddress."))
+        }
+        Some("PhysicalAddress") => {}
+        Some(t) => {
+            return Err(bad(format!(
+                "address.addressType '{t}' is invalid; use PhysicalAddress."
+            )))
+        }
+    }
     for k in [
         "fullName",
         "addressLine1",
         "city",
+        "stateOrRegion",
         "postalCode",
         "countryCode",
     ] {
@@ -357,27 +372,39 @@ pub fn estimate(st: &State, req: &Req) -> ApiResult {
             "message": "Some items are no longer available.", "rejectionArtifactType": "UnsupportedCartItems"}]}),
         ));
     }
+    // The region's rules, as its orders are priced: tax per rate of the items' classes,
+    // shipping (with the standard rate's tax) below the free-shipping subtotal.
+    let rp = crate::regions::profile(&c.region);
     let cur = currency(&c.region);
-    let sub = subtotal(&w, c);
-    let ship = if c.items.is_empty() || sub >= convert(Decimal::new(3500, 0), &c.region) {
-        Decimal::ZERO
+    let sub = rp.amount(subtotal(&w, c));
+    let ship = if c.items.is_empty() || sub >= rp.free_shipping_from() {
+        rp.amount(Decimal::ZERO)
     } else {
-        convert(Decimal::new(350, 0), &c.region)
+        rp.shipping_fee()
     };
-    let rate = if c.region == "JP" {
-        Decimal::new(10, 2)
-    } else {
-        Decimal::new(8, 2)
-    };
-    let dp = if cur == "JPY" { 0 } else { 2 };
+    let mut by_rate: std::collections::BTreeMap<Decimal, Decimal> = Default::default();
+    for it in &c.items {
+        let line = convert(
+            super::products::unit_price(&w, it.product, it.offer, it.qty),
+            &c.region,
+        ) * Decimal::from(it.qty);
+        *by_rate
+            .entry(w.products[it.product].tax_rate(rp))
+            .or_default() += line;
+    }
+    let item_tax: Decimal = by_rate
+        .iter()
+        .map(|(r, base)| rp.tax(*base, *r))
+        .fold(rp.amount(Decimal::ZERO), |a, b| a + b);
+    let ship_tax = rp.tax(ship, rp.standard_rate());
     let charge = |t: &str, cat: &str, a: Decimal| json!({"type": t, "category": cat, "amount": money(a, cur)});
     Ok(Resp::json(
         200,
         &json!({"charges": [
         charge("PRINCIPAL", "SUBTOTAL", sub),
         charge("PRINCIPAL", "SHIPPING", ship),
-        charge("TAX", "SUBTOTAL", (sub * rate).round_dp(dp)),
-        charge("TAX", "SHIPPING", (ship * rate).round_dp(dp)),
+        charge("TAX", "SUBTOTAL", item_tax),
+        charge("TAX", "SHIPPING", ship_tax),
     ], "rejectionArtifacts": []}),
     ))
 }

@@ -4,11 +4,14 @@
 use chrono::{Datelike, Duration};
 use serde_json::{json, Value};
 
-use super::{bill_to, check_range, iso, req_dt, req_region, REGIONS};
+use super::{
+    bill_to, check_range, in_scope, iso, listing_group, region_group, req_dt, req_region, REGIONS,
+};
 use crate::data::{InvLine, Invoice, InvoiceKind, World};
 use crate::http::{bad, not_found, ApiResult, Req, Resp};
 use crate::money::money;
 use crate::paging;
+use crate::regions::{profile, rate_text};
 use crate::state::State;
 
 pub const INVOICE_PAGE: usize = 10;
@@ -27,9 +30,13 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
     )?;
     let region = match req.q("region") {
         None => None,
-        Some(r) if REGIONS.contains(&r) => Some(r.to_string()),
+        Some(r) if REGIONS.contains(&r) => {
+            in_scope(req, r, "region", CODE)?;
+            Some(r.to_string())
+        }
         Some(r) => return Err(bad(format!("region '{r}' is not a valid Region."))),
     };
+    let mut bca_only = false;
     if let Some(p) = req.q("paymentMethodTypes") {
         let types = super::csv(Some(p));
         if types.is_empty() {
@@ -40,6 +47,7 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
                 "paymentMethodTypes value '{t}' is not supported; supported value: BCA."
             )));
         }
+        bca_only = true;
     }
     let binding = paging::binding(&req.query, &["nextPageToken"]);
     let offset = match req.q("nextPageToken") {
@@ -47,22 +55,27 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
         None => 0,
     };
     let w = st.world();
-    let matching: Vec<&Invoice> = if region.as_deref().map(|r| r == "JP").unwrap_or(true) {
-        let mut v: Vec<&Invoice> = w
-            .invoices
-            .iter()
-            .filter(|i| i.issue_date >= start && i.issue_date <= end)
-            .collect();
-        v.sort_by_key(|i| (i.issue_date, i.number.clone()));
-        v
-    } else {
-        Vec::new()
-    };
+    // Omitted region: every marketplace of the address's group.
+    let group = listing_group(req);
+    let mut matching: Vec<&Invoice> = w
+        .invoices
+        .iter()
+        .filter(|i| i.issue_date >= start && i.issue_date <= end)
+        .filter(|i| {
+            let o = &w.orders[i.order];
+            match &region {
+                Some(r) => &o.region == r,
+                None => region_group(&o.region) == Some(group),
+            }
+        })
+        .filter(|i| !bca_only || w.orders[i.order].payment.method_type() == "BCA")
+        .collect();
+    matching.sort_by_key(|i| (i.issue_date, i.number.clone()));
     let page: Vec<Value> = matching
         .iter()
         .skip(offset)
         .take(INVOICE_PAGE)
-        .map(|i| summary(i))
+        .map(|i| summary(&w, i))
         .collect();
     let more = offset + INVOICE_PAGE < matching.len();
     drop(w);
@@ -78,12 +91,12 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
     Ok(Resp::json(200, &body))
 }
 
-fn metadata(i: &Invoice) -> Value {
-    json!({"invoiceNumber": i.number, "issueDate": iso(i.issue_date), "type": i.kind.wire(), "region": "JP"})
+fn metadata(w: &World, i: &Invoice) -> Value {
+    json!({"invoiceNumber": i.number, "issueDate": iso(i.issue_date), "type": i.kind.wire(), "region": w.orders[i.order].region})
 }
 
-fn summary(i: &Invoice) -> Value {
-    let mut v = json!({"invoiceMetadata": metadata(i), "status": i.status});
+fn summary(w: &World, i: &Invoice) -> Value {
+    let mut v = json!({"invoiceMetadata": metadata(w, i), "status": i.status});
     if i.periodic {
         v["consolidationType"] = json!("PERIODIC");
     }
@@ -104,9 +117,10 @@ fn lookup(st: &State, req: &Req) -> Result<usize, Resp> {
         return Err(bad(format!("invoiceNumber '{number}' is invalid.")));
     }
     let region = req_region(req, CODE)?;
+    in_scope(req, &region, "region", CODE)?;
     let w = st.world();
     match w.invoice(number) {
-        Some(i) if region == "JP" => Ok(i),
+        Some(i) if w.orders[w.invoices[i].order].region == region => Ok(i),
         _ => Err(not_found(format!(
             "Invoice {number} was not found in region {region}."
         ))),
@@ -145,47 +159,45 @@ pub fn detail(w: &World, idx: usize) -> Value {
             d.and_hms_opt(23, 59, 59).unwrap_or_default().and_utc(),
         )
     };
+    let rp = profile(&order.region);
+    let cur = rp.currency;
     let qualified = inv.qualified(w);
-    let issuer = if qualified {
-        json!({"name": w.platform_entity.0, "registrationNumber": w.platform_entity.1})
-    } else {
-        json!({"name": w.sellers[inv.seller].name, "registrationNumber": null})
-    };
+    let issuer = issuer(w, idx);
     let mut amount_details = Vec::new();
     match inv.kind {
         InvoiceKind::Standard => {
             amount_details
-                .push(json!({"type": "itemSubtotal", "amount": money(t.item_subtotal, "JPY")}));
+                .push(json!({"type": "itemSubtotal", "amount": money(t.item_subtotal, cur)}));
             amount_details
-                .push(json!({"type": "shippingAndHandling", "amount": money(t.shipping, "JPY")}));
+                .push(json!({"type": "shippingAndHandling", "amount": money(t.shipping, cur)}));
             amount_details
-                .push(json!({"type": "promosAndDiscounts", "amount": money(t.promos, "JPY")}));
-            amount_details.push(json!({"type": "giftWrapping", "amount": money(rust_decimal::Decimal::ZERO, "JPY")}));
+                .push(json!({"type": "promosAndDiscounts", "amount": money(t.promos, cur)}));
+            amount_details.push(json!({"type": "giftWrapping", "amount": money(rp.amount(rust_decimal::Decimal::ZERO), cur)}));
         }
         InvoiceKind::CreditMemo => {
-            amount_details.push(json!({"type": "refund", "amount": money(t.item_subtotal + t.shipping + t.promos, "JPY")}));
+            amount_details.push(json!({"type": "refund", "amount": money(t.item_subtotal + t.shipping + t.promos, cur)}));
         }
     }
-    amount_details.push(json!({"type": "salesTax", "amount": money(t.tax, "JPY")}));
-    amount_details.push(json!({"type": "amountDue", "amount": money(t.total, "JPY")}));
+    amount_details.push(json!({"type": "salesTax", "amount": money(t.tax, cur)}));
+    amount_details.push(json!({"type": "amountDue", "amount": money(t.total, cur)}));
     let breakdown: Vec<Value> = t
         .breakdown
         .iter()
         .map(|(r, e, x)| {
-            json!({"taxRate": format!("{r}%"), "inclusiveTotal": money(*e + *x, "JPY"),
-            "exclusiveTotal": money(*e, "JPY"), "taxAmount": money(*x, "JPY")})
+            json!({"taxRate": rate_text(*r), "inclusiveTotal": money(*e + *x, cur),
+            "exclusiveTotal": money(*e, cur), "taxAmount": money(*x, cur)})
         })
         .collect();
     let due = pend.date_naive() + Duration::days(30);
     json!({
-        "invoiceMetadata": metadata(inv),
+        "invoiceMetadata": metadata(w, inv),
         "period": {"startDate": iso(pstart), "endDate": iso(pend)},
         "issuer": issuer,
         "billToAddress": bill_to(w, order.legal_entity),
         "customer": {"legalEntityId": w.legal_entities[order.legal_entity].id, "legalEntityName": w.legal_entities[order.legal_entity].name},
         "dueDate": {"date": iso(due.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())},
-        "paymentMethod": "Business Credit Account (BCA)",
-        "totalAmount": money(t.total, "JPY"),
+        "paymentMethod": order.payment.label(rp),
+        "totalAmount": money(t.total, cur),
         "artifacts": [
             {"artifactType": "BillingDetails", "amountDetails": amount_details},
             {"artifactType": if qualified { "PurchaseFromQualifiedIssuer" } else { "PurchaseFromOtherIssuer" }, "taxBreakdown": breakdown},
@@ -241,6 +253,7 @@ fn line_item(w: &World, inv_idx: usize, l: &InvLine) -> Value {
     let order = &w.orders[inv.order];
     let ol = &order.lines[l.order_line];
     let p = &w.products[ol.product];
+    let cur = profile(&order.region).currency;
     json!({
         "invoiceNumber": inv.number,
         "transactionType": if inv.kind == InvoiceKind::Standard { "CHARGE" } else { "REFUND" },
@@ -251,13 +264,26 @@ fn line_item(w: &World, inv_idx: usize, l: &InvLine) -> Value {
             "purchaseOrderNumber": order.po_number,
         },
         "amountDetails": {
-            "unitPrice": money(l.unit_price, "JPY"),
-            "principal": money(l.principal, "JPY"),
-            "discount": money(l.discount, "JPY"),
-            "shipping": money(l.shipping, "JPY"),
-            "tax": money(l.tax + l.shipping_tax, "JPY"),
-            "taxRate": format!("{}%", l.tax_percent),
-            "total": money(l.total(), "JPY"),
+            "unitPrice": money(l.unit_price, cur),
+            "principal": money(l.principal, cur),
+            "discount": money(l.discount, cur),
+            "shipping": money(l.shipping, cur),
+            "tax": money(l.tax + l.shipping_tax, cur),
+            "taxRate": rate_text(l.tax_rate),
+            "total": money(l.total(), cur),
         },
     })
+}
+
+/// Who issued an invoice: in JP the platform's local entity for sellers with a registration
+/// number (intermediary issuance), else the seller without a number; elsewhere the seller
+/// itself, with its VAT/GST/RFC number when it has one.
+pub fn issuer(w: &World, idx: usize) -> Value {
+    let inv = &w.invoices[idx];
+    let seller = &w.sellers[inv.seller];
+    if w.orders[inv.order].region == "JP" && seller.registration.is_some() {
+        json!({"name": w.platform_entity.0, "registrationNumber": w.platform_entity.1})
+    } else {
+        json!({"name": seller.name, "registrationNumber": seller.registration})
+    }
 }

@@ -79,7 +79,31 @@ pub fn marketplace_region(id: &str) -> Option<&'static str> {
     })
 }
 
-pub const JP_MARKETPLACE: &str = "A1VC38T7YXB528";
+/// The regional group whose data a request without a region lists: the group of the
+/// address used; FE at the root address (the historical, JP-only listings).
+pub fn listing_group(req: &Req) -> &'static str {
+    req.scope.unwrap_or("FE")
+}
+
+/// At a regional address a region of another group is refused: the region named in a
+/// request must match the address used (seed 000, conventions). The root serves every region.
+pub fn in_scope(req: &Req, region: &str, param: &str, code: &str) -> Result<(), Resp> {
+    match (req.scope, region_group(region)) {
+        (Some(s), Some(g)) if s != g => Err(envelope(
+            400,
+            code,
+            &format!(
+                "{param} {region} is not served by this address (the {s} group's); use the {g} address."
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether a record of `region` exists at this address (the root sees every group).
+pub fn visible_at(req: &Req, region: &str) -> bool {
+    req.scope.is_none_or(|s| region_group(region) == Some(s))
+}
 
 /// Parses ISO 8601 date-time text (offset optional, UTC assumed; a bare date is midnight).
 pub fn parse_dt(text: &str) -> Option<DateTime<Utc>> {
@@ -198,11 +222,12 @@ pub fn csv(v: Option<&str>) -> Vec<String> {
 /// The bill-to address of a legal entity.
 pub fn bill_to(w: &World, le: usize) -> Value {
     let l = &w.legal_entities[le];
+    let a = &l.address;
     json!({
-        "fullName": "Accounts Payable", "phoneNumber": "+81-3-0000-0000",
-        "companyName": l.name, "addressLine1": format!("{}-1-1 Marunouchi", le + 1),
-        "addressLine2": "Chiyoda-ku", "addressLine3": "", "city": "Tokyo",
-        "stateOrRegion": "Tokyo", "postalCode": "100-0005", "countryCode": "JP",
+        "fullName": "Accounts Payable", "phoneNumber": a[6],
+        "companyName": l.name, "addressLine1": a[0],
+        "addressLine2": a[1], "addressLine3": "", "city": a[2],
+        "stateOrRegion": a[3], "postalCode": a[4], "countryCode": a[5],
     })
 }
 

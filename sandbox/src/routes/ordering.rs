@@ -5,10 +5,11 @@ use chrono::Duration;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
-use super::{iso, REGIONS};
-use crate::data::{Order, OrderLine, Package, Shipment};
+use super::{in_scope, iso, REGIONS};
+use crate::data::{Order, OrderLine, Package, Payment, Shipment};
 use crate::http::{bad, missing, ApiResult, Req, Resp};
 use crate::money::{convert, currency, money, render};
+use crate::regions;
 use crate::state::State;
 
 struct Line {
@@ -56,7 +57,8 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
     // Order-level attributes.
     let mut group = None;
     let mut buyer = None;
-    let mut region = "JP".to_string();
+    // Without a Region attribute: the address's first marketplace (root: JP).
+    let mut region = regions::default_region(req.scope).to_string();
     let mut aux: Vec<(String, String)> = Vec::new();
     let mut po = String::new();
     let mut trial = false;
@@ -87,6 +89,12 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
                         "attributes[{n}]: region '{r}' is not a valid Region."
                     )));
                 }
+                in_scope(
+                    req,
+                    r,
+                    &format!("attributes[{n}].region"),
+                    "INVALID_REQUEST_PARAMETER",
+                )?;
                 region = r.to_string();
             }
             "Auxiliary" => {
@@ -213,6 +221,7 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
         });
     }
     let cur = currency(&region);
+    let rp = regions::profile(&region);
     // Multi-legal-entity groups need a known Auxiliary key/value.
     let legal_entity = w
         .legal_entities
@@ -269,7 +278,7 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
     let order_id = if accepted.is_empty() || trial {
         None
     } else {
-        Some(w.new_order_id())
+        Some(w.new_order_id_in(&region))
     };
     let mut order_lines = Vec::new();
     for (k, (n, unit)) in accepted.iter().enumerate() {
@@ -281,17 +290,18 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
             offer: l.offer,
             qty: l.qty,
             unit_price: *unit,
-            tax_percent: w.products[l.product].tax_percent(),
+            tax_rate: w.products[l.product].tax_rate(rp),
             shipment: 0,
             principal: *unit * Decimal::from(l.qty),
-            discount: Decimal::ZERO,
-            tax: Decimal::ZERO,
-            shipping: Decimal::ZERO,
-            shipping_tax: Decimal::ZERO,
+            discount: rp.amount(Decimal::ZERO),
+            tax: rp.amount(Decimal::ZERO),
+            shipping: rp.amount(Decimal::ZERO),
+            shipping_tax: rp.amount(Decimal::ZERO),
+            shipping_tax_rate: rp.standard_rate(),
             po_line: l.external_id.clone(),
         });
     }
-    crate::data::price_shipment(&mut order_lines, false);
+    crate::data::price_shipment(&mut order_lines, false, rp);
     for (k, (n, unit)) in accepted.iter().enumerate() {
         let l = &lines[*n];
         let ol = &order_lines[k];
@@ -315,7 +325,9 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
     let body = json!({"lineItems": line_json, "acceptanceArtifacts": acceptance, "rejectionArtifacts": []});
     let text = render(&body);
     if let Some(id) = order_id {
-        let seller = w.products[order_lines[0].product].offers[order_lines[0].offer].seller;
+        let offer_seller = w.products[order_lines[0].product].offers[order_lines[0].offer].seller;
+        let seller = w.seller_in(offer_seller, &region);
+        let entity = legal_entity.unwrap_or(w.entity_of(&region));
         let tracking = format!("SBX{}", w.rng.digits(10));
         let sid = format!("SH{}", w.rng.digits(9));
         w.orders.push(Order {
@@ -323,9 +335,14 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
             date: now,
             region: region.clone(),
             currency: cur.to_string(),
+            payment: if region == "JP" {
+                Payment::Bca
+            } else {
+                Payment::PayByInvoice
+            },
             buyer,
             group,
-            legal_entity: legal_entity.unwrap_or(0),
+            legal_entity: entity,
             po_number: po,
             digital: false,
             status: "PAYMENT_CONFIRMED",
@@ -337,7 +354,7 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
                 packages: vec![Package {
                     id: "100".into(),
                     tracking_id: tracking,
-                    carrier: "Yamato Transport",
+                    carrier: rp.carriers[0],
                 }],
                 delivered: None,
                 invoice: None,

@@ -5,14 +5,15 @@
 use rust_decimal::Decimal;
 use serde_json::{json, Map, Value};
 
-use super::{csv, region_group, valid_locale, REGIONS};
+use super::{csv, in_scope, region_group, valid_locale, REGIONS};
 use crate::data::{Product, World, CATEGORIES};
 use crate::http::{bad, missing, not_found, ApiResult, Req, Resp};
 use crate::money::{convert, currency, money, num};
 use crate::state::State;
 
 pub const MAX_PAGE_SIZE: usize = 24;
-pub const MAX_PAGE_NUMBER: usize = 13;
+/// "At most 13 pages (zero-based pageNumber)": page numbers 0 to 12 (docs/decisions.md).
+pub const MAX_PAGE_NUMBER: usize = 12;
 
 pub struct Ctx {
     pub region: String,
@@ -54,7 +55,10 @@ fn context(
 ) -> Result<Ctx, Resp> {
     let region = match get(req, body, "productRegion") {
         None => return Err(missing("productRegion")),
-        Some(r) if REGIONS.contains(&r.as_str()) => r,
+        Some(r) if REGIONS.contains(&r.as_str()) => {
+            in_scope(req, &r, "productRegion", "INVALID_REQUEST_PARAMETER")?;
+            r
+        }
         Some(r) => {
             return Err(bad(format!(
                 "productRegion '{r}' is not a valid ProductRegion."
@@ -130,7 +134,7 @@ fn page_params(req: &Req) -> Result<(usize, usize), Resp> {
             Ok(n) if n <= MAX_PAGE_NUMBER => n,
             _ => {
                 return Err(bad(format!(
-                    "pageNumber '{s}' is invalid; it must be between 0 and {MAX_PAGE_NUMBER}."
+                    "pageNumber '{s}' is invalid; it must be between 0 and {MAX_PAGE_NUMBER} (at most 13 pages, zero-based)."
                 )))
             }
         },
@@ -170,6 +174,7 @@ fn fmt_price(d: Decimal, cur: &str) -> String {
         "USD" | "CAD" | "AUD" | "MXN" => format!("${d}"),
         "EUR" => format!("{d} €"),
         "GBP" => format!("£{d}"),
+        "INR" => format!("₹{d}"),
         _ => format!("{d} {cur}"),
     }
 }
@@ -180,7 +185,7 @@ pub fn offer_json(w: &World, pi: usize, oi: usize, region: &str, qty: u32) -> Va
     let cur = currency(region);
     let unit = convert(unit_price(w, pi, oi, qty), region);
     let list = convert(o.list_price, region);
-    let seller = &w.sellers[o.seller];
+    let seller = &w.sellers[w.seller_in(o.seller, region)];
     let ftype = if o.platform_fulfilled {
         "PLATFORM_FULFILLMENT"
     } else {

@@ -4,11 +4,12 @@
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
-use super::{bill_to, iso, parse_dt, user_json, JP_MARKETPLACE};
+use super::{bill_to, iso, listing_group, parse_dt, region_group, user_json, visible_at};
 use crate::data::{InvoiceKind, Transaction, World};
 use crate::http::{bad, missing, not_found, ApiResult, Req, Resp};
 use crate::money::{money, money_str, with_scale};
 use crate::paging;
+use crate::regions::{profile, rate_text};
 use crate::state::State;
 
 pub const TRANSACTION_PAGE: usize = 50;
@@ -59,10 +60,13 @@ pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
         return Err(bad("feedStartDate must not be after feedEndDate."));
     }
     let w = st.world();
+    // The address's group only (the root address lists FE, as it always did).
+    let group = listing_group(req);
     let all: Vec<&Transaction> = w
         .transactions
         .iter()
         .filter(|t| t.feed_date >= start && t.feed_date < end && t.feed_date <= st.now())
+        .filter(|t| region_group(&w.orders[w.invoices[t.invoice].order].region) == Some(group))
         .collect();
     let page: Vec<Value> = all
         .iter()
@@ -84,14 +88,13 @@ pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
     Ok(Resp::json(200, &body))
 }
 
-/// A string amount; zero discounts come as an empty currency with "0" (as seen on the wire).
-fn amt(d: Decimal, scale: u32) -> Value {
-    money_str(d, "JPY", scale)
-}
-
 pub fn transaction(w: &World, t: &Transaction) -> Value {
     let inv = &w.invoices[t.invoice];
     let order = &w.orders[inv.order];
+    let rp = profile(&order.region);
+    let cur = rp.currency;
+    // A string amount; zero discounts come as an empty currency with "0" (as seen on the wire).
+    let amt = |d: Decimal, scale: u32| money_str(d, cur, scale);
     let totals = inv.totals();
     let ship = &order.shipments[inv.shipment];
     let seller = &w.sellers[inv.seller];
@@ -109,10 +112,10 @@ pub fn transaction(w: &World, t: &Transaction) -> Value {
             json!({
                 "totalAmount": amt(l.total(), t.scale),
                 "principalAmount": amt(l.principal, t.scale),
-                "shippingCharge": if l.shipping.is_zero() { json!({"currencyCode": "JPY", "amount": "0.0"}) } else { amt(l.shipping, t.scale) },
+                "shippingCharge": if l.shipping.is_zero() { json!({"currencyCode": cur, "amount": "0.0"}) } else { amt(l.shipping, t.scale) },
                 "discount": if l.discount.is_zero() { json!({"currencyCode": "", "amount": "0"}) } else { amt(l.discount, t.scale) },
                 "tax": amt(l.tax + l.shipping_tax, t.scale),
-                "taxRate": format!("{}%", l.tax_percent),
+                "taxRate": rate_text(l.tax_rate),
                 "orderId": order.id,
                 "unspsc": crate::data::CATEGORIES[p.category].unspsc,
                 "orderLineItemId": ol.id,
@@ -136,24 +139,28 @@ pub fn transaction(w: &World, t: &Transaction) -> Value {
             .collect(),
         None => Vec::new(),
     };
-    json!({
-        "marketplaceId": JP_MARKETPLACE,
+    let mut v = json!({
+        "marketplaceId": rp.marketplace_id,
         "transactionDate": iso(t.date),
         "feedDate": iso(t.feed_date),
         "transactionType": if inv.kind == InvoiceKind::Standard { "CHARGE" } else { "REFUND" },
         "transactionId": t.id,
         "chargeIdentifier": format!("CHG-{}", &t.id[2..]),
-        "shipTaxRate": "10%",
-        "giftWrapTaxRate": "10%",
+        "shipTaxRate": rate_text(rp.standard_rate()),
+        "giftWrapTaxRate": rate_text(rp.standard_rate()),
         "legalEntityName": w.legal_entities[order.legal_entity].name,
         "invoiceNumber": inv.number,
-        "amount": json!({"currencyCode": "JPY", "amount": with_scale(totals.total, t.scale)}),
-        "paymentInstrumentType": "BCA",
+        "amount": json!({"currencyCode": cur, "amount": with_scale(totals.total, t.scale)}),
+        "paymentInstrumentType": order.payment.instrument(),
         "buyer": user_json(w, order.buyer),
         "payer": user_json(w, 3),
         "associatedTransactionDetails": associated,
         "transactionLineItems": lines,
-    })
+    });
+    if let crate::data::Payment::Card { last4 } = order.payment {
+        v["paymentInstrumentLast4Digits"] = json!(format!("{last4:04}"));
+    }
+    v
 }
 
 pub fn get_invoice_details(st: &State, req: &Req) -> ApiResult {
@@ -199,6 +206,7 @@ pub fn get_invoice_details(st: &State, req: &Req) -> ApiResult {
                 .position(|l| &l.id == lid)
                 .map(|l| (o, l))
         });
+        let found = found.filter(|&(o, _)| visible_at(req, &w.orders[o].region));
         let Some((o, l)) = found else {
             return Err(not_found(format!(
                 "Order line item not found: orderId={oid}, orderLineItemId={lid}."
@@ -256,7 +264,8 @@ pub fn get_invoice_details(st: &State, req: &Req) -> ApiResult {
     ))
 }
 
-/// The JP invoice data of one invoice or credit memo.
+/// The invoice data of one invoice or credit memo (tax-compliant in JP). The JP-only fields
+/// (invoiceType, associatedInvoiceNumber, associatedInvoiceDate) are sent for JP only.
 pub fn jp_invoice(
     w: &World,
     idx: usize,
@@ -265,13 +274,11 @@ pub fn jp_invoice(
 ) -> Value {
     let inv = &w.invoices[idx];
     let order = &w.orders[inv.order];
+    let rp = profile(&order.region);
+    let cur = rp.currency;
     let t = inv.totals();
     let seller = &w.sellers[inv.seller];
-    let issuer = if seller.registration.is_some() {
-        json!({"name": w.platform_entity.0, "registrationNumber": w.platform_entity.1})
-    } else {
-        json!({"name": seller.name, "registrationNumber": null})
-    };
+    let issuer = super::invoices::issuer(w, idx);
     let consolidated = inv.consolidated.as_ref().map(|c| {
         let shown = if pending_now && Some(c) == pending_name.as_ref() {
             "Pending".to_string()
@@ -287,67 +294,81 @@ pub fn jp_invoice(
         .map(|(n, l)| {
             let ol = &order.lines[l.order_line];
             let p = &w.products[ol.product];
-            let sign = if inv.kind == InvoiceKind::CreditMemo { -Decimal::ONE } else { Decimal::ONE };
-            let unit_tax = ((l.unit_price * Decimal::new(l.tax_percent, 2)).floor()) * sign;
+            let sign = if inv.kind == InvoiceKind::CreditMemo {
+                -Decimal::ONE
+            } else {
+                Decimal::ONE
+            };
+            let unit_tax = rp.amount(rp.tax(l.unit_price, l.tax_rate) * sign);
+            let unit = rp.amount(l.unit_price * sign);
             json!({
-                "taxRate": format!("{}%", l.tax_percent),
+                "taxRate": rate_text(l.tax_rate),
                 "unit": l.qty,
                 "asin": p.asin,
                 "title": p.title,
-                "unitTaxExclusivePrice": money(l.unit_price * sign, "JPY"),
-                "unitTaxAmount": money(unit_tax, "JPY"),
-                "unitTaxInclusivePrice": money(l.unit_price * sign + unit_tax, "JPY"),
-                "totalAmount": money(l.principal + l.discount + l.tax, "JPY"),
-                "discount": if l.discount.is_zero() { Value::Null } else { money(l.discount, "JPY") },
+                "unitTaxExclusivePrice": money(unit, cur),
+                "unitTaxAmount": money(unit_tax, cur),
+                "unitTaxInclusivePrice": money(unit + unit_tax, cur),
+                "totalAmount": money(l.principal + l.discount + l.tax, cur),
+                "discount": if l.discount.is_zero() { Value::Null } else { money(l.discount, cur) },
                 "apportionment": [{"orderLineItemId": ol.id, "lineNumber": n + 1, "units": l.qty,
-                    "unitPrice": money(l.unit_price * sign, "JPY"), "taxAmount": money(l.tax, "JPY")}],
+                    "unitPrice": money(unit, cur), "taxAmount": money(l.tax, cur)}],
                 "fees": [],
             })
         })
         .collect();
     let shipping: Decimal = inv.lines.iter().map(|l| l.shipping).sum();
     let shipping_tax: Decimal = inv.lines.iter().map(|l| l.shipping_tax).sum();
+    let shipping_rate = inv
+        .lines
+        .iter()
+        .find(|l| !l.shipping.is_zero())
+        .map(|l| l.shipping_tax_rate)
+        .unwrap_or(rp.standard_rate());
     let fees: Vec<Value> = if shipping.is_zero() {
         Vec::new()
     } else {
         vec![json!({
             "feeType": "SHIPPING",
-            "tax": {"rate": "10%", "inclusiveTotal": money(shipping + shipping_tax, "JPY"),
-                    "exclusiveTotal": money(shipping, "JPY"), "amount": money(shipping_tax, "JPY")},
-            "discount": money(Decimal::ZERO, "JPY"),
-            "apportionment": [{"taxExclusiveFee": money(shipping, "JPY"), "taxAmount": money(shipping_tax, "JPY")}],
+            "tax": {"rate": rate_text(shipping_rate), "inclusiveTotal": money(shipping + shipping_tax, cur),
+                    "exclusiveTotal": money(shipping, cur), "amount": money(shipping_tax, cur)},
+            "discount": money(rp.amount(Decimal::ZERO), cur),
+            "apportionment": [{"taxExclusiveFee": money(shipping, cur), "taxAmount": money(shipping_tax, cur)}],
         })]
     };
     let tax: Vec<Value> = t
         .breakdown
         .iter()
         .map(|(r, e, x)| {
-            json!({"rate": format!("{r}%"), "inclusiveTotal": money(*e + *x, "JPY"),
-            "exclusiveTotal": money(*e, "JPY"), "amount": money(*x, "JPY")})
+            json!({"rate": rate_text(*r), "inclusiveTotal": money(*e + *x, cur),
+            "exclusiveTotal": money(*e, cur), "amount": money(*x, cur)})
         })
         .collect();
-    let (assoc_no, assoc_date) = match inv.associated {
-        Some(a) => (
-            json!(w.invoices[a].number),
-            json!(iso(w.invoices[a].issue_date)),
-        ),
-        None => (Value::Null, Value::Null),
-    };
-    json!({
+    let mut v = json!({
         "invoiceNumber": inv.number,
         "invoiceDate": iso(inv.issue_date),
         "consolidatedInvoiceDetails": consolidated,
-        "invoiceType": inv.kind.wire(),
-        "associatedInvoiceNumber": assoc_no,
-        "associatedInvoiceDate": assoc_date,
         "invoiceIssuer": issuer,
         "billToAddress": bill_to(w, order.legal_entity),
         "sellerInformation": {"name": seller.name, "registrationNumber": seller.registration},
         "orderDate": iso(order.date),
-        "currencyCode": "JPY",
+        "currencyCode": cur,
         "invoiceTotal": t.total.to_string(),
         "tax": tax,
         "transactionDataItems": items,
         "fees": fees,
-    })
+    });
+    if order.region == "JP" {
+        let (assoc_no, assoc_date) = match inv.associated {
+            Some(a) => (
+                json!(w.invoices[a].number),
+                json!(iso(w.invoices[a].issue_date)),
+            ),
+            None => (Value::Null, Value::Null),
+        };
+        v["invoiceType"] = json!(inv.kind.wire());
+        v["associatedInvoiceNumber"] = assoc_no;
+        v["associatedInvoiceDate"] = assoc_date;
+    }
+    v
 }

@@ -5,7 +5,10 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
-use super::{check_range, csv, iso, req_dt, user_json, REGIONS};
+use super::{
+    check_range, csv, in_scope, iso, listing_group, region_group, req_dt, user_json, visible_at,
+    REGIONS,
+};
 use crate::data::{Order, World, CATEGORIES};
 use crate::http::{bad, invalid_input, not_found, ApiResult, Req, Resp};
 use crate::money::{money, money_str};
@@ -39,7 +42,10 @@ pub fn get_order(st: &State, req: &Req) -> ApiResult {
         return Err(bad("orderId must not be empty."));
     }
     let w = st.world();
-    let Some(oi) = w.order(id) else {
+    let Some(oi) = w
+        .order(id)
+        .filter(|&o| visible_at(req, &w.orders[o].region))
+    else {
         return Err(not_found(format!("Order {id} was not found.")));
     };
     let o = &w.orders[oi];
@@ -70,8 +76,9 @@ pub fn get_order(st: &State, req: &Req) -> ApiResult {
     if li {
         v["lineItems"] = Value::Array(o.lines.iter().map(|l| {
             let p = &w.products[l.product];
-            let seller = &w.sellers[p.offers.get(l.offer).map(|x| x.seller).unwrap_or(0)];
             let ship = &o.shipments[l.shipment];
+            let seller = &w.sellers[ship.seller];
+            let country = if seller.region == "UK" { "GB" } else { seller.region };
             json!({
                 "orderLineItemId": l.id,
                 "productCategory": CATEGORIES[p.category].name, "asin": p.asin, "title": p.title,
@@ -82,8 +89,8 @@ pub fn get_order(st: &State, req: &Req) -> ApiResult {
                 "itemTax": ms(l.tax + l.shipping_tax, cur), "itemNetTotal": ms(l.total(), cur),
                 "purchaseOrderLineItem": l.po_line, "taxExemptionApplied": false, "taxExemptionType": null,
                 "taxExemptOptOut": false, "discountProgram": null, "discountType": null, "discountAmount": null, "discountRatio": null,
-                "seller": {"sellerName": seller.name, "sellerPrimaryAddress": {"addressLine1": "1-2-3 Chuo", "addressLine2": "", "city": seller.city, "state": seller.city, "postalCode": "100-0001", "countryCode": "JP"},
-                           "sellerCity": seller.city, "sellerState": seller.city, "sellerPostalCode": "100-0001"},
+                "seller": {"sellerName": seller.name, "sellerPrimaryAddress": {"addressLine1": seller.address_line1, "addressLine2": "", "city": seller.city, "state": seller.state, "postalCode": seller.postal_code, "countryCode": country},
+                           "sellerCity": seller.city, "sellerState": seller.state, "sellerPostalCode": seller.postal_code},
                 "sellerCredentials": [], "sellerCredentialDetails": [],
                 "brandCode": p.brand.to_uppercase().replace(' ', "_"), "brandName": p.brand, "manufacturerName": p.brand,
                 "transactionIds": ship.invoice.and_then(|i| w.transactions.iter().find(|t| t.invoice == i)).map(|t| vec![t.id.clone()]).unwrap_or_default(),
@@ -137,13 +144,17 @@ pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
     let ids = list_param(req, "orderIds")?;
     let region = match req.q("region") {
         None => None,
-        Some(r) if REGIONS.contains(&r) => Some(r.to_string()),
+        Some(r) if REGIONS.contains(&r) => {
+            in_scope(req, r, "region", SLI_CODE)?;
+            Some(r.to_string())
+        }
         Some(r) => {
             return Err(invalid_input(format!(
                 "region '{r}' is not a valid Region."
             )))
         }
     };
+    let group = listing_group(req);
     let binding = paging::binding(&req.query, &["nextPageToken"]);
     let offset = match req.q("nextPageToken") {
         Some(t) => {
@@ -164,7 +175,10 @@ pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
         .orders
         .iter()
         .filter(|o| o.date >= start && o.date <= end)
-        .filter(|o| region.as_ref().is_none_or(|r| &o.region == r))
+        .filter(|o| match &region {
+            Some(r) => &o.region == r,
+            None => region_group(&o.region) == Some(group),
+        })
         .filter(|o| pos.as_ref().is_none_or(|p| p.contains(&o.po_number)))
         .filter(|o| ids.as_ref().is_none_or(|i| i.contains(&o.id)))
         .collect();

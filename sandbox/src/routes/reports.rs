@@ -4,9 +4,10 @@
 use chrono::Duration;
 use serde_json::{json, Value};
 
-use super::{iso, marketplace_region, region_group};
+use super::{iso, marketplace_region, region_group, visible_at};
 use crate::data::{InvoiceKind, World};
 use crate::http::{bad, missing, not_found, ApiResult, Req, Resp};
+use crate::regions::{profile, rate_text};
 use crate::state::{Report, State};
 
 /// Virtual seconds after creation before IN_PROGRESS and before the end state.
@@ -52,6 +53,11 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
                 "marketplaceIds must all belong to one regional group (NA, EU or FE).",
             ));
         }
+        if let Some(s) = req.scope.filter(|s| *s != g) {
+            return Err(bad(format!(
+                "marketplaceIds value '{m}' is not served by this address (the {s} group's); use the {g} address."
+            )));
+        }
         group = Some(g);
     }
     let group = group.unwrap_or("FE");
@@ -75,9 +81,9 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
         }
     }
     let w = st.world();
-    let (outcome, files): (&'static str, Vec<(String, Vec<u8>)>) = if let Some(inv_id) =
-        opt("invoiceId")
-    {
+    type Outcome = (&'static str, Option<String>, Vec<(String, Vec<u8>)>);
+    let cancelled = |why: String| -> Outcome { ("CANCELLED", Some(why), Vec::new()) };
+    let (outcome, message, files): Outcome = if let Some(inv_id) = opt("invoiceId") {
         if doc_type.as_deref() != Some("Invoice") {
             return Err(bad("reportOptions.documentType is required and must be Invoice for a consolidated invoice (invoiceId)."));
         }
@@ -93,10 +99,13 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
             )));
         }
         if group != "FE" {
-            ("CANCELLED", Vec::new())
+            cancelled(format!(
+                "Consolidated invoice {inv_id} is a JP invoice; the requested marketplaces are in the {group} group."
+            ))
         } else {
             (
                 "DONE",
+                None,
                 vec![(
                     format!("{inv_id}.pdf"),
                     consolidated_pdf(&w, &inv_id, &members),
@@ -113,10 +122,14 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
                 "reportOptions.orderLineItemId is required outside the EU.",
             ));
         }
-        let Some(o) = w.order(&order_id) else {
+        let Some(o) = w
+            .order(&order_id)
+            .filter(|&o| visible_at(req, &w.orders[o].region))
+        else {
             return Err(not_found(format!("Order {order_id} was not found.")));
         };
         let order = &w.orders[o];
+        let order_group = region_group(&order.region).unwrap_or("FE");
         let line = match &line_id {
             Some(l) => match order.lines.iter().position(|x| &x.id == l) {
                 Some(i) => Some(i),
@@ -137,15 +150,35 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
             }
         }
         if order.id == w.specials.fatal_order {
-            ("FATAL", Vec::new())
-        } else if order.digital || group != "FE" {
-            ("CANCELLED", Vec::new())
+            (
+                "FATAL",
+                Some(format!(
+                    "The documents of order {order_id} could not be produced."
+                )),
+                Vec::new(),
+            )
+        } else if order_group != group {
+            cancelled(format!(
+                "Order {order_id} was placed in marketplace {} ({order_group}); the requested marketplaces are in the {group} group.",
+                order.region
+            ))
+        } else if order.digital {
+            cancelled(format!(
+                "Order {order_id} is a digital order: no invoice documents are issued for digital orders."
+            ))
+        } else if group == "NA" && order.payment.is_card() {
+            // NA: invoice PDFs exist only for Pay-by-Invoice orders (published facts 4.7).
+            cancelled(format!(
+                "No invoice document: in North America invoice documents exist only for orders paid by Pay by Invoice, and order {order_id} was paid by card ({}).",
+                order.payment.label(profile(&order.region))
+            ))
         } else if order.id == w.specials.error_document_order {
             let err = json!({"errorMessage": "The invoice document could not be retrieved for the requested order line item.",
                 "inputParams": {"requestPreferences": {"orderId": order_id, "orderLineItemId": line_id.clone().unwrap_or_default()}},
                 "errorCode": "CLIENT_ERROR"});
             (
                 "DONE",
+                None,
                 vec![("error.json".into(), err.to_string().into_bytes())],
             )
         } else {
@@ -154,7 +187,7 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
                 None => (0..order.shipments.len()).collect(),
             };
             let mut files = Vec::new();
-            for s in shipments {
+            for &s in &shipments {
                 let Some(inv) = order.shipments[s].invoice else {
                     continue;
                 };
@@ -177,10 +210,26 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
                     }
                 }
             }
-            if files.is_empty() {
-                ("CANCELLED", Vec::new())
+            if !files.is_empty() {
+                ("DONE", None, files)
+            } else if shipments
+                .iter()
+                .all(|&s| order.shipments[s].invoice.is_none())
+            {
+                cancelled(format!(
+                    "Order {order_id} has not shipped yet: invoice documents become downloadable once the shipment event has happened."
+                ))
             } else {
-                ("DONE", files)
+                cancelled(format!(
+                    "Order {order_id} has no {} document{}.",
+                    if doc_type.as_deref() == Some("Credits") {
+                        "credit memo"
+                    } else {
+                        "invoice"
+                    },
+                    line.map(|l| format!(" for order line item {}", order.lines[l].id))
+                        .unwrap_or_default()
+                ))
             }
         }
     };
@@ -214,6 +263,7 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
             processing_start: None,
             processing_end: None,
             outcome,
+            message,
             archive,
             marketplace_ids: mids,
             options: Value::Object(opts),
@@ -285,6 +335,10 @@ pub fn get_report(st: &State, req: &Req) -> ApiResult {
     if let Some(d) = &r.document_id {
         v["reportDocumentId"] = json!(d);
     }
+    // Not in the spec's Report: why a report ended CANCELLED or FATAL (docs/sandbox.md).
+    if let (Some(m), "CANCELLED" | "FATAL") = (&r.message, r.state) {
+        v["processingStatusMessage"] = json!(m);
+    }
     Ok(Resp::json(200, &v))
 }
 
@@ -306,42 +360,63 @@ pub fn get_report_document(st: &State, req: &Req) -> ApiResult {
 fn invoice_pdf(w: &World, idx: usize) -> Vec<u8> {
     let inv = &w.invoices[idx];
     let order = &w.orders[inv.order];
+    let rp = profile(&order.region);
+    let cur = rp.currency;
     let t = inv.totals();
-    let title = match inv.kind {
-        InvoiceKind::Standard => "Invoice",
-        InvoiceKind::CreditMemo => "Credit Memo",
+    let title = match (inv.kind, rp.group) {
+        (InvoiceKind::Standard, "EU") => "VAT Invoice",
+        (InvoiceKind::Standard, _) => "Invoice",
+        (InvoiceKind::CreditMemo, "EU") => "VAT Credit Note",
+        (InvoiceKind::CreditMemo, _) => "Credit Memo",
     };
     let seller = &w.sellers[inv.seller];
+    let tax_word = match rp.group {
+        "EU" => "VAT",
+        "NA" if order.region == "US" => "sales tax",
+        "NA" if order.region == "MX" => "IVA",
+        "NA" => "HST/GST",
+        _ => "tax",
+    };
     let mut lines = vec![
         format!("{title} {}", inv.number),
         format!("Issue date: {}", iso(inv.issue_date)),
         format!(
-            "Order: {}   Shipment: {}",
-            order.id, order.shipments[inv.shipment].id
+            "Order: {}   Shipment: {}   Marketplace: {}",
+            order.id, order.shipments[inv.shipment].id, order.region
         ),
         format!("Bill to: {}", w.legal_entities[order.legal_entity].name),
-        match &seller.registration {
-            Some(_) => format!(
+        match (&seller.registration, order.region.as_str()) {
+            (Some(_), "JP") => format!(
                 "Issuer: {} ({})  Seller: {}",
                 w.platform_entity.0, w.platform_entity.1, seller.name
             ),
-            None => format!("Issuer: {} (no registration number)", seller.name),
+            (Some(r), _) => format!("Issuer: {} ({r})", seller.name),
+            (None, _) => format!("Issuer: {} (no registration number)", seller.name),
         },
+        format!("Payment: {}", order.payment.label(rp)),
         String::new(),
     ];
     for l in &inv.lines {
         let ol = &order.lines[l.order_line];
         let p = &w.products[ol.product];
         lines.push(format!(
-            "{} {} x{} @ {} JPY = {} JPY ({}%)",
-            p.asin, p.title, l.qty, l.unit_price, l.principal, l.tax_percent
+            "{} {} x{} @ {} {cur} = {} {cur} ({})",
+            p.asin,
+            p.title,
+            l.qty,
+            l.unit_price,
+            l.principal,
+            rate_text(l.tax_rate)
         ));
     }
     lines.push(String::new());
     for (r, e, x) in &t.breakdown {
-        lines.push(format!("{r}% taxable {e} JPY, tax {x} JPY"));
+        lines.push(format!(
+            "{} taxable {e} {cur}, {tax_word} {x} {cur}",
+            rate_text(*r)
+        ));
     }
-    lines.push(format!("Total: {} JPY", t.total));
+    lines.push(format!("Total: {} {cur}", t.total));
     crate::pdf::render(&lines)
 }
 

@@ -4,8 +4,9 @@
 use chrono::{DateTime, Duration, FixedOffset, Utc};
 use serde_json::{json, Value};
 
-use super::{iso, REGIONS};
+use super::{iso, visible_at, REGIONS};
 use crate::http::{invalid_input, not_found, ApiResult, Req, Resp};
+use crate::regions::profile;
 use crate::state::State;
 
 pub const LOCALES: &[&str] = &[
@@ -14,12 +15,6 @@ pub const LOCALES: &[&str] = &[
     "he-IL", "hi-IN", "it-IT", "ja-JP", "kn-IN", "ko-KR", "ml-IN", "mr-IN", "nl-BE", "nl-NL",
     "pl-PL", "pt-BR", "pt-PT", "sv-SE", "ta-IN", "te-IN", "tr-TR", "zh-CN", "zh-TW",
 ];
-
-fn jst(d: DateTime<Utc>) -> DateTime<FixedOffset> {
-    d.with_timezone(
-        &FixedOffset::east_opt(9 * 3600).unwrap_or(FixedOffset::east_opt(0).expect("zero offset")),
-    )
-}
 
 pub fn get_tracking(st: &State, req: &Req) -> ApiResult {
     let (oid, sid, pid) = (
@@ -34,7 +29,14 @@ pub fn get_tracking(st: &State, req: &Req) -> ApiResult {
                 "The required request parameter is missing: region ({echo})."
             )))
         }
-        Some(r) if REGIONS.contains(&r) => r.to_string(),
+        Some(r) if REGIONS.contains(&r) => {
+            if super::in_scope(req, r, "region", "InvalidInput").is_err() {
+                return Err(invalid_input(format!(
+                    "region {r} is not served by this address ({echo})."
+                )));
+            }
+            r.to_string()
+        }
         Some(r) => return Err(invalid_input(format!("region '{r}' is invalid ({echo})."))),
     };
     if let Some(l) = req.q("locale") {
@@ -46,19 +48,22 @@ pub fn get_tracking(st: &State, req: &Req) -> ApiResult {
     }
     let now = st.now();
     let w = st.world();
-    let found = w.order(&oid).and_then(|o| {
-        let order = &w.orders[o];
-        order
-            .shipments
-            .iter()
-            .find(|s| s.id == sid && s.date <= now)
-            .and_then(|s| {
-                s.packages
-                    .iter()
-                    .find(|p| p.id == pid)
-                    .map(|p| (order, s, p))
-            })
-    });
+    let found = w
+        .order(&oid)
+        .filter(|&o| visible_at(req, &w.orders[o].region))
+        .and_then(|o| {
+            let order = &w.orders[o];
+            order
+                .shipments
+                .iter()
+                .find(|s| s.id == sid && s.date <= now)
+                .and_then(|s| {
+                    s.packages
+                        .iter()
+                        .find(|p| p.id == pid)
+                        .map(|p| (order, s, p))
+                })
+        });
     let Some((order, ship, pkg)) = found else {
         return Err(invalid_input(format!(
             "Invalid input: no package matches {echo}."
@@ -69,6 +74,14 @@ pub fn get_tracking(st: &State, req: &Req) -> ApiResult {
             "region {region} does not match the order's region ({echo})."
         )));
     }
+    // Local time of the marketplace: events, promise and milestone windows.
+    let rp = profile(&order.region);
+    let off = rp.offset();
+    let jst = |d: DateTime<Utc>| -> DateTime<FixedOffset> { d.with_timezone(&off) };
+    let le = &w.legal_entities[order.legal_entity];
+    let dest = le.address[2].clone();
+    let country = le.address[5].clone();
+    let origin = w.sellers[ship.seller].city.clone();
     if now - ship.date > Duration::days(90) {
         return Err(not_found(format!("Tracking details are available only for packages shipped within the last 90 days ({echo}).")));
     }
@@ -78,22 +91,24 @@ pub fn get_tracking(st: &State, req: &Req) -> ApiResult {
         (t <= now).then_some(t)
     });
     let in_transit = ship.date + Duration::hours(8);
-    let mut events: Vec<(DateTime<Utc>, &str, &str)> = vec![
-        (order.date, "Order received", "Tokyo"),
-        (ship.date, "Package has left the seller facility", "Chiba"),
+    // JP keeps its historical places (order at the customer's city, Chiba, Saitama).
+    let (facility, hub, ordered_at) = if order.region == "JP" {
+        (rp.facility.to_string(), rp.hub.to_string(), dest.clone())
+    } else {
+        (origin, rp.hub.to_string(), dest.clone())
+    };
+    let mut events: Vec<(DateTime<Utc>, &str, String)> = vec![
+        (order.date, "Order received", ordered_at),
+        (ship.date, "Package has left the seller facility", facility),
     ];
     if in_transit <= now {
-        events.push((
-            in_transit,
-            "Package arrived at a carrier facility",
-            "Saitama",
-        ));
+        events.push((in_transit, "Package arrived at a carrier facility", hub));
     }
     if let Some(t) = out_for_delivery {
-        events.push((t, "Out for delivery", "Tokyo"));
+        events.push((t, "Out for delivery", dest.clone()));
     }
     if let Some(t) = delivered {
-        events.push((t, "Delivered", "Tokyo"));
+        events.push((t, "Delivered", dest.clone()));
     }
     events.sort_by_key(|e| std::cmp::Reverse(e.0));
     let status = if delivered.is_some() {
@@ -124,7 +139,7 @@ pub fn get_tracking(st: &State, req: &Req) -> ApiResult {
             "localizedDescription": d,
             "localizedEventDate": jst(*t).format("%Y-%m-%d").to_string(),
             "localizedEventTime": jst(*t).format("%H:%M").to_string(),
-            "location": {"city": city, "country": "JP"},
+            "location": {"city": city, "country": country},
         })).collect::<Vec<Value>>(),
         "packageMilestones": milestones.iter().map(|(k, t)| json!({"milestoneType": k,
             "milestoneWindow": {"endDate": t.map(|t| jst(t).to_rfc3339())}})).collect::<Vec<_>>(),

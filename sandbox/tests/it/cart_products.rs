@@ -91,7 +91,7 @@ async fn cart_item_lifecycle_and_estimation() {
         .await;
     assert_eq!(r.body["items"][0]["quantity"], 5);
     // Estimation: charges only.
-    let addr = json!({"address": {"fullName": "A", "addressLine1": "1-1", "city": "Tokyo", "stateOrRegion": "Tokyo", "postalCode": "100-0001", "countryCode": "JP"}});
+    let addr = json!({"address": {"addressType": "PhysicalAddress", "fullName": "A", "addressLine1": "1-1", "city": "Tokyo", "stateOrRegion": "Tokyo", "postalCode": "100-0001", "countryCode": "JP"}});
     let est = t
         .send(
             Method::POST,

@@ -10,5 +10,6 @@ mod faults;
 mod invoices;
 mod ordering;
 mod reconciliation;
+mod regions;
 mod robustness;
 mod static_and_binary;

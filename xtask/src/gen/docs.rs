@@ -208,6 +208,11 @@ pub fn object_note(name: &str) -> Result<&'static ObjectNote, String> {
             ("address_line2", false, ""),
             ("phone_number", false, ""),
             ("company_name", false, ""),
+            (
+                "address_type",
+                false,
+                "PhysicalAddress (the default, always sent: the published cart model requires it).",
+            ),
         ],
     };
     static PLACE_ORDER_REQUEST: ObjectNote = ObjectNote {
