@@ -96,6 +96,12 @@ impl PySandbox {
         self.with(|sb| sb.describe().to_string())
     }
 
+    /// The API address of a region's group (`{base_url}/na`, `/eu`, `/fe`), like the
+    /// service's regional addresses.
+    fn group_url(&self, region: &str) -> PyResult<String> {
+        self.with(|sb| sb.group_url(region))
+    }
+
     fn counters(&self) -> PyResult<String> {
         self.with(|sb| sb.counters().to_string())
     }

@@ -66,15 +66,21 @@ class Sandbox:
         """client_id, client_secret, refresh_token, user_email, application_id, redirect_uri."""
         return dict(self._native.credentials())
 
+    def group_url(self, region: str) -> str:
+        """The API address of a region's group (``{base_url}/na``, ``/eu``, ``/fe``), like
+        the service's regional addresses: listings there show that group's data."""
+        return str(self._native.group_url(region))
+
     def client(self, region: str = "US", **kwargs: Any) -> Client:
-        """A client of this sandbox, authenticated with its pre-issued refresh token."""
+        """A client of this sandbox for ``region``, at its group's address, authenticated
+        with the sandbox's pre-issued refresh token."""
         c = self.credentials()
         args: Dict[str, Any] = {
             "client_id": c["client_id"],
             "client_secret": c["client_secret"],
             "refresh_token": c["refresh_token"],
             "user_email": c["user_email"],
-            "endpoint": self.base_url,
+            "endpoint": self.group_url(region),
             "auth_endpoint": self.base_url,
             "consent_endpoint": self.base_url,
         }
