@@ -142,7 +142,7 @@ def test_pickle_keeps_settings_but_not_secrets(sb, monkeypatch):
         pickle.loads(data)  # the worker has no secrets in its environment
     _env_for(monkeypatch, sb)
     back = pickle.loads(data)
-    assert back.settings["endpoint"] == sb.base_url and back.region == "JP"
+    assert back.settings["endpoint"] == sb.group_url("JP") and back.region == "JP"
     assert back.settings["rate_limiting"] is False
     assert back.invoices.get_invoices(START, END).invoices
 

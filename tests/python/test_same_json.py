@@ -408,7 +408,7 @@ def c_lib(sandbox: Any) -> Iterator[CLib]:
         "client_secret": creds["client_secret"],
         "refresh_token": creds["refresh_token"],
         "user_email": creds["user_email"],
-        "endpoint": sandbox.base_url,
+        "endpoint": sandbox.group_url("JP"),
         "auth_endpoint": sandbox.base_url,
         "consent_endpoint": sandbox.base_url,
         "rate_limiting": False,
