@@ -883,6 +883,8 @@ struct ZipPush<S: Sink> {
     entry: Option<Entry>,
     inflater: Option<Inflater>,
     locals: Vec<Local>,
+    /// The names seen, lowercased: two entries may not share one (in any case).
+    names: std::collections::HashSet<String>,
     documents: usize,
     unpacked: u64,
     /// Central directory records checked, their bytes, and where the first one starts.
@@ -971,6 +973,7 @@ impl<S: Sink> ZipPush<S> {
             entry: None,
             inflater: None,
             locals: Vec::new(),
+            names: Default::default(),
             documents: 0,
             unpacked: 0,
             central: 0,
@@ -1092,7 +1095,9 @@ impl<S: Sink> ZipPush<S> {
                 let (disk, offset, disks) = (u32_at(r, 4), u64_at(r, 8), u32_at(r, 16));
                 let z = self.zip64.as_ref().ok_or_else(spent)?;
                 if disk != 0 || disks > 1 || offset != z.at {
-                    return Err(damaged("the zip64 locator does not point at the zip64 end record"));
+                    return Err(damaged(
+                        "the zip64 locator does not point at the zip64 end record",
+                    ));
                 }
                 self.phase = Phase::Zip64Locator;
                 self.next_record();
@@ -1157,6 +1162,11 @@ impl<S: Sink> ZipPush<S> {
         let name_len = usize::from(u16_at(r, 26));
         let raw_name = &r[30..30 + name_len];
         let name = check_entry_name(raw_name)?;
+        if !self.names.insert(name.to_lowercase()) {
+            return Err(Error::document(format!(
+                "unzip refused: two entries named {name:?} (names that differ only in case count as one)"
+            )));
+        }
         let mut entry = Entry {
             method: u16_at(r, 8),
             descriptor: flags & 0x08 != 0,
@@ -1406,7 +1416,13 @@ impl<S: Sink> ZipPush<S> {
             None => self.at,
         });
         let actual = [
-            (disk, 0xFFFF, 0, self.zip64.as_ref().map(|z| u64::from(z.disk)), "disk number"),
+            (
+                disk,
+                0xFFFF,
+                0,
+                self.zip64.as_ref().map(|z| u64::from(z.disk)),
+                "disk number",
+            ),
             (
                 central_disk,
                 0xFFFF,
@@ -1414,10 +1430,34 @@ impl<S: Sink> ZipPush<S> {
                 self.zip64.as_ref().map(|z| u64::from(z.central_disk)),
                 "central directory's disk",
             ),
-            (here, 0xFFFF, actual_entries, self.zip64.as_ref().map(|z| z.entries_here), "entry count"),
-            (entries, 0xFFFF, actual_entries, self.zip64.as_ref().map(|z| z.entries), "entry count"),
-            (size, 0xFFFF_FFFF, self.central_bytes, self.zip64.as_ref().map(|z| z.central_size), "central directory's size"),
-            (offset, 0xFFFF_FFFF, actual_offset, self.zip64.as_ref().map(|z| z.central_offset), "central directory's offset"),
+            (
+                here,
+                0xFFFF,
+                actual_entries,
+                self.zip64.as_ref().map(|z| z.entries_here),
+                "entry count",
+            ),
+            (
+                entries,
+                0xFFFF,
+                actual_entries,
+                self.zip64.as_ref().map(|z| z.entries),
+                "entry count",
+            ),
+            (
+                size,
+                0xFFFF_FFFF,
+                self.central_bytes,
+                self.zip64.as_ref().map(|z| z.central_size),
+                "central directory's size",
+            ),
+            (
+                offset,
+                0xFFFF_FFFF,
+                actual_offset,
+                self.zip64.as_ref().map(|z| z.central_offset),
+                "central directory's offset",
+            ),
         ];
         for (value, sentinel, want, zip64, what) in actual {
             let ok = match zip64 {
@@ -1444,14 +1484,18 @@ impl<S: Sink> ZipPush<S> {
         match self.state {
             ZipState::Done => {}
             ZipState::Signature
-                if self.record.is_empty() && self.phase == Phase::Entries && !self.locals.is_empty() =>
+                if self.record.is_empty()
+                    && self.phase == Phase::Entries
+                    && !self.locals.is_empty() =>
             {
                 return Err(damaged("the archive ends before its central directory"))
             }
             _ => return Err(damaged("the archive is cut off")),
         }
         if self.documents == 0 {
-            return Err(Error::document("unzip failed: the archive holds no document"));
+            return Err(Error::document(
+                "unzip failed: the archive holds no document",
+            ));
         }
         Ok(self.sink)
     }
@@ -1939,7 +1983,10 @@ mod tests {
             1 << 20,
         )
         .unwrap_err();
-        assert!(three.to_string().contains("more than one document"), "{three}");
+        assert!(
+            three.to_string().contains("more than one document"),
+            "{three}"
+        );
         let cut = gzip_of(&zip_of(&[("a.pdf", PDF)]));
         let e = unpack(&cut[..cut.len() / 2], 1 << 20).unwrap_err();
         assert!(e.to_string().starts_with("gunzip failed"), "{e}");
