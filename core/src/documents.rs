@@ -1,13 +1,21 @@
 //! Unpacking a downloaded document: gunzip (recognised by its bytes, not by a header),
-//! then unzip (exactly one entry), then check that a PDF came out — or turn the error
-//! document the service puts in the archive instead into a `Document` error.
+//! then unzip, then check that a PDF came out — or turn the error document the service
+//! puts in the archive instead into a `Document` error.
 //!
-//! [`StreamUnpacker`] does it as the bytes arrive: it is fed the body chunk by chunk and
-//! writes the PDF out as it is decoded, holding only small fixed buffers (a few dozen KiB,
-//! whatever the document's size). Nothing is written to disk; the buffers we own are
-//! wiped when dropped or grown (`WipeBuf`); the zip stage inflates into a ring of ours.
-//! The gzip layer's decoder (flate2) keeps copies of its output and frees them unwiped,
-//! out of our reach: for the service's archives that output is the zip, still deflated.
+//! One unpacker serves every path (`download`, `download_to`, `download_to_path`,
+//! `download_all`, `unpack`, `unpack_all`): it is fed the body chunk by chunk and writes
+//! the PDF out as it is decoded, holding only small fixed buffers (a few dozen KiB,
+//! whatever the document's size). The zip layer is read front to back — every local
+//! header, every entry's data (CRC-32 and sizes checked), then the central directory,
+//! which must list the same entries with the same names, offsets, methods, CRCs and sizes,
+//! then the end records (ZIP64 included), and nothing after them. An archive that two zip
+//! readers could read differently is refused. At most [`MAX_ENTRIES`] entries; a call
+//! that wants one document fails at the second one's local header.
+//!
+//! Nothing is written to disk; the buffers we own are wiped when dropped or grown
+//! (`WipeBuf`); the zip stage inflates into a ring of ours. The gzip layer's decoder
+//! (flate2) keeps copies of its output and frees them unwiped, out of our reach: for the
+//! service's archives that output is the zip, still deflated.
 
 use std::io::Write;
 
@@ -25,13 +33,27 @@ const PDF_MAGIC: &[u8] = b"%PDF-";
 
 const ZIP_CENTRAL: &[u8] = b"PK\x01\x02";
 const ZIP_DESCRIPTOR: &[u8] = b"PK\x07\x08";
+const ZIP64_END: &[u8] = b"PK\x06\x06";
+const ZIP64_LOCATOR: &[u8] = b"PK\x06\x07";
 /// The inflater's output ring of a zip entry: deflate's 32 KiB window, a power of two.
 const INFLATE_RING: usize = 32 * 1024;
 /// How much of a document that is not a PDF is kept to describe it (an error document).
 const HELD_BACK: usize = 1 << 20;
+/// A document of `download_all` whose size its entry does not declare grows in blocks of
+/// this size (no doubling: see `DocBuf`).
+const ROPE_BLOCK: usize = 256 * 1024;
 
 /// The default ceiling of a document's unpacked size (zip and gzip bombs stop there).
 pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 1 << 30;
+
+/// The most entries (documents and directories) an archive may hold. The service's hold
+/// one PDF, or an invoice and its credit memos; a flood of entries stops here, after a
+/// few hundred KiB of zip, whatever the archive claims.
+pub const MAX_ENTRIES: usize = 4096;
+
+/// The longest entry name accepted (bytes), and the longest part of it between slashes.
+pub const MAX_NAME_BYTES: usize = 512;
+const MAX_NAME_PART: usize = 255;
 
 /// The error document found inside an archive when retrieval failed.
 #[derive(Clone, Debug, PartialEq, serde::Deserialize)]
@@ -72,7 +94,8 @@ pub fn unpack_to(data: &[u8], writer: &mut dyn Write, max_bytes: u64) -> Result<
 /// One document of an archive.
 #[derive(Clone, PartialEq, Eq)]
 pub struct NamedDocument {
-    /// The entry's name in the archive (e.g. `INV-1.pdf`).
+    /// The entry's name in the archive (e.g. `INV-1.pdf`), checked by [`check_entry_name`]:
+    /// usable as a relative file name on Windows, macOS and Linux.
     pub name: String,
     /// The PDF (wiped when the `NamedDocument` is dropped, not once taken out of it).
     pub data: Vec<u8>,
@@ -96,82 +119,81 @@ impl Drop for NamedDocument {
 }
 
 /// Unpacks an archive that may hold several documents (a report without documentType
-/// returns the invoice and its credit memos): every entry, each checked to be a PDF.
-/// This one works in memory (the zip's central directory names the entries).
+/// returns the invoice and its credit memos): every entry, each checked to be a PDF, by
+/// the same streaming unpacker as `unpack` ([`ArchiveUnpacker`]).
 pub fn unpack_all(data: &[u8], max_bytes: u64) -> Result<Vec<NamedDocument>> {
-    let gunzipped: WipeBuf;
-    let stage1: &[u8] = if data.starts_with(GZIP_MAGIC) {
-        gunzipped = gunzip(data, max_bytes)?;
-        &gunzipped
-    } else {
-        data
+    let mut unpacker = ArchiveUnpacker::new(max_bytes);
+    unpacker.push(data)?;
+    unpacker.finish()
+}
+
+/// Checks an entry name: what the service names its PDFs (`INV-JP-1.pdf`,
+/// `credit/CM-1.pdf`) passes; a name that is not a safe relative file name on every
+/// system is refused, not rewritten (an archive naming its entries so is not the
+/// service's). Refused: empty or longer than [`MAX_NAME_BYTES`] (a part longer than
+/// 255), not UTF-8, control characters, `\ : * ? " < > |` (drive letters, Windows
+/// separators, alternate data streams), a leading `/`, empty, `.` or `..` parts, parts
+/// ending in a dot or a space, and Windows device names (`CON`, `PRN`, `AUX`, `NUL`,
+/// `COM0`–`COM9`, `LPT0`–`LPT9`, `CONIN$`, `CONOUT$`, with any extension). A trailing
+/// `/` marks a directory.
+pub fn check_entry_name(raw: &[u8]) -> Result<&str> {
+    let unsafe_name = |why: &str| {
+        let shown = String::from_utf8_lossy(&raw[..raw.len().min(80)]).into_owned();
+        Error::document(format!(
+            "unzip refused: unsafe entry name {shown:?} ({why})"
+        ))
     };
-    if !(stage1.starts_with(ZIP_MAGIC) || stage1.starts_with(EMPTY_ZIP_MAGIC)) {
-        return Ok(vec![NamedDocument {
-            name: "document.pdf".into(),
-            data: unpack(stage1, max_bytes)?,
-        }]);
+    if raw.is_empty() {
+        return Err(unsafe_name("empty"));
     }
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(stage1))
-        .map_err(|e| Error::document(format!("unzip failed: the zip layer is damaged ({e})")))?;
-    let mut docs = Vec::new();
-    let mut total = 0u64;
-    let mut inflater = Inflater::new();
-    for i in 0..archive.len() {
-        // Read raw, and inflated here: the zip crate's decoder would keep a window of it.
-        let mut entry = archive
-            .by_index_raw(i)
-            .map_err(|e| Error::document(format!("unzip failed: cannot open entry {i} ({e})")))?;
-        if entry.is_dir() {
-            continue;
+    if raw.len() > MAX_NAME_BYTES {
+        return Err(unsafe_name("too long"));
+    }
+    let name = std::str::from_utf8(raw).map_err(|_| unsafe_name("not UTF-8"))?;
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(unsafe_name(&format!("control character {:?}", c)));
+    }
+    if let Some(c) = name.chars().find(|c| "\\:*?\"<>|".contains(*c)) {
+        return Err(unsafe_name(&format!("character {c:?}")));
+    }
+    if name.starts_with('/') {
+        return Err(unsafe_name("absolute"));
+    }
+    let body = name.strip_suffix('/').unwrap_or(name);
+    for part in body.split('/') {
+        match part {
+            "" => return Err(unsafe_name("empty part")),
+            "." | ".." => return Err(unsafe_name("dot part")),
+            _ => {}
         }
-        let name = entry.name().map(|n| n.to_string()).unwrap_or_default();
-        check_entry(&entry, &name, max_bytes)?;
-        let mut out = WipeBuf::new();
-        let mut w = PdfCheck::new(&mut out);
-        w.hint = Some(reserve);
-        w.size_hint(entry.size());
-        let n = copy_entry(
-            &mut entry,
-            &mut inflater,
-            &mut w,
-            max_bytes.saturating_sub(total),
-        )?;
-        w.finish()?;
-        total += n;
-        docs.push(NamedDocument {
-            name,
-            data: out.into_vec(),
-        });
+        if part.len() > MAX_NAME_PART {
+            return Err(unsafe_name("part too long"));
+        }
+        if part.ends_with('.') || part.ends_with(' ') {
+            return Err(unsafe_name("ends with a dot or a space"));
+        }
+        let stem = part.split('.').next().unwrap_or("").trim_end();
+        if is_device_name(stem) {
+            return Err(unsafe_name("a Windows device name"));
+        }
     }
-    if docs.is_empty() {
-        return Err(Error::document(
-            "unzip failed: the archive holds no document",
-        ));
-    }
-    Ok(docs)
+    Ok(name)
 }
 
-fn check_entry(
-    entry: &zip::read::ZipFile<'_, std::io::Cursor<&[u8]>>,
-    name: &str,
-    max_bytes: u64,
-) -> Result<()> {
-    if entry.encrypted() {
-        return Err(Error::document("unzip failed: the entry is encrypted"));
+fn is_device_name(stem: &str) -> bool {
+    let upper = stem.to_ascii_uppercase();
+    if matches!(
+        upper.as_str(),
+        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$"
+    ) {
+        return true;
     }
-    check_name(name)?;
-    check_declared(entry.size(), max_bytes)
-}
-
-fn check_name(name: &str) -> Result<()> {
-    if name.starts_with('/') || name.starts_with('\\') || name.split(['/', '\\']).any(|p| p == "..")
-    {
-        return Err(Error::document(format!(
-            "unzip failed: unsafe entry name {name:?}"
-        )));
-    }
-    Ok(())
+    let (Some(head), Some(tail)) = (upper.get(..3), upper.get(3..)) else {
+        return false;
+    };
+    (head == "COM" || head == "LPT")
+        && (tail.len() == 1 && tail.as_bytes()[0].is_ascii_digit()
+            || matches!(tail, "\u{b9}" | "\u{b2}" | "\u{b3}"))
 }
 
 fn check_declared(size: u64, max_bytes: u64) -> Result<()> {
@@ -189,147 +211,292 @@ fn zip_bomb(max_bytes: u64) -> Error {
     ))
 }
 
-/// An entry's data (stored or deflate), checked against its CRC-32 and size, to `w`.
-fn copy_entry<W: Write>(
-    entry: &mut zip::read::ZipFile<'_, std::io::Cursor<&[u8]>>,
-    inflater: &mut Inflater,
-    w: &mut PdfCheck<W>,
-    max_bytes: u64,
-) -> Result<u64> {
-    use std::io::Read;
-    let (method, crc, size) = (entry.compression(), entry.crc32(), entry.size());
-    let deflated = match method {
-        zip::CompressionMethod::Stored => false,
-        zip::CompressionMethod::Deflated => true,
-        m => {
-            return Err(Error::document(format!(
-                "unzip failed: the entry uses compression method {m} (only stored and deflate are read)"
-            )))
-        }
-    };
-    inflater.reset();
-    let mut hasher = flate2::Crc::new();
-    let mut total = 0u64;
-    let mut emit = |piece: &[u8]| {
-        total += piece.len() as u64;
-        if total > max_bytes {
-            return Err(zip_bomb(max_bytes));
-        }
-        hasher.update(piece);
-        w.push(piece)
-    };
-    let mut buf = Zeroizing::new(vec![0u8; 64 * 1024]);
-    let mut ended = !deflated;
-    loop {
-        let n = entry
-            .read(&mut buf)
-            .map_err(|e| Error::document(format!("unzip failed: the entry is damaged ({e})")))?;
-        if n == 0 {
-            break;
-        }
-        if !deflated {
-            emit(&buf[..n])?;
-        } else if !ended {
-            ended = inflater.inflate(&buf[..n], &mut emit)?.1;
-        }
-    }
-    if !ended {
-        return Err(damaged(
-            "an entry's deflate data ends before its deflate stream",
-        ));
-    }
-    if hasher.sum() != crc || total != size {
-        return Err(Error::document(
-            "unzip failed: the entry is damaged (its CRC-32 or size does not match its data)",
-        ));
-    }
-    Ok(total)
-}
-
-fn gunzip(data: &[u8], max_bytes: u64) -> Result<WipeBuf> {
-    use std::io::Read;
-    let mut out = WipeBuf::new();
-    // The bufread decoder reads `data` in place (the read one would copy it to a buffer).
-    let mut dec = flate2::bufread::MultiGzDecoder::new(data);
-    let mut piece = Zeroizing::new([0u8; 16 * 1024]);
-    loop {
-        let n = dec.read(&mut piece[..]).map_err(|e| {
-            Error::document(format!("gunzip failed: the gzip layer is damaged ({e})"))
-        })?;
-        if n == 0 {
-            return Ok(out);
-        }
-        if (out.len() + n) as u64 > max_bytes {
-            return Err(gzip_bomb(max_bytes));
-        }
-        out.extend_from_slice(&piece[..n]);
-    }
-}
-
 fn gzip_bomb(max_bytes: u64) -> Error {
     Error::document(format!(
         "gunzip stopped: the document unpacks to more than {max_bytes} bytes (a gzip bomb, or raise the limit)"
     ))
 }
 
+fn more_than_one() -> Error {
+    Error::document(
+        "unzip stopped: the archive holds more than one document (an invoice and its credit memos when documentType is omitted): \
+         ask for one documentType, or use download_all",
+    )
+}
+
 // ---------------------------------------------------------------------------------------
-// The push unpacker.
+// Where the documents go.
+
+/// The receiver of an archive's documents, one after the other.
+trait Sink {
+    /// A document starts: its entry's name (`None` when the body is not a zip) and the
+    /// size the entry declares (checked against the limit), if it does.
+    fn begin(&mut self, name: Option<&str>, declared: Option<u64>) -> Result<()>;
+    /// The document's next bytes.
+    fn data(&mut self, bytes: &[u8]) -> Result<()>;
+    /// The document is complete (its CRC-32 checked): is it a PDF?
+    fn end(&mut self) -> Result<()>;
+    /// Bytes passed on so far.
+    fn written(&self) -> u64;
+    /// The capacity of the buffers it holds itself (not the documents collected).
+    fn buffered(&self) -> usize;
+}
+
+/// One document, to a writer: a second one is an error.
+struct Single<W: Write> {
+    pdf: PdfCheck<W>,
+    begun: bool,
+}
+
+impl<W: Write> Sink for Single<W> {
+    fn begin(&mut self, _: Option<&str>, declared: Option<u64>) -> Result<()> {
+        if std::mem::replace(&mut self.begun, true) {
+            return Err(more_than_one());
+        }
+        if let Some(size) = declared {
+            self.pdf.size_hint(size);
+        }
+        Ok(())
+    }
+    fn data(&mut self, bytes: &[u8]) -> Result<()> {
+        self.pdf.push(bytes)
+    }
+    fn end(&mut self) -> Result<()> {
+        self.pdf.verdict()
+    }
+    fn written(&self) -> u64 {
+        self.pdf.written
+    }
+    fn buffered(&self) -> usize {
+        self.pdf.head.capacity()
+    }
+}
+
+/// Every document, in memory, by name (`download_all`).
+struct Collect {
+    docs: Vec<NamedDocument>,
+    current: Option<(String, PdfCheck<DocBuf>)>,
+}
+
+impl Sink for Collect {
+    fn begin(&mut self, name: Option<&str>, declared: Option<u64>) -> Result<()> {
+        let buf = match declared.map(usize::try_from) {
+            Some(Ok(size)) => {
+                let mut b = WipeBuf::new();
+                b.try_reserve_exact(size).map_err(|_| {
+                    Error::document(format!("no memory for a document of {size} bytes"))
+                })?;
+                DocBuf::Flat(b)
+            }
+            _ => DocBuf::Rope(Vec::new(), 0),
+        };
+        let name = name.unwrap_or("document.pdf").to_string();
+        self.current = Some((name, PdfCheck::new(buf)));
+        Ok(())
+    }
+    fn data(&mut self, bytes: &[u8]) -> Result<()> {
+        match &mut self.current {
+            Some((_, pdf)) => pdf.push(bytes),
+            None => Err(spent()),
+        }
+    }
+    fn end(&mut self) -> Result<()> {
+        let (name, mut pdf) = self.current.take().ok_or_else(spent)?;
+        pdf.verdict()?;
+        let data = pdf.inner.into_vec()?;
+        self.docs.push(NamedDocument { name, data });
+        Ok(())
+    }
+    fn written(&self) -> u64 {
+        let done: u64 = self.docs.iter().map(|d| d.data.len() as u64).sum();
+        done + self.current.as_ref().map_or(0, |(_, p)| p.written)
+    }
+    fn buffered(&self) -> usize {
+        self.current.as_ref().map_or(0, |(_, p)| p.head.capacity())
+    }
+}
+
+/// A document of `download_all` being collected: room reserved from the size its entry
+/// declares, or (a data descriptor: no size before the data) blocks that are joined once
+/// at its end, so a document never sits in memory more than twice, briefly, instead of
+/// the three times a doubling buffer reaches while it grows.
+enum DocBuf {
+    Flat(WipeBuf),
+    Rope(Vec<WipeBuf>, usize),
+}
+
+impl DocBuf {
+    fn into_vec(self) -> Result<Vec<u8>> {
+        match self {
+            DocBuf::Flat(b) => Ok(b.into_vec()),
+            DocBuf::Rope(mut blocks, len) => {
+                if blocks.len() == 1 {
+                    return Ok(blocks.remove(0).into_vec());
+                }
+                let mut out = Vec::new();
+                out.try_reserve_exact(len).map_err(|_| {
+                    Error::document(format!("no memory for a document of {len} bytes"))
+                })?;
+                for block in blocks.drain(..) {
+                    out.extend_from_slice(&block);
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+impl Write for DocBuf {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            DocBuf::Flat(b) => b.extend_from_slice(buf),
+            DocBuf::Rope(blocks, len) => {
+                let mut rest = buf;
+                while !rest.is_empty() {
+                    match blocks.last_mut() {
+                        Some(b) if b.len() < b.capacity() => {
+                            let n = (b.capacity() - b.len()).min(rest.len());
+                            b.extend_from_slice(&rest[..n]);
+                            rest = &rest[n..];
+                        }
+                        _ => blocks.push(WipeBuf::with_capacity(ROPE_BLOCK)),
+                    }
+                }
+                *len += buf.len();
+            }
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The push unpackers.
 
 /// Unpacks a document fed to it chunk by chunk, as the body arrives, and writes the PDF to
 /// its writer as it comes out.
 ///
 /// The layers are recognised by their bytes: gzip (1f 8b) is gunzipped as it streams, a
-/// zip (`PK\x03\x04`) is read from its local file header (one document: stored or deflate,
-/// not encrypted, a safe name, CRC-32 checked, data descriptors understood), and what
-/// comes out must start with `%PDF-` — or be the service's JSON error document, which is
-/// held back (at most 1 MiB) and becomes a `Document` error with its `document_code`.
-/// `max_bytes` bounds every unpacked layer (zip and gzip bombs stop there).
+/// zip (`PK\x03\x04`) is read front to back and checked whole (see the module's
+/// documentation): one document (stored or deflate, not encrypted, a safe name, CRC-32
+/// checked, data descriptors understood; a second document fails at its local header),
+/// and what comes out must start with `%PDF-` — or be the service's JSON error document,
+/// which is held back (at most 1 MiB) and becomes a `Document` error with its
+/// `document_code`. `max_bytes` bounds every unpacked layer (zip and gzip bombs stop there).
 ///
 /// Bytes reach the writer as soon as they are known to belong to a PDF, so a failure
-/// found later (a damaged CRC, a second document) comes after part of the PDF was
-/// written: `written()` tells how much. The unpacker holds only fixed buffers
+/// found later (a damaged CRC, a central directory that disagrees) comes after part of the
+/// PDF was written: `written()` tells how much. The unpacker holds only fixed buffers
 /// (`buffered_bytes()`: about 32 KiB, plus the gzip decoder's own), whatever the
 /// document's size; they are wiped when dropped.
-pub struct StreamUnpacker<W: Write> {
-    stage: Outer<W>,
-    failed: bool,
-}
-
-enum Outer<W: Write> {
-    /// The first two bytes, until they tell gzip from the rest.
-    Sniff(Head, Inner<W>),
-    Gzip(Box<flate2::write::MultiGzDecoder<Inner<W>>>),
-    Plain(Inner<W>),
-    Gone,
-}
+pub struct StreamUnpacker<W: Write>(Unpacker<Single<W>>);
 
 impl<W: Write> StreamUnpacker<W> {
     /// An unpacker writing the PDF to `writer`; no layer may unpack to more than
     /// `max_bytes`.
     pub fn new(writer: W, max_bytes: u64) -> Self {
-        StreamUnpacker {
-            stage: Outer::Sniff(
-                Head::default(),
-                Inner::new(PdfCheck::new(writer), max_bytes),
-            ),
-            failed: false,
-        }
+        Self::of(PdfCheck::new(writer), max_bytes)
     }
 
     /// Like `new`; `size_hint` is called once with the writer and the PDF's size when the
     /// archive declares it, before any byte is written (e.g. to reserve room in a `Vec`).
     pub fn with_size_hint(writer: W, max_bytes: u64, size_hint: fn(&mut W, u64)) -> Self {
-        let mut out = PdfCheck::new(writer);
-        out.hint = Some(size_hint);
-        StreamUnpacker {
-            stage: Outer::Sniff(Head::default(), Inner::new(out, max_bytes)),
-            failed: false,
-        }
+        let mut pdf = PdfCheck::new(writer);
+        pdf.hint = Some(size_hint);
+        Self::of(pdf, max_bytes)
+    }
+
+    fn of(pdf: PdfCheck<W>, max_bytes: u64) -> Self {
+        StreamUnpacker(Unpacker::new(Single { pdf, begun: false }, max_bytes))
     }
 
     /// Feeds the next piece of the body. After an error the unpacker is spent: further
     /// calls fail.
     pub fn push(&mut self, chunk: &[u8]) -> Result<()> {
+        self.0.push(chunk)
+    }
+
+    /// Ends the body: checks that every layer is complete and that a PDF came out, flushes
+    /// the writer, and returns the number of bytes written to it.
+    pub fn finish(self) -> Result<u64> {
+        self.0.finish().map(|s| s.written())
+    }
+
+    /// The bytes written to the writer so far.
+    pub fn written(&self) -> u64 {
+        self.0.written()
+    }
+
+    /// The capacity of the buffers the unpacker holds itself: headers being read, the
+    /// zip inflater's 32 KiB ring, the first bytes of the PDF (or an error document held
+    /// back). Decoder state is not counted: the gzip decoder's (flate2's 32 KiB window
+    /// and 32 KiB output buffer) and the zip inflater's tables (about 10 KiB).
+    pub fn buffered_bytes(&self) -> usize {
+        self.0.buffered_bytes()
+    }
+}
+
+/// The unpacker of `download_all` and `unpack_all`: the same layers and checks as
+/// [`StreamUnpacker`], every document of the archive collected in memory by name (at most
+/// `max_bytes` in all; each in room reserved from its declared size when there is one).
+pub struct ArchiveUnpacker(Unpacker<Collect>);
+
+impl ArchiveUnpacker {
+    pub fn new(max_bytes: u64) -> Self {
+        let sink = Collect {
+            docs: Vec::new(),
+            current: None,
+        };
+        ArchiveUnpacker(Unpacker::new(sink, max_bytes))
+    }
+
+    /// Feeds the next piece of the body; after an error the unpacker is spent.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<()> {
+        self.0.push(chunk)
+    }
+
+    /// Ends the body: every layer complete, at least one document; returns them in the
+    /// archive's order.
+    pub fn finish(self) -> Result<Vec<NamedDocument>> {
+        let mut sink = self.0.finish()?;
+        if sink.docs.is_empty() {
+            return Err(Error::document(
+                "unzip failed: the archive holds no document",
+            ));
+        }
+        Ok(std::mem::take(&mut sink.docs))
+    }
+
+    /// Document bytes collected so far.
+    pub fn written(&self) -> u64 {
+        self.0.written()
+    }
+}
+
+struct Unpacker<S: Sink> {
+    stage: Outer<S>,
+    failed: bool,
+}
+
+enum Outer<S: Sink> {
+    /// The first two bytes, until they tell gzip from the rest.
+    Sniff(Head, Inner<S>),
+    Gzip(Box<flate2::write::MultiGzDecoder<Inner<S>>>),
+    Plain(Inner<S>),
+    Gone,
+}
+
+impl<S: Sink> Unpacker<S> {
+    fn new(sink: S, max_bytes: u64) -> Self {
+        Unpacker {
+            stage: Outer::Sniff(Head::default(), Inner::new(sink, max_bytes)),
+            failed: false,
+        }
+    }
+
+    fn push(&mut self, chunk: &[u8]) -> Result<()> {
         if self.failed {
             return Err(spent());
         }
@@ -341,9 +508,7 @@ impl<W: Write> StreamUnpacker<W> {
         r
     }
 
-    /// Ends the body: checks that every layer is complete and that a PDF came out, flushes
-    /// the writer, and returns the number of bytes written to it.
-    pub fn finish(mut self) -> Result<u64> {
+    fn finish(mut self) -> Result<S> {
         if self.failed {
             return Err(spent());
         }
@@ -366,20 +531,15 @@ impl<W: Write> StreamUnpacker<W> {
         }
     }
 
-    /// The bytes written to the writer so far.
-    pub fn written(&self) -> u64 {
-        self.inner().and_then(Inner::out).map_or(0, |o| o.written)
+    fn written(&self) -> u64 {
+        self.inner().and_then(Inner::sink).map_or(0, Sink::written)
     }
 
-    /// The capacity of the buffers the unpacker holds itself: headers being read, the
-    /// zip inflater's 32 KiB ring, the first bytes of the PDF (or an error document held
-    /// back). Decoder state is not counted: the gzip decoder's (flate2's 32 KiB window
-    /// and 32 KiB output buffer) and the zip inflater's tables (about 10 KiB).
-    pub fn buffered_bytes(&self) -> usize {
+    fn buffered_bytes(&self) -> usize {
         self.inner().map(Inner::buffered_bytes).unwrap_or(0) + 4
     }
 
-    fn inner(&self) -> Option<&Inner<W>> {
+    fn inner(&self) -> Option<&Inner<S>> {
         match &self.stage {
             Outer::Sniff(_, inner) | Outer::Plain(inner) => Some(inner),
             Outer::Gzip(dec) => Some(dec.get_ref()),
@@ -441,7 +601,7 @@ impl<W: Write> StreamUnpacker<W> {
     }
 }
 
-impl<W: Write> Drop for StreamUnpacker<W> {
+impl<S: Sink> Drop for Unpacker<S> {
     fn drop(&mut self) {
         self.abandon();
     }
@@ -472,9 +632,9 @@ impl Head {
 }
 
 /// The stream after the gzip layer (or without one): a zip, or the document itself.
-struct Inner<W: Write> {
+struct Inner<S: Sink> {
     head: Head,
-    state: InnerState<W>,
+    state: InnerState<S>,
     received: u64,
     max_bytes: u64,
     gunzipped: bool,
@@ -482,19 +642,20 @@ struct Inner<W: Write> {
     abandoned: bool,
 }
 
-enum InnerState<W: Write> {
+enum InnerState<S: Sink> {
     /// The first four bytes, until they tell a zip from the rest.
-    Sniff(PdfCheck<W>),
-    Zip(Box<ZipPush<W>>),
-    Pdf(PdfCheck<W>),
+    Sniff(S),
+    Zip(Box<ZipPush<S>>),
+    /// Not a zip: the document itself.
+    Raw(S),
     Gone,
 }
 
-impl<W: Write> Inner<W> {
-    fn new(out: PdfCheck<W>, max_bytes: u64) -> Self {
+impl<S: Sink> Inner<S> {
+    fn new(sink: S, max_bytes: u64) -> Self {
         Inner {
             head: Head::default(),
-            state: InnerState::Sniff(out),
+            state: InnerState::Sniff(sink),
             received: 0,
             max_bytes,
             gunzipped: false,
@@ -533,15 +694,17 @@ impl<W: Write> Inner<W> {
         if !matches!(self.state, InnerState::Sniff(_)) {
             return Ok(());
         }
-        let InnerState::Sniff(out) = std::mem::replace(&mut self.state, InnerState::Gone) else {
+        let InnerState::Sniff(mut sink) = std::mem::replace(&mut self.state, InnerState::Gone)
+        else {
             return Err(spent());
         };
         let head = std::mem::take(&mut self.head);
         let h = head.get();
         self.state = if h.starts_with(ZIP_MAGIC) || h.starts_with(EMPTY_ZIP_MAGIC) {
-            InnerState::Zip(Box::new(ZipPush::new(out, self.max_bytes)))
+            InnerState::Zip(Box::new(ZipPush::new(sink, self.max_bytes)))
         } else {
-            InnerState::Pdf(out)
+            sink.begin(None, None)?;
+            InnerState::Raw(sink)
         };
         self.feed(h)
     }
@@ -552,24 +715,27 @@ impl<W: Write> Inner<W> {
         }
         match &mut self.state {
             InnerState::Zip(zip) => zip.push(data),
-            InnerState::Pdf(out) => out.push(data),
+            InnerState::Raw(sink) => sink.data(data),
             InnerState::Sniff(_) | InnerState::Gone => Err(spent()),
         }
     }
 
-    fn finish(mut self) -> Result<u64> {
+    fn finish(mut self) -> Result<S> {
         self.decide()?;
         match std::mem::replace(&mut self.state, InnerState::Gone) {
             InnerState::Zip(zip) => zip.finish(),
-            InnerState::Pdf(out) => out.finish(),
+            InnerState::Raw(mut sink) => {
+                sink.end()?;
+                Ok(sink)
+            }
             InnerState::Sniff(_) | InnerState::Gone => Err(spent()),
         }
     }
 
-    fn out(&self) -> Option<&PdfCheck<W>> {
+    fn sink(&self) -> Option<&S> {
         match &self.state {
-            InnerState::Sniff(out) | InnerState::Pdf(out) => Some(out),
-            InnerState::Zip(zip) => Some(&zip.out),
+            InnerState::Sniff(sink) | InnerState::Raw(sink) => Some(sink),
+            InnerState::Zip(zip) => Some(&zip.sink),
             InnerState::Gone => None,
         }
     }
@@ -581,11 +747,11 @@ impl<W: Write> Inner<W> {
             }
             _ => 0,
         };
-        4 + zip + self.out().map_or(0, |o| o.head.capacity())
+        4 + zip + self.sink().map_or(0, Sink::buffered)
     }
 }
 
-impl<W: Write> Write for Inner<W> {
+impl<S: Sink> Write for Inner<S> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.push(buf)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, ErrorHolder(e)))?;
@@ -636,7 +802,30 @@ enum ZipState {
     DescriptorStart,
     /// The rest of the data descriptor.
     Descriptor,
-    /// The central directory: the entries are over, the rest is skipped.
+    /// A central directory record's fixed part (46 bytes).
+    CentralHeader,
+    /// Its name, extra field and comment.
+    CentralVariable,
+    /// The ZIP64 end of central directory record (56 bytes, then its extensible data).
+    Zip64End,
+    Zip64EndRest,
+    /// The ZIP64 end of central directory locator (20 bytes).
+    Zip64Locator,
+    /// The end of central directory record (22 bytes).
+    End,
+    /// The archive's comment, skipped.
+    Comment,
+    /// Past the archive: any byte more is an error.
+    Done,
+}
+
+/// Which records may come next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Entries,
+    Central,
+    Zip64End,
+    Zip64Locator,
     End,
 }
 
@@ -649,8 +838,7 @@ struct Entry {
     crc: u32,
     compressed: u64,
     size: u64,
-    name_len: usize,
-    /// The document written out (the first one); the others are only counted.
+    /// A document (not a directory): it goes to the sink.
     document: bool,
     /// Compressed bytes consumed.
     read: u64,
@@ -659,22 +847,63 @@ struct Entry {
     hasher: flate2::Crc,
 }
 
-struct ZipPush<W: Write> {
-    out: PdfCheck<W>,
+/// An entry as its local header and data gave it, for the central directory's check.
+struct Local {
+    name: Box<[u8]>,
+    offset: u64,
+    flags: u16,
+    method: u16,
+    crc: u32,
+    compressed: u64,
+    size: u64,
+}
+
+/// What the ZIP64 end record says.
+struct Zip64End {
+    at: u64,
+    disk: u32,
+    central_disk: u32,
+    entries_here: u64,
+    entries: u64,
+    central_size: u64,
+    central_offset: u64,
+}
+
+struct ZipPush<S: Sink> {
+    sink: S,
     max_bytes: u64,
     state: ZipState,
+    phase: Phase,
     /// The record being read (a header or a data descriptor), `need` bytes long.
     record: WipeBuf,
     need: usize,
+    /// Bytes of the zip consumed so far, and where the record being read starts.
+    pos: u64,
+    at: u64,
     entry: Option<Entry>,
     inflater: Option<Inflater>,
-    entries: usize,
+    locals: Vec<Local>,
+    /// The names seen, lowercased: two entries may not share one (in any case).
+    names: std::collections::HashSet<String>,
     documents: usize,
     unpacked: u64,
+    /// Central directory records checked, their bytes, and where the first one starts.
+    central: usize,
+    central_bytes: u64,
+    central_start: Option<u64>,
+    zip64: Option<Zip64End>,
+    comment_left: u64,
 }
 
 fn damaged(what: &str) -> Error {
     Error::document(format!("unzip failed: the zip layer is damaged ({what})"))
+}
+
+fn disagree(index: usize, what: &str) -> Error {
+    Error::document(format!(
+        "unzip refused: the archive's local headers and central directory disagree ({what} of entry {index}); \
+         zip readers would read it differently"
+    ))
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
@@ -687,27 +916,89 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from(u32_at(b, at)) | (u64::from(u32_at(b, at + 4)) << 32)
 }
 
-impl<W: Write> ZipPush<W> {
-    fn new(out: PdfCheck<W>, max_bytes: u64) -> Self {
+/// The ZIP64 extended information of an extra field (id 1), if there is one.
+fn zip64_field(mut extra: &[u8]) -> Result<Option<&[u8]>> {
+    let mut found = None;
+    while !extra.is_empty() {
+        if extra.len() < 4 {
+            return Err(damaged("an extra field is cut short"));
+        }
+        let (id, len) = (u16_at(extra, 0), usize::from(u16_at(extra, 2)));
+        let field = extra
+            .get(4..4 + len)
+            .ok_or_else(|| damaged("an extra field overruns its header"))?;
+        if id == 0x0001 {
+            if found.is_some() {
+                return Err(damaged("two zip64 fields"));
+            }
+            found = Some(field);
+        }
+        extra = &extra[4 + len..];
+    }
+    Ok(found)
+}
+
+/// Reads the 64-bit values a ZIP64 field holds for the fields marked 0xFFFFFFFF, in order.
+fn zip64_values(field: Option<&[u8]>, values: &mut [(&mut u64, u64)]) -> Result<()> {
+    let mut at = 0;
+    for (v, sentinel) in values.iter_mut() {
+        if **v == *sentinel {
+            let f = field.ok_or_else(|| damaged("a zip64 size without its zip64 field"))?;
+            let width = if *sentinel == 0xFFFF { 4 } else { 8 };
+            if f.len() < at + width {
+                return Err(damaged("a zip64 field is too short"));
+            }
+            **v = if width == 4 {
+                u64::from(u32_at(f, at))
+            } else {
+                u64_at(f, at)
+            };
+            at += width;
+        }
+    }
+    Ok(())
+}
+
+impl<S: Sink> ZipPush<S> {
+    fn new(sink: S, max_bytes: u64) -> Self {
         ZipPush {
-            out,
+            sink,
             max_bytes,
             state: ZipState::Signature,
+            phase: Phase::Entries,
             record: WipeBuf::with_capacity(64),
             need: 4,
+            pos: 0,
+            at: 0,
             entry: None,
             inflater: None,
-            entries: 0,
+            locals: Vec::new(),
+            names: Default::default(),
             documents: 0,
             unpacked: 0,
+            central: 0,
+            central_bytes: 0,
+            central_start: None,
+            zip64: None,
+            comment_left: 0,
         }
     }
 
     fn push(&mut self, mut data: &[u8]) -> Result<()> {
         while !data.is_empty() {
             match self.state {
-                ZipState::End => return Ok(()),
+                ZipState::Done => return Err(damaged("bytes after the end of the archive")),
+                ZipState::Comment => {
+                    let n = self.comment_left.min(data.len() as u64) as usize;
+                    self.comment_left -= n as u64;
+                    self.pos += n as u64;
+                    data = &data[n..];
+                    if self.comment_left == 0 {
+                        self.state = ZipState::Done;
+                    }
+                }
                 ZipState::Data => {
+                    // (`entry_data` counts what it takes in `pos`, before the next record.)
                     let n = self.entry_data(data)?;
                     if n == 0 && self.state == ZipState::Data {
                         return Err(damaged("an entry's data does not progress"));
@@ -717,6 +1008,7 @@ impl<W: Write> ZipPush<W> {
                 _ => {
                     let n = (self.need - self.record.len()).min(data.len());
                     self.record.extend_from_slice(&data[..n]);
+                    self.pos += n as u64;
                     data = &data[n..];
                     if self.record.len() == self.need {
                         self.record()?;
@@ -730,48 +1022,16 @@ impl<W: Write> ZipPush<W> {
     /// A whole record (`need` bytes) has arrived.
     fn record(&mut self) -> Result<()> {
         match self.state {
-            ZipState::Signature => {
-                let sig = &self.record[..4];
-                if sig == ZIP_MAGIC {
-                    self.state = ZipState::LocalHeader;
-                    self.need = 30;
-                    Ok(())
-                } else if sig == ZIP_CENTRAL || sig == EMPTY_ZIP_MAGIC {
-                    self.state = ZipState::End;
-                    self.record.clear();
-                    self.check_count()
-                } else if self.entries == 0 {
-                    Err(damaged("no local file header"))
-                } else {
-                    Err(damaged(
-                        "an entry is followed by neither an entry nor the central directory",
-                    ))
-                }
-            }
+            ZipState::Signature => self.signature(),
             ZipState::LocalHeader => {
                 let r = &self.record;
-                let name_len = usize::from(u16_at(r, 26));
-                let extra_len = usize::from(u16_at(r, 28));
-                self.entry = Some(Entry {
-                    method: u16_at(r, 8),
-                    descriptor: u16_at(r, 6) & 0x08 != 0,
-                    zip64: false,
-                    crc: u32_at(r, 14),
-                    compressed: u64::from(u32_at(r, 18)),
-                    size: u64::from(u32_at(r, 22)),
-                    name_len,
-                    document: false,
-                    read: 0,
-                    written: 0,
-                    hasher: flate2::Crc::new(),
-                });
                 if u16_at(r, 6) & 0x01 != 0 {
                     return Err(Error::document("unzip failed: the entry is encrypted"));
                 }
+                self.need = 30 + usize::from(u16_at(r, 26)) + usize::from(u16_at(r, 28));
                 self.state = ZipState::LocalVariable;
-                self.need = 30 + name_len + extra_len;
                 if self.record.len() == self.need {
-                    self.record()?;
+                    return self.start_entry();
                 }
                 Ok(())
             }
@@ -802,47 +1062,132 @@ impl<W: Write> ZipPush<W> {
                         u64::from(u32_at(d, 8)),
                     )
                 };
-                Self::verify(&entry, crc, compressed, size)?;
+                self.verify(entry, crc, compressed, size)
+            }
+            ZipState::CentralHeader => {
+                let r = &self.record;
+                self.need = 46
+                    + usize::from(u16_at(r, 28))
+                    + usize::from(u16_at(r, 30))
+                    + usize::from(u16_at(r, 32));
+                self.state = ZipState::CentralVariable;
+                if self.record.len() == self.need {
+                    return self.central_record();
+                }
+                Ok(())
+            }
+            ZipState::CentralVariable => self.central_record(),
+            ZipState::Zip64End => {
+                let size = u64_at(&self.record, 4);
+                if !(44..=64 * 1024).contains(&size) {
+                    return Err(damaged("a zip64 end record of an impossible size"));
+                }
+                self.need = 12 + size as usize;
+                self.state = ZipState::Zip64EndRest;
+                if self.record.len() == self.need {
+                    return self.zip64_end();
+                }
+                Ok(())
+            }
+            ZipState::Zip64EndRest => self.zip64_end(),
+            ZipState::Zip64Locator => {
+                let r = &self.record;
+                let (disk, offset, disks) = (u32_at(r, 4), u64_at(r, 8), u32_at(r, 16));
+                let z = self.zip64.as_ref().ok_or_else(spent)?;
+                if disk != 0 || disks > 1 || offset != z.at {
+                    return Err(damaged(
+                        "the zip64 locator does not point at the zip64 end record",
+                    ));
+                }
+                self.phase = Phase::Zip64Locator;
                 self.next_record();
                 Ok(())
             }
-            ZipState::Data | ZipState::End => Ok(()),
+            ZipState::End => self.end_record(),
+            ZipState::Data | ZipState::Comment | ZipState::Done => Ok(()),
         }
+    }
+
+    /// A record's signature: what may come next depends on what came before.
+    fn signature(&mut self) -> Result<()> {
+        let sig: [u8; 4] = self.record[..4].try_into().map_err(|_| spent())?;
+        let (phase, state, need) = match (&sig[..], self.phase) {
+            (ZIP_MAGIC, Phase::Entries) => (Phase::Entries, ZipState::LocalHeader, 30),
+            (ZIP_CENTRAL, Phase::Entries | Phase::Central) => {
+                if self.central_start.is_none() {
+                    self.central_start = Some(self.at);
+                }
+                (Phase::Central, ZipState::CentralHeader, 46)
+            }
+            (ZIP64_END, Phase::Entries | Phase::Central) => {
+                (Phase::Zip64End, ZipState::Zip64End, 56)
+            }
+            (ZIP64_LOCATOR, Phase::Zip64End) => (Phase::Zip64End, ZipState::Zip64Locator, 20),
+            (EMPTY_ZIP_MAGIC, Phase::Entries | Phase::Central | Phase::Zip64Locator) => {
+                (Phase::End, ZipState::End, 22)
+            }
+            (ZIP_MAGIC, _) => return Err(damaged("a local header after the central directory")),
+            _ if self.locals.is_empty() && self.phase == Phase::Entries => {
+                return Err(damaged("no local file header"))
+            }
+            _ if self.phase == Phase::Entries => {
+                return Err(damaged(
+                    "an entry is followed by neither an entry nor the central directory",
+                ))
+            }
+            _ => return Err(damaged("the central directory's records are out of order")),
+        };
+        self.phase = phase;
+        self.state = state;
+        self.need = need;
+        Ok(())
     }
 
     fn next_record(&mut self) {
         self.record.clear();
         self.state = ZipState::Signature;
         self.need = 4;
+        self.at = self.pos;
     }
 
     /// The local header is complete: checks the entry and gets ready for its data.
     fn start_entry(&mut self) -> Result<()> {
-        let mut entry = self.entry.take().ok_or_else(spent)?;
-        let name = String::from_utf8_lossy(&self.record[30..30 + entry.name_len]).into_owned();
-        check_name(&name)?;
-        let mut extra = &self.record[30 + entry.name_len..];
-        while extra.len() >= 4 {
-            let (id, len) = (u16_at(extra, 0), usize::from(u16_at(extra, 2)));
-            let field = extra
-                .get(4..4 + len)
-                .ok_or_else(|| damaged("an extra field overruns the header"))?;
-            if id == 0x0001 {
-                // Zip64: the sizes the header marks 0xFFFFFFFF, in this order.
-                entry.zip64 = true;
-                let mut at = 0;
-                for v in [&mut entry.size, &mut entry.compressed] {
-                    if *v == 0xFFFF_FFFF {
-                        if field.len() < at + 8 {
-                            return Err(damaged("a zip64 field is too short"));
-                        }
-                        *v = u64_at(field, at);
-                        at += 8;
-                    }
-                }
-            }
-            extra = &extra[4 + len..];
+        if self.locals.len() >= MAX_ENTRIES {
+            return Err(Error::document(format!(
+                "unzip stopped: the archive holds more than {MAX_ENTRIES} entries (a flood of entries)"
+            )));
         }
+        let r = &self.record;
+        let flags = u16_at(r, 6);
+        let name_len = usize::from(u16_at(r, 26));
+        let raw_name = &r[30..30 + name_len];
+        let name = check_entry_name(raw_name)?;
+        if !self.names.insert(name.to_lowercase()) {
+            return Err(Error::document(format!(
+                "unzip refused: two entries named {name:?} (names that differ only in case count as one)"
+            )));
+        }
+        let mut entry = Entry {
+            method: u16_at(r, 8),
+            descriptor: flags & 0x08 != 0,
+            zip64: false,
+            crc: u32_at(r, 14),
+            compressed: u64::from(u32_at(r, 18)),
+            size: u64::from(u32_at(r, 22)),
+            document: !name.ends_with('/'),
+            read: 0,
+            written: 0,
+            hasher: flate2::Crc::new(),
+        };
+        let field = zip64_field(&r[30 + name_len..])?;
+        entry.zip64 = field.is_some();
+        let (mut size, mut compressed) = (entry.size, entry.compressed);
+        zip64_values(
+            field,
+            &mut [(&mut size, 0xFFFF_FFFF), (&mut compressed, 0xFFFF_FFFF)],
+        )
+        .or_else(|e| if entry.descriptor { Ok(()) } else { Err(e) })?;
+        (entry.size, entry.compressed) = (size, compressed);
         match entry.method {
             0 | 8 => {}
             m => {
@@ -856,16 +1201,26 @@ impl<W: Write> ZipPush<W> {
                 "unzip failed: a stored entry whose size comes after its data (a data descriptor) cannot be read as it streams",
             ));
         }
-        if !entry.descriptor {
-            check_declared(entry.size, self.max_bytes)?;
+        let declared = (!entry.descriptor).then_some(entry.size);
+        if let Some(size) = declared {
+            check_declared(size, self.max_bytes.saturating_sub(self.unpacked))?;
         }
-        self.entries += 1;
-        if !name.ends_with('/') {
+        if !entry.document && declared.is_some_and(|s| s > 0) {
+            return Err(damaged("a directory entry holds data"));
+        }
+        self.locals.push(Local {
+            name: raw_name.into(),
+            offset: self.at,
+            flags,
+            method: entry.method,
+            crc: 0,
+            compressed: 0,
+            size: 0,
+        });
+        if entry.document {
             self.documents += 1;
-            entry.document = self.documents == 1;
-        }
-        if entry.document && !entry.descriptor {
-            self.out.size_hint(entry.size);
+            let name = name.to_string();
+            self.sink.begin(Some(&name), declared)?;
         }
         if entry.method == 8 {
             self.inflater.get_or_insert_with(Inflater::new).reset();
@@ -886,6 +1241,7 @@ impl<W: Write> ZipPush<W> {
         if entry.method == 0 {
             let n = (entry.compressed - entry.read).min(data.len() as u64) as usize;
             entry.read += n as u64;
+            self.pos += n as u64;
             self.emit(&data[..n])?;
             if self.entry.as_ref().is_some_and(|e| e.read == e.compressed) {
                 self.end_data()?;
@@ -909,6 +1265,7 @@ impl<W: Write> ZipPush<W> {
         if let Some(e) = self.entry.as_mut() {
             e.read += used as u64;
         }
+        self.pos += used as u64;
         if done {
             self.end_data()?;
         }
@@ -925,8 +1282,11 @@ impl<W: Write> ZipPush<W> {
         Ok(used)
     }
 
-    /// Unpacked bytes of the entry: counted, checksummed, and written if it is the document.
+    /// Unpacked bytes of the entry: counted, checksummed, and passed on if a document.
     fn emit(&mut self, bytes: &[u8]) -> Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
         let entry = self.entry.as_mut().ok_or_else(spent)?;
         entry.hasher.update(bytes);
         entry.written += bytes.len() as u64;
@@ -937,10 +1297,10 @@ impl<W: Write> ZipPush<W> {
         if !entry.descriptor && entry.written > entry.size {
             return Err(damaged("an entry unpacks to more than its declared size"));
         }
-        if entry.document {
-            self.out.push(bytes)?;
+        if !entry.document {
+            return Err(damaged("a directory entry holds data"));
         }
-        Ok(())
+        self.sink.data(bytes)
     }
 
     /// The entry's data is over: its CRC and sizes now, or after its data descriptor.
@@ -953,12 +1313,13 @@ impl<W: Write> ZipPush<W> {
             return Ok(());
         }
         let entry = self.entry.take().ok_or_else(spent)?;
-        Self::verify(&entry, entry.crc, entry.compressed, entry.size)?;
-        self.next_record();
-        Ok(())
+        let (crc, compressed, size) = (entry.crc, entry.compressed, entry.size);
+        self.verify(entry, crc, compressed, size)
     }
 
-    fn verify(entry: &Entry, crc: u32, compressed: u64, size: u64) -> Result<()> {
+    /// Checks an entry against its CRC and sizes, hands a document's verdict to the sink,
+    /// and keeps what the central directory must repeat.
+    fn verify(&mut self, entry: Entry, crc: u32, compressed: u64, size: u64) -> Result<()> {
         if entry.hasher.sum() != crc {
             return Err(Error::document(
                 "unzip failed: the entry is damaged (its CRC-32 does not match its data)",
@@ -967,28 +1328,176 @@ impl<W: Write> ZipPush<W> {
         if entry.written != size || entry.read != compressed {
             return Err(damaged("an entry's sizes do not match its data"));
         }
+        if entry.document {
+            self.sink.end()?;
+        }
+        let local = self.locals.last_mut().ok_or_else(spent)?;
+        (local.crc, local.compressed, local.size) = (crc, compressed, size);
+        self.next_record();
         Ok(())
     }
 
-    fn check_count(&self) -> Result<()> {
-        match self.documents {
-            1 => Ok(()),
-            0 => Err(Error::document("unzip failed: the archive holds no document")),
-            n => Err(Error::document(format!(
-                "the archive holds {n} documents (an invoice and its credit memos when documentType is omitted): \
-                 ask for one documentType, or use download_all"
-            ))),
+    /// A central directory record: it must repeat what the entry of the same index said.
+    fn central_record(&mut self) -> Result<()> {
+        let i = self.central;
+        let r = &self.record;
+        let local = self.locals.get(i).ok_or_else(|| {
+            damaged("the central directory lists more entries than the archive holds")
+        })?;
+        let (flags, method, crc) = (u16_at(r, 8), u16_at(r, 10), u32_at(r, 16));
+        let mut compressed = u64::from(u32_at(r, 20));
+        let mut size = u64::from(u32_at(r, 24));
+        let (name_len, extra_len) = (usize::from(u16_at(r, 28)), usize::from(u16_at(r, 30)));
+        let mut disk = u64::from(u16_at(r, 34));
+        let mut offset = u64::from(u32_at(r, 42));
+        let name = &r[46..46 + name_len];
+        let field = zip64_field(&r[46 + name_len..46 + name_len + extra_len])?;
+        zip64_values(
+            field,
+            &mut [
+                (&mut size, 0xFFFF_FFFF),
+                (&mut compressed, 0xFFFF_FFFF),
+                (&mut offset, 0xFFFF_FFFF),
+                (&mut disk, 0xFFFF),
+            ],
+        )?;
+        let checks = [
+            (name == &local.name[..], "the name"),
+            (method == local.method, "the compression method"),
+            (flags & 0x09 == local.flags & 0x09, "the flags"),
+            (crc == local.crc, "the CRC-32"),
+            (compressed == local.compressed, "the compressed size"),
+            (size == local.size, "the size"),
+            (offset == local.offset, "the local header's offset"),
+            (disk == 0, "the disk number"),
+        ];
+        if let Some((_, what)) = checks.iter().find(|(ok, _)| !ok) {
+            return Err(disagree(i, what));
         }
+        self.central += 1;
+        self.central_bytes += self.record.len() as u64;
+        self.next_record();
+        Ok(())
     }
 
-    fn finish(self) -> Result<u64> {
-        match self.state {
-            ZipState::End => self.out.finish(),
-            ZipState::Signature if self.record.is_empty() && self.entries > 0 => {
-                Err(damaged("the archive ends before its central directory"))
-            }
-            _ => Err(damaged("the archive is cut off")),
+    fn zip64_end(&mut self) -> Result<()> {
+        let r = &self.record;
+        self.zip64 = Some(Zip64End {
+            at: self.at,
+            disk: u32_at(r, 16),
+            central_disk: u32_at(r, 20),
+            entries_here: u64_at(r, 24),
+            entries: u64_at(r, 32),
+            central_size: u64_at(r, 40),
+            central_offset: u64_at(r, 48),
+        });
+        self.next_record();
+        Ok(())
+    }
+
+    /// The end of central directory record: its counts, size and offset (or the ZIP64
+    /// record's) must be those of the entries and the central directory read.
+    fn end_record(&mut self) -> Result<()> {
+        let r = &self.record;
+        let (disk, central_disk) = (u64::from(u16_at(r, 4)), u64::from(u16_at(r, 6)));
+        let (here, entries) = (u64::from(u16_at(r, 8)), u64::from(u16_at(r, 10)));
+        let (size, offset) = (u64::from(u32_at(r, 12)), u64::from(u32_at(r, 16)));
+        let comment = u64::from(u16_at(r, 20));
+        let actual_entries = self.locals.len() as u64;
+        if self.central as u64 != actual_entries {
+            return Err(Error::document(format!(
+                "unzip refused: the central directory lists {} entries, the archive holds {actual_entries}",
+                self.central
+            )));
         }
+        // Where the central directory starts: its first record, or (none) the end records.
+        let actual_offset = self.central_start.unwrap_or(match &self.zip64 {
+            Some(z) => z.at,
+            None => self.at,
+        });
+        let actual = [
+            (
+                disk,
+                0xFFFF,
+                0,
+                self.zip64.as_ref().map(|z| u64::from(z.disk)),
+                "disk number",
+            ),
+            (
+                central_disk,
+                0xFFFF,
+                0,
+                self.zip64.as_ref().map(|z| u64::from(z.central_disk)),
+                "central directory's disk",
+            ),
+            (
+                here,
+                0xFFFF,
+                actual_entries,
+                self.zip64.as_ref().map(|z| z.entries_here),
+                "entry count",
+            ),
+            (
+                entries,
+                0xFFFF,
+                actual_entries,
+                self.zip64.as_ref().map(|z| z.entries),
+                "entry count",
+            ),
+            (
+                size,
+                0xFFFF_FFFF,
+                self.central_bytes,
+                self.zip64.as_ref().map(|z| z.central_size),
+                "central directory's size",
+            ),
+            (
+                offset,
+                0xFFFF_FFFF,
+                actual_offset,
+                self.zip64.as_ref().map(|z| z.central_offset),
+                "central directory's offset",
+            ),
+        ];
+        for (value, sentinel, want, zip64, what) in actual {
+            let ok = match zip64 {
+                Some(z) => z == want && (value == sentinel || value == want),
+                None => value == want,
+            };
+            if !ok {
+                return Err(Error::document(format!(
+                    "unzip refused: the end of the central directory gives a wrong {what}"
+                )));
+            }
+        }
+        self.record.clear();
+        self.comment_left = comment;
+        self.state = if comment == 0 {
+            ZipState::Done
+        } else {
+            ZipState::Comment
+        };
+        Ok(())
+    }
+
+    fn finish(self) -> Result<S> {
+        match self.state {
+            ZipState::Done => {}
+            ZipState::Signature
+                if self.record.is_empty()
+                    && self.phase == Phase::Entries
+                    && !self.locals.is_empty() =>
+            {
+                return Err(damaged("the archive ends before its central directory"))
+            }
+            _ => return Err(damaged("the archive is cut off")),
+        }
+        if self.documents == 0 {
+            return Err(Error::document(
+                "unzip failed: the archive holds no document",
+            ));
+        }
+        Ok(self.sink)
     }
 }
 
@@ -1002,6 +1511,9 @@ struct Inflater {
     state: Box<DecompressorOxide>,
     ring: Zeroizing<Vec<u8>>,
     at: usize,
+    /// Bytes written into the ring since the last reset (what a reset must wipe): an
+    /// empty entry costs no 32 KiB wipe.
+    dirty: usize,
 }
 
 impl Inflater {
@@ -1010,13 +1522,15 @@ impl Inflater {
             state: Box::default(),
             ring: Zeroizing::new(vec![0u8; INFLATE_RING]),
             at: 0,
+            dirty: 0,
         }
     }
 
     fn reset(&mut self) {
         self.state.init();
-        self.ring.fill(0);
+        self.ring[..self.dirty.min(INFLATE_RING)].fill(0);
         self.at = 0;
+        self.dirty = 0;
     }
 
     /// Decodes `input`, passing each piece of output to `out`; returns the input used
@@ -1037,6 +1551,7 @@ impl Inflater {
                 flags,
             );
             used += consumed;
+            self.dirty = self.dirty.saturating_add(produced);
             out(&self.ring[self.at..self.at + produced])?;
             self.at = (self.at + produced) % INFLATE_RING;
             match status {
@@ -1121,14 +1636,13 @@ impl<W: Write> PdfCheck<W> {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<u64> {
+    /// The document is complete: a PDF (the writer is flushed), or an error.
+    fn verdict(&mut self) -> Result<()> {
         match self.decided {
-            Some(true) => {
-                self.inner
-                    .flush()
-                    .map_err(|e| Error::document(format!("writing the document failed: {e}")))?;
-                Ok(self.written)
-            }
+            Some(true) => self
+                .inner
+                .flush()
+                .map_err(|e| Error::document(format!("writing the document failed: {e}"))),
             _ => Err(classify_non_pdf(&self.head)),
         }
     }
@@ -1349,6 +1863,10 @@ mod tests {
         // A descriptor without its (optional) signature.
         let mut unsigned = packed.clone();
         unsigned.drain(at..at + 4);
+        // The central directory now starts 4 bytes earlier: its end record says so.
+        let end = unsigned.len() - 22;
+        let offset = u32_at(&unsigned, end + 16) - 4;
+        unsigned[end + 16..end + 20].copy_from_slice(&offset.to_le_bytes());
         assert_eq!(unpack(&unsigned, 1 << 20).unwrap(), PDF);
         // Stored with a descriptor and no size: cannot be streamed; refused, not guessed.
         let stored = streamed_zip_of(&[("a.pdf", PDF)], zip::CompressionMethod::Stored);
@@ -1378,7 +1896,9 @@ mod tests {
         // Nothing of it reached the writer.
         let mut out = Vec::new();
         let mut u = StreamUnpacker::new(&mut out, 1 << 20);
-        u.push(&packed).unwrap();
+        // Refused at the entry's end, before the central directory.
+        let e = u.push(&packed).unwrap_err();
+        assert_eq!(e.document_code(), Some("CLIENT_ERROR"));
         assert_eq!(u.written(), 0);
         assert!(u.finish().is_err());
         assert!(out.is_empty());
@@ -1455,7 +1975,7 @@ mod tests {
     fn errors_name_their_stage() {
         let two = unpack(&zip_of(&[("a.pdf", PDF), ("b.pdf", PDF)]), 1 << 20).unwrap_err();
         assert!(
-            two.to_string().contains("the archive holds 2 documents"),
+            two.to_string().contains("holds more than one document"),
             "{two}"
         );
         let three = unpack(
@@ -1463,7 +1983,10 @@ mod tests {
             1 << 20,
         )
         .unwrap_err();
-        assert!(three.to_string().contains("holds 3 documents"), "{three}");
+        assert!(
+            three.to_string().contains("more than one document"),
+            "{three}"
+        );
         let cut = gzip_of(&zip_of(&[("a.pdf", PDF)]));
         let e = unpack(&cut[..cut.len() / 2], 1 << 20).unwrap_err();
         assert!(e.to_string().starts_with("gunzip failed"), "{e}");

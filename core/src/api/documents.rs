@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use super::decode;
 use crate::client::{Attempt, AttemptPlan, Attempts, Call, Client, Failure};
 use crate::config::{Region, RegionGroup};
-use crate::documents::StreamUnpacker;
+use crate::documents::{ArchiveUnpacker, StreamUnpacker};
 use crate::error::{Error, ErrorKind, Result};
 use crate::operations as ops;
 use crate::wipe::{wipe_received, WipeBuf};
@@ -505,12 +505,20 @@ impl Documents<'_> {
 
     /// Downloads a report document that may hold several PDFs (a report without
     /// documentType: the invoice and its credit memos) and returns each with its name.
+    /// The body is unpacked as it arrives by the same unpacker as `download`
+    /// (`ArchiveUnpacker`): memory holds the PDFs (at most `max_document_bytes` in all)
+    /// and a few fixed buffers, never the archive.
     pub async fn download_all(
         &self,
         report_document_id: &str,
     ) -> Result<Vec<crate::documents::NamedDocument>> {
-        let body = self.fetch_body(report_document_id).await?;
-        crate::documents::unpack_all(&body, self.client.settings().max_document_bytes)
+        let settings = self.client.settings();
+        let mut all = StreamedAll {
+            address: Presigned::new(self, report_document_id, &settings).await?,
+        };
+        self.client
+            .attempt_loop(Self::fetch_plan(&settings), &mut all)
+            .await
     }
 
     /// A fresh presigned address of the document, checked to be https (or loopback).
@@ -545,16 +553,6 @@ impl Documents<'_> {
             attempt_timeout: DOCUMENT_ATTEMPT,
             external_id: None,
         }
-    }
-
-    /// The raw (still packed) document, fetched from a fresh presigned address; an
-    /// expired address is renewed once.
-    async fn fetch_body(&self, report_document_id: &str) -> Result<bytes::Bytes> {
-        let settings = self.client.settings();
-        let mut fetch = Presigned::new(self, report_document_id, &settings).await?;
-        self.client
-            .attempt_loop(Self::fetch_plan(&settings), &mut fetch)
-            .await
     }
 
     /// The streaming download: a fresh presigned address, its body unpacked into
@@ -621,7 +619,7 @@ impl Documents<'_> {
 }
 
 /// A document's presigned address, renewed (through getReportDocument) before the attempt
-/// that follows an expired one. As `Attempts`, it fetches the whole (packed) body.
+/// that follows an expired one.
 struct Presigned<'a> {
     documents: &'a Documents<'a>,
     report_document_id: &'a str,
@@ -664,20 +662,42 @@ impl<'a> Presigned<'a> {
     }
 }
 
-impl Attempts for Presigned<'_> {
-    type Output = bytes::Bytes;
-    async fn attempt(&mut self, a: &Attempt) -> std::result::Result<bytes::Bytes, Failure> {
-        let transport = self.documents.client.transport();
-        let max = self.max;
-        let url = self.url().await?;
-        let r = transport
-            .fetch_document(url, a.timeout()?, max)
+/// `download_all`: the body of a presigned address unpacked as it arrives into the
+/// documents it holds. Nothing reaches the caller before the end, so any transient failure
+/// can be retried (the partial documents are wiped as they are dropped).
+struct StreamedAll<'a> {
+    address: Presigned<'a>,
+}
+
+impl Attempts for StreamedAll<'_> {
+    type Output = Vec<crate::documents::NamedDocument>;
+    async fn attempt(&mut self, a: &Attempt) -> std::result::Result<Self::Output, Failure> {
+        let transport = self.address.documents.client.transport();
+        let max = self.address.max;
+        let url = self.address.url().await?;
+        let mut body = transport
+            .open_document(url, a.timeout()?, max)
             .await
             .map_err(Failure::from_send)?;
-        if r.is_success() {
-            return Ok(r.body); // wiped when dropped (transport)
+        if !body.is_success() {
+            let r = body
+                .into_response(64 * 1024)
+                .await
+                .map_err(Failure::from_send)?;
+            return Err(self.address.refused(&r, a));
         }
-        Err(self.refused(&r, a))
+        let mut unpacker = ArchiveUnpacker::new(max);
+        loop {
+            match body.chunk().await {
+                Ok(Some(chunk)) => {
+                    let pushed = unpacker.push(&chunk);
+                    wipe_received(chunk);
+                    pushed.map_err(Failure::stop)?
+                }
+                Ok(None) => return unpacker.finish().map_err(Failure::stop),
+                Err(f) => return Err(Failure::from_send(f)),
+            }
+        }
     }
 }
 

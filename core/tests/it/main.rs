@@ -13,6 +13,7 @@ mod common;
 
 mod attempt_loop;
 mod documents_api;
+mod hostile_archives;
 mod invoices_api;
 mod machinery;
 mod money;
