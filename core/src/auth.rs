@@ -307,7 +307,8 @@ fn parse_token(resp: &HttpResponse) -> Result<TokenSet> {
             .filter(|t| !t.is_empty())
             .map(Secret::new),
         token_type: body.token_type.unwrap_or_else(|| "bearer".into()),
-        expires_in: Duration::from_secs(body.expires_in.unwrap_or(3600).max(1)),
+        // Bounded: the server's number must not overflow the clock (at most a day).
+        expires_in: Duration::from_secs(body.expires_in.unwrap_or(3600).clamp(1, 86_400)),
     })
 }
 
@@ -316,11 +317,12 @@ fn token_error(resp: &HttpResponse, grant: &str) -> Error {
     let parsed: Option<OAuthError> = serde_json::from_slice(&resp.body).ok();
     let (code, description) = match &parsed {
         Some(e) => (
-            e.error.as_str(),
-            e.error_description.clone().unwrap_or_default(),
+            crate::error::server_text(&e.error),
+            crate::error::server_text(e.error_description.as_deref().unwrap_or_default()),
         ),
-        None => ("", resp.describe_body()),
+        None => (String::new(), resp.describe_body()),
     };
+    let code = code.as_str();
     let advice = match (code, grant) {
         ("invalid_grant", "refresh_token") => {
             "the refresh token was rejected: the customer's consent was revoked or the token is wrong; run the consent flow again"

@@ -18,8 +18,9 @@ use crate::retry::{self, Decision, FailureClass, OperationKind, RetryBudget};
 use crate::transport::{self, HttpRequest, HttpResponse, Transport};
 use crate::wire;
 
-/// One call of an operation, before the client adds credentials.
-#[derive(Clone, Debug)]
+/// One call of an operation, before the client adds credentials. Its `Debug` shows the
+/// body's size, not the body, and hides the user e-mail.
+#[derive(Clone)]
 pub struct Call {
     pub op: &'static Operation,
     /// Values of the path's `{name}` placeholders.
@@ -34,6 +35,23 @@ pub struct Call {
     pub external_id: Option<String>,
     /// Regional group whose bucket paces this call (else the client's region's group).
     pub group: Option<RegionGroup>,
+}
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("op", &self.op.id)
+            .field("path", &self.path)
+            .field("query", &self.query)
+            .field(
+                "body",
+                &self.body.as_ref().map(|b| format!("<{} bytes>", b.len())),
+            )
+            .field("user_email", &self.user_email.as_ref().map(|_| "***"))
+            .field("external_id", &self.external_id)
+            .field("group", &self.group)
+            .finish()
+    }
 }
 
 impl Call {
@@ -109,6 +127,8 @@ impl Client {
         on_rotate: Option<RotationCallback>,
     ) -> Result<Client> {
         settings.check()?;
+        let mut settings = settings;
+        settings.timeouts = settings.timeouts.clamped();
         let endpoints = settings.endpoints();
         let transport = Transport::new(&settings)?;
         let tokens = TokenCache::new(
@@ -206,7 +226,7 @@ impl Client {
                                 call.op.id
                             ))
                         })?;
-                    crate::validate::non_empty(name, value)?;
+                    check_path_value(name, value)?;
                     segs.push(value);
                 } else {
                     segs.push(seg);
@@ -277,7 +297,7 @@ impl Client {
     ) -> std::result::Result<HttpResponse, Failure> {
         let op = send.call.op;
         if let Some(b) = send.bucket {
-            if Instant::now() + b.wait_estimate() > a.deadline
+            if deadline_after(b.wait_estimate()) > a.deadline
                 || tokio::time::timeout_at(a.deadline, b.acquire())
                     .await
                     .is_err()
@@ -408,7 +428,7 @@ impl Client {
         attempts: &mut A,
     ) -> Result<A::Output> {
         let settings = plan.settings;
-        let deadline = Instant::now() + settings.timeouts.operation;
+        let deadline = deadline_after(settings.timeouts.operation);
         let budget = &self.inner.ctx.retry_budget;
         let mut number = 0u32;
         let mut ambiguous_retries = 0u32;
@@ -465,7 +485,7 @@ impl Client {
                     if class == FailureClass::Ambiguous {
                         ambiguous_retries += 1;
                     }
-                    if Instant::now() + delay >= deadline {
+                    if deadline_after(delay) >= deadline {
                         return Err(with_note(
                             error,
                             "not retried: the operation's deadline would pass during the backoff",
@@ -616,6 +636,46 @@ impl Failure {
             ..Failure::new(FailureClass::Final, error)
         }
     }
+}
+
+/// Now plus `d`, without overflow: `d` is cut to `config::MAX_DURATION`.
+pub(crate) fn deadline_after(d: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(d.min(crate::config::MAX_DURATION))
+        .unwrap_or(now)
+}
+
+/// A path parameter's value must stand for itself as one segment: not empty, not a dot
+/// segment (`.` and `..` would be removed by URL normalisation, so `get_report("..")`
+/// would ask for `/reports`), no control characters. The error names the parameter as the
+/// params struct does: the snake_case of the placeholder (`reportId` → `report_id`).
+fn check_path_value(placeholder: &str, value: &str) -> Result<()> {
+    let rule = if value.trim().is_empty() {
+        "is required and must not be empty"
+    } else if value == "." || value == ".." {
+        "must not be \".\" or \"..\" (a path parameter is one segment of the address)"
+    } else if value.chars().any(char::is_control) {
+        "must not contain control characters"
+    } else {
+        return Ok(());
+    };
+    Err(Error::validation(snake_case(placeholder), rule))
+}
+
+/// `reportDocumentId` → `report_document_id`.
+pub(crate) fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn with_note(error: Error, note: &str) -> Error {

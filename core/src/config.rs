@@ -207,6 +207,24 @@ pub struct Timeouts {
     pub stall: Duration,
 }
 
+/// The longest duration any setting may hold (a year: longer is "no bound" in practice).
+/// Longer values are clamped to it when read, so that no deadline computed from a
+/// setting can overflow the clock.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+impl Timeouts {
+    /// The timeouts with every value cut to `MAX_DURATION` (a client applies this to the
+    /// settings it is given, so `Duration::MAX` means "a year", never a panic).
+    pub fn clamped(&self) -> Timeouts {
+        Timeouts {
+            connect: self.connect.min(MAX_DURATION),
+            attempt: self.attempt.min(MAX_DURATION),
+            operation: self.operation.min(MAX_DURATION),
+            stall: self.stall.min(MAX_DURATION),
+        }
+    }
+}
+
 impl Default for Timeouts {
     fn default() -> Self {
         Timeouts {
@@ -245,6 +263,10 @@ pub struct Settings {
     pub max_document_bytes: u64,
     /// Appended to the user agent, e.g. `"MyErp/2.1"`.
     pub app_name: Option<String>,
+    /// The proxy for remote https addresses (`http://[user:password@]host:port`), in place
+    /// of `https_proxy`/`all_proxy`/`no_proxy` from the environment. Plain-http (loopback)
+    /// addresses never go through a proxy. A secret: it may hold a password.
+    pub proxy: Option<Secret>,
 }
 
 impl fmt::Debug for Settings {
@@ -262,6 +284,7 @@ impl fmt::Debug for Settings {
             .field("max_response_bytes", &self.max_response_bytes)
             .field("max_document_bytes", &self.max_document_bytes)
             .field("app_name", &self.app_name)
+            .field("proxy", &self.proxy_shown())
             .finish()
     }
 }
@@ -282,6 +305,7 @@ impl Settings {
             max_response_bytes: 32 * 1024 * 1024,
             max_document_bytes: crate::documents::DEFAULT_MAX_DOCUMENT_BYTES,
             app_name: None,
+            proxy: None,
         }
     }
 
@@ -311,6 +335,9 @@ impl Settings {
         ] {
             check_address(name, value)?;
         }
+        if let Some(p) = &self.proxy {
+            check_proxy("proxy", p.expose())?;
+        }
         if self.max_attempts == 0 || self.max_attempts > 10 {
             return Err(Error::validation(
                 "max_attempts",
@@ -333,6 +360,13 @@ impl Settings {
             Credentials::AccessToken(t) => crate::validate::non_empty("access_token", t.expose())?,
         }
         Ok(())
+    }
+
+    /// The proxy setting as it may be shown (its user and password redacted).
+    pub fn proxy_shown(&self) -> Option<String> {
+        self.proxy
+            .as_ref()
+            .map(|p| crate::secret::redact_url(&proxy_url_text(p.expose())))
     }
 
     /// The user agent sent with every request.
@@ -359,7 +393,8 @@ fn check_address(name: &str, value: &str) -> Result<(), Error> {
         "http" if is_loopback(&url) => Ok(()),
         "http" => Err(Error::validation(
             name,
-            "plain http is allowed only for loopback addresses (127.0.0.0/8, ::1, localhost)",
+            "plain http is allowed only for loopback addresses (127.0.0.0/8, ::1, and localhost \
+             when it resolves to loopback addresses only)",
         )),
         other => Err(Error::validation(
             name,
@@ -368,12 +403,83 @@ fn check_address(name: &str, value: &str) -> Result<(), Error> {
     }
 }
 
-/// True for 127.0.0.0/8, ::1 and localhost.
+/// True for 127.0.0.0/8, ::1 (also written as ::ffff:127.x.y.z), and for `localhost` only
+/// when it resolves to loopback addresses only: a name is trusted for what it resolves
+/// to, not for what it says (the pools then connect to those addresses: `localhost_addrs`).
 pub(crate) fn is_loopback(url: &url::Url) -> bool {
     match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv6(ip)) => loopback_only(&[std::net::IpAddr::V6(ip)]),
+        Some(url::Host::Domain(d)) => {
+            d.eq_ignore_ascii_case("localhost") && localhost_addrs().is_some()
+        }
         None => false,
     }
+}
+
+/// What `localhost` resolves to, when that is loopback addresses only (`None` when it
+/// does not resolve, or resolves to any other address).
+pub fn localhost_addrs() -> Option<Vec<std::net::IpAddr>> {
+    use std::net::ToSocketAddrs;
+    let addrs: Vec<std::net::IpAddr> = ("localhost", 0)
+        .to_socket_addrs()
+        .ok()?
+        .map(|a| a.ip())
+        .collect();
+    loopback_only(&addrs).then_some(addrs)
+}
+
+/// True when there is at least one address and every one is loopback (an IPv4-mapped
+/// IPv6 address counts as its IPv4 address).
+pub fn loopback_only(addrs: &[std::net::IpAddr]) -> bool {
+    !addrs.is_empty()
+        && addrs.iter().all(|ip| match ip {
+            std::net::IpAddr::V4(v4) => v4.is_loopback(),
+            std::net::IpAddr::V6(v6) => {
+                v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+            }
+        })
+}
+
+/// A proxy address as given, with `http://` assumed when it names no scheme (as curl
+/// reads `https_proxy=proxy.corp:3128`).
+pub(crate) fn proxy_url_text(value: &str) -> String {
+    let value = value.trim();
+    if value.contains("://") {
+        value.to_string()
+    } else {
+        format!("http://{value}")
+    }
+}
+
+/// Checks a proxy address (the `proxy` setting, or `name`d environment variable): an http
+/// or https URL with a host and nothing after the port. Errors never echo the value (it
+/// may hold a password).
+pub(crate) fn check_proxy(name: &str, value: &str) -> Result<url::Url, Error> {
+    let url = url::Url::parse(&proxy_url_text(value)).map_err(|e| {
+        Error::validation(
+            name,
+            format!("must be a proxy address like http://proxy.example:3128 ({e})"),
+        )
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Error::validation(
+            name,
+            format!(
+                "must be an http:// or https:// proxy address (got scheme {})",
+                crate::error::server_text(url.scheme())
+            ),
+        ));
+    }
+    if url.host_str().is_none_or(str::is_empty)
+        || url.path() != "/"
+        || url.query().is_some()
+        || url.fragment().is_some()
+    {
+        return Err(Error::validation(
+            name,
+            "must be a proxy address: scheme, optional user:password@, host and port only",
+        ));
+    }
+    Ok(url)
 }

@@ -57,12 +57,32 @@ pub struct FieldInfo {
     /// The Rust and Python name: the snake_case of the wire name.
     pub name: &'static str,
     pub ty: fn() -> Ty,
+    /// The value is a credential (a presigned address): the Rust `Debug` and the Python
+    /// `repr` show it redacted (`secret::redact_sensitive`). Declared with `sensitive`
+    /// before the wire name in `model!`: the one list both read.
+    pub sensitive: bool,
 }
 
 impl PartialEq for FieldInfo {
     fn eq(&self, other: &Self) -> bool {
-        self.wire == other.wire && self.name == other.name
+        self.wire == other.wire && self.name == other.name && self.sensitive == other.sensitive
     }
+}
+
+/// `model!`'s field marker: only `sensitive` is one (anything else fails to compile).
+pub const fn field_marker(word: &str) -> bool {
+    let (a, b) = (word.as_bytes(), b"sensitive");
+    if a.len() != b.len() {
+        panic!("model!: the only field marker is `sensitive`");
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            panic!("model!: the only field marker is `sensitive`");
+        }
+        i += 1;
+    }
+    true
 }
 
 /// A string enum.

@@ -1653,18 +1653,19 @@ fn classify_non_pdf(head: &[u8]) -> Error {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
         if let Ok(doc) = serde_json::from_str::<ErrorDocument>(trimmed) {
+            // Server text (an errorMessage may be up to 1 MiB): filtered and bounded.
             let code = if doc.error_code.is_empty() {
                 "UNKNOWN".to_string()
             } else {
-                doc.error_code.clone()
+                crate::error::server_text(&doc.error_code)
             };
             let params = match &doc.input_params {
                 serde_json::Value::Null => String::new(),
-                v => format!(" for {v}"),
+                v => format!(" for {}", crate::error::server_text(&v.to_string())),
             };
             return Error::document(format!(
                 "the service could not produce the document ({code}: {}){params}",
-                doc.error_message
+                crate::error::server_text(&doc.error_message)
             ))
             .with_document_code(code);
         }

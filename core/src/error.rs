@@ -81,6 +81,36 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Er
     Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
+/// The longest piece of server text (an error message, an error document's
+/// `errorMessage`, a header) kept in an error or a log line, in bytes.
+pub const SERVER_TEXT_LIMIT: usize = 2048;
+
+/// Server text made fit for an error message or a log line: control characters (and the
+/// bidirectional overrides that reorder what a terminal shows) become spaces or go, and
+/// text longer than `SERVER_TEXT_LIMIT` bytes is cut there, with the full length noted.
+/// The one filter for everything a server says that reaches our errors and logs.
+pub fn server_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(SERVER_TEXT_LIMIT + 48));
+    let mut cut = false;
+    for c in text.chars() {
+        let c = match c {
+            '\n' | '\r' | '\t' => ' ',
+            c if c.is_control() => continue,
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' => continue,
+            c => c,
+        };
+        if out.len() + c.len_utf8() > SERVER_TEXT_LIMIT {
+            cut = true;
+            break;
+        }
+        out.push(c);
+    }
+    if cut {
+        out.push_str(&format!("… (cut; {} bytes in all)", text.len()));
+    }
+    out
+}
+
 /// The failed HTTP exchange behind an `Api` error (and some others).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiFailure {

@@ -91,9 +91,13 @@ impl Fields<'_> {
                 if !(s.is_finite() && s > 0.0) {
                     return Err(invalid(key, "must be a number of seconds above zero"));
                 }
-                Duration::try_from_secs_f64(s)
-                    .map(Some)
-                    .map_err(|_| invalid(key, "is too large"))
+                // Clamped, never refused for its size: no deadline computed from it can
+                // overflow the clock (`1e19` would pass the conversion and panic later).
+                Ok(Some(
+                    Duration::try_from_secs_f64(s)
+                        .unwrap_or(crate::config::MAX_DURATION)
+                        .min(crate::config::MAX_DURATION),
+                ))
             }
             Some(other) => Err(invalid(
                 key,

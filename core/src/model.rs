@@ -204,23 +204,33 @@ pub trait Model: Serialize + for<'de> Deserialize<'de> + Clone + fmt::Debug + Pa
 /// Declares a wire object: every field optional (absent and null both read as `None`;
 /// which fields came as `null` is kept), unknown fields kept in `extra`, serialization
 /// back to the exact wire form, and its description for the code generator. A wire name
-/// that is a Rust keyword is written as a raw identifier (`"type" r#type`).
+/// that is a Rust keyword is written as a raw identifier (`"type" r#type`). A string field
+/// that is a credential (a presigned address) is marked `sensitive` before its wire name
+/// (`sensitive "url" url: String`): `Debug` and the Python repr show it redacted.
 #[macro_export]
 macro_rules! model {
     (
         $(#[doc = $doc:literal])*
         pub struct $name:ident {
-            $( $(#[$fmeta:meta])* $wire:literal $field:ident : $ty:ty ),* $(,)?
+            $( $(#[$fmeta:meta])* $($marker:ident)? $wire:literal $field:ident : $ty:ty ),* $(,)?
         }
     ) => {
         $(#[doc = $doc])*
-        #[derive(Clone, Debug, PartialEq, Default)]
+        #[derive(Clone, PartialEq, Default)]
         pub struct $name {
             $( $(#[$fmeta])* pub $field: Option<$ty>, )*
             /// Fields received that this version does not know, kept exactly.
             pub extra: $crate::model::Extra,
             /// Declared fields that came as an explicit `null`.
             pub nulls: $crate::model::Nulls,
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let mut d = f.debug_struct(stringify!($name));
+                $( $crate::__model_debug_field!(d, stringify!($field), &self.$field $(, $marker)?); )*
+                d.field("extra", &self.extra).field("nulls", &self.nulls).finish()
+            }
         }
 
         impl $crate::model::Model for $name {
@@ -230,6 +240,7 @@ macro_rules! model {
                     wire: $wire,
                     name: $crate::describe::strip_raw(stringify!($field)),
                     ty: <$ty as $crate::describe::Describe>::ty,
+                    sensitive: false $( || $crate::describe::field_marker(stringify!($marker)) )?,
                 }, )*
             ];
             fn extra(&self) -> &$crate::model::Extra {
@@ -322,6 +333,21 @@ macro_rules! model {
                 m.end()
             }
         }
+    };
+}
+
+/// One field of a model's `Debug`: as it is, or redacted when marked `sensitive`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __model_debug_field {
+    ($d:ident, $name:expr, $value:expr) => {
+        $d.field($crate::describe::strip_raw($name), $value)
+    };
+    ($d:ident, $name:expr, $value:expr, $marker:ident) => {
+        $d.field(
+            $crate::describe::strip_raw($name),
+            &$crate::secret::Redacted($value),
+        )
     };
 }
 

@@ -191,11 +191,13 @@ impl Limiters {
     }
 }
 
-/// Reads `x-svc-RateLimit-Limit` ("0.5", "2.0").
+/// Reads `x-svc-RateLimit-Limit` ("0.5", "2.0"). The server's number is bounded to one
+/// request an hour .. 10 000 per second, so that no interval computed from it overflows.
 pub fn parse_rate_header(value: &str) -> Option<f64> {
     value
         .trim()
         .parse::<f64>()
         .ok()
         .filter(|r| r.is_finite() && *r > 0.0)
+        .map(|r| r.clamp(1.0 / 3600.0, 10_000.0))
 }

@@ -29,6 +29,7 @@ pub const KEYS: &[&str] = &[
     "max_response_bytes",
     "max_document_bytes",
     "app_name",
+    "proxy",
 ];
 
 fn invalid(key: &str, rule: impl std::fmt::Display) -> Error {
@@ -97,6 +98,7 @@ pub fn from_json(v: &Value, name: &str) -> Result<Settings> {
     s.auth_endpoint = r.string("auth_endpoint")?;
     s.consent_endpoint = r.string("consent_endpoint")?;
     s.app_name = r.string("app_name")?;
+    s.proxy = r.string("proxy")?.map(Secret::new);
     if let Some(b) = r.boolean("rate_limiting")? {
         s.rate_limiting = b;
     }

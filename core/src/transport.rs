@@ -12,26 +12,46 @@ use futures_util::StreamExt;
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 
 use crate::config::Settings;
-use crate::error::{ApiFailure, Error, ErrorEntry};
+use crate::error::{server_text, ApiFailure, Error, ErrorEntry};
 use crate::retry::FailureClass;
 use crate::wipe::{wipe_received, wiped_bytes, WipeBuf};
 use crate::wire;
 
-/// A response that arrived whole.
-#[derive(Debug, Clone)]
+/// A response that arrived whole. Its `Debug` shows the status, the header names and
+/// the body's size, never the body (a token response carries tokens).
+#[derive(Clone)]
 pub struct HttpResponse {
     pub status: u16,
     pub headers: HeaderMap,
     pub body: Bytes,
 }
 
+impl std::fmt::Debug for HttpResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpResponse")
+            .field("status", &self.status)
+            .field("headers", &HeaderNames(&self.headers))
+            .field("body", &format_args!("<{} bytes>", self.body.len()))
+            .finish()
+    }
+}
+
+/// Header names only (values may be credentials).
+struct HeaderNames<'a>(&'a HeaderMap);
+
+impl std::fmt::Debug for HeaderNames<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.keys()).finish()
+    }
+}
+
 impl HttpResponse {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
-    /// `x-svc-RequestId`.
+    /// `x-svc-RequestId` (server text: filtered and bounded).
     pub fn request_id(&self) -> Option<String> {
-        self.header(wire::HEADER_REQUEST_ID).map(str::to_string)
+        header_string(&self.headers, wire::HEADER_REQUEST_ID)
     }
     /// `x-svc-RateLimit-Limit`.
     pub fn rate_limit(&self) -> Option<String> {
@@ -47,7 +67,7 @@ impl HttpResponse {
             Err(_) => serde_json::from_slice(&self.body),
         };
         parsed.map_err(|e| {
-            let ctype = self.header("content-type").unwrap_or("no content type");
+            let ctype = self.content_type();
             let excerpt: String = String::from_utf8_lossy(&self.body)
                 .chars()
                 .take(120)
@@ -73,8 +93,17 @@ impl HttpResponse {
         struct Envelope {
             errors: Vec<ErrorEntry>,
         }
+        // The envelope is server text headed for errors and logs: filtered and bounded.
         let errors = match serde_json::from_slice::<Envelope>(&self.body) {
-            Ok(env) if !env.errors.is_empty() => env.errors,
+            Ok(env) if !env.errors.is_empty() => env
+                .errors
+                .into_iter()
+                .map(|e| ErrorEntry {
+                    code: server_text(&e.code),
+                    message: server_text(&e.message),
+                    details: server_text(&e.details),
+                })
+                .collect(),
             _ => vec![ErrorEntry {
                 code: String::new(),
                 message: self.describe_body(),
@@ -91,7 +120,7 @@ impl HttpResponse {
 
     /// "HTTP 502, text/html, body: <html>…" with at most 200 characters of the body.
     pub fn describe_body(&self) -> String {
-        let ctype = self.header("content-type").unwrap_or("no content type");
+        let ctype = self.content_type();
         let text = String::from_utf8_lossy(&self.body);
         let excerpt: String = text.chars().take(200).filter(|c| !c.is_control()).collect();
         if excerpt.is_empty() {
@@ -100,10 +129,16 @@ impl HttpResponse {
             format!("HTTP {} with a {ctype} body: {excerpt}", self.status)
         }
     }
+
+    /// The content type, as server text (filtered and bounded).
+    fn content_type(&self) -> String {
+        self.header("content-type")
+            .map_or_else(|| "no content type".to_string(), server_text)
+    }
 }
 
 /// A document response whose body is read piece by piece (`Transport::open_document`).
-#[derive(Debug)]
+/// Its `Debug` shows neither the address (presigned: a credential) nor the body.
 pub struct DocumentBody {
     pub status: u16,
     pub headers: HeaderMap,
@@ -114,6 +149,17 @@ pub struct DocumentBody {
     timeout: Duration,
     /// What is left of `timeout` for waiting on the network.
     left: Duration,
+}
+
+impl std::fmt::Debug for DocumentBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DocumentBody")
+            .field("status", &self.status)
+            .field("headers", &HeaderNames(&self.headers))
+            .field("received", &self.received)
+            .field("cap", &self.cap)
+            .finish_non_exhaustive()
+    }
 }
 
 impl DocumentBody {
@@ -222,8 +268,10 @@ impl SendFailure {
     }
 }
 
-/// A request ready to send.
-#[derive(Debug, Clone)]
+/// A request ready to send. Its `Debug` shows the method, the address redacted (no
+/// query: a presigned address's signature), the header names and the body's size and
+/// type, never a header value or the body (the token form carries the secrets).
+#[derive(Clone)]
 pub struct HttpRequest {
     pub method: Method,
     pub url: String,
@@ -231,8 +279,27 @@ pub struct HttpRequest {
     pub body: Option<(Bytes, &'static str)>,
 }
 
-/// The HTTP layer shared by a client's operations.
-#[derive(Debug, Clone)]
+impl std::fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&HeaderName> = self.headers.iter().map(|(n, _)| n).collect();
+        f.debug_struct("HttpRequest")
+            .field("method", &self.method)
+            .field("url", &crate::secret::redact_url(&self.url))
+            .field("headers", &names)
+            .field(
+                "body",
+                &self
+                    .body
+                    .as_ref()
+                    .map(|(b, ctype)| format!("<{} bytes of {ctype}>", b.len())),
+            )
+            .finish()
+    }
+}
+
+/// The HTTP layer shared by a client's operations. Its `Debug` shows no pool (a pool's
+/// `Debug` would print the proxy address, password included).
+#[derive(Clone)]
 pub struct Transport {
     /// The API pool; replaced after a transient failure so that a connection that may be
     /// in a bad state (a reset, a half-read body, a server in trouble) is not reused.
@@ -244,28 +311,158 @@ pub struct Transport {
     /// For presigned document addresses: a separate pool that never carries our headers.
     documents: reqwest::Client,
     max_response_bytes: usize,
+    /// How every pool reaches hosts: the proxy of remote https addresses, where
+    /// `localhost` connects.
+    route: Route,
+}
+
+/// How the pools reach hosts, decided once when the transport is built.
+#[derive(Clone)]
+struct Route {
+    /// For remote https addresses only (a `Proxy::https`, with loopback exempted): the
+    /// `proxy` setting, else `https_proxy`/`all_proxy` minus `no_proxy` of the environment.
+    proxy: Option<reqwest::Proxy>,
+    /// `localhost` connects to what it resolved to when it was checked to be loopback
+    /// only, never to what a later lookup says.
+    localhost: Vec<std::net::SocketAddr>,
+}
+
+/// The API or the authorization server is a remote address (not loopback).
+fn remote(settings: &Settings) -> bool {
+    let e = settings.endpoints();
+    [e.api, e.auth]
+        .iter()
+        .any(|a| url::Url::parse(a).map_or(true, |u| !crate::config::is_loopback(&u)))
+}
+
+/// Hosts that never go through a proxy, whatever the settings or environment say.
+const NEVER_PROXIED: &str = "localhost,127.0.0.0/8,::1";
+
+/// The environment variables of a proxy for https addresses, in the order curl reads them.
+const PROXY_ENV: [&str; 4] = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"];
+const NO_PROXY_ENV: [&str; 2] = ["no_proxy", "NO_PROXY"];
+
+fn first_env(names: &[&'static str]) -> Option<(&'static str, String)> {
+    names.iter().find_map(|n| {
+        std::env::var(n)
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| (*n, v))
+    })
+}
+
+impl Route {
+    fn new(settings: &Settings) -> Result<Route, Error> {
+        let proxy = match &settings.proxy {
+            Some(p) => Some((
+                crate::config::check_proxy("proxy", p.expose())?,
+                String::new(),
+            )),
+            None => match first_env(&PROXY_ENV) {
+                Some((name, value)) => match crate::config::check_proxy(name, &value) {
+                    Ok(url) => Some((
+                        url,
+                        first_env(&NO_PROXY_ENV).map_or(String::new(), |(_, v)| v),
+                    )),
+                    // An environment proxy we cannot use (socks5://, a typo) is an error
+                    // for a client of remote addresses (going direct would surprise
+                    // whoever set it); a loopback-only client (the sandbox) never uses it.
+                    Err(e) if remote(settings) => return Err(e),
+                    Err(_) => {
+                        log::debug!(target: "abws", "{name} is not a usable proxy address; a loopback client does not need it");
+                        None
+                    }
+                },
+                None => None,
+            },
+        };
+        let proxy = match proxy {
+            Some((url, no_proxy)) => {
+                let exempt = format!("{no_proxy},{NEVER_PROXIED}");
+                Some(
+                    reqwest::Proxy::https(url.as_str())
+                        .map_err(|_| Error::validation("proxy", "is not a usable proxy address"))?
+                        .no_proxy(reqwest::NoProxy::from_string(&exempt)),
+                )
+            }
+            None => None,
+        };
+        let localhost: Vec<std::net::SocketAddr> = crate::config::localhost_addrs()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|ip| std::net::SocketAddr::new(ip, 0))
+            .collect();
+        // Plain http to `localhost` was accepted because it resolved to loopback only; if
+        // this second look says otherwise, refuse rather than connect to what it says now.
+        let e = settings.endpoints();
+        for (name, address) in [("endpoint", &e.api), ("auth_endpoint", &e.auth)] {
+            let plain_localhost = url::Url::parse(address).is_ok_and(|u| {
+                u.scheme() == "http"
+                    && u.host_str()
+                        .is_some_and(|h| h.eq_ignore_ascii_case("localhost"))
+            });
+            if plain_localhost && localhost.is_empty() {
+                return Err(Error::validation(
+                    name,
+                    "plain http to localhost needs localhost to resolve to loopback addresses only",
+                ));
+            }
+        }
+        Ok(Route { proxy, localhost })
+    }
+
+    /// A pool builder with this route: no redirects, the proxy (or none: never the
+    /// environment's own reading), `localhost` pinned.
+    fn builder(&self, connect_timeout: Duration, user_agent: &str) -> reqwest::ClientBuilder {
+        let b = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(connect_timeout)
+            .user_agent(user_agent);
+        let b = match &self.proxy {
+            Some(p) => b.proxy(p.clone()),
+            None => b.no_proxy(),
+        };
+        if self.localhost.is_empty() {
+            b
+        } else {
+            b.resolve_to_addrs("localhost", &self.localhost)
+        }
+    }
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("connect_timeout", &self.connect_timeout)
+            .field("stall_timeout", &self.stall_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Transport {
-    fn api_pool(connect_timeout: Duration, user_agent: &str) -> Result<reqwest::Client, Error> {
-        reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(connect_timeout)
+    fn api_pool(
+        route: &Route,
+        connect_timeout: Duration,
+        user_agent: &str,
+    ) -> Result<reqwest::Client, Error> {
+        route
+            .builder(connect_timeout, user_agent)
             .pool_idle_timeout(Duration::from_secs(60))
             .tcp_nodelay(true)
-            .user_agent(user_agent)
             .build()
             .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))
     }
 
+    /// The transport of a client: its pools, with the proxy route of the settings (or of
+    /// the environment) decided here, once.
     pub fn new(settings: &Settings) -> Result<Transport, Error> {
         let user_agent = settings.user_agent();
-        let api = Self::api_pool(settings.timeouts.connect, &user_agent)?;
-        let documents = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(settings.timeouts.connect)
+        let route = Route::new(settings)?;
+        let api = Self::api_pool(&route, settings.timeouts.connect, &user_agent)?;
+        let documents = route
+            .builder(settings.timeouts.connect, &user_agent)
             .pool_idle_timeout(Duration::from_secs(30))
-            .user_agent(settings.user_agent())
             .build()
             .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))?;
         Ok(Transport {
@@ -275,7 +472,13 @@ impl Transport {
             stall_timeout: settings.timeouts.stall,
             documents,
             max_response_bytes: settings.max_response_bytes,
+            route,
         })
+    }
+
+    /// Whether remote https addresses go through a proxy (for diagnostics and tests).
+    pub fn proxied(&self) -> bool {
+        self.route.proxy.is_some()
     }
 
     /// The underlying pool, for callers that stream (documents use their own client).
@@ -286,7 +489,7 @@ impl Transport {
     /// Drops every pooled connection: the next request opens a new one. Called after a
     /// transient failure; requests in flight keep the connection they have.
     pub fn reset_pool(&self) {
-        if let Ok(fresh) = Self::api_pool(self.connect_timeout, &self.user_agent) {
+        if let Ok(fresh) = Self::api_pool(&self.route, self.connect_timeout, &self.user_agent) {
             *self.api.write().unwrap_or_else(|p| p.into_inner()) = fresh;
         }
     }
@@ -510,17 +713,18 @@ fn too_large(cap: u64, headers: &HeaderMap) -> SendFailure {
     )
 }
 
+/// A header's value as server text (filtered and bounded: it goes into errors and logs).
 fn header_string(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
+        .map(server_text)
 }
 
 /// The host of a redirect target (never the full address: it may carry a query).
 fn redirect_host(location: &str) -> String {
     match url::Url::parse(location) {
-        Ok(u) => u.host_str().unwrap_or("an unnamed host").to_string(),
+        Ok(u) => server_text(u.host_str().unwrap_or("an unnamed host")),
         Err(_) => "a relative location on the same host".to_string(),
     }
 }

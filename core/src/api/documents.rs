@@ -20,6 +20,12 @@ use crate::{model, validate, wire_enum, Timestamp};
 pub const REPORT_TYPE_INVOICE_PDF: &str = "GET_AB_INVOICE_PDF";
 /// The polling interval the spec asks for.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(15);
+/// How long `wait_for_report` (and the wait inside `fetch_pdf`) waits when no bound is
+/// given: 30 minutes. A wait without bound must be asked for: `NO_TIMEOUT`.
+pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// The timeout that asks for a wait without bound (`Some(NO_TIMEOUT)`); in the JSON
+/// arguments of the bindings, `"no_timeout": true`.
+pub const NO_TIMEOUT: Duration = Duration::MAX;
 /// Document kinds of reportOptions.documentType.
 pub const DOCUMENT_TYPES: [&str; 2] = ["Invoice", "Credits"];
 
@@ -89,7 +95,7 @@ model! {
     /// Where a report's document can be downloaded (for five minutes).
     pub struct ReportDocument {
         "reportDocumentId" report_document_id: String,
-        "url" url: String,
+        sensitive "url" url: String,
         "compressionAlgorithm" compression_algorithm: String,
     }
 }
@@ -141,22 +147,41 @@ crate::params! {
     }
 }
 
-/// The poll interval and the bound of a wait, from seconds as the bindings give them.
+/// The poll interval and the bound of a wait, from seconds as the bindings give them:
+/// `timeout` absent is the 30-minute default, `no_timeout` asks for no bound (not both);
+/// values above `config::MAX_DURATION` are cut to it.
 fn wait_durations(
     poll_interval: Option<f64>,
     timeout: Option<f64>,
+    no_timeout: Option<bool>,
 ) -> Result<(Duration, Option<Duration>)> {
     let seconds = |name: &str, v: f64| {
-        Duration::try_from_secs_f64(v)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| Error::validation(name, "must be a number of seconds above zero"))
+        if !(v.is_finite() && v > 0.0) {
+            return Err(Error::validation(
+                name,
+                "must be a number of seconds above zero",
+            ));
+        }
+        Ok(Duration::try_from_secs_f64(v)
+            .unwrap_or(crate::config::MAX_DURATION)
+            .min(crate::config::MAX_DURATION))
     };
     let poll = match poll_interval {
         Some(v) => seconds("poll_interval", v)?,
         None => DEFAULT_POLL_INTERVAL,
     };
-    Ok((poll, timeout.map(|t| seconds("timeout", t)).transpose()?))
+    let bound = match (timeout, no_timeout.unwrap_or(false)) {
+        (Some(_), true) => {
+            return Err(Error::validation(
+                "no_timeout",
+                "cannot be combined with timeout: give one or the other",
+            ))
+        }
+        (None, true) => NO_TIMEOUT,
+        (Some(t), false) => seconds("timeout", t)?,
+        (None, false) => DEFAULT_WAIT_TIMEOUT,
+    };
+    Ok((poll, Some(bound)))
 }
 
 crate::params! {
@@ -166,15 +191,17 @@ crate::params! {
         req report_id: String,
         /// Seconds between two getReport calls (default 15).
         opt poll_interval: f64,
-        /// Seconds the whole wait may take (default: no bound).
+        /// Seconds the whole wait may take (default 1800: 30 minutes).
         opt timeout: f64,
+        /// True: wait without bound (instead of a timeout).
+        opt no_timeout: bool,
     }
 }
 
 impl WaitForReportParams {
     /// The poll interval and the bound of the wait (defaults applied, values checked).
     pub fn durations(&self) -> Result<(Duration, Option<Duration>)> {
-        wait_durations(self.poll_interval, self.timeout)
+        wait_durations(self.poll_interval, self.timeout, self.no_timeout)
     }
 }
 
@@ -189,8 +216,10 @@ crate::params! {
         req report_options: ReportOptionsParams,
         /// Seconds between two getReport calls (default 15).
         opt poll_interval: f64,
-        /// Seconds the wait for the report may take (default: no bound).
+        /// Seconds the wait for the report may take (default 1800: 30 minutes).
         opt timeout: f64,
+        /// True: wait for the report without bound (instead of a timeout).
+        opt no_timeout: bool,
     }
 }
 
@@ -205,7 +234,7 @@ impl FetchPdfArgs {
     }
     /// The poll interval and the bound of the wait (defaults applied, values checked).
     pub fn durations(&self) -> Result<(Duration, Option<Duration>)> {
-        wait_durations(self.poll_interval, self.timeout)
+        wait_durations(self.poll_interval, self.timeout, self.no_timeout)
     }
 }
 
@@ -404,7 +433,9 @@ impl Documents<'_> {
     /// Polls getReport every `poll_interval` until the report ends. DONE returns the
     /// report (with its document id); CANCELLED and FATAL are `ReportFailed` errors;
     /// DONE without a document id is a `Document` error. Unknown statuses keep polling.
-    /// `timeout` bounds the whole wait (`None`: no bound).
+    /// `timeout` bounds the whole wait: `None` is `DEFAULT_WAIT_TIMEOUT` (30 minutes);
+    /// `Some(NO_TIMEOUT)` waits without bound (any bound past `config::MAX_DURATION` is
+    /// none).
     pub async fn wait_for_report(
         &self,
         report_id: &str,
@@ -415,7 +446,11 @@ impl Documents<'_> {
         if poll_interval.is_zero() {
             return Err(Error::validation("poll_interval", "must be more than zero"));
         }
-        let deadline = timeout.map(|t| Instant::now() + t);
+        let poll_interval = poll_interval.min(crate::config::MAX_DURATION);
+        let bound = timeout.unwrap_or(DEFAULT_WAIT_TIMEOUT);
+        let deadline = (bound < crate::config::MAX_DURATION)
+            .then(|| Instant::now().checked_add(bound))
+            .flatten();
         loop {
             let report = self
                 .client
@@ -442,14 +477,17 @@ impl Documents<'_> {
                 _ => {}
             }
             if let Some(d) = deadline {
-                if Instant::now() + poll_interval > d {
+                if Instant::now()
+                    .checked_add(poll_interval)
+                    .is_none_or(|next| next > d)
+                {
                     let status = report
                         .processing_status
-                        .map(|s| s.as_str().to_string())
+                        .map(|s| crate::error::server_text(s.as_str()))
                         .unwrap_or_default();
                     return Err(Error::timeout(format!(
                         "report {report_id} was still {status} when the {:.0} s wait ended",
-                        timeout.unwrap_or_default().as_secs_f64()
+                        bound.as_secs_f64()
                     )));
                 }
             }
@@ -532,13 +570,7 @@ impl Documents<'_> {
         let url = doc.url.filter(|u| !u.is_empty()).ok_or_else(|| {
             Error::document(format!("report document {report_document_id} has no url"))
         })?;
-        let parsed = url::Url::parse(&url)
-            .map_err(|e| Error::document(format!("the presigned address is not a URL ({e})")))?;
-        if parsed.scheme() != "https"
-            && !(parsed.scheme() == "http" && crate::config::is_loopback(&parsed))
-        {
-            return Err(Error::document("the presigned address is not https; refusing to download a sensitive document in clear"));
-        }
+        check_document_address(&url, self.client.endpoints())?;
         Ok(url)
     }
 
@@ -754,6 +786,55 @@ impl<W: Write + Send + ?Sized> Attempts for Streamed<'_, W> {
         }
         Err(Failure::from_send(failure))
     }
+}
+
+/// Checks a presigned document address before anything is fetched from it: https, or
+/// plain http to a loopback host only when the API endpoint itself is loopback (the
+/// sandbox); never the API's or the authorization server's own host and port (a
+/// document fetch carries no credentials, but an address pointing back at our own
+/// servers is not a document host). Errors name the host, never the address (its query
+/// is a credential).
+pub fn check_document_address(url: &str, endpoints: &crate::Endpoints) -> Result<()> {
+    let parsed = url::Url::parse(url)
+        .map_err(|e| Error::document(format!("the presigned address is not a URL ({e})")))?;
+    let host = crate::error::server_text(parsed.host_str().unwrap_or(""));
+    let api = url::Url::parse(&endpoints.api).ok();
+    let api_loopback = api.as_ref().is_some_and(crate::config::is_loopback);
+    match parsed.scheme() {
+        "https" if !host.is_empty() => {}
+        "http" if api_loopback && crate::config::is_loopback(&parsed) => {}
+        "http" => {
+            return Err(Error::document(format!(
+                "the presigned address (host {host}) is plain http; refusing to download a \
+                 sensitive document in clear (http is accepted only on loopback, when the API \
+                 endpoint is loopback too)"
+            )))
+        }
+        other => {
+            return Err(Error::document(format!(
+                "the presigned address has scheme {}; only https is accepted",
+                crate::error::server_text(other)
+            )))
+        }
+    }
+    // The same host is refused whatever the port; on loopback (the sandbox, where every
+    // listener is 127.0.0.1) the port tells the servers apart.
+    let same_server = |u: &url::Url| {
+        let same_host = u.host_str().map(str::to_ascii_lowercase)
+            == parsed.host_str().map(str::to_ascii_lowercase);
+        same_host
+            && (!crate::config::is_loopback(u)
+                || u.port_or_known_default() == parsed.port_or_known_default())
+    };
+    for (what, address) in [("API", &endpoints.api), ("authorization", &endpoints.auth)] {
+        if url::Url::parse(address).is_ok_and(|u| same_server(&u)) {
+            return Err(Error::document(format!(
+                "the presigned address points at the {what} server ({host}), not at a \
+                 document host; refusing to fetch it"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The longest one document attempt may wait on the network (cut to the operation's

@@ -93,13 +93,16 @@ fn scenarios() {
     crate::alone::run("reliability::scorecard", true);
 }
 
-/// The re-executed children of E9 (under the wall-clock shim: the client calls only) and
-/// G8 (with a watched TMPDIR/HOME: the document work only); `CHILD_ARGS` runs it.
+/// The re-executed children of E9 (under the wall-clock shim: the client calls only), G8
+/// (with a watched TMPDIR/HOME: the document work only), L6 (with proxies in its
+/// environment) and L11 (under the resolver shim); `CHILD_ARGS` runs it.
 #[test]
 #[ignore = "the child process of E9 and G8: run by them"]
 fn child() {
     match std::env::var("ABWS_RELIABILITY_CHILD").as_deref() {
         Ok(wallclock::CHILD) => wallclock::child(),
+        Ok(security::PROXY_CHILD) => security::proxy_child(),
+        Ok(security::LOCALHOST_CHILD) => security::localhost_child(),
         Ok(_) => documents::child_downloads(),
         Err(_) => {}
     }

@@ -6,6 +6,7 @@ use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::reconciliation::GetTransactionsParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
+use serde_json::json;
 
 use super::{figure, n, Figure};
 use crate::common;
@@ -352,5 +353,127 @@ pub fn run_d() -> Vec<Figure> {
     ));
 
     // D5/D6 are about documents (slow consumer, slow steady body): see G.
+    out.push(d7_time_bounds());
     out
+}
+
+/// D7 (issue 15): every duration is bounded. A wait for a report has a default bound (30
+/// minutes) and goes without one only when asked; duration settings too large for the
+/// clock are clamped when read instead of panicking at the first deadline.
+fn d7_time_bounds() -> Figure {
+    use abws::api::documents::{self as docs, WaitForReportParams};
+    let sb = common::sandbox_with(|c| c.time_scale = 120.0);
+    let d = sb.describe();
+    let mut panics = 0;
+    let mut ok = 0;
+    let mut cases = 0;
+    let mut run = |what: &str, f: &mut dyn FnMut() -> bool| {
+        cases += 1;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+            Ok(true) => ok += 1,
+            Ok(false) => eprintln!("D7: {what}: wrong outcome"),
+            Err(_) => {
+                eprintln!("D7: {what}: panicked");
+                panics += 1
+            }
+        }
+    };
+    // Duration settings of 1e19 s (past u64 nanoseconds of any clock) and 1e300 s.
+    for huge in [1e19, 1e300] {
+        run(&format!("settings of {huge:e} s"), &mut || {
+            let c = &d["credentials"];
+            let settings = json!({
+                "region": "JP",
+                "client_id": c["client_id"], "client_secret": c["client_secret"],
+                "refresh_token": c["refresh_token"], "user_email": c["user_email"],
+                "endpoint": d["base_url"], "auth_endpoint": d["auth_url"],
+                "rate_limiting": false,
+                "connect_timeout": huge, "attempt_timeout": huge, "operation_timeout": huge,
+            });
+            let s = abws::settings_json::from_json(&settings, "settings").unwrap();
+            s.timeouts.operation <= abws::config::MAX_DURATION
+                && abws::blocking::Client::new(s)
+                    .unwrap()
+                    .reconciliation()
+                    .get_transactions(&month(&sb))
+                    .is_ok()
+        });
+    }
+    run("Rust timeouts of Duration::MAX", &mut || {
+        let mut s = common::settings(&sb, Region::JP);
+        s.timeouts.attempt = Duration::MAX;
+        s.timeouts.operation = Duration::MAX;
+        s.timeouts.stall = Duration::MAX;
+        abws::blocking::Client::new(s)
+            .unwrap()
+            .reconciliation()
+            .get_transactions(&month(&sb))
+            .is_ok()
+    });
+    let client = common::client(&sb, Region::JP);
+    let (report, _) = common::ready_document(&sb, &client);
+    run(
+        "a wait without bound (NO_TIMEOUT) on a DONE report",
+        &mut || {
+            client
+                .documents()
+                .wait_for_report(&report, Duration::from_millis(50), Some(docs::NO_TIMEOUT))
+                .is_ok()
+        },
+    );
+    run(
+        "a poll interval of Duration::MAX inside a 50 ms wait",
+        &mut || {
+            sb.inject(
+                FaultRule::new(
+                    "getReport",
+                    FaultAction::Status {
+                        status: 200,
+                        body: Some(json!({"reportId": "R-D7", "processingStatus": "IN_PROGRESS"})),
+                        headers: Default::default(),
+                    },
+                )
+                .times(1),
+            );
+            let t = Instant::now();
+            let r = client.documents().wait_for_report(
+                "R-D7",
+                Duration::MAX,
+                Some(Duration::from_millis(50)),
+            );
+            r.is_err_and(|e| e.kind() == ErrorKind::Timeout) && t.elapsed() < Duration::from_secs(5)
+        },
+    );
+    // The bound of a wait as the bindings give it (JSON arguments).
+    let bound = |v: serde_json::Value| {
+        abws::params::read::<WaitForReportParams>(&v.to_string()).and_then(|p| p.durations())
+    };
+    let default = bound(json!({"report_id": "R"}));
+    let unbounded = bound(json!({"report_id": "R", "no_timeout": true}));
+    let both = bound(json!({"report_id": "R", "timeout": 5, "no_timeout": true}));
+    let huge_poll = bound(json!({"report_id": "R", "poll_interval": 1e19}));
+    let default_s = default
+        .as_ref()
+        .ok()
+        .and_then(|(_, t)| *t)
+        .map_or(0.0, |t| t.as_secs_f64());
+    run("the JSON bounds of a wait", &mut || {
+        default_s == 1800.0
+            && unbounded
+                .as_ref()
+                .is_ok_and(|(_, t)| *t == Some(docs::NO_TIMEOUT))
+            && both
+                .as_ref()
+                .is_err_and(|e| e.parameter() == Some("no_timeout"))
+            && huge_poll
+                .as_ref()
+                .is_ok_and(|(p, _)| *p <= abws::config::MAX_DURATION)
+    });
+    figure(
+        "D7",
+        panics == 0 && ok == cases,
+        format!(
+            "panics = {panics} in {cases} cases (duration settings of 1e19 and 1e300 s,              Duration::MAX timeouts, poll interval and wait bound), {ok}/{cases} right; default              wait bound = {default_s:.0} s, no bound only on request (no_timeout; Python              timeout=None), both together refused; C: cancel and deadline in the C suite"
+        ),
+    )
 }
