@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use crate::auth::{RotationCallback, TokenCache};
 use crate::config::{Credentials, Endpoints, RegionGroup, Settings};
 use crate::error::{Error, Result};
+use crate::inflight;
 use crate::operations::Operation;
 use crate::process::{self, Context};
 use crate::ratelimit::{parse_rate_header, Bucket, BucketKey};
@@ -231,6 +232,26 @@ impl Client {
             .map_err(|e| crate::paging::page_token_error(call, e).with_operation(op.id))
     }
 
+    /// Runs one call and decodes its JSON answer. A 2xx that does not decode is final for
+    /// most operations; for an unsafe write (a row of kind `UnsafeWrite`: placeOrder,
+    /// addItems) it was applied all the same, so it is an `OutcomeUnknown` carrying the
+    /// externalId and the body as received — never a plain transport error, which a caller
+    /// might answer by sending the order again.
+    pub async fn execute_json<T: serde::de::DeserializeOwned>(&self, call: &Call) -> Result<T> {
+        let resp = self.execute(call).await?;
+        match resp.decode(call.op.id) {
+            Ok(v) => Ok(v),
+            Err(e) if call.op.kind == OperationKind::UnsafeWrite => {
+                let e = Error::outcome_unknown(call.op.id, call.external_id.as_deref(), e)
+                    .with_raw_body(resp.body.clone())
+                    .with_operation(call.op.id);
+                log::warn!(target: "abws", "{e}");
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     async fn execute_inner(&self, call: &Call) -> Result<HttpResponse> {
         let op = call.op;
         let settings = self.settings();
@@ -325,7 +346,12 @@ impl Client {
         let timeout = a.timeout()?;
         let attempt = a.number;
         let sent_at = Instant::now();
+        // An unsafe write cancelled from here on may have been applied: the guard says so.
+        let in_flight = inflight::Guard::start(op, send.call.external_id.as_deref());
         let outcome = self.inner.transport.send(req, timeout).await;
+        if let Some(g) = in_flight {
+            g.done();
+        }
         match &outcome {
             Ok(resp) => log::debug!(
                 target: "abws",
@@ -442,7 +468,9 @@ impl Client {
             ) {
                 Decision::Fail => return Err(error),
                 Decision::OutcomeUnknown => {
-                    return Err(Error::outcome_unknown(plan.what, plan.external_id, error))
+                    let e = Error::outcome_unknown(plan.what, plan.external_id, error);
+                    log::warn!(target: "abws", "{e}");
+                    return Err(e);
                 }
                 Decision::Retry => {
                     let (delay, cost) = if failure.replay && !replayed {

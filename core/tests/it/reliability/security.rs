@@ -1,6 +1,6 @@
 //! L. Security properties.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use abws::api::cart::{GetEstimatedTotalPurchaseCostParams, ListCartsParams};
 use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
@@ -11,30 +11,9 @@ use serde_json::json;
 use super::{figure, Figure};
 use crate::common;
 
-/// Captures every log record at the most verbose level.
-struct Capture(Arc<Mutex<String>>);
-
-impl log::Log for Capture {
-    fn enabled(&self, _: &log::Metadata) -> bool {
-        true
-    }
-    fn log(&self, record: &log::Record) {
-        let mut s = self.0.lock().unwrap();
-        s.push_str(&format!(
-            "{} {} {}\n",
-            record.level(),
-            record.target(),
-            record.args()
-        ));
-    }
-    fn flush(&self) {}
-}
-
 pub fn run() -> Vec<Figure> {
     let mut out = vec![];
-    let logs = Arc::new(Mutex::new(String::new()));
-    let _ = log::set_logger(Box::leak(Box::new(Capture(logs.clone()))));
-    log::set_max_level(log::LevelFilter::Trace);
+    let logs = super::capture_logs();
 
     // L1: sentinel secrets never appear in logs, Debug/Display, errors.
     let sb = common::sandbox();
@@ -126,7 +105,7 @@ pub fn run() -> Vec<Figure> {
     ) {
         text.push_str(&format!("{e} {e:?}"));
     }
-    text.push_str(&logs.lock().unwrap());
+    text.push_str(&logs.text());
     let sentinels = [
         creds.client_secret.as_str(),
         creds.refresh_token.as_str(),
@@ -153,7 +132,7 @@ pub fn run() -> Vec<Figure> {
             );
         }
     }
-    out.push(figure("L1", hits == 0 && logs.lock().unwrap().len() > 100, format!("occurrences of 5 sentinel secrets = {hits} in {} KB of logs (TRACE), Debug/Display and errors", text.len() / 1024)));
+    out.push(figure("L1", hits == 0 && logs.text().len() > 100, format!("occurrences of 5 sentinel secrets = {hits} in {} KB of logs (TRACE), Debug/Display and errors", text.len() / 1024)));
 
     // L2: redirects to a foreign listener are not followed, for every redirect status.
     let sb = common::sandbox();
