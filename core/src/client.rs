@@ -160,6 +160,12 @@ impl Client {
         Ok(())
     }
 
+    /// Sets (or removes) the callback that receives every rotated refresh token before it
+    /// is used; replaces the one given to `with_rotation`.
+    pub fn set_rotation_callback(&self, on_rotate: Option<RotationCallback>) {
+        self.inner.tokens.set_rotation_callback(on_rotate);
+    }
+
     /// The credentials in force (after any refresh-token rotation).
     pub fn credentials(&self) -> Credentials {
         self.inner.tokens.credentials()

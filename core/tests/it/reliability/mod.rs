@@ -20,6 +20,7 @@ mod documents;
 pub mod freed_memory;
 mod network;
 mod paging;
+mod rotation;
 mod security;
 pub mod server;
 mod throttling;
@@ -120,6 +121,7 @@ const SCENARIOS: &[(&str, &str, Scenario)] = &[
     ("C", "network", network::run_c),
     ("D", "network", network::run_d),
     ("E", "auth", auth::run),
+    ("E", "rotation", rotation::run),
     ("F", "paging", paging::run),
     ("G", "documents", documents::run),
     ("H", "decoding", decoding::run),
