@@ -74,6 +74,68 @@ pub fn refresh_margin(lifetime: Duration) -> Duration {
 /// Called with the new refresh token when the server rotates it, before it is used.
 pub type RotationCallback = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// The refresh tokens the server replaced in this process: (client id, consumed token, its
+/// successor, when). A client holding a consumed token (a second client built from the same
+/// credentials, `set_credentials` with a stale token) sends its successor instead, so no
+/// client of the process replays a token a rotation consumed.
+#[derive(Debug, Default)]
+pub struct RotationLedger {
+    entries: std::sync::Mutex<Vec<Rotation>>,
+}
+
+#[derive(Debug)]
+struct Rotation {
+    client_id: String,
+    old: Secret,
+    new: Secret,
+    at: Instant,
+}
+
+impl RotationLedger {
+    /// Enough for every client of a process; the oldest entries go first.
+    const KEEP: usize = 64;
+
+    fn record(&self, client_id: &str, old: &Secret, new: &Secret) {
+        let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        if e.len() >= Self::KEEP {
+            e.remove(0);
+        }
+        e.push(Rotation {
+            client_id: client_id.to_string(),
+            old: old.clone(),
+            new: new.clone(),
+            at: Instant::now(),
+        });
+    }
+
+    /// The newest successor of `token`, if a rotation consumed it.
+    fn successor(&self, client_id: &str, token: &Secret) -> Option<Secret> {
+        let e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let mut current: Option<&Secret> = None;
+        for _ in 0..e.len() {
+            let look = current.unwrap_or(token);
+            match e
+                .iter()
+                .find(|r| r.client_id == client_id && &r.old == look)
+            {
+                Some(r) => current = Some(&r.new),
+                None => break,
+            }
+        }
+        current.cloned()
+    }
+
+    /// When `token` was issued by a rotation, and how many rotations this process has seen
+    /// for the client.
+    fn origin(&self, client_id: &str, token: &Secret) -> Option<(Instant, usize)> {
+        let e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let count = e.iter().filter(|r| r.client_id == client_id).count();
+        e.iter()
+            .find(|r| r.client_id == client_id && &r.new == token)
+            .map(|r| (r.at, count))
+    }
+}
+
 struct Cached {
     token: Secret,
     /// Monotonic: wall-clock jumps do not move it.
@@ -87,7 +149,12 @@ pub struct TokenCache {
     token_url: String,
     transport: Transport,
     state: Mutex<Option<Cached>>,
-    on_rotate: Option<RotationCallback>,
+    on_rotate: RwLock<Option<RotationCallback>>,
+    /// A refresh token sent in a refresh whose outcome is unknown (an ambiguous failure, or
+    /// a refresh cancelled in flight), and what happened: if the server rotates refresh
+    /// tokens it may have consumed that token then.
+    unsure: std::sync::Mutex<Option<(Secret, String)>>,
+    ledger: Arc<RotationLedger>,
 }
 
 impl std::fmt::Debug for TokenCache {
@@ -110,8 +177,16 @@ impl TokenCache {
             token_url: format!("{}{}", auth_host.trim_end_matches('/'), wire::TOKEN_PATH),
             transport,
             state: Mutex::new(None),
-            on_rotate,
+            on_rotate: RwLock::new(on_rotate),
+            unsure: std::sync::Mutex::new(None),
+            ledger: crate::process::context().rotations.clone(),
         }
+    }
+
+    /// Sets (or, with `None`, removes) the callback that receives every rotated refresh
+    /// token before it is used.
+    pub fn set_rotation_callback(&self, on_rotate: Option<RotationCallback>) {
+        *self.on_rotate.write().unwrap_or_else(|p| p.into_inner()) = on_rotate;
     }
 
     /// Replaces the credentials (a rotated client secret, a new refresh token); the next
@@ -165,6 +240,77 @@ impl TokenCache {
     }
 
     async fn refresh(&self) -> Result<Cached> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            // Re-read for every attempt: a rotation received meanwhile (by any client of the
+            // process) replaces the token, which is then never sent again.
+            let (client_id, client_secret, refresh_token) = self.newest_refresh_token()?;
+            let form = [
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh_token.expose()),
+                ("client_id", client_id.as_str()),
+                ("client_secret", client_secret.expose()),
+            ];
+            let in_flight = RefreshInFlight {
+                cache: self,
+                token: Some(refresh_token.clone()),
+            };
+            let outcome = token_attempt(&self.transport, &self.token_url, &form).await;
+            in_flight.done();
+            let failure = match outcome {
+                Ok((rotated, parsed)) => {
+                    // A rotated token is kept even when the rest of the answer is unusable:
+                    // the one sent is consumed. An unreadable answer without one leaves the
+                    // token sent in doubt (the server did process the refresh).
+                    let rotated = rotated.filter(|t| t != &refresh_token);
+                    self.set_unsure(match (&parsed, &rotated) {
+                        (Err(e), None) => Some((refresh_token.clone(), e.to_string())),
+                        _ => None,
+                    });
+                    if let Some(new) = rotated {
+                        self.rotate(&client_id, &client_secret, &refresh_token, new);
+                    }
+                    match parsed {
+                        Ok(set) => {
+                            let now = Instant::now();
+                            return Ok(Cached {
+                                token: set.access_token,
+                                refresh_at: now
+                                    + set
+                                        .expires_in
+                                        .saturating_sub(refresh_margin(set.expires_in)),
+                                expires_at: now + set.expires_in,
+                            });
+                        }
+                        Err(e) => TokenFailure {
+                            class: crate::retry::FailureClass::Final,
+                            error: e,
+                            oauth_code: None,
+                        },
+                    }
+                }
+                Err(f) => f,
+            };
+            if failure.class == crate::retry::FailureClass::Ambiguous {
+                self.set_unsure(Some((refresh_token.clone(), failure.error.to_string())));
+            }
+            match retry::decide(OperationKind::TokenRefresh, failure.class, attempt, 3, 0) {
+                Decision::Retry => {
+                    tokio::time::sleep(retry::backoff(attempt, rand::random::<f64>())).await
+                }
+                _ => {
+                    return Err(self
+                        .explain(&client_id, &refresh_token, failure)
+                        .with_attempts(attempt))
+                }
+            }
+        }
+    }
+
+    /// The refresh credentials in force, with the newest successor of the refresh token
+    /// when a rotation in this process consumed it (handed to this client's callback first).
+    fn newest_refresh_token(&self) -> Result<(String, Secret, Secret)> {
         let Credentials::RefreshToken {
             client_id,
             client_secret,
@@ -173,42 +319,115 @@ impl TokenCache {
         else {
             return Err(Error::internal("refresh without a refresh token"));
         };
-        let form = [
-            ("grant_type", "refresh_token"),
-            ("refresh_token", refresh_token.expose()),
-            ("client_id", client_id.as_str()),
-            ("client_secret", client_secret.expose()),
-        ];
-        let set = token_call(
-            &self.transport,
-            &self.token_url,
-            &form,
-            OperationKind::TokenRefresh,
-        )
-        .await?;
-        if let Some(new_refresh) = &set.refresh_token {
-            if new_refresh != &refresh_token {
-                // Hand the rotated token to the caller's persistence first: if the
-                // process dies after this point the new token is not lost.
-                if let Some(cb) = &self.on_rotate {
-                    cb(new_refresh.expose());
-                }
+        match self.ledger.successor(&client_id, &refresh_token) {
+            Some(newer) => {
+                self.hand_over(&newer);
                 self.set_credentials(Credentials::RefreshToken {
-                    client_id,
-                    client_secret,
-                    refresh_token: new_refresh.clone(),
+                    client_id: client_id.clone(),
+                    client_secret: client_secret.clone(),
+                    refresh_token: newer.clone(),
                 });
+                Ok((client_id, client_secret, newer))
+            }
+            None => Ok((client_id, client_secret, refresh_token)),
+        }
+    }
+
+    /// The server replaced `old` with `new`: the callback persists it first (if the process
+    /// dies after this point the new token is not lost), then the client uses it.
+    fn rotate(&self, client_id: &str, client_secret: &Secret, old: &Secret, new: Secret) {
+        self.ledger.record(client_id, old, &new);
+        self.hand_over(&new);
+        self.set_credentials(Credentials::RefreshToken {
+            client_id: client_id.to_string(),
+            client_secret: client_secret.clone(),
+            refresh_token: new,
+        });
+        log::debug!(target: "abws", "the token endpoint rotated the refresh token");
+    }
+
+    /// Gives a new refresh token to the rotation callback; a panicking callback is logged
+    /// and does not stop the refresh (the token is in use either way).
+    fn hand_over(&self, token: &Secret) {
+        let cb = self
+            .on_rotate
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(cb) = cb {
+            let run = std::panic::AssertUnwindSafe(|| cb(token.expose()));
+            if std::panic::catch_unwind(run).is_err() {
+                log::error!(
+                    target: "abws",
+                    "the refresh-token rotation callback panicked; the rotated token is in use by \
+                     this client but may not have been persisted"
+                );
             }
         }
-        let now = Instant::now();
-        Ok(Cached {
-            token: set.access_token,
-            refresh_at: now
-                + set
-                    .expires_in
-                    .saturating_sub(refresh_margin(set.expires_in)),
-            expires_at: now + set.expires_in,
-        })
+    }
+
+    fn set_unsure(&self, value: Option<(Secret, String)>) {
+        *self.unsure.lock().unwrap_or_else(|p| p.into_inner()) = value;
+    }
+
+    /// The error of a failed refresh, saying what the client knows about the token sent:
+    /// refused after an earlier refresh with it had an unknown outcome (consumed then, its
+    /// successor lost), or issued by a rotation.
+    fn explain(&self, client_id: &str, sent: &Secret, failure: TokenFailure) -> Error {
+        let unsure = self
+            .unsure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .filter(|(t, _)| t == sent)
+            .map(|(_, why)| why.clone());
+        let origin = self.ledger.origin(client_id, sent);
+        let rotation = origin.map(|(at, n)| {
+            format!(
+                "the refresh token sent was issued by a rotation {:.0} s ago ({n} rotation{} seen \
+                 by this process); the token it replaced is consumed, so a process restarting \
+                 must use the newest token the rotation callback received",
+                at.elapsed().as_secs_f64(),
+                if n == 1 { "" } else { "s" }
+            )
+        });
+        match (failure.oauth_code.as_deref(), unsure) {
+            (Some("invalid_grant"), Some(why)) => Error::auth(format!(
+                "the refresh token was refused (invalid_grant) after an earlier refresh with it \
+                 failed once it had been sent ({why}); a server that rotates refresh tokens \
+                 consumed it then and sent its successor in the answer that was lost, so no \
+                 usable refresh token remains: run the consent flow again"
+            ))
+            .with_request_id(failure.error.request_id().map(str::to_string)),
+            _ => match rotation {
+                Some(r) => failure.error.with_hint(r),
+                None => failure.error,
+            },
+        }
+    }
+}
+
+/// Covers a refresh request on the wire: dropped before its answer (the refresh was
+/// cancelled), the token it carries may have been consumed.
+struct RefreshInFlight<'a> {
+    cache: &'a TokenCache,
+    token: Option<Secret>,
+}
+
+impl RefreshInFlight<'_> {
+    fn done(mut self) {
+        self.token = None;
+    }
+}
+
+impl Drop for RefreshInFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(t) = self.token.take() {
+            self.cache.set_unsure(Some((
+                t,
+                "a refresh was cancelled while its request was in flight".to_string(),
+            )));
+        }
     }
 }
 
@@ -236,12 +455,21 @@ pub async fn exchange_code(
     token_call(transport, &url, &form, OperationKind::CodeExchange).await
 }
 
-async fn token_call(
+/// How one attempt at the token endpoint failed.
+struct TokenFailure {
+    class: crate::retry::FailureClass,
+    error: Error,
+    /// The OAuth `error` code of the answer (`invalid_grant`, ...).
+    oauth_code: Option<String>,
+}
+
+/// One POST to the token endpoint. A 2xx gives the refresh token it carries (kept even when
+/// the rest of the answer is unusable) and the token set.
+async fn token_attempt(
     transport: &Transport,
     url: &str,
     form: &[(&str, &str)],
-    kind: OperationKind,
-) -> Result<TokenSet> {
+) -> std::result::Result<(Option<Secret>, Result<TokenSet>), TokenFailure> {
     // The form holds the secrets: written into room enough for its encoded form (no
     // regrowth), then wiped when the HTTP client drops the body.
     let room = form.iter().map(|(k, v)| k.len() + 3 * v.len() + 2).sum();
@@ -250,32 +478,53 @@ async fn token_call(
         .finish();
     let body = Bytes::from_owner(zeroize::Zeroizing::new(encoded));
     let grant = form[0].1;
+    let req = HttpRequest {
+        method: Method::POST,
+        url: url.to_string(),
+        headers: vec![(
+            http::header::ACCEPT,
+            http::HeaderValue::from_static("application/json"),
+        )],
+        body: Some((body, "application/x-www-form-urlencoded")),
+    };
+    match transport.send(req, Duration::from_secs(30)).await {
+        Ok(resp) if resp.is_success() => Ok(parse_token(&resp)),
+        Ok(resp) => {
+            let (error, code) = token_error(&resp, grant);
+            let class = match resp.status {
+                429 => crate::retry::FailureClass::RejectedBeforeProcessing,
+                500 | 502 | 503 | 504 | 408 => crate::retry::FailureClass::Ambiguous,
+                _ => crate::retry::FailureClass::Final,
+            };
+            Err(TokenFailure {
+                class,
+                error,
+                oauth_code: code,
+            })
+        }
+        Err(f) => Err(TokenFailure {
+            class: f.class,
+            error: f.error,
+            oauth_code: None,
+        }),
+    }
+}
+
+async fn token_call(
+    transport: &Transport,
+    url: &str,
+    form: &[(&str, &str)],
+    kind: OperationKind,
+) -> Result<TokenSet> {
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let req = HttpRequest {
-            method: Method::POST,
-            url: url.to_string(),
-            headers: vec![(
-                http::header::ACCEPT,
-                http::HeaderValue::from_static("application/json"),
-            )],
-            body: Some((body.clone(), "application/x-www-form-urlencoded")),
+        let failure = match token_attempt(transport, url, form).await {
+            Ok((_, parsed)) => return parsed,
+            Err(f) => f,
         };
-        let (class, error) = match transport.send(req, Duration::from_secs(30)).await {
-            Ok(resp) if resp.is_success() => return parse_token(&resp),
-            Ok(resp) => {
-                let error = token_error(&resp, grant);
-                let class = match resp.status {
-                    429 => crate::retry::FailureClass::RejectedBeforeProcessing,
-                    500 | 502 | 503 | 504 | 408 => crate::retry::FailureClass::Ambiguous,
-                    _ => crate::retry::FailureClass::Final,
-                };
-                (class, error)
-            }
-            Err(f) => (f.class, f.error),
-        };
-        match retry::decide(kind, class, attempt, 3, 0) {
+        let error = failure.error;
+        match retry::decide(kind, failure.class, attempt, 3, 0) {
             Decision::Retry => tokio::time::sleep(retry::backoff(attempt, rand::random::<f64>())).await,
             Decision::Fail => return Err(error.with_attempts(attempt)),
             Decision::OutcomeUnknown => {
@@ -289,31 +538,53 @@ async fn token_call(
     }
 }
 
-fn parse_token(resp: &HttpResponse) -> Result<TokenSet> {
-    let body: TokenBody = serde_json::from_slice(&resp.body).map_err(|e| {
-        Error::auth(format!(
-            "the token endpoint's answer is not a token response ({e})"
-        ))
-    })?;
-    if body.access_token.is_empty() {
-        return Err(Error::auth(
-            "the token endpoint returned an empty access_token",
-        ));
+/// The refresh token a token answer carries (if any), and its token set.
+fn parse_token(resp: &HttpResponse) -> (Option<Secret>, Result<TokenSet>) {
+    #[derive(serde::Deserialize)]
+    struct RefreshOnly {
+        #[serde(default)]
+        refresh_token: Option<String>,
     }
-    Ok(TokenSet {
+    let body: TokenBody = match serde_json::from_slice(&resp.body) {
+        Ok(b) => b,
+        Err(e) => {
+            let rotated = serde_json::from_slice::<RefreshOnly>(&resp.body)
+                .ok()
+                .and_then(|r| r.refresh_token)
+                .filter(|t| !t.is_empty())
+                .map(Secret::new);
+            return (
+                rotated,
+                Err(Error::auth(format!(
+                    "the token endpoint's answer is not a token response ({e})"
+                ))),
+            );
+        }
+    };
+    let rotated = body
+        .refresh_token
+        .filter(|t| !t.is_empty())
+        .map(Secret::new);
+    if body.access_token.is_empty() {
+        return (
+            rotated,
+            Err(Error::auth(
+                "the token endpoint returned an empty access_token",
+            )),
+        );
+    }
+    let set = TokenSet {
         access_token: Secret::new(body.access_token),
-        refresh_token: body
-            .refresh_token
-            .filter(|t| !t.is_empty())
-            .map(Secret::new),
+        refresh_token: rotated.clone(),
         token_type: body.token_type.unwrap_or_else(|| "bearer".into()),
         // Bounded: the server's number must not overflow the clock (at most a day).
         expires_in: Duration::from_secs(body.expires_in.unwrap_or(3600).clamp(1, 86_400)),
-    })
+    };
+    (rotated, Ok(set))
 }
 
-/// Turns an OAuth error answer into an auth error that says what to do.
-fn token_error(resp: &HttpResponse, grant: &str) -> Error {
+/// Turns an OAuth error answer into an auth error that says what to do, and its OAuth code.
+fn token_error(resp: &HttpResponse, grant: &str) -> (Error, Option<String>) {
     let parsed: Option<OAuthError> = serde_json::from_slice(&resp.body).ok();
     let (code, description) = match &parsed {
         Some(e) => (
@@ -340,5 +611,8 @@ fn token_error(resp: &HttpResponse, grant: &str) -> Error {
         message.push_str(&format!(": {description}"));
     }
     message.push(')');
-    Error::auth(message).with_request_id(resp.request_id())
+    (
+        Error::auth(message).with_request_id(resp.request_id()),
+        (!code.is_empty()).then(|| code.to_string()),
+    )
 }

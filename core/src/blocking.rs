@@ -27,7 +27,7 @@ pub fn block_on<T>(fut: impl Future<Output = Result<T>>) -> Result<T> {
 /// A blocking client. Share it freely between threads (`&Client` is enough).
 pub struct Client {
     settings: Mutex<Settings>,
-    on_rotate: Option<RotationCallback>,
+    on_rotate: Mutex<Option<RotationCallback>>,
     current: Mutex<Option<(u32, AsyncClient)>>,
 }
 
@@ -54,7 +54,7 @@ impl Client {
         let inner = AsyncClient::with_rotation(settings.clone(), on_rotate.clone())?;
         Ok(Client {
             settings: Mutex::new(settings),
-            on_rotate,
+            on_rotate: Mutex::new(on_rotate),
             current: Mutex::new(Some((std::process::id(), inner))),
         })
     }
@@ -84,7 +84,12 @@ impl Client {
         if let Some(old) = cur.take() {
             std::mem::forget(old);
         }
-        let fresh = AsyncClient::with_rotation(settings, self.on_rotate.clone())?;
+        let on_rotate = self
+            .on_rotate
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let fresh = AsyncClient::with_rotation(settings, on_rotate)?;
         *cur = Some((pid, fresh.clone()));
         Ok(fresh)
     }
@@ -106,6 +111,14 @@ impl Client {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .credentials = credentials;
+        Ok(())
+    }
+
+    /// Sets (or removes) the callback that receives every rotated refresh token before it
+    /// is used (persist it there).
+    pub fn set_rotation_callback(&self, on_rotate: Option<RotationCallback>) -> Result<()> {
+        *self.on_rotate.lock().unwrap_or_else(|p| p.into_inner()) = on_rotate.clone();
+        self.inner()?.set_rotation_callback(on_rotate);
         Ok(())
     }
 

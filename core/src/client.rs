@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use crate::auth::{RotationCallback, TokenCache};
 use crate::config::{Credentials, Endpoints, RegionGroup, Settings};
 use crate::error::{Error, Result};
+use crate::inflight;
 use crate::operations::Operation;
 use crate::process::{self, Context};
 use crate::ratelimit::{parse_rate_header, Bucket, BucketKey};
@@ -179,6 +180,12 @@ impl Client {
         Ok(())
     }
 
+    /// Sets (or removes) the callback that receives every rotated refresh token before it
+    /// is used; replaces the one given to `with_rotation`.
+    pub fn set_rotation_callback(&self, on_rotate: Option<RotationCallback>) {
+        self.inner.tokens.set_rotation_callback(on_rotate);
+    }
+
     /// The credentials in force (after any refresh-token rotation).
     pub fn credentials(&self) -> Credentials {
         self.inner.tokens.credentials()
@@ -249,6 +256,26 @@ impl Client {
         self.execute_inner(call)
             .await
             .map_err(|e| crate::paging::page_token_error(call, e).with_operation(op.id))
+    }
+
+    /// Runs one call and decodes its JSON answer. A 2xx that does not decode is final for
+    /// most operations; for an unsafe write (a row of kind `UnsafeWrite`: placeOrder,
+    /// addItems) it was applied all the same, so it is an `OutcomeUnknown` carrying the
+    /// externalId and the body as received — never a plain transport error, which a caller
+    /// might answer by sending the order again.
+    pub async fn execute_json<T: serde::de::DeserializeOwned>(&self, call: &Call) -> Result<T> {
+        let resp = self.execute(call).await?;
+        match resp.decode(call.op.id) {
+            Ok(v) => Ok(v),
+            Err(e) if call.op.kind == OperationKind::UnsafeWrite => {
+                let e = Error::outcome_unknown(call.op.id, call.external_id.as_deref(), e)
+                    .with_raw_body(resp.body.clone())
+                    .with_operation(call.op.id);
+                log::warn!(target: "abws", "{e}");
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     async fn execute_inner(&self, call: &Call) -> Result<HttpResponse> {
@@ -345,7 +372,12 @@ impl Client {
         let timeout = a.timeout()?;
         let attempt = a.number;
         let sent_at = Instant::now();
+        // An unsafe write cancelled from here on may have been applied: the guard says so.
+        let in_flight = inflight::Guard::start(op, send.call.external_id.as_deref());
         let outcome = self.inner.transport.send(req, timeout).await;
+        if let Some(g) = in_flight {
+            g.done();
+        }
         match &outcome {
             Ok(resp) => log::debug!(
                 target: "abws",
@@ -462,7 +494,9 @@ impl Client {
             ) {
                 Decision::Fail => return Err(error),
                 Decision::OutcomeUnknown => {
-                    return Err(Error::outcome_unknown(plan.what, plan.external_id, error))
+                    let e = Error::outcome_unknown(plan.what, plan.external_id, error);
+                    log::warn!(target: "abws", "{e}");
+                    return Err(e);
                 }
                 Decision::Retry => {
                     let (delay, cost) = if failure.replay && !replayed {

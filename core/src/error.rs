@@ -160,6 +160,7 @@ struct Inner {
     document_code: Option<String>,
     items_yielded: Option<u64>,
     hint: Option<String>,
+    raw_body: Option<bytes::Bytes>,
     source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
@@ -184,6 +185,7 @@ impl Error {
             document_code: None,
             items_yielded: None,
             hint: None,
+            raw_body: None,
             source: None,
         }))
     }
@@ -274,6 +276,19 @@ impl Error {
         e.0.attempts = cause.0.attempts;
         e.0.source = Some(Arc::new(cause));
         e
+    }
+
+    /// Keeps the body of a response that could not be read as its operation's result (the
+    /// 2xx of an unsafe write: the caller may find the order's id in it).
+    pub fn with_raw_body(mut self, body: bytes::Bytes) -> Error {
+        self.0.raw_body = Some(body);
+        self
+    }
+
+    /// The body of the response behind an `OutcomeUnknown` that arrived (a 2xx that did not
+    /// decode), as received.
+    pub fn raw_body(&self) -> Option<&[u8]> {
+        self.0.raw_body.as_deref()
     }
 
     /// Attaches the underlying cause.
@@ -434,6 +449,9 @@ impl fmt::Debug for Error {
         }
         if self.0.attempts > 0 {
             d.field("attempts", &self.0.attempts);
+        }
+        if let Some(b) = &self.0.raw_body {
+            d.field("raw_body", &format_args!("<{} bytes>", b.len()));
         }
         d.finish()
     }

@@ -12,6 +12,7 @@ pub mod config;
 pub mod describe;
 pub mod documents;
 pub mod error;
+pub mod inflight;
 pub mod json_args;
 pub mod model;
 pub mod money;

@@ -1,5 +1,5 @@
-//! Per-process state shared by every client: the rate-limit buckets, the retry budget and
-//! the blocking facade's tokio runtime. A forked child gets fresh state: what the parent
+//! Per-process state shared by every client: the rate-limit buckets, the retry budget, the
+//! ledger of rotated refresh tokens and the blocking facade's tokio runtime. A forked child gets fresh state: what the parent
 //! built (runtime threads, locks, pooled connections) does not exist or must not be shared
 //! there, so it is rebuilt, never reused.
 
@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio::runtime::Runtime;
 
+use crate::auth::RotationLedger;
 use crate::error::{Error, Result};
 use crate::ratelimit::Limiters;
 use crate::retry::RetryBudget;
@@ -17,6 +18,8 @@ pub struct Context {
     pid: u32,
     pub limiters: Limiters,
     pub retry_budget: RetryBudget,
+    /// The refresh tokens rotations consumed in this process, and their successors.
+    pub rotations: Arc<RotationLedger>,
     runtime: OnceLock<std::result::Result<Runtime, String>>,
 }
 
@@ -26,6 +29,7 @@ impl Context {
             pid: std::process::id(),
             limiters: Limiters::default(),
             retry_budget: RetryBudget::default(),
+            rotations: Arc::default(),
             runtime: OnceLock::new(),
         }
     }

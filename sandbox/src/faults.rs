@@ -34,6 +34,9 @@ pub enum FaultAction {
     StallAfterBytes(u64),
     /// A 200 answer whose body is HTML, not JSON.
     NonJson,
+    /// The real answer (the handler runs: an order is created) with its body cut to its
+    /// first half, correctly framed: a 2xx whose JSON does not decode.
+    Garbled,
     /// A 200 JSON answer of this many bytes.
     Oversized(u64),
     /// Answer a redirect to `location`.
@@ -165,6 +168,7 @@ impl FaultRule {
                 "bytes_per_second" => action = Some(FaultAction::BytesPerSecond(num()?)),
                 "stall_after_bytes" => action = Some(FaultAction::StallAfterBytes(num()?)),
                 "non_json" => action = Some(FaultAction::NonJson),
+                "garbled" => action = Some(FaultAction::Garbled),
                 "oversized_bytes" => action = Some(FaultAction::Oversized(num()?)),
                 "redirect" => {
                     let v = val.ok_or("redirect needs STATUS@URL")?;
@@ -252,6 +256,9 @@ impl FaultAction {
         if v.get("non_json").and_then(Value::as_bool) == Some(true) {
             return Ok(FaultAction::NonJson);
         }
+        if v.get("garbled").and_then(Value::as_bool) == Some(true) {
+            return Ok(FaultAction::Garbled);
+        }
         if let Some(n) = num("oversized_bytes") {
             return Ok(FaultAction::Oversized(n));
         }
@@ -288,6 +295,7 @@ impl FaultAction {
             FaultAction::BytesPerSecond(n) => json!({"bytes_per_second": n}),
             FaultAction::StallAfterBytes(n) => json!({"stall_after_bytes": n}),
             FaultAction::NonJson => json!({"non_json": true}),
+            FaultAction::Garbled => json!({"garbled": true}),
             FaultAction::Oversized(n) => json!({"oversized_bytes": n}),
             FaultAction::Redirect { status, location } => {
                 json!({"redirect": {"status": status, "location": location}})
@@ -307,6 +315,7 @@ impl FaultAction {
             FaultAction::BytesPerSecond(_) => "bytes_per_second",
             FaultAction::StallAfterBytes(_) => "stall_after_bytes",
             FaultAction::NonJson => "non_json",
+            FaultAction::Garbled => "garbled",
             FaultAction::Oversized(_) => "oversized",
             FaultAction::Redirect { .. } => "redirect",
         }

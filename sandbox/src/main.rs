@@ -10,7 +10,7 @@ const USAGE: &str = "usage: abws-sandbox [--port N] [--seed N] [--today YYYY-MM-
 [--rotate-refresh-tokens] [--fault SPEC]...\n\
 SPEC: TARGET[,times=N][,probability=P][,listener=api|documents|foreign][,noprocess],KIND[=VALUE]\n\
 KIND: status=503 | delay_ms=N | reset | reset_after_bytes=N | truncate | broken_chunking |\n\
-      bytes_per_second=N | stall_after_bytes=N | non_json | oversized_bytes=N | redirect=302@URL\n\
+      bytes_per_second=N | stall_after_bytes=N | non_json | garbled | oversized_bytes=N | redirect=302@URL\n\
 TARGET: an operationId (getInvoices) or a path prefix (/auth/O2/token)";
 
 fn parse(args: &[String]) -> Result<SandboxConfig, String> {

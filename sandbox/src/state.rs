@@ -209,6 +209,11 @@ impl State {
             }
             Some(FaultAction::ResetBeforeHeaders) if !process => None,
             Some(_) if !process => Some(Resp::json(200, &json!({}))),
+            Some(FaultAction::Garbled) => {
+                let mut r = self.handle(kind, &mut req, control, op);
+                r.body.truncate(r.body.len() / 2);
+                Some(r)
+            }
             _ => Some(self.handle(kind, &mut req, control, op)),
         };
         let resp = resp.map(|mut r| {
@@ -230,6 +235,7 @@ impl State {
             | Some(FaultAction::Bytes(_))
             | Some(FaultAction::Delay { .. })
             | Some(FaultAction::NonJson)
+            | Some(FaultAction::Garbled)
             | Some(FaultAction::Oversized(_))
             | Some(FaultAction::Redirect { .. })
             | None => None,

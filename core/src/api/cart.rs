@@ -431,8 +431,7 @@ pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<ItemsRes
     if !ids.is_empty() {
         call.external_id = Some(ids.join(","));
     }
-    let resp = c.execute(&call).await?;
-    decode(&resp, ops::ADD_ITEMS.id)
+    c.execute_json(&call).await
 }
 
 /// modifyItems: sets absolute quantities (0 removes); idempotent, retried safely.

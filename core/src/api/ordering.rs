@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::cart::PhysicalAddress;
-use super::{decode, wire_datetime};
+use super::wire_datetime;
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::model::RawJson;
@@ -777,6 +777,5 @@ pub(crate) async fn place_order(c: &Client, order: &PlaceOrderRequest) -> Result
     let order = &order;
     let mut call = Call::new(&ops::PLACE_ORDER).json(order)?;
     call.external_id = Some(order.external_id.clone());
-    let resp = c.execute(&call).await?;
-    decode(&resp, ops::PLACE_ORDER.id)
+    c.execute_json(&call).await
 }

@@ -569,6 +569,57 @@ fn a_rotated_refresh_token_is_handed_over_before_use() {
 }
 
 #[test]
+fn a_rotated_token_in_an_unusable_answer_is_kept() {
+    // The answer carries a new refresh token but no access token: the one sent is consumed,
+    // so the new one is handed over and used, although this refresh fails.
+    let sb = common::sandbox();
+    let persisted = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let p2 = persisted.clone();
+    let client = blocking::Client::with_rotation(
+        common::settings(&sb, Region::JP),
+        Some(Arc::new(move |t: &str| {
+            p2.lock().unwrap().push(t.to_string())
+        })),
+    )
+    .unwrap();
+    sb.inject(
+        FaultRule::new(
+            "/auth/O2/token",
+            FaultAction::Status {
+                status: 200,
+                body: Some(json!({"refresh_token": "Atzr|next", "token_type": "bearer"})),
+                headers: Default::default(),
+            },
+        )
+        .times(1),
+    );
+    let e = detail(&client, &an_invoice(&sb)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Auth, "{e}");
+    assert_eq!(*persisted.lock().unwrap(), vec!["Atzr|next".to_string()]);
+    match client.credentials().unwrap() {
+        abws::Credentials::RefreshToken { refresh_token, .. } => {
+            assert_eq!(refresh_token.expose(), "Atzr|next")
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn the_rotation_callback_can_be_set_on_a_live_client() {
+    let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
+    let client = common::client(&sb, Region::JP);
+    let persisted = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let p2 = persisted.clone();
+    client
+        .set_rotation_callback(Some(Arc::new(move |t: &str| {
+            p2.lock().unwrap().push(t.to_string())
+        })))
+        .unwrap();
+    detail(&client, &an_invoice(&sb)).unwrap();
+    assert_eq!(persisted.lock().unwrap().len(), 1);
+}
+
+#[test]
 fn user_agent_names_the_library_and_version() {
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);

@@ -899,3 +899,42 @@ fn reporting_and_tracking_rules() {
         assert_eq!(e.kind(), ErrorKind::Api, "{e}");
     }
 }
+
+#[test]
+fn an_undecodable_order_answer_is_an_unknown_outcome_with_the_body() {
+    use abws_sandbox::{FaultAction, FaultRule};
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let (asin, offer, _) = pick_offer(&client);
+    let order = PlaceOrderRequest::new("garbled-1").line(LineItem::new("1", asin, offer, 1));
+    sb.inject(FaultRule::new("placeOrder", FaultAction::Garbled).times(1));
+    let e = client.ordering().place_order(&order).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutcomeUnknown, "{e}");
+    assert_eq!(e.external_id(), Some("garbled-1"));
+    let body = e.raw_body().expect("the body as received");
+    assert!(body.starts_with(b"{"), "{}", String::from_utf8_lossy(body));
+    let text = e.to_string();
+    assert!(
+        text.contains("garbled-1") && text.contains("not resent"),
+        "{text}"
+    );
+    assert!(format!("{e:?}").contains("raw_body: <"), "{e:?}");
+    assert_eq!(
+        sb.counters()["ordersCreated"]["garbled-1"],
+        1,
+        "applied once, not resent"
+    );
+    // A read's undecodable answer stays a transport error (nothing to be unsure about).
+    sb.inject(FaultRule::new("getItems", FaultAction::Garbled).times(1));
+    let cart = sb.dataset()["carts"][0]["id"].as_str().unwrap().to_string();
+    let e = client
+        .cart()
+        .get_items(&GetItemsParams {
+            cart_id: cart,
+            region: Some("JP".into()),
+        })
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Transport, "{e}");
+    assert!(e.raw_body().is_none());
+    println!("{}", text);
+}

@@ -7,7 +7,8 @@
 //! The scenarios measure the whole process (G8 the files it writes, G9 every block it
 //! frees, A and D its timing), so `scorecard` runs in a child process of the test binary
 //! (`alone`), started by `scenarios`: `cargo test -p abws --test it reliability`.
-//! `ABWS_RELIABILITY_ONLY=A,G` runs some sections only (no scorecard is written).
+//! `ABWS_RELIABILITY_ONLY=A,G` runs some sections only, `ABWS_RELIABILITY_ONLY=writes` one
+//! module's scenarios (no scorecard is written).
 //!
 //! CI sizes are the default; `ABWS_RELIABILITY_FULL=1` runs the plan's full sizes
 //! (minutes, not seconds) and writes `reliability-full.md` instead.
@@ -19,10 +20,12 @@ mod documents;
 pub mod freed_memory;
 mod network;
 mod paging;
+mod rotation;
 mod security;
 pub mod server;
 mod throttling;
 pub mod wallclock;
+mod writes;
 
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
@@ -56,19 +59,74 @@ pub fn n(ci: usize, plan: usize) -> usize {
     }
 }
 
+/// The process's log records while a `LogCapture` lives (a process has one logger: every
+/// section that reads the logs shares it), at TRACE.
+pub struct LogCapture(std::sync::Arc<std::sync::Mutex<String>>);
+
+static LOG_SINK: std::sync::Mutex<Option<std::sync::Arc<std::sync::Mutex<String>>>> =
+    std::sync::Mutex::new(None);
+
+struct Capture;
+
+impl log::Log for Capture {
+    fn enabled(&self, _: &log::Metadata) -> bool {
+        true
+    }
+    fn log(&self, record: &log::Record) {
+        if let Some(sink) = LOG_SINK.lock().unwrap().as_ref() {
+            sink.lock().unwrap().push_str(&format!(
+                "{} {} {}\n",
+                record.level(),
+                record.target(),
+                record.args()
+            ));
+        }
+    }
+    fn flush(&self) {}
+}
+
+/// Starts capturing every log record (until the capture is dropped).
+pub fn capture_logs() -> LogCapture {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let _ = log::set_logger(&Capture);
+    });
+    let sink = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    *LOG_SINK.lock().unwrap() = Some(sink.clone());
+    log::set_max_level(log::LevelFilter::Trace);
+    LogCapture(sink)
+}
+
+impl LogCapture {
+    /// The records captured so far.
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl Drop for LogCapture {
+    fn drop(&mut self) {
+        *LOG_SINK.lock().unwrap() = None;
+        log::set_max_level(log::LevelFilter::Off);
+    }
+}
+
 type Scenario = fn() -> Vec<Figure>;
 
-const SCENARIOS: &[(&str, Scenario)] = &[
-    ("A", throttling::run),
-    ("B", server::run),
-    ("C", network::run_c),
-    ("D", network::run_d),
-    ("E", auth::run),
-    ("F", paging::run),
-    ("G", documents::run),
-    ("H", decoding::run),
-    ("I", concurrency::run),
-    ("L", security::run),
+/// (section, module, scenarios): `ABWS_RELIABILITY_ONLY` names sections or modules.
+const SCENARIOS: &[(&str, &str, Scenario)] = &[
+    ("A", "throttling", throttling::run),
+    ("B", "server", server::run),
+    ("B", "writes", writes::run),
+    ("C", "network", network::run_c),
+    ("D", "network", network::run_d),
+    ("E", "auth", auth::run),
+    ("E", "rotation", rotation::run),
+    ("F", "paging", paging::run),
+    ("G", "documents", documents::run),
+    ("H", "decoding", decoding::run),
+    ("I", "concurrency", concurrency::run),
+    ("L", "security", security::run),
 ];
 
 /// The nine headline figures of the plan's section 7, from the scenario lines.
@@ -77,7 +135,7 @@ const HEADLINES: &[(&str, &[&str])] = &[
         "Transient faults survived on retry-safe operations",
         &["B1", "C1", "C2", "C3", "D1", "A4"],
     ),
-    ("Duplicate side effects", &["B3", "C2", "A5"]),
+    ("Duplicate side effects", &["B3", "B7", "B8", "C2", "A5"]),
     ("Throttling", &["A1", "E2"]),
     ("Pagination", &["E1", "F1", "F2", "F3", "C3"]),
     ("Documents", &["G3", "G4", "G5", "G8"]),
@@ -128,11 +186,11 @@ fn scorecard() {
         .filter(|o| !o.is_empty());
     let started = Instant::now();
     let mut figures = vec![];
-    for (section, run) in SCENARIOS {
-        if only
-            .as_deref()
-            .is_some_and(|o| !o.split(',').any(|o| o.trim() == *section))
-        {
+    for (section, module, run) in SCENARIOS {
+        if only.as_deref().is_some_and(|o| {
+            !o.split(',')
+                .any(|o| o.trim() == *section || o.trim() == *module)
+        }) {
             continue;
         }
         let t = Instant::now();

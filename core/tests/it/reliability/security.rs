@@ -11,30 +11,9 @@ use serde_json::json;
 use super::{figure, Figure};
 use crate::common;
 
-/// Captures every log record at the most verbose level.
-struct Capture(Arc<Mutex<String>>);
-
-impl log::Log for Capture {
-    fn enabled(&self, _: &log::Metadata) -> bool {
-        true
-    }
-    fn log(&self, record: &log::Record) {
-        let mut s = self.0.lock().unwrap();
-        s.push_str(&format!(
-            "{} {} {}\n",
-            record.level(),
-            record.target(),
-            record.args()
-        ));
-    }
-    fn flush(&self) {}
-}
-
 pub fn run() -> Vec<Figure> {
     let mut out = vec![];
-    let logs = Arc::new(Mutex::new(String::new()));
-    let _ = log::set_logger(Box::leak(Box::new(Capture(logs.clone()))));
-    log::set_max_level(log::LevelFilter::Trace);
+    let logs = super::capture_logs();
 
     // L1: sentinel secrets never appear in logs, Debug/Display, errors.
     let sb = common::sandbox();
@@ -126,7 +105,7 @@ pub fn run() -> Vec<Figure> {
     ) {
         text.push_str(&format!("{e} {e:?}"));
     }
-    text.push_str(&logs.lock().unwrap());
+    text.push_str(&logs.text());
     let sentinels = [
         creds.client_secret.as_str(),
         creds.refresh_token.as_str(),
@@ -153,7 +132,7 @@ pub fn run() -> Vec<Figure> {
             );
         }
     }
-    out.push(figure("L1", hits == 0 && logs.lock().unwrap().len() > 100, format!("occurrences of 5 sentinel secrets = {hits} in {} KB of logs (TRACE), Debug/Display and errors", text.len() / 1024)));
+    out.push(figure("L1", hits == 0 && logs.text().len() > 100, format!("occurrences of 5 sentinel secrets = {hits} in {} KB of logs (TRACE), Debug/Display and errors", text.len() / 1024)));
 
     // L2: redirects to a foreign listener are not followed, for every redirect status.
     let sb = common::sandbox();
@@ -329,7 +308,7 @@ pub fn tls_refusals() -> (usize, usize) {
 // Issue 15: proxies (L6), path parameters (L7), redaction (L8), document hosts (L9), server
 // text (L10), localhost (L11).
 
-fn net_hardening(logs: &Arc<Mutex<String>>) -> Vec<Figure> {
+fn net_hardening(logs: &super::LogCapture) -> Vec<Figure> {
     vec![
         l6_proxies(),
         l7_path_parameters(),
@@ -962,9 +941,9 @@ fn l9_document_hosts() -> Figure {
     )
 }
 
-fn l10_server_text(logs: &Arc<Mutex<String>>) -> Figure {
+fn l10_server_text(logs: &super::LogCapture) -> Figure {
     use std::io::Write;
-    let log_start = logs.lock().unwrap().len();
+    let log_start = logs.text().len();
     let sb = common::sandbox_with(|c| c.time_scale = 120.0);
     let client = common::client(&sb, Region::JP);
     let nasty = |n: usize| {
@@ -1049,7 +1028,7 @@ fn l10_server_text(logs: &Arc<Mutex<String>>) -> Figure {
                 .count()
         })
         .sum();
-    let log_text = logs.lock().unwrap()[log_start..].to_string();
+    let log_text = logs.text()[log_start..].to_string();
     let log_controls: usize = log_text
         .lines()
         .map(|l| {
