@@ -225,6 +225,37 @@ abws_status abws_documents_fetch_pdf(const abws_client *client,
                                      uint64_t *bytes_written,
                                      abws_error **err);
 
+// Downloads a report document into the file `path`, ENCRYPTED by default: AES-256-GCM
+// in the "abws sealed file" format (documented in docs/c-api.md; `python -m abws decrypt`
+// or any AES-GCM library opens it) under the caller's key. The PDF is written in clear
+// only with the explicit opt-in `"allow_plaintext": true` (reports hold sensitive data;
+// the specification asks that they not be written unencrypted to disk).
+//
+// Params: `{"report_document_id": "...", "path": "...", "key": "<64 hex digits>",
+// "allow_plaintext": false}`. `key` absent: the environment variable
+// `ABWS_DOCUMENT_KEY` (64 hex digits). Neither a key nor the opt-in, or both:
+// `ABWS_STATUS_VALIDATION` naming `key`, before any request. The key is never logged
+// and no error repeats it.
+//
+// The file is written safely: a temporary file with a random name in the destination's
+// directory, created exclusively (O_EXCL), without following a symbolic link and
+// owner-only (0600), synced and renamed into place once complete; a failed download
+// leaves no file. A `path` that is a symbolic link or a directory is refused
+// (`ABWS_STATUS_DOCUMENT`).
+//
+// Ownership: on success `*bytes_written` (when not NULL) receives the PDF's size; on
+// failure it is not written and `*err` (when not NULL) receives an error the caller frees
+// with `abws_error_free`. NULL `client` or `params_json`: `ABWS_STATUS_NULL_ARGUMENT`.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `bytes_written` and `err` are NULL
+// or valid for one write.
+abws_status abws_documents_download_to_file(const abws_client *client,
+                                            const char *params_json,
+                                            uint64_t *bytes_written,
+                                            abws_error **err);
+
 // Frees an error. `err` may be NULL (nothing happens, `ABWS_STATUS_OK`).
 //
 // Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when

@@ -203,6 +203,91 @@ pub unsafe extern "C" fn abws_documents_fetch_pdf(
     }
 }
 
+/// The arguments of `abws_documents_download_to_file` (no `Debug`: it holds the key).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToFileArgs {
+    report_document_id: String,
+    path: String,
+    #[serde(default)]
+    key: Option<String>,
+    #[serde(default)]
+    allow_plaintext: bool,
+}
+
+/// Downloads a report document into the file `path`, ENCRYPTED by default: AES-256-GCM
+/// in the "abws sealed file" format (documented in docs/c-api.md; `python -m abws decrypt`
+/// or any AES-GCM library opens it) under the caller's key. The PDF is written in clear
+/// only with the explicit opt-in `"allow_plaintext": true` (reports hold sensitive data;
+/// the specification asks that they not be written unencrypted to disk).
+///
+/// Params: `{"report_document_id": "...", "path": "...", "key": "<64 hex digits>",
+/// "allow_plaintext": false}`. `key` absent: the environment variable
+/// `ABWS_DOCUMENT_KEY` (64 hex digits). Neither a key nor the opt-in, or both:
+/// `ABWS_STATUS_VALIDATION` naming `key`, before any request. The key is never logged
+/// and no error repeats it.
+///
+/// The file is written safely: a temporary file with a random name in the destination's
+/// directory, created exclusively (O_EXCL), without following a symbolic link and
+/// owner-only (0600), synced and renamed into place once complete; a failed download
+/// leaves no file. A `path` that is a symbolic link or a directory is refused
+/// (`ABWS_STATUS_DOCUMENT`).
+///
+/// Ownership: on success `*bytes_written` (when not NULL) receives the PDF's size; on
+/// failure it is not written and `*err` (when not NULL) receives an error the caller frees
+/// with `abws_error_free`. NULL `client` or `params_json`: `ABWS_STATUS_NULL_ARGUMENT`.
+/// Thread safety: any thread, concurrently on one client.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `bytes_written` and `err` are NULL
+/// or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_documents_download_to_file(
+    client: *const abws_client,
+    params_json: *const c_char,
+    bytes_written: *mut u64,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    boundary(err, || {
+        not_null!(client, params_json);
+        let c = client::lookup(client)?;
+        // SAFETY: per the exported function's contract.
+        let mut p: ToFileArgs = unsafe { crate::params::read(params_json) }?;
+        let given = p.key.take().map(zeroize::Zeroizing::new);
+        let key = match (&given, p.allow_plaintext) {
+            (Some(_), true) => {
+                return Err(Failure::about(
+                    abws_status::Validation,
+                    "key",
+                    "key and allow_plaintext cannot both be given: the file is either encrypted or plain",
+                ))
+            }
+            (Some(text), false) => Some(abws_core::sealed::DocumentKey::from_hex(text)?),
+            (None, true) => None,
+            (None, false) => Some(abws_core::sealed::DocumentKey::from_env()?.ok_or_else(|| {
+                Failure::about(
+                    abws_status::Validation,
+                    "key",
+                    "a key is needed: a document written to a file is encrypted; give \"key\" \
+                     (64 hex digits) or set ABWS_DOCUMENT_KEY, or \"allow_plaintext\": true to \
+                     write the PDF in clear",
+                )
+            })?),
+        };
+        let path = std::path::PathBuf::from(&p.path);
+        let docs = c.client.documents();
+        let n = match &key {
+            Some(key) => docs.download_to_path(&p.report_document_id, &path, key, None)?,
+            None => docs.download_to_path_plaintext(&p.report_document_id, &path, None)?,
+        };
+        if !bytes_written.is_null() {
+            // SAFETY: non-NULL and writable per the exported function's contract.
+            unsafe { write_out(bytes_written, n) };
+        }
+        Ok(())
+    })
+}
+
 /// The PDF in memory is wiped when dropped (it may hold personal data).
 struct Wiped(Vec<u8>);
 

@@ -118,7 +118,9 @@ mod tests {
 mod injected_panics {
     use super::*;
     use crate::client::{abws_client_free, abws_client_new};
-    use crate::download::{abws_documents_download, abws_documents_fetch_pdf};
+    use crate::download::{
+        abws_documents_download, abws_documents_download_to_file, abws_documents_fetch_pdf,
+    };
     use crate::error::*;
     use crate::pager::{abws_pager_free, abws_pager_next};
     use std::ffi::{c_int, c_void, CString};
@@ -216,6 +218,11 @@ mod injected_panics {
                 assert_eq!(n, 7, "{name}");
                 expect_panic(name, status, err);
             }
+            let mut n = 7u64;
+            let mut err = null_mut();
+            let status = abws_documents_download_to_file(client, empty.as_ptr(), &mut n, &mut err);
+            assert_eq!(n, 7);
+            expect_panic("abws_documents_download_to_file", status, err);
             let mut page = null_mut();
             let mut err = null_mut();
             let status = abws_pager_next(pager, &mut page, &mut err);

@@ -199,21 +199,43 @@ impl PyClient {
     }
 
     /// Streams a report document's PDF into `writer` (anything with `write(bytes)`);
-    /// returns its size.
+    /// returns its size. With `key` (32 bytes or 64 hex digits) the writer receives the
+    /// sealed (encrypted) file instead of the PDF.
+    #[pyo3(signature = (report_document_id, writer, key=None))]
     fn download_to(
         &self,
         py: Python<'_>,
         report_document_id: &Bound<'_, PyAny>,
         writer: Py<PyAny>,
+        key: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
         let id = document_id(report_document_id)?;
+        let key = crate::sealed::document_key(key, false)?;
         let report_document_id = id.as_str();
         let c = self.inner.inner().map_err(to_py_err)?;
         let mut out = PyWriter::new(writer);
-        let sink = &mut out;
-        let r = wait(py, move || async move {
-            c.documents().download_to(report_document_id, sink).await
-        });
+        let r = match &key {
+            None => {
+                let sink = &mut out;
+                wait(py, move || async move {
+                    c.documents().download_to(report_document_id, sink).await
+                })
+            }
+            Some(key) => {
+                let sink = &mut out;
+                wait(py, move || async move {
+                    let mut sealed = abws::sealed::SealWriter::new(sink, key)?;
+                    let n = c
+                        .documents()
+                        .download_to(report_document_id, &mut sealed)
+                        .await?;
+                    sealed.finish().map_err(|e| {
+                        abws::Error::document(format!("writing the sealed document failed: {e}"))
+                    })?;
+                    Ok(n)
+                })
+            }
+        };
         match (r, out.failure.take()) {
             // The writer's own exception (disk full, ...) is the one the caller can act on.
             (Err(_), Some(raised)) => Err(raised),
@@ -221,17 +243,43 @@ impl PyClient {
         }
     }
 
-    /// Streams a report document's PDF into the file `path` (via `<path>.part`, see the
+    /// Streams a report document into the file `path`, encrypted under `key` (or
+    /// `ABWS_DOCUMENT_KEY`), or as a plain PDF with `allow_plaintext=True` (see the
     /// core's `download_to_path`); `progress(bytes_so_far)` is called after each piece.
-    #[pyo3(signature = (report_document_id, path, progress=None))]
+    /// Neither a key nor the opt-in: a ValidationError before any request.
+    #[pyo3(signature = (report_document_id, path, key=None, allow_plaintext=false, progress=None))]
     fn download_to_path(
         &self,
         py: Python<'_>,
         report_document_id: &Bound<'_, PyAny>,
         path: std::path::PathBuf,
+        key: Option<&Bound<'_, PyAny>>,
+        allow_plaintext: bool,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<u64> {
         let id = document_id(report_document_id)?;
+        let explicit = key.is_some_and(|k| !k.is_none());
+        if allow_plaintext && explicit {
+            return Err(to_py_err(abws::Error::validation(
+                "allow_plaintext",
+                "cannot be combined with key: the file is either encrypted or plain",
+            )));
+        }
+        let key = if allow_plaintext {
+            None
+        } else {
+            Some(crate::sealed::document_key(key, true)?.ok_or_else(|| {
+                to_py_err(abws::Error::validation(
+                    "key",
+                    format!(
+                        "is needed: a document written to a path is encrypted (AES-256-GCM; \
+                         open it with `python -m abws decrypt`): give key= (32 bytes or 64 hex \
+                         digits) or set {}; or pass allow_plaintext=True to write the PDF in clear",
+                        abws::sealed::KEY_ENV
+                    ),
+                ))
+            })?)
+        };
         let report_document_id = id.as_str();
         let c = self.inner.inner().map_err(to_py_err)?;
         let report = progress.map(|f| {
@@ -243,10 +291,20 @@ impl PyClient {
             }
         });
         let report = report.as_ref().map(|f| f as &(dyn Fn(u64) + Send + Sync));
+        let key = key.as_ref();
         wait(py, move || async move {
-            c.documents()
-                .download_to_path(report_document_id, &path, report)
-                .await
+            match key {
+                Some(key) => {
+                    c.documents()
+                        .download_to_path(report_document_id, &path, key, report)
+                        .await
+                }
+                None => {
+                    c.documents()
+                        .download_to_path_plaintext(report_document_id, &path, report)
+                        .await
+                }
+            }
         })
     }
 

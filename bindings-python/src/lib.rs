@@ -13,6 +13,7 @@ mod pager;
 mod py_writer;
 mod runtime;
 mod sandbox;
+mod sealed;
 
 /// Writes a Python value as JSON text (exact decimals, ISO date-times): the settings.
 #[pyfunction]
@@ -75,6 +76,8 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(_operations, m)?)?;
+    m.add_function(wrap_pyfunction!(sealed::decrypt_file, m)?)?;
+    m.add_function(wrap_pyfunction!(sealed::decrypt, m)?)?;
     Ok(())
 }
 

@@ -25,6 +25,7 @@ pub mod params;
 pub mod process;
 pub mod ratelimit;
 pub mod retry;
+pub mod sealed;
 pub mod secret;
 pub mod settings_json;
 pub mod transport;

@@ -1,8 +1,11 @@
 /* Downloads an invoice PDF through the write callback into memory (nothing touches
  * disk): transactions → order line item → createReport → wait → download. Also: a
  * callback that stops the download, the one-call fetch_pdf, a FATAL report and an
- * error document inside the archive, each with its own status. */
+ * error document inside the archive, each with its own status; and into a file, which is
+ * encrypted unless the plain PDF is asked for. */
 #include "common.h"
+
+#include <unistd.h>
 
 static const char *specials;
 
@@ -121,6 +124,54 @@ int main(void) {
     st = abws_documents_download(client, params, collect, &pdf, NULL, NULL);
     CHECK(st == ABWS_STATUS_OK && looks_like_pdf(&pdf), "download without bytes_written");
     buffer_free(&pdf);
+
+    /* Into a file: encrypted under a key, the plain PDF only on the explicit opt-in,
+     * nothing at all without either. */
+    {
+        static const char *key = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+        char dir[] = "/tmp/abws-c-file-XXXXXX";
+        CHECK(mkdtemp(dir) != NULL, "a temporary directory");
+        char sealed[256], plain[256], head[8];
+        snprintf(sealed, sizeof sealed, "%s/invoice.pdf.abws", dir);
+        snprintf(plain, sizeof plain, "%s/invoice.pdf", dir);
+        unsetenv("ABWS_DOCUMENT_KEY");
+        err = NULL;
+        fmt(params, sizeof params, "{\"report_document_id\":\"%s\",\"path\":\"%s\"}",
+            document_id, sealed);
+        st = abws_documents_download_to_file(client, params, &written, &err);
+        CHECK(st == ABWS_STATUS_VALIDATION, "no key and no opt-in: status %u", (unsigned)st);
+        CHECK(err && abws_error_parameter(err) && strcmp(abws_error_parameter(err), "key") == 0,
+              "the error names key");
+        abws_error_free(err);
+        CHECK(access(sealed, F_OK) != 0, "no file without a key");
+        fmt(params, sizeof params,
+            "{\"report_document_id\":\"%s\",\"path\":\"%s\",\"key\":\"%s\"}", document_id,
+            sealed, key);
+        err = NULL;
+        written = 0;
+        st = abws_documents_download_to_file(client, params, &written, &err);
+        CHECK(st == ABWS_STATUS_OK && written > 100, "download_to_file with a key");
+        report_error("download_to_file", st, err);
+        FILE *f = fopen(sealed, "rb");
+        CHECK(f != NULL && fread(head, 1, 8, f) == 8 && memcmp(head, "ABWSENC1", 8) == 0,
+              "the file is sealed");
+        if (f) fclose(f);
+        fmt(params, sizeof params,
+            "{\"report_document_id\":\"%s\",\"path\":\"%s\",\"allow_plaintext\":true}",
+            document_id, plain);
+        err = NULL;
+        uint64_t plain_size = 0;
+        st = abws_documents_download_to_file(client, params, &plain_size, &err);
+        CHECK(st == ABWS_STATUS_OK && plain_size == written, "download_to_file in clear");
+        report_error("download_to_file in clear", st, err);
+        f = fopen(plain, "rb");
+        CHECK(f != NULL && fread(head, 1, 5, f) == 5 && memcmp(head, "%PDF-", 5) == 0,
+              "the plain file is a PDF");
+        if (f) fclose(f);
+        remove(sealed);
+        remove(plain);
+        rmdir(dir);
+    }
 
     /* A callback that says stop: CALLBACK_ABORTED, bytes_written not written. */
     size_t seen = 0;

@@ -257,6 +257,16 @@ static void download_misuse(abws_client *client) {
     st = abws_documents_fetch_pdf(client, "{\"report_options\":{\"order_id\":1}}", write_nothing, NULL, &n, &err);
     expect("fetch_pdf(order_id as number)", st, err, ABWS_STATUS_VALIDATION, "report_options.order_id");
     CHECK(n == 5, "bytes_written untouched on failure");
+    err = NULL;
+    st = abws_documents_download_to_file(NULL, "{}", &n, &err);
+    expect("download_to_file(NULL client)", st, err, ABWS_STATUS_NULL_ARGUMENT, "client");
+    err = NULL;
+    st = abws_documents_download_to_file(client, NULL, &n, &err);
+    expect("download_to_file(NULL params)", st, err, ABWS_STATUS_NULL_ARGUMENT, "params_json");
+    err = NULL;
+    st = abws_documents_download_to_file(client, "{\"report_document_id\":\"x\",\"path\":\"/tmp/x\",\"key\":\"secret-not-hex\"}", &n, &err);
+    expect("download_to_file(bad key)", st, err, ABWS_STATUS_VALIDATION, "key");
+    CHECK(n == 5, "bytes_written untouched on failure");
 }
 
 static void handles_misuse(void) {

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import subprocess
+import sys
 import zipfile
 from datetime import date, datetime, timezone
 from decimal import Decimal
@@ -212,9 +214,98 @@ def test_download_to_streams_into_a_writer_or_a_path(sb, client, line_item, tmp_
     assert client.documents.download_to(document_id, sink) == len(pdf)
     assert b"".join(sink.chunks) == pdf and len(sink.chunks) > 1  # streamed, not one piece
     target = tmp_path / "invoice.pdf"
-    assert client.documents.download_to(document_id, target, progress=True) == len(pdf)
+    assert client.documents.download_to(document_id, target, allow_plaintext=True, progress=True) == len(pdf)
     assert target.read_bytes() == pdf and (target.stat().st_mode & 0o777) == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["invoice.pdf"]
+
+
+def test_download_to_a_path_is_encrypted_unless_asked_in_clear(sb, client, line_item, tmp_path, monkeypatch, capsys):
+    document_id = _ready_document(client, line_item)
+    pdf = client.documents.download(document_id)
+    monkeypatch.delenv("ABWS_DOCUMENT_KEY", raising=False)
+    # Neither a key nor the opt-in: refused before any request, no file.
+    before = sb.counters()["requests"].get("getReportDocument", {})
+    with pytest.raises(abws.ValidationError, match="allow_plaintext"):
+        client.documents.download_to(document_id, tmp_path / "x.pdf")
+    assert sb.counters()["requests"].get("getReportDocument", {}) == before
+    assert list(tmp_path.iterdir()) == []
+    # With a key (bytes, hex, or the environment): a sealed file that holds no PDF.
+    key = os.urandom(32)
+    sealed = tmp_path / "x.pdf.abws"
+    assert client.documents.download_to(document_id, sealed, key=key) == len(pdf)
+    data = sealed.read_bytes()
+    assert data.startswith(b"ABWSENC1") and b"%PDF" not in data
+    assert (sealed.stat().st_mode & 0o777) == 0o600
+    assert abws.decrypt(data, key) == pdf
+    assert abws.decrypt(data, key.hex()) == pdf
+    monkeypatch.setenv("ABWS_DOCUMENT_KEY", key.hex())
+    again = tmp_path / "again.abws"
+    client.documents.download_to(document_id, again)
+    assert abws.decrypt(again.read_bytes()) == pdf
+    # A wrong key, a cut file: DocumentError.
+    with pytest.raises(abws.DocumentError):
+        abws.decrypt(data, os.urandom(32))
+    with pytest.raises(abws.DocumentError):
+        abws.decrypt(data[:-1], key)
+    # The documented recipe, with the cryptography package alone.
+    assert _open_with_cryptography(data, key) == pdf
+    # The command line: python -m abws decrypt FILE -o OUT.
+    out = tmp_path / "opened.pdf"
+    r = subprocess.run(
+        [sys.executable, "-m", "abws", "decrypt", str(sealed), "-o", str(out)],
+        env={**os.environ, "ABWS_DOCUMENT_KEY": key.hex()},
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes() == pdf and (out.stat().st_mode & 0o777) == 0o600
+    assert key.hex() not in r.stdout + r.stderr
+    # A key given badly is refused without being repeated; both key and opt-in: refused.
+    with pytest.raises(abws.ValidationError) as e:
+        client.documents.download_to(document_id, tmp_path / "y", key="not-a-key-0123456789")
+    assert "not-a-key" not in str(e.value)
+    with pytest.raises(abws.ValidationError):
+        client.documents.download_to(document_id, tmp_path / "y", key=key, allow_plaintext=True)
+    # A file object with a key receives the sealed file.
+    buf = io.BytesIO()
+    client.documents.download_to(document_id, buf, key=key)
+    assert abws.decrypt(buf.getvalue(), key) == pdf
+
+
+def test_a_symlink_destination_is_refused(sb, client, line_item, tmp_path):
+    document_id = _ready_document(client, line_item)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep")
+    link = tmp_path / "invoice.pdf"
+    link.symlink_to(victim)
+    with pytest.raises(abws.DocumentError, match="symbolic link"):
+        client.documents.download_to(document_id, link, allow_plaintext=True)
+    # The old `.part` name, pre-created as a link, receives nothing either.
+    part = tmp_path / "other.pdf.part"
+    part.symlink_to(victim)
+    client.documents.download_to(document_id, tmp_path / "other.pdf", allow_plaintext=True)
+    assert victim.read_bytes() == b"keep"
+
+
+def _open_with_cryptography(data: bytes, key: bytes) -> bytes:
+    """The recipe of docs/python-api.md ("Encrypted document files"), verbatim."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    header, body = data[:28], data[28:]
+    assert header[:8] == b"ABWSENC1"
+    segment = int.from_bytes(header[8:12], "big") + 16
+    file_key = HKDF(algorithm=hashes.SHA256(), length=32, salt=header[12:28], info=b"abws document v1").derive(key)
+    aead, out, index = AESGCM(file_key), [], 0
+    while True:
+        chunk, body = body[:segment], body[segment:]
+        last = not body
+        nonce = bytes(7) + index.to_bytes(4, "big") + bytes([last])
+        out.append(aead.decrypt(nonce, chunk, header))
+        if last:
+            return b"".join(out)
+        index += 1
 
 
 def test_download_to_reraises_the_writers_exception_and_leaves_no_partial_file(
@@ -231,7 +322,7 @@ def test_download_to_reraises_the_writers_exception_and_leaves_no_partial_file(
     sb.fail("*", listener="documents", action={"reset_after_bytes": 600}, times=10)
     target = tmp_path / "invoice.pdf"
     with pytest.raises(abws.Error):
-        client.documents.download_to(document_id, target)
+        client.documents.download_to(document_id, target, key=b"k" * 32)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -50,6 +50,8 @@ def _value(tp: Any, where: str) -> str:
         return "1"
     if tp is float:
         return "0.5"
+    if tp is bytes:
+        return 'b"x"'
     if tp is typing.BinaryIO:
         return "io.BytesIO()"
     if inspect.isclass(tp) and issubclass(tp, Model):

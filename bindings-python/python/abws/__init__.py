@@ -51,6 +51,7 @@ from .exceptions import (
 )
 from .models import Model, Money, to_pandas
 from .sandbox import Sandbox
+from .sealed import decrypt, decrypt_file
 
 _logging.getLogger("abws").addHandler(_logging.NullHandler())
 
@@ -80,6 +81,8 @@ __all__ = [
     "Money",
     "to_pandas",
     "Sandbox",
+    "decrypt",
+    "decrypt_file",
     "Credentials",
     "Tokens",
     "consent_url",

@@ -50,12 +50,19 @@ class Client:
         """A report document's PDF, unpacked in memory."""
     def fetch_pdf(self, args: Dict[str, Any]) -> bytes:
         """create → wait → document → download; returns the PDF."""
-    def download_to(self, report_document_id: Any, writer: Any) -> int:
-        """Streams a report document's PDF into ``writer``; returns its size."""
+    def download_to(self, report_document_id: Any, writer: Any, key: Any = None) -> int:
+        """Streams a report document's PDF (or, with ``key``, its sealed file) into
+        ``writer``; returns the PDF's size."""
     def download_to_path(
-        self, report_document_id: Any, path: str, progress: Optional[Callable[[int], None]] = None
+        self,
+        report_document_id: Any,
+        path: str,
+        key: Any = None,
+        allow_plaintext: bool = False,
+        progress: Optional[Callable[[int], None]] = None,
     ) -> int:
-        """Streams a report document's PDF into the file ``path`` (via ``<path>.part``)."""
+        """Streams a report document into the file ``path``: sealed under ``key`` (or
+        ``ABWS_DOCUMENT_KEY``), or the plain PDF with ``allow_plaintext=True``."""
 
 @final
 class Pager:
@@ -108,3 +115,9 @@ def _refresh_logging() -> None: ...
 def _error_kinds() -> List[str]: ...
 def _operations() -> List[Tuple[str, str, str, Optional[str]]]:
     """Every operation of the core's table: (operationId, group, method, pager or None)."""
+
+def decrypt_file(src: Any, dest: Any, key: Any = None) -> int:
+    """Opens the sealed file ``src`` into the file ``dest`` (0600); returns the PDF's size."""
+
+def decrypt(data: bytes, key: Any = None) -> bytes:
+    """Opens a sealed file's bytes; returns the PDF."""

@@ -129,41 +129,63 @@ class Documents(_DocumentsOperations):
                 bar.close()
 
     def download_to(
-        self, report_document_id: str, writer: Union[BinaryIO, str, "os.PathLike[str]"], *, progress: bool = False
+        self,
+        report_document_id: str,
+        writer: Union[BinaryIO, str, "os.PathLike[str]"],
+        *,
+        key: Union[bytes, str, None] = None,
+        allow_plaintext: bool = False,
+        progress: bool = False,
     ) -> int:
-        """Downloads a report document and streams the PDF into ``writer`` as it arrives
+        """Downloads a report document and streams it into ``writer`` as it arrives
         (gzip and zip unpacked on the fly: memory does not grow with the document);
-        returns its size in bytes.
+        returns the PDF's size in bytes.
 
-        ``writer`` is a binary file object (anything with ``write(bytes)``) or a path: the
-        PDF is then written to ``<path>.part`` (owner-only permissions) and renamed into
-        place once complete, so a failed download never leaves a partial file behind. A
-        file object that fails part-way holds the bytes written so far; an exception its
-        ``write`` raises is re-raised as it is.
+        ``writer`` is a path or a binary file object (anything with ``write(bytes)``).
+
+        A path receives an ENCRYPTED file (AES-256-GCM, the "abws sealed file" format;
+        ``python -m abws decrypt FILE -o OUT.pdf`` or ``abws.decrypt`` opens it) under
+        ``key`` — 32 bytes, or a str of 64 hex digits — or, without one, the key in the
+        ``ABWS_DOCUMENT_KEY`` environment variable. Neither: ``ValidationError`` before
+        any request. ``allow_plaintext=True`` writes the plain PDF instead (reports hold
+        sensitive data: seed 000 asks that they not be written unencrypted to disk). The
+        file is written to a temporary file with a random name beside it (created
+        exclusively, owner-only, no symbolic link followed) and renamed into place once
+        complete, so a failed download never leaves a partial file behind; a path that is
+        a symbolic link is refused.
+
+        A file object receives the PDF as it is (it is the caller's stream), or the
+        sealed file when ``key`` is given. One that fails part-way holds the bytes written
+        so far; an exception its ``write`` raises is re-raised as it is. The key is never
+        printed, logged or put in an error.
         """
         bar = _progress(progress, "download", "B")
         try:
             if isinstance(writer, (str, os.PathLike)):
-                return self._download_to_path(report_document_id, os.fspath(writer), bar)
-            return self._download_to(report_document_id, writer, bar)
+                return self._download_to_path(report_document_id, os.fspath(writer), key, allow_plaintext, bar)
+            return self._download_to(report_document_id, writer, key, bar)
         finally:
             if bar is not None:
                 bar.close()
 
-    def _download_to(self, report_document_id: str, writer: Any, bar: Any) -> int:
+    def _download_to(self, report_document_id: str, writer: Any, key: Any, bar: Any) -> int:
         if bar is not None:
             writer = _CountingWriter(writer, bar)
-        size: int = self._client._native.download_to(report_document_id, writer)
+        size: int = self._client._native.download_to(report_document_id, writer, key)
         return size
 
-    def _download_to_path(self, report_document_id: str, path: str, bar: Any) -> int:
+    def _download_to_path(
+        self, report_document_id: str, path: str, key: Any, allow_plaintext: bool, bar: Any
+    ) -> int:
         report = None
         if bar is not None:
 
             def report(written: int) -> None:
                 bar.update(written - bar.n)
 
-        size: int = self._client._native.download_to_path(report_document_id, path, report)
+        size: int = self._client._native.download_to_path(
+            report_document_id, path, key, allow_plaintext, report
+        )
         return size
 
     def fetch_pdf(

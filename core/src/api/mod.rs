@@ -2,7 +2,7 @@
 //! of that group and the operations that return them.
 
 pub mod cart;
-mod document_file;
+pub(crate) mod document_file;
 pub mod documents;
 pub mod invoices;
 pub mod ordering;

@@ -99,12 +99,27 @@ fn create_wait_download_gives_the_invoice_pdf() {
     let target = dir.join("invoice.pdf");
     let seen = std::sync::atomic::AtomicU64::new(0);
     let report = |n: u64| seen.store(n, std::sync::atomic::Ordering::SeqCst);
+    // Encrypted by default: the file holds no PDF, and the key opens it.
+    let key = abws::sealed::DocumentKey::generate().unwrap();
     let n = client
         .documents()
-        .download_to_path(&doc_id, &target, Some(&report))
+        .download_to_path(&doc_id, &target, &key, Some(&report))
         .unwrap();
-    assert_eq!(std::fs::read(&target).unwrap(), pdf);
+    let sealed = std::fs::read(&target).unwrap();
+    assert!(sealed.starts_with(abws::sealed::MAGIC));
+    assert!(!sealed.windows(5).any(|w| w == b"%PDF-"));
+    let mut opened = Vec::new();
+    abws::sealed::open(&key, &mut &sealed[..], &mut opened).unwrap();
+    assert_eq!(opened, pdf);
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), n);
+    // The plain PDF only when asked for by name.
+    let plain = dir.join("plain.pdf");
+    let m = client
+        .documents()
+        .download_to_path_plaintext(&doc_id, &plain, None)
+        .unwrap();
+    assert_eq!((m, std::fs::read(&plain).unwrap()), (n, pdf.clone()));
+    std::fs::remove_file(&plain).unwrap();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -116,7 +131,7 @@ fn create_wait_download_gives_the_invoice_pdf() {
     sb.inject(FaultRule::new("*", FaultAction::ResetAfterBytes(300)).times(20));
     assert!(client
         .documents()
-        .download_to_path(&doc_id, &target, None)
+        .download_to_path(&doc_id, &target, &key, None)
         .is_err());
     sb.clear_faults();
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);

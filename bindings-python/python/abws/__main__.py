@@ -1,0 +1,60 @@
+"""``python -m abws``: command-line helpers.
+
+    python -m abws decrypt FILE -o OUT.pdf     # opens a sealed document file
+    python -m abws decrypt FILE > OUT.pdf      # the PDF to standard output
+
+The key comes from ``ABWS_DOCUMENT_KEY`` (64 hex digits) or ``--key-file PATH`` (a file
+holding them); never from the command line, where other users could read it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import List, Optional
+
+from . import _abws
+from .exceptions import Error
+
+
+def _key(args: argparse.Namespace) -> Optional[str]:
+    if args.key_file:
+        with open(args.key_file, encoding="ascii") as fh:
+            return fh.read().strip()
+    return None  # ABWS_DOCUMENT_KEY, read by the core
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m abws", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    dec = sub.add_parser(
+        "decrypt",
+        help="open a sealed document file (written by documents.download_to(id, path))",
+        description="Opens a sealed document file. The key: ABWS_DOCUMENT_KEY (64 hex digits) or --key-file.",
+    )
+    dec.add_argument("file", help="the sealed file")
+    dec.add_argument("-o", "--output", help="where to write the PDF (default: standard output)")
+    dec.add_argument("--key-file", help="a file holding the key (64 hex digits)")
+    args = parser.parse_args(argv)
+    try:
+        key = _key(args)
+        if args.output:
+            size = _abws.decrypt_file(args.file, os.fspath(args.output), key)
+            print(f"{args.output}: {size} bytes", file=sys.stderr)
+        else:
+            if sys.stdout.isatty():
+                print("refusing to write a PDF to a terminal: use -o FILE or redirect", file=sys.stderr)
+                return 2
+            with open(args.file, "rb") as fh:
+                data = fh.read()
+            sys.stdout.buffer.write(_abws.decrypt(data, key))
+            sys.stdout.buffer.flush()
+    except (Error, OSError) as e:
+        print(f"abws decrypt: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+//! Encrypted document files on the Python side: the key a caller gives (`key=`: 32 bytes
+//! or 64 hex digits; none: `ABWS_DOCUMENT_KEY`), and the functions behind
+//! `python -m abws decrypt`. The format and its handling are the core's (`abws::sealed`).
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use zeroize::Zeroizing;
+
+use abws::sealed::DocumentKey;
+
+use crate::errors::to_py_err;
+
+/// A key given from Python: `bytes`/`bytearray` of 32, or `str` of 64 hex digits; `None`
+/// reads `ABWS_DOCUMENT_KEY` when `env` is true. Errors never repeat the key.
+pub fn document_key(key: Option<&Bound<'_, PyAny>>, env: bool) -> PyResult<Option<DocumentKey>> {
+    match key {
+        Some(k) if !k.is_none() => {
+            if let Ok(s) = k.cast::<PyString>() {
+                let text = Zeroizing::new(s.to_cow()?.into_owned());
+                return DocumentKey::from_hex(&text).map(Some).map_err(to_py_err);
+            }
+            let bytes: Zeroizing<Vec<u8>> = Zeroizing::new(k.extract().map_err(|_| {
+                to_py_err(abws::Error::validation(
+                    "key",
+                    "must be bytes (32) or a str of 64 hex digits",
+                ))
+            })?);
+            DocumentKey::from_bytes(&bytes).map(Some).map_err(to_py_err)
+        }
+        _ if env => DocumentKey::from_env().map_err(to_py_err),
+        _ => Ok(None),
+    }
+}
+
+fn required(key: Option<&Bound<'_, PyAny>>) -> PyResult<DocumentKey> {
+    document_key(key, true)?.ok_or_else(|| {
+        to_py_err(abws::Error::validation(
+            "key",
+            format!(
+                "is needed to open a sealed file: give key= (32 bytes or 64 hex digits) or set {}",
+                abws::sealed::KEY_ENV
+            ),
+        ))
+    })
+}
+
+/// Opens the sealed file `src` into the file `dest` (0600, written via a temporary file);
+/// returns the PDF's size.
+#[pyfunction]
+#[pyo3(signature = (src, dest, key=None))]
+pub fn decrypt_file(
+    py: Python<'_>,
+    src: std::path::PathBuf,
+    dest: std::path::PathBuf,
+    key: Option<&Bound<'_, PyAny>>,
+) -> PyResult<u64> {
+    let key = required(key)?;
+    py.detach(|| abws::sealed::open_file(&key, &src, &dest))
+        .map_err(to_py_err)
+}
+
+/// Opens sealed bytes; returns the PDF.
+#[pyfunction]
+#[pyo3(signature = (data, key=None))]
+pub fn decrypt(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    key: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyBytes>> {
+    let key = required(key)?;
+    let mut out = Zeroizing::new(Vec::new());
+    abws::sealed::open(&key, &mut data.as_bytes(), &mut *out).map_err(to_py_err)?;
+    Ok(PyBytes::new(py, &out).unbind())
+}
