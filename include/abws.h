@@ -69,6 +69,8 @@ enum abws_status
   ABWS_STATUS_PANIC = 16,
   // A bug in the library; please report it with the message.
   ABWS_STATUS_INTERNAL = 17,
+  // The call was cancelled through its `abws_cancel` handle (`abws_cancel_signal`).
+  ABWS_STATUS_CANCELLED = 18,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -77,6 +79,13 @@ typedef enum abws_status abws_status;
 typedef uint32_t abws_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+// A cancellation handle: signalled once (`abws_cancel_signal`), it ends every call
+// running with it, and every later one, with `ABWS_STATUS_CANCELLED`.
+//
+// Created by `abws_cancel_new`, freed by `abws_cancel_free`. Thread safety: signal it
+// from any thread, while calls using it run on others.
+typedef struct abws_cancel abws_cancel;
 
 // A client of the service: settings, credentials, token cache, connection pool.
 //
@@ -149,6 +158,33 @@ abws_status abws_string_free(char *s);
 // Each pointer is NULL or valid for one write.
 abws_status abws_live_objects(size_t *clients, size_t *pagers, size_t *errors, size_t *strings);
 
+// Creates a cancellation handle (not signalled).
+//
+// Ownership: on success `*cancel` receives a new handle the caller frees with
+// `abws_cancel_free` (after the calls using it have returned, or at any time: a call
+// holds its own reference); on failure it is not written. NULL `cancel`:
+// `ABWS_STATUS_NULL_ARGUMENT`. Thread safety: any thread.
+//
+// # Safety
+// `cancel` and `err` are NULL or valid for one pointer write.
+abws_status abws_cancel_new(abws_cancel **cancel, abws_error **err);
+
+// Signals a cancellation handle: every call running with it returns
+// `ABWS_STATUS_CANCELLED` promptly (within milliseconds), and so does every later call
+// given it. Signalling twice is harmless.
+//
+// Returns `ABWS_STATUS_OK`; NULL: `ABWS_STATUS_NULL_ARGUMENT`; a freed or foreign
+// handle: `ABWS_STATUS_INVALID_HANDLE`. Thread safety: any thread, typically another
+// than the one blocked in the call (a UI's Cancel button, a shutdown hook).
+abws_status abws_cancel_signal(const abws_cancel *cancel);
+
+// Frees a cancellation handle. `cancel` may be NULL (nothing happens, `ABWS_STATUS_OK`).
+//
+// Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when
+// `cancel` is not a live handle. Calls still running with it keep their own reference
+// but can no longer be cancelled: signal first, then free. Thread safety: any thread.
+abws_status abws_cancel_free(abws_cancel *cancel);
+
 // Creates a client from a settings JSON object.
 //
 // Settings (snake_case keys; unknown keys are a validation error naming the key):
@@ -157,8 +193,11 @@ abws_status abws_live_objects(size_t *clients, size_t *pagers, size_t *errors, s
 // `user_email` (default `x-svc-user-email`), `endpoint` (API base address override,
 // e.g. the sandbox), `auth_endpoint`, `consent_endpoint`, `rate_limiting` (bool, default
 // true), `max_attempts` (1-10, default 3), `connect_timeout`, `attempt_timeout`,
-// `operation_timeout` (seconds), `max_response_bytes`, `max_document_bytes`, `app_name`
-// (appended to the user agent). No request is sent here.
+// `operation_timeout` (seconds; values past a year are cut to a year), `max_response_bytes`,
+// `max_document_bytes`, `app_name` (appended to the user agent), `proxy` (the proxy of
+// remote https addresses, `http://[user:password@]host:port`, in place of
+// `https_proxy`/`all_proxy`/`no_proxy` of the environment; plain-http loopback addresses
+// never go through a proxy). No request is sent here.
 //
 // Ownership: on success `*client` receives a new client the caller frees with
 // `abws_client_free`; on failure `*client` is not written and `*err` (when `err` is not
@@ -211,8 +250,10 @@ abws_status abws_documents_download(const abws_client *client,
 //
 // Params: those of `abws_documents_create_report` (`report_type`, `marketplace_ids`,
 // `report_options` {`order_id`, `order_line_item_id`, `shipment_id`, `invoice_id`,
-// `document_type`}) plus `poll_interval` (seconds, default 15) and `timeout` (seconds,
-// default none). A report that ends CANCELLED or FATAL gives `ABWS_STATUS_REPORT_FAILED`.
+// `document_type`}) plus `poll_interval` (seconds, default 15), `timeout` (seconds the
+// wait for the report may take, default 1800: 30 minutes) and `no_timeout` (true: no
+// bound). A report that ends CANCELLED or FATAL gives `ABWS_STATUS_REPORT_FAILED`. To
+// cancel it from another thread, use `abws_documents_fetch_pdf_cancellable`.
 //
 // Ownership, NULL behaviour, callback and thread rules: as `abws_documents_download`.
 //
@@ -224,6 +265,26 @@ abws_status abws_documents_fetch_pdf(const abws_client *client,
                                      void *userdata,
                                      uint64_t *bytes_written,
                                      abws_error **err);
+
+// `abws_documents_fetch_pdf` that another thread can end at once with
+// `abws_cancel_signal(cancel)` (the report wait or the download stops where it stands;
+// nothing is passed to `write` after that): the call then returns
+// `ABWS_STATUS_CANCELLED`. `cancel` may be NULL (not cancellable). The deadline of the
+// wait is the `timeout` key of the params, as there (default 30 minutes).
+//
+// Ownership, NULL behaviour, callback and thread rules: as `abws_documents_fetch_pdf`;
+// a freed or foreign `cancel`: `ABWS_STATUS_INVALID_HANDLE`. `cancel` stays the
+// caller's.
+//
+// # Safety
+// As `abws_documents_fetch_pdf`.
+abws_status abws_documents_fetch_pdf_cancellable(const abws_client *client,
+                                                 const char *params_json,
+                                                 const abws_cancel *cancel,
+                                                 abws_write_callback write,
+                                                 void *userdata,
+                                                 uint64_t *bytes_written,
+                                                 abws_error **err);
 
 // Downloads a report document into the file `path`, ENCRYPTED by default: AES-256-GCM
 // in the "abws sealed file" format (documented in docs/c-api.md; `python -m abws decrypt`
@@ -366,10 +427,11 @@ abws_status abws_reconciliation_invoice_details_for(const abws_client *client,
 
 // Polls getReport until the report ends. DONE returns the report (with its
 // `reportDocumentId`); CANCELLED and FATAL give `ABWS_STATUS_REPORT_FAILED`; the end of
-// `timeout` gives `ABWS_STATUS_TIMEOUT`.
+// `timeout` gives `ABWS_STATUS_TIMEOUT`. To cancel the wait from another thread, use
+// `abws_documents_wait_for_report_cancellable`.
 //
 // Params: `report_id` (required), `poll_interval` (seconds, default 15), `timeout`
-// (seconds, default: no bound).
+// (seconds, default 1800: 30 minutes), `no_timeout` (true: no bound; not with `timeout`).
 //
 // Result: the final report in wire form.
 //
@@ -388,6 +450,22 @@ abws_status abws_documents_wait_for_report(const abws_client *client,
                                            const char *params_json,
                                            char **result_json,
                                            abws_error **err);
+
+// `abws_documents_wait_for_report` that another thread can end at once with
+// `abws_cancel_signal(cancel)`: the call then returns `ABWS_STATUS_CANCELLED`. `cancel`
+// may be NULL (not cancellable). The deadline is the `timeout` key of the params, as
+// there (default 30 minutes).
+//
+// Ownership, NULL behaviour and thread rules: as `abws_documents_wait_for_report`; a
+// freed or foreign `cancel`: `ABWS_STATUS_INVALID_HANDLE`. `cancel` stays the caller's.
+//
+// # Safety
+// As `abws_documents_wait_for_report`.
+abws_status abws_documents_wait_for_report_cancellable(const abws_client *client,
+                                                       const char *params_json,
+                                                       const abws_cancel *cancel,
+                                                       char **result_json,
+                                                       abws_error **err);
 
 // getInvoices: one page of the invoices and credit memos issued in a date range (at most 366
 // days).

@@ -57,8 +57,11 @@ pub(crate) fn settings_from_json(v: &Value) -> FfiResult<Settings> {
 /// `user_email` (default `x-svc-user-email`), `endpoint` (API base address override,
 /// e.g. the sandbox), `auth_endpoint`, `consent_endpoint`, `rate_limiting` (bool, default
 /// true), `max_attempts` (1-10, default 3), `connect_timeout`, `attempt_timeout`,
-/// `operation_timeout` (seconds), `max_response_bytes`, `max_document_bytes`, `app_name`
-/// (appended to the user agent). No request is sent here.
+/// `operation_timeout` (seconds; values past a year are cut to a year), `max_response_bytes`,
+/// `max_document_bytes`, `app_name` (appended to the user agent), `proxy` (the proxy of
+/// remote https addresses, `http://[user:password@]host:port`, in place of
+/// `https_proxy`/`all_proxy`/`no_proxy` of the environment; plain-http loopback addresses
+/// never go through a proxy). No request is sent here.
 ///
 /// Ownership: on success `*client` receives a new client the caller frees with
 /// `abws_client_free`; on failure `*client` is not written and `*err` (when `err` is not

@@ -164,8 +164,10 @@ pub unsafe extern "C" fn abws_documents_download(
 ///
 /// Params: those of `abws_documents_create_report` (`report_type`, `marketplace_ids`,
 /// `report_options` {`order_id`, `order_line_item_id`, `shipment_id`, `invoice_id`,
-/// `document_type`}) plus `poll_interval` (seconds, default 15) and `timeout` (seconds,
-/// default none). A report that ends CANCELLED or FATAL gives `ABWS_STATUS_REPORT_FAILED`.
+/// `document_type`}) plus `poll_interval` (seconds, default 15), `timeout` (seconds the
+/// wait for the report may take, default 1800: 30 minutes) and `no_timeout` (true: no
+/// bound). A report that ends CANCELLED or FATAL gives `ABWS_STATUS_REPORT_FAILED`. To
+/// cancel it from another thread, use `abws_documents_fetch_pdf_cancellable`.
 ///
 /// Ownership, NULL behaviour, callback and thread rules: as `abws_documents_download`.
 ///
@@ -189,16 +191,62 @@ pub unsafe extern "C" fn abws_documents_fetch_pdf(
             userdata,
             bytes_written,
             err,
-            |c, p: FetchPdfArgs, w| {
-                let (poll, timeout) = p.durations()?;
-                let pdf = zeroize_on_drop(c.documents().fetch_pdf(&p.report(), poll, timeout)?);
-                w.write_all(&pdf.0).map_err(|e| {
-                    Failure::Core(abws_core::Error::document(format!(
-                        "the PDF could not be handed over ({e})"
-                    )))
-                })?;
-                Ok(pdf.0.len() as u64)
-            },
+            |c, p: FetchPdfArgs, w| fetch_pdf(c, p, w, None),
+        )
+    }
+}
+
+fn fetch_pdf(
+    c: &abws_core::blocking::Client,
+    p: FetchPdfArgs,
+    w: &mut CallbackWriter,
+    cancel: Option<std::sync::Arc<crate::cancel::CancelData>>,
+) -> FfiResult<u64> {
+    let (poll, timeout) = p.durations()?;
+    let report = p.report();
+    let pdf = zeroize_on_drop(crate::cancel::run(c, cancel, |ac| async move {
+        ac.documents().fetch_pdf(&report, poll, timeout).await
+    })?);
+    w.write_all(&pdf.0).map_err(|e| {
+        Failure::Core(abws_core::Error::document(format!(
+            "the PDF could not be handed over ({e})"
+        )))
+    })?;
+    Ok(pdf.0.len() as u64)
+}
+
+/// `abws_documents_fetch_pdf` that another thread can end at once with
+/// `abws_cancel_signal(cancel)` (the report wait or the download stops where it stands;
+/// nothing is passed to `write` after that): the call then returns
+/// `ABWS_STATUS_CANCELLED`. `cancel` may be NULL (not cancellable). The deadline of the
+/// wait is the `timeout` key of the params, as there (default 30 minutes).
+///
+/// Ownership, NULL behaviour, callback and thread rules: as `abws_documents_fetch_pdf`;
+/// a freed or foreign `cancel`: `ABWS_STATUS_INVALID_HANDLE`. `cancel` stays the
+/// caller's.
+///
+/// # Safety
+/// As `abws_documents_fetch_pdf`.
+#[no_mangle]
+pub unsafe extern "C" fn abws_documents_fetch_pdf_cancellable(
+    client: *const abws_client,
+    params_json: *const c_char,
+    cancel: *const crate::cancel::abws_cancel,
+    write: abws_write_callback,
+    userdata: *mut c_void,
+    bytes_written: *mut u64,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        run_download(
+            client,
+            params_json,
+            write,
+            userdata,
+            bytes_written,
+            err,
+            |c, p: FetchPdfArgs, w| fetch_pdf(c, p, w, crate::cancel::lookup(cancel)?),
         )
     }
 }

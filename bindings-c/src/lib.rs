@@ -11,6 +11,7 @@
 //! - `*_free(NULL)` does nothing.
 #![allow(non_camel_case_types)]
 
+pub mod cancel;
 pub mod client;
 pub mod download;
 pub mod error;
@@ -23,6 +24,7 @@ pub mod status;
 
 use std::ffi::c_char;
 
+pub use cancel::abws_cancel;
 pub use client::abws_client;
 pub use error::abws_error;
 pub use pager::abws_pager;
@@ -172,9 +174,14 @@ mod injected_panics {
         let line_items = CString::new(r#"{"invoice_number":"X"}"#).unwrap();
         let mut client = null_mut();
         let mut pager = null_mut();
+        let mut cancel = null_mut();
         unsafe {
             assert_eq!(
                 abws_client_new(settings.as_ptr(), &mut client, null_mut()),
+                abws_status::Ok
+            );
+            assert_eq!(
+                crate::cancel::abws_cancel_new(&mut cancel, null_mut()),
                 abws_status::Ok
             );
             let make = crate::ops::generated::abws_invoices_iter_invoice_line_items;
@@ -223,6 +230,40 @@ mod injected_panics {
             let status = abws_documents_download_to_file(client, empty.as_ptr(), &mut n, &mut err);
             assert_eq!(n, 7);
             expect_panic("abws_documents_download_to_file", status, err);
+            {
+                use crate::cancel::abws_cancel_new;
+                use crate::download::abws_documents_fetch_pdf_cancellable;
+                use crate::ops::conveniences::abws_documents_wait_for_report_cancellable;
+                let mut n = 7u64;
+                let mut err = null_mut();
+                let status = abws_documents_fetch_pdf_cancellable(
+                    client,
+                    empty.as_ptr(),
+                    std::ptr::null(),
+                    Some(sink),
+                    null_mut(),
+                    &mut n,
+                    &mut err,
+                );
+                assert_eq!(n, 7);
+                expect_panic("abws_documents_fetch_pdf_cancellable", status, err);
+                let mut out = null_mut();
+                let mut err = null_mut();
+                let status = abws_documents_wait_for_report_cancellable(
+                    client,
+                    empty.as_ptr(),
+                    std::ptr::null(),
+                    &mut out,
+                    &mut err,
+                );
+                assert!(out.is_null());
+                expect_panic("abws_documents_wait_for_report_cancellable", status, err);
+                let mut cancel = null_mut();
+                let mut err = null_mut();
+                let status = abws_cancel_new(&mut cancel, &mut err);
+                assert!(cancel.is_null());
+                expect_panic("abws_cancel_new", status, err);
+            }
             let mut page = null_mut();
             let mut err = null_mut();
             let status = abws_pager_next(pager, &mut page, &mut err);
@@ -257,6 +298,11 @@ mod injected_panics {
             assert_eq!(abws_string_free(text), abws_status::Panic);
             assert_eq!(abws_pager_free(pager), abws_status::Panic);
             assert_eq!(abws_client_free(client), abws_status::Panic);
+            assert_eq!(
+                crate::cancel::abws_cancel_signal(cancel),
+                abws_status::Panic
+            );
+            assert_eq!(crate::cancel::abws_cancel_free(cancel), abws_status::Panic);
             let mut count = 99usize;
             assert_eq!(
                 abws_live_objects(&mut count, null_mut(), null_mut(), null_mut()),
@@ -282,6 +328,8 @@ mod injected_panics {
             assert_eq!(abws_string_free(text), abws_status::Ok);
             assert_eq!(abws_pager_free(pager), abws_status::Ok);
             assert_eq!(abws_client_free(client), abws_status::Ok);
+            assert_eq!(crate::cancel::abws_cancel_signal(cancel), abws_status::Ok);
+            assert_eq!(crate::cancel::abws_cancel_free(cancel), abws_status::Ok);
         }
         std::panic::set_hook(hook);
     }

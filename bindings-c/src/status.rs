@@ -56,12 +56,14 @@ pub enum abws_status {
     Panic = 16,
     /// A bug in the library; please report it with the message.
     Internal = 17,
+    /// The call was cancelled through its `abws_cancel` handle (`abws_cancel_signal`).
+    Cancelled = 18,
 }
 
 impl abws_status {
     /// Every status, for tests and for `abws_status_name`. (A function, not an
     /// associated constant, so that the header does not export it.)
-    pub fn all() -> [abws_status; 18] {
+    pub fn all() -> [abws_status; 19] {
         [
             abws_status::Ok,
             abws_status::NullArgument,
@@ -81,6 +83,7 @@ impl abws_status {
             abws_status::CallbackAborted,
             abws_status::Panic,
             abws_status::Internal,
+            abws_status::Cancelled,
         ]
     }
 
@@ -130,6 +133,7 @@ impl abws_status {
             abws_status::CallbackAborted => "callback_aborted",
             abws_status::Panic => "panic",
             abws_status::Internal => "internal",
+            abws_status::Cancelled => "cancelled",
         }
     }
 
@@ -153,6 +157,7 @@ impl abws_status {
             abws_status::CallbackAborted => c"callback_aborted",
             abws_status::Panic => c"panic",
             abws_status::Internal => c"internal",
+            abws_status::Cancelled => c"cancelled",
         }
     }
 }

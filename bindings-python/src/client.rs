@@ -91,6 +91,8 @@ impl PyClient {
         d.set_item("max_response_bytes", s.max_response_bytes)?;
         d.set_item("max_document_bytes", s.max_document_bytes)?;
         d.set_item("app_name", s.app_name.as_deref())?;
+        // Redacted: a proxy address may hold a password (`_credentials` has it whole).
+        d.set_item("proxy", s.proxy_shown())?;
         d.set_item("api_address", e.api)?;
         match &s.credentials {
             Credentials::RefreshToken { client_id, .. } => {
@@ -118,6 +120,9 @@ impl PyClient {
                 d.set_item("refresh_token", refresh_token.expose())?;
             }
             Credentials::AccessToken(t) => d.set_item("access_token", t.expose())?,
+        }
+        if let Some(p) = &self.inner.settings().proxy {
+            d.set_item("proxy", p.expose())?;
         }
         Ok(d)
     }

@@ -42,6 +42,13 @@ fn _operations() -> Vec<(
         .collect()
 }
 
+/// The core's redaction of a field marked sensitive (`abws.models` reprs use it): an
+/// address keeps scheme, host, port and path; its query and credentials become `***`.
+#[pyfunction]
+fn _redact(value: &str) -> String {
+    abws::secret::redact_sensitive(value)
+}
+
 static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
 
 /// Forgets the cached Python logging levels, so a changed level of logger "abws" applies.
@@ -66,6 +73,10 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_refresh_logging, m)?)?;
     m.add("__version__", abws::VERSION)?;
     m.add("_debug_build", cfg!(debug_assertions))?;
+    m.add(
+        "DEFAULT_WAIT_TIMEOUT",
+        abws::api::documents::DEFAULT_WAIT_TIMEOUT.as_secs_f64(),
+    )?;
     m.add_class::<client::PyClient>()?;
     m.add_class::<pager::PyPager>()?;
     m.add_class::<sandbox::PySandbox>()?;
@@ -78,6 +89,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_operations, m)?)?;
     m.add_function(wrap_pyfunction!(sealed::decrypt_file, m)?)?;
     m.add_function(wrap_pyfunction!(sealed::decrypt, m)?)?;
+    m.add_function(wrap_pyfunction!(_redact, m)?)?;
     Ok(())
 }
 

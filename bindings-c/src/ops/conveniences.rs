@@ -84,10 +84,11 @@ pub unsafe extern "C" fn abws_reconciliation_invoice_details_for(
 
 /// Polls getReport until the report ends. DONE returns the report (with its
 /// `reportDocumentId`); CANCELLED and FATAL give `ABWS_STATUS_REPORT_FAILED`; the end of
-/// `timeout` gives `ABWS_STATUS_TIMEOUT`.
+/// `timeout` gives `ABWS_STATUS_TIMEOUT`. To cancel the wait from another thread, use
+/// `abws_documents_wait_for_report_cancellable`.
 ///
 /// Params: `report_id` (required), `poll_interval` (seconds, default 15), `timeout`
-/// (seconds, default: no bound).
+/// (seconds, default 1800: 30 minutes), `no_timeout` (true: no bound; not with `timeout`).
 ///
 /// Result: the final report in wire form.
 ///
@@ -116,10 +117,51 @@ pub unsafe extern "C" fn abws_documents_wait_for_report(
             params_json,
             result_json,
             err,
-            |c, p: WaitForReportParams| {
-                let (poll, timeout) = p.durations()?;
-                to_json(&c.documents().wait_for_report(&p.report_id, poll, timeout)?)
-            },
+            |c, p: WaitForReportParams| wait_for_report(c, p, None),
+        )
+    }
+}
+
+fn wait_for_report(
+    c: &blocking::Client,
+    p: WaitForReportParams,
+    cancel: Option<std::sync::Arc<crate::cancel::CancelData>>,
+) -> FfiResult<String> {
+    let (poll, timeout) = p.durations()?;
+    let report = crate::cancel::run(c, cancel, |ac| async move {
+        ac.documents()
+            .wait_for_report(&p.report_id, poll, timeout)
+            .await
+    })?;
+    to_json(&report)
+}
+
+/// `abws_documents_wait_for_report` that another thread can end at once with
+/// `abws_cancel_signal(cancel)`: the call then returns `ABWS_STATUS_CANCELLED`. `cancel`
+/// may be NULL (not cancellable). The deadline is the `timeout` key of the params, as
+/// there (default 30 minutes).
+///
+/// Ownership, NULL behaviour and thread rules: as `abws_documents_wait_for_report`; a
+/// freed or foreign `cancel`: `ABWS_STATUS_INVALID_HANDLE`. `cancel` stays the caller's.
+///
+/// # Safety
+/// As `abws_documents_wait_for_report`.
+#[no_mangle]
+pub unsafe extern "C" fn abws_documents_wait_for_report_cancellable(
+    client: *const abws_client,
+    params_json: *const c_char,
+    cancel: *const crate::cancel::abws_cancel,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        run(
+            client,
+            params_json,
+            result_json,
+            err,
+            |c, p: WaitForReportParams| wait_for_report(c, p, crate::cancel::lookup(cancel)?),
         )
     }
 }

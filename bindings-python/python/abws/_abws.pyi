@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, final
 __all__ = [
     "__version__",
     "_debug_build",
+    "DEFAULT_WAIT_TIMEOUT",
     "Client",
     "Pager",
     "Sandbox",
@@ -20,10 +21,12 @@ __all__ = [
     "_error_kinds",
     "_operations",
     "_refresh_logging",
+    "_redact",
 ]
 
 __version__: str
 _debug_build: bool
+DEFAULT_WAIT_TIMEOUT: float
 
 @final
 class Client:
@@ -113,6 +116,8 @@ def _sample_errors() -> List[Tuple[str, Any]]: ...
 def _to_json(obj: Any) -> str: ...
 def _refresh_logging() -> None: ...
 def _error_kinds() -> List[str]: ...
+def _redact(value: str) -> str:
+    """The core's redaction of a sensitive field (an address without query or credentials)."""
 def _operations() -> List[Tuple[str, str, str, Optional[str]]]:
     """Every operation of the core's table: (operationId, group, method, pager or None)."""
 

@@ -71,6 +71,15 @@ class Money:
 _MISSING = object()
 
 
+def _redact(value: str) -> str:
+    """The core's redaction of a sensitive field (an address loses its query and
+    credentials; anything else is hidden whole)."""
+    from . import _abws
+
+    redacted: str = _abws._redact(value)
+    return redacted
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
@@ -126,6 +135,10 @@ class Model:
 
     #: (attribute name, wire name) of every declared field, in wire order.
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = ()
+    #: Fields the core marks sensitive (a presigned address): ``repr`` and
+    #: ``_repr_html_`` show them redacted by the core's rule; ``to_dict()`` and the
+    #: attribute keep the value.
+    _sensitive: ClassVar[Tuple[str, ...]] = ()
 
     def __init__(self, **fields: Any) -> None:
         known = {name for name, _ in self._fields}
@@ -189,9 +202,16 @@ class Model:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def _shown(self, name: str) -> Any:
+        """A field's value as repr shows it (redacted when the core marks it sensitive)."""
+        value = self.__dict__.get(name)
+        if value is not None and name in self._sensitive:
+            return _redact(str(value))
+        return value
+
     def _repr(self, depth: int = 0) -> str:
         parts = [
-            f"{name}={_short(self.__dict__.get(name), depth)}"
+            f"{name}={_short(self._shown(name), depth)}"
             for name, _ in self._fields
             if self.__dict__.get(name) is not None
         ]
@@ -206,7 +226,7 @@ class Model:
     def _repr_html_(self) -> str:
         rows = []
         for name, _ in self._fields:
-            value = self.__dict__.get(name)
+            value = self._shown(name)
             if value is None:
                 continue
             rows.append(

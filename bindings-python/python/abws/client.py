@@ -53,8 +53,18 @@ _ENV = {
     "endpoint": "ABWS_ENDPOINT",
     "auth_endpoint": "ABWS_AUTH_ENDPOINT",
     "consent_endpoint": "ABWS_CONSENT_ENDPOINT",
+    "proxy": "ABWS_PROXY",
 }
 _SECRETS = ("client_secret", "refresh_token", "access_token")
+
+#: Seconds ``wait_for_report`` and ``fetch_pdf`` wait for a report by default (the core's
+#: bound: 30 minutes). ``timeout=None`` waits without bound.
+DEFAULT_WAIT_TIMEOUT: float = _abws.DEFAULT_WAIT_TIMEOUT
+
+
+def _wait_bound(timeout: Optional[float]) -> Dict[str, Any]:
+    """The wait's bound as the core reads it: seconds, or ``no_timeout`` for ``None``."""
+    return {"no_timeout": True} if timeout is None else {"timeout": timeout}
 
 LineItemRef = Union[Mapping[str, Any], Model, Tuple[str, str, str]]
 """An order line item: a mapping with ``order_id``, ``order_line_item_id`` and
@@ -105,13 +115,18 @@ class Documents(_DocumentsOperations):
     """Reports and documents 2021-09-30 (PDF invoices and credit notes)."""
 
     def wait_for_report(
-        self, report_id: str, poll_interval: Optional[float] = None, timeout: Optional[float] = None
+        self,
+        report_id: str,
+        poll_interval: Optional[float] = None,
+        timeout: Optional[float] = DEFAULT_WAIT_TIMEOUT,
     ) -> Report:
         """Polls getReport every ``poll_interval`` seconds (default 15) until DONE
         (returns the ``Report``); CANCELLED/FATAL raise ``ReportFailed``; ``timeout``
-        (seconds) bounds the wait with ``Timeout``. Ctrl-C interrupts it."""
+        (seconds, default 1800: 30 minutes) bounds the wait with ``Timeout``;
+        ``timeout=None`` waits without bound. Ctrl-C interrupts it."""
         report: Report = self._client._run(
-            "wait_for_report", {"report_id": report_id, "poll_interval": poll_interval, "timeout": timeout}
+            "wait_for_report",
+            {"report_id": report_id, "poll_interval": poll_interval, **_wait_bound(timeout)},
         )
         return report
 
@@ -199,11 +214,12 @@ class Documents(_DocumentsOperations):
         report_type: Optional[str] = None,
         marketplace_ids: Optional[Sequence[str]] = None,
         poll_interval: Optional[float] = None,
-        timeout: Optional[float] = None,
+        timeout: Optional[float] = DEFAULT_WAIT_TIMEOUT,
         progress: bool = False,
     ) -> bytes:
         """create → wait → document → download in one call; returns the PDF bytes.
-        ``poll_interval`` defaults to 15 seconds; ``timeout`` bounds the wait."""
+        ``poll_interval`` defaults to 15 seconds; ``timeout`` bounds the wait for the
+        report (seconds, default 1800: 30 minutes; ``None``: no bound)."""
         bar = _progress(progress, "fetch_pdf", "B")
         try:
             data: bytes = self._client._run(
@@ -219,7 +235,7 @@ class Documents(_DocumentsOperations):
                         "document_type": document_type,
                     },
                     "poll_interval": poll_interval,
-                    "timeout": timeout,
+                    **_wait_bound(timeout),
                 },
             )
             if bar is not None:
@@ -258,9 +274,14 @@ class Client:
     """A client of every API group. Safe to share between threads; usable in a child
     after ``os.fork`` (its connections are rebuilt there); picklable.
 
+    ``proxy`` (``http://[user:password@]host:port``) is the proxy of remote https
+    addresses, in place of ``https_proxy``/``all_proxy``/``no_proxy`` from the
+    environment (which apply when it is not given); plain-http loopback addresses (the
+    sandbox) never go through a proxy. It is shown redacted in ``settings``.
+
     Pickling carries the settings but not the secrets unless ``pickle_secrets=True``:
     an unpickled client reads ``ABWS_CLIENT_SECRET`` and ``ABWS_REFRESH_TOKEN`` (or
-    ``ABWS_ACCESS_TOKEN``) from its own environment.
+    ``ABWS_ACCESS_TOKEN``) and ``ABWS_PROXY`` from its own environment.
     """
 
     invoices: Invoices
@@ -292,6 +313,7 @@ class Client:
         app_name: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         max_document_bytes: Optional[int] = None,
+        proxy: Optional[str] = None,
         pickle_secrets: bool = False,
     ) -> None:
         args = {
@@ -312,6 +334,7 @@ class Client:
             "app_name": app_name,
             "max_response_bytes": max_response_bytes,
             "max_document_bytes": max_document_bytes,
+            "proxy": proxy,
         }
         _abws._refresh_logging()  # logging configured since the last client applies
         self._native = _abws.Client(_abws._to_json(_drop_none(args)))
@@ -330,8 +353,8 @@ class Client:
     def from_env(cls, **overrides: Any) -> "Client":
         """A client from ``ABWS_REGION``, ``ABWS_CLIENT_ID``, ``ABWS_CLIENT_SECRET``,
         ``ABWS_REFRESH_TOKEN`` (or ``ABWS_ACCESS_TOKEN``), ``ABWS_USER_EMAIL``,
-        ``ABWS_ENDPOINT``, ``ABWS_AUTH_ENDPOINT``, ``ABWS_CONSENT_ENDPOINT``; keyword
-        arguments override them."""
+        ``ABWS_ENDPOINT``, ``ABWS_AUTH_ENDPOINT``, ``ABWS_CONSENT_ENDPOINT``,
+        ``ABWS_PROXY``; keyword arguments override them."""
         kw: Dict[str, Any] = {}
         for name, var in _ENV.items():
             value = os.environ.get(var)
@@ -413,7 +436,7 @@ def _restore_client(settings: Dict[str, Any], secrets: Optional[Dict[str, Any]],
     if secrets is not None:
         kw.update(secrets)
     else:
-        for name in ("client_id",) + _SECRETS:
+        for name in ("client_id",) + _SECRETS + ("proxy",):
             value = os.environ.get(_ENV[name])
             if value and (name != "client_id" or "client_id" not in kw):
                 kw[name] = value

@@ -748,6 +748,7 @@ class ReportDocument(Model):
         ("url", "url"),
         ("compression_algorithm", "compressionAlgorithm"),
     )
+    _sensitive: ClassVar[Tuple[str, ...]] = ("url",)
 
 
 class CartsPage(Model):

@@ -193,6 +193,20 @@ fn model_class(m: &ModelInfo) -> Result<String, String> {
         let _ = writeln!(out, "        ({:?}, {:?}),", py_name(f.name), f.wire);
     }
     out.push_str("    )\n");
+    // Fields the core marks sensitive (a presigned address): redacted in repr.
+    let sensitive: Vec<String> = m
+        .fields
+        .iter()
+        .filter(|f| f.sensitive)
+        .map(|f| format!("{:?}", py_name(f.name)))
+        .collect();
+    if !sensitive.is_empty() {
+        let _ = writeln!(
+            out,
+            "    _sensitive: ClassVar[Tuple[str, ...]] = ({},)",
+            sensitive.join(", ")
+        );
+    }
     Ok(out)
 }
 
