@@ -1,4 +1,4 @@
-"""Reliability scenarios J1–J6 of the reliability plan (Python specifics), each asserting its
+"""Reliability scenarios J1–J7 of the reliability plan (Python specifics), each asserting its
 bar and recording its figure for the scorecard in target/scorecards/python.md (or
 $ABWS_SCORECARD_DIR): `make scorecards` merges it into docs/reliability.md."""
 
@@ -298,6 +298,68 @@ def test_j6_refresh_token_rotation_reaches_python(caplog):
     )
     assert len(got) == rounds and got[-1] == in_force and refused == 0
     assert second_ok and got2 and third_ok and logged and not leaked
+
+
+def test_j7_the_main_jobs_outputs(tmp_path):
+    """The month-end job (examples/month_end_close.py) as a user runs it against the sandbox:
+    what it leaves on disk, and what it does with untrusted names and cells."""
+    import importlib.util
+    import io
+    import re
+    import stat
+    import subprocess
+    import zipfile
+    from decimal import Decimal
+
+    pytest.importorskip("cryptography")
+    script = Path(__file__).resolve().parents[2] / "examples" / "month_end_close.py"
+    spec = importlib.util.spec_from_file_location("month_end_close", script)
+    mec = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mec)
+    out_dir = tmp_path / "close"
+    out_dir.mkdir()
+    os.chmod(out_dir, 0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ABWS_")}
+    done = subprocess.run([sys.executable, str(script), "--out", str(out_dir)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    printed = (done.stdout + done.stderr).count(mec.SANDBOX_DEMO_KEY.hex())
+    files = list(out_dir.iterdir())
+    readable = sum(f.read_bytes().count(b"%PDF") for f in files)
+    modes = {oct(stat.S_IMODE(f.stat().st_mode)) for f in files}
+    dir_mode = oct(stat.S_IMODE(out_dir.stat().st_mode))
+    archive = next(out_dir.glob("invoices-*.zip.aes"))
+    plain = mec.open_archive(archive.read_bytes(), mec.ArchiveSecret(key=mec.SANDBOX_DEMO_KEY))
+    with zipfile.ZipFile(io.BytesIO(plain)) as z:
+        pdfs = sum(z.read(n).startswith(b"%PDF-") for n in z.namelist())
+        entries = len(z.namelist())
+    hostile = ["../../etc/passwd", "C:\\x", "x.pdf:stream", "CON", "aux.1", "COM9", "a/b\\c", "\x00\x07",
+               "", "..", ".x", "A" * 300, "\u202etxt.pdf", "x\ny"]
+    taken: set = set()
+    safe = [mec.entry_name(n, taken) for n in hostile]
+    names_ok = sum(bool(re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,104}\.pdf", n))
+                   and n.split(".")[0].upper() not in mec._RESERVED for n in safe)
+    unique = len({n.lower() for n in safe}) == len(safe)
+    formulas = ["=1+1", "+1", "-1+1", "@A1", "\t=1", "\r=1", "=HYPERLINK(\"http://x\")"]
+    neutral = sum(mec.csv_cell(c).startswith("'") for c in formulas)
+    numbers = all(mec.csv_cell(v) == v for v in (Decimal("-103675"), Decimal("-0.01"), -3, 0))
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "victim")
+    try:
+        mec.write_private(str(link), b"x")
+        refused = False
+    except SystemExit:
+        refused = not (tmp_path / "victim").exists()
+    record(
+        "J7",
+        f"the main job against the sandbox: {len(files)} files, PDF markers readable without the key = {readable}; "
+        f"{pdfs}/{entries} PDFs open with the documented demo key; file modes {sorted(modes)}, directory "
+        f"{dir_mode} (created 0755 before the run); key printed = {printed}; hostile invoice numbers made safe "
+        f"entry names {names_ok}/{len(hostile)} (unique: {unique}); formula cells neutralised "
+        f"{neutral}/{len(formulas)}, negative amounts kept numbers: {numbers}; a destination link refused: {refused}",
+    )
+    assert readable == 0 and printed == 0 and pdfs == entries > 0 and modes == {"0o600"} and dir_mode == "0o700"
+    assert names_ok == len(hostile) and unique and neutral == len(formulas) and numbers and refused
 
 
 def test_core_events_reach_python_logging(sb, caplog):
