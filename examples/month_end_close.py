@@ -1,7 +1,8 @@
 """Month-end close: last month's invoices and credit memos, matched to the business
 transactions, tax checked by rate, PDFs filed — the job abws exists for.
 
-    python examples/month_end_close.py [--region US] [--month 2026-10] [--out month-end] [--archive zip|encrypted]
+    python examples/month_end_close.py [--region US] [--month 2026-10] [--out month-end] [--archive encrypted|zip]
+    python examples/month_end_close.py --decrypt month-end/invoices-2026-10.zip.aes plain.zip
 
 With no ABWS_* credentials in the environment it starts the embedded sandbox (the whole
 service on loopback) and closes the sandbox's previous month of ``--region`` (default JP),
@@ -12,19 +13,48 @@ closes the real account's month instead, paced at the service's published rates
 decimals, the others with two) and tax by rate under the region's name for it; in North
 America only Pay-by-Invoice invoices have PDFs, so card-paid ones are listed, not requested.
 
-Invoice PDFs are sensitive: they are never written as plain files. By default they go
-into a zip archive readable by the owner only (mode 0600 in a 0700 directory); with
-``--archive encrypted`` the archive is additionally encrypted with AES-GCM (needs the
-``cryptography`` package) under a key read from ABWS_ARCHIVE_KEY (64 hex digits) or
-generated and printed once.
+Invoice PDFs are sensitive (seed 000, section 4: never unencrypted on disk). By default
+they go into a zip that is sealed with AES-256-GCM (the ``cryptography`` package) before it
+touches the disk: ``invoices-YYYY-MM.zip.aes``. The key:
+
+- ``ABWS_ARCHIVE_KEY``: 64 hex digits (a 256-bit key), or
+- ``ABWS_ARCHIVE_PASSWORD``: a password (the key is derived with scrypt, N=2^15, r=8, p=1,
+  and a random 16-byte salt stored in the file), or
+- a password prompt, when neither is set and a terminal is attached (a real run without
+  any of these stops before its first request);
+- a sandbox run with neither set uses the sandbox demo key, SHA-256 of the text
+  ``abws month-end sandbox demo key (sandbox data only)``: it protects nothing and is for
+  the made-up sandbox data only.
+
+The key is never printed. ``--decrypt ARCHIVE OUT`` opens an archive with the same key
+settings and writes the plain zip to OUT (a new file, mode 0600): the explicit way out.
+File format (any AES-GCM implementation opens it): ``ABWSMEC1`` (8 bytes), the key
+derivation (1 byte: 0 raw key, 1 scrypt), the salt (16 bytes, zeros for a raw key), the
+nonce (12 bytes), then the AES-256-GCM ciphertext and tag of the zip, with the first 37
+bytes as associated data. ``--archive zip`` writes an unsealed zip instead (readable by
+anyone who can read the file: an explicit opt-in).
+
+Every file is created under a new random name (exclusive, no-follow, mode 0600), synced and
+renamed into place; a destination that is a symbolic link is refused. The output directory
+is made (or tightened to) mode 0700. Zip entry names come from invoice numbers the service
+sends, so they are reduced to safe file names. In the CSV ledger a text cell that starts
+with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'`` so a
+spreadsheet shows it instead of running it as a formula; amounts stay numbers (a negative
+credit-memo amount is written ``-12.50`` and read as a number), since the job formats them
+itself from decimals.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import getpass
+import hashlib
 import io
 import os
+import re
+import secrets
+import stat
 import sys
 import time
 import zipfile
@@ -32,7 +62,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import abws
 
@@ -101,36 +131,172 @@ def tax_by_rate(detail: Any) -> Dict[str, Decimal]:
     return out
 
 
-def open_archive(path: str, mode: str) -> Tuple[zipfile.ZipFile, Any, Optional[bytes]]:
-    """A zip that only the owner can read; with ``encrypted``, written to memory and
-    sealed with AES-GCM at the end."""
-    os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
-    if mode == "encrypted":
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # type: ignore[import-not-found]
-
-        key_hex = os.environ.get("ABWS_ARCHIVE_KEY")
-        key = bytes.fromhex(key_hex) if key_hex else AESGCM.generate_key(bit_length=256)
-        if not key_hex:
-            print(f"archive key (keep it safe, it is not stored): {key.hex()}")
-        buf = io.BytesIO()
-        return zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED), buf, key
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    fh = os.fdopen(fd, "wb")
-    return zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED), fh, None
+# --- Files: private, exclusive, never through a link ------------------------------------
 
 
-def close_archive(path: str, zf: zipfile.ZipFile, fh: Any, key: Optional[bytes]) -> None:
-    zf.close()
-    if key is None:
-        fh.close()
-        return
+def private_dir(path: str) -> None:
+    """Creates ``path`` with mode 0700, or tightens an existing directory to 0700. A
+    symbolic link or a directory of another user is refused."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise SystemExit(f"{path} is not a directory (a symbolic link is refused): choose another --out")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise SystemExit(f"{path} belongs to another user: choose another --out")
+    os.chmod(path, 0o700)
+
+
+def write_private(path: str, data: bytes) -> None:
+    """Writes ``data`` to ``path`` through a new file of a random name beside it (created
+    exclusive, no-follow, mode 0600), synced, then renamed into place. A ``path`` that is a
+    symbolic link is refused; an existing file is replaced whole."""
+    if os.path.islink(path):
+        raise SystemExit(f"{path} is a symbolic link: refused (remove it or choose another --out)")
+    directory = os.path.dirname(path) or "."
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(8)}.part")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+# --- The sealed archive --------------------------------------------------------------------
+
+SANDBOX_DEMO_KEY = hashlib.sha256(b"abws month-end sandbox demo key (sandbox data only)").digest()
+MAGIC = b"ABWSMEC1"
+KDF_RAW, KDF_SCRYPT = 0, 1
+
+
+class ArchiveSecret:
+    """A 256-bit key, or a password the key is derived from (scrypt)."""
+
+    def __init__(self, key: Optional[bytes] = None, password: Optional[str] = None, what: str = "") -> None:
+        self.key, self.password, self.what = key, password, what
+
+    def derive(self, kdf: int, salt: bytes) -> bytes:
+        if kdf == KDF_RAW:
+            if self.key is None:
+                raise ValueError("this archive was sealed with a key (ABWS_ARCHIVE_KEY), not a password")
+            return self.key
+        if self.password is None:
+            raise ValueError("this archive was sealed with a password (ABWS_ARCHIVE_PASSWORD)")
+        from cryptography.hazmat.primitives.kdf.scrypt import Scrypt  # type: ignore[import-not-found]
+
+        return bytes(Scrypt(salt=salt, length=32, n=2**15, r=8, p=1).derive(self.password.encode()))
+
+
+def archive_secret(sandbox: bool, interactive: bool) -> ArchiveSecret:
+    """The archive's key: ABWS_ARCHIVE_KEY, ABWS_ARCHIVE_PASSWORD, a prompt, or (sandbox
+    runs only) the documented demo key. Never printed."""
+    key_hex = os.environ.get("ABWS_ARCHIVE_KEY")
+    if key_hex:
+        try:
+            key = bytes.fromhex(key_hex)
+        except ValueError:
+            key = b""
+        if len(key) != 32:
+            raise SystemExit("ABWS_ARCHIVE_KEY must be 64 hex digits (a 256-bit key)")
+        return ArchiveSecret(key=key, what="the key from ABWS_ARCHIVE_KEY")
+    password = os.environ.get("ABWS_ARCHIVE_PASSWORD")
+    if password:
+        return ArchiveSecret(password=password, what="the password from ABWS_ARCHIVE_PASSWORD")
+    if sandbox:
+        return ArchiveSecret(key=SANDBOX_DEMO_KEY, what="the sandbox demo key (sandbox data only)")
+    if interactive:
+        first = getpass.getpass("archive password: ")
+        if first and first == getpass.getpass("archive password again: "):
+            return ArchiveSecret(password=first, what="the password typed at the prompt")
+        raise SystemExit("the passwords were empty or differed")
+    raise SystemExit(
+        "the invoice PDFs are archived encrypted: set ABWS_ARCHIVE_KEY (64 hex digits) or "
+        "ABWS_ARCHIVE_PASSWORD, run from a terminal to be asked for a password, or pass --no-pdfs"
+    )
+
+
+def seal_archive(plain: bytes, secret: ArchiveSecret) -> bytes:
+    """The zip, sealed with AES-256-GCM (the format in the module's docstring). The one
+    place the archive format lives."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # type: ignore[import-not-found]
 
+    kdf = KDF_RAW if secret.key is not None else KDF_SCRYPT
+    salt = bytes(16) if kdf == KDF_RAW else os.urandom(16)
     nonce = os.urandom(12)
-    sealed = nonce + AESGCM(key).encrypt(nonce, fh.getvalue(), b"abws-month-end")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(sealed)
+    header = MAGIC + bytes([kdf]) + salt + nonce
+    return header + AESGCM(secret.derive(kdf, salt)).encrypt(nonce, plain, header)
+
+
+def open_archive(blob: bytes, secret: ArchiveSecret) -> bytes:
+    """The zip inside a sealed archive (raises when the key is wrong or the file was
+    changed)."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # type: ignore[import-not-found]
+
+    if len(blob) < 37 + 16 or blob[:8] != MAGIC:
+        raise ValueError("not a sealed month-end archive")
+    kdf, salt, nonce, header = blob[8], blob[9:25], blob[25:37], blob[:37]
+    return bytes(AESGCM(secret.derive(kdf, salt)).decrypt(nonce, blob[37:], header))
+
+
+def write_archive(path: str, entries: Dict[str, bytes], secret: Optional[ArchiveSecret]) -> None:
+    """Writes the PDFs as one zip, sealed unless ``secret`` is None (``--archive zip``).
+    The zip is built in memory: no plain PDF reaches the disk."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o600 << 16
+            zf.writestr(info, data)
+    plain = buf.getvalue()
+    write_private(path, plain if secret is None else seal_archive(plain, secret))
+
+
+# --- Untrusted text in files ---------------------------------------------------------------
+
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)), *(f"LPT{i}" for i in range(1, 10))}
+
+
+def entry_name(number: str, taken: Set[str]) -> str:
+    """A safe zip entry name for an invoice number sent by the service: letters, digits,
+    ``.``, ``_`` and ``-`` only (no path separators, drive letters, streams or control
+    characters), no leading dot, at most 100 characters, no Windows device name, unique
+    (case-insensitively) among ``taken``; ``.pdf`` appended."""
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", number or "")[:100].lstrip(".") or "invoice"
+    if base.split(".")[0].upper() in _RESERVED:
+        base = "_" + base
+    name, n = f"{base}.pdf", 1
+    while name.lower() in taken:
+        n += 1
+        name = f"{base}-{n}.pdf"
+    taken.add(name.lower())
+    return name
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A ledger cell. Numbers the job formats itself (Decimal, int) stay numbers, so a
+    negative amount is still a number to a spreadsheet; any text (from the service: invoice
+    numbers, names, statuses, ids) that a spreadsheet would run as a formula gets a leading
+    ``'``."""
+    if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
+        return value
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def fetch_pdf(
@@ -162,15 +328,34 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--region", help="region to close, e.g. US, UK, DE, JP (default: ABWS_REGION, or JP on the sandbox)")
     ap.add_argument("--month", help="YYYY-MM (default: last month)")
-    ap.add_argument("--out", default="month-end", help="output directory (created 0700)")
-    ap.add_argument("--archive", choices=["zip", "encrypted"], default="zip")
+    ap.add_argument("--out", default="month-end", help="output directory (made or tightened to 0700)")
+    ap.add_argument(
+        "--archive", choices=["encrypted", "zip"], default="encrypted",
+        help="encrypted (default): AES-256-GCM; zip: unsealed, readable by whoever can read the file",
+    )
     ap.add_argument("--no-pdfs", action="store_true", help="skip the PDF archive")
+    ap.add_argument("--decrypt", nargs=2, metavar=("ARCHIVE", "OUT"), help="write the plain zip of a sealed archive")
     args = ap.parse_args(list(argv) if argv is not None else None)
+
+    live = bool(os.environ.get("ABWS_REFRESH_TOKEN") or os.environ.get("ABWS_ACCESS_TOKEN"))
+    if args.decrypt:
+        src, dst = args.decrypt
+        with open(src, "rb") as fh:
+            plain = open_archive(fh.read(), archive_secret(not live, sys.stdin.isatty()))
+        if os.path.lexists(dst):
+            raise SystemExit(f"{dst} exists: choose a new file for the plain zip")
+        write_private(dst, plain)
+        print(f"wrote the plain zip {dst} (mode 0600)")
+        return 0
+    # Before any request: the archive's key (a real run without one stops here).
+    secret = None
+    if args.archive == "encrypted" and not args.no_pdfs:
+        secret = archive_secret(not live, sys.stdin.isatty())
 
     started = time.monotonic()
     sandbox = None
     poll: Optional[float] = None  # the library's poll interval (15 s) for the live service
-    if os.environ.get("ABWS_REFRESH_TOKEN") or os.environ.get("ABWS_ACCESS_TOKEN"):
+    if live:
         client = abws.Client.from_env(**({"region": args.region} if args.region else {}))
         today = datetime.now(timezone.utc).date()
         print(f"abws {abws.__version__}: closing the month of {client!r}")
@@ -250,31 +435,34 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
         for rate, amount in tax_by_rate(d).items():
             tax[rate] += amount
 
-    # 5. The ledger, as CSV.
-    os.makedirs(args.out, mode=0o700, exist_ok=True)
+    # 5. The ledger, as CSV (text cells neutralised, amounts as numbers).
+    private_dir(args.out)
     ledger_path = os.path.join(args.out, f"ledger-{start:%Y-%m}.csv")
     rates = sorted(tax)
-    fd = os.open(ledger_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["invoice_number", "type", "issue_date", "status", "customer", "currency", "total"]
-                   + [f"tax_{r}" for r in rates] + ["line_items", "transactions", "transaction_total", "difference"])
-        for s in summaries:
-            n = s.invoice_metadata.invoice_number
-            d = details[n]
-            txs = by_invoice.get(n, [])
-            paid = sum((money(t.amount) for t in txs), Decimal(0))
-            t_rates = tax_by_rate(d)
-            w.writerow([n, d.invoice_metadata.type, d.invoice_metadata.issue_date.isoformat(), s.status,
-                        d.customer.legal_entity_name if d.customer else "", d.total_amount.currency_code,
-                        money(d.total_amount)] + [t_rates.get(r, Decimal(0)) for r in rates]
-                       + [len(lines[n]), " ".join(t.transaction_id for t in txs), paid,
-                          (money(d.total_amount) - paid) if txs else ""])
+    text = io.StringIO()
+    w = csv.writer(text)
+    w.writerow(["invoice_number", "type", "issue_date", "status", "customer", "currency", "total"]
+               + [f"tax_{r}" for r in rates] + ["line_items", "transactions", "transaction_total", "difference"])
+    for s in summaries:
+        n = s.invoice_metadata.invoice_number
+        d = details[n]
+        txs = by_invoice.get(n, [])
+        paid = sum((money(t.amount) for t in txs), Decimal(0))
+        t_rates = tax_by_rate(d)
+        row = ([n, d.invoice_metadata.type, d.invoice_metadata.issue_date.isoformat(), s.status,
+                d.customer.legal_entity_name if d.customer else "", d.total_amount.currency_code,
+                money(d.total_amount)] + [t_rates.get(r, Decimal(0)) for r in rates]
+               + [len(lines[n]), " ".join(t.transaction_id for t in txs), paid,
+                  (money(d.total_amount) - paid) if txs else ""])
+        w.writerow([csv_cell(v) for v in row])
+    write_private(ledger_path, text.getvalue().encode("utf-8"))
 
-    # 6. Every PDF, into a protected archive; never a plain file.
+    # 6. Every PDF, into a sealed archive built in memory; never a plain file.
     filed, failed = 0, []
-    archive_path = os.path.join(args.out, f"invoices-{start:%Y-%m}.zip" + (".aes" if args.archive == "encrypted" else ""))
+    archive_path = os.path.join(args.out, f"invoices-{start:%Y-%m}.zip" + (".aes" if secret is not None else ""))
     if not args.no_pdfs:
+        entries: Dict[str, bytes] = {}
+        taken: Set[str] = set()
         # North America: PDFs exist only for Pay-by-Invoice orders (the credit account, BCA).
         with_pdf = list(summaries)
         if region.upper() in NORTH_AMERICA:
@@ -283,20 +471,19 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
             with_pdf = [s for s in summaries if s.invoice_metadata.invoice_number in bca]
             failed += [(s.invoice_metadata.invoice_number, "paid by card: no PDF in North America")
                        for s in summaries if s.invoice_metadata.invoice_number not in bca]
-        zf, fh, key = open_archive(archive_path, args.archive)
         bar = Progress("invoice PDFs", len(with_pdf))
         with ThreadPoolExecutor(max_workers=8) as pool:
             jobs = [pool.submit(fetch_pdf, client, s, lines[s.invoice_metadata.invoice_number], poll) for s in with_pdf]
             for job in jobs:
                 number, pdf, why = job.result()
                 if pdf is not None:
-                    zf.writestr(f"{number}.pdf", pdf)
+                    entries[entry_name(number, taken)] = pdf
                     filed += 1
                 else:
                     failed.append((number, why))
                 bar.update()
         bar.close()
-        close_archive(archive_path, zf, fh, key)
+        write_archive(archive_path, entries, secret)
 
     # 7. The summary.
     print()
@@ -312,7 +499,8 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
         print(f"  {number}: billed {billed} vs transactions {paid}")
     print(f"ledger          {ledger_path}")
     if not args.no_pdfs:
-        print(f"PDFs filed      {filed} into {archive_path} ({args.archive}, owner-only)")
+        sealed = f"sealed with {secret.what}" if secret is not None else "NOT encrypted: readable without a key"
+        print(f"PDFs filed      {filed} into {archive_path} ({sealed}; owner-only)")
         for number, why in failed[:10]:
             print(f"  not filed {number}: {why}")
     print(f"done in {time.monotonic() - started:.1f} s")

@@ -115,6 +115,19 @@ typedef struct abws_error abws_error;
 // listing and per thread for parallel listings.
 typedef struct abws_pager abws_pager;
 
+// Receives a refresh token the server rotated to, before the client uses it: persist it
+// here (the token it replaces no longer works, so a plugin that restarts with the old one
+// must run the consent flow again).
+//
+// `user_data` is the pointer given to `abws_client_set_refresh_token_callback`, passed
+// through untouched; `refresh_token` is a NUL-terminated string valid only during the call
+// (copy it; the library wipes its copy afterwards). Called on the thread of whichever call
+// of this client performs the refresh, before that call returns, while the other calls of
+// the client wait for the refresh: keep it short, make `user_data` safe to use from any
+// thread, and call no function of this library from it. Must not unwind (no C++
+// exception or longjmp may leave it).
+typedef void (*abws_refresh_token_callback)(void *user_data, const char *refresh_token);
+
 // Receives the bytes of a document, in order, chunk by chunk.
 //
 // `userdata` is the pointer given to the download function, passed through untouched;
@@ -209,6 +222,24 @@ abws_status abws_cancel_free(abws_cancel *cancel);
 // `settings_json` is NULL or a NUL-terminated string; `client` and `err` are NULL or
 // valid for one pointer write.
 abws_status abws_client_new(const char *settings_json, abws_client **client, abws_error **err);
+
+// Sets the function that receives every refresh token the server rotates to (see
+// `abws_refresh_token_callback`), or removes it when `callback` is NULL. Set it right
+// after `abws_client_new`, before the first call: no refresh happens before a call.
+//
+// Returns `ABWS_STATUS_OK`; `ABWS_STATUS_NULL_ARGUMENT` for a NULL `client`;
+// `ABWS_STATUS_INVALID_HANDLE` when `client` is not a live client (`*err` filled when
+// `err` is not NULL). `user_data` may be NULL; the library never dereferences it. The
+// callback replaces any earlier one. Thread safety: any thread; a refresh already running
+// may still call the previous callback.
+//
+// # Safety
+// `err` is NULL or valid for one pointer write; `callback`, when not NULL, follows
+// `abws_refresh_token_callback`'s rules for as long as it is set.
+abws_status abws_client_set_refresh_token_callback(const abws_client *client,
+                                                   abws_refresh_token_callback callback,
+                                                   void *user_data,
+                                                   abws_error **err);
 
 // Frees a client. `client` may be NULL (nothing happens, `ABWS_STATUS_OK`).
 //

@@ -1,6 +1,6 @@
 //! `abws_client`: creation from a settings JSON object, and freeing.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void, CString};
 use std::sync::Arc;
 
 use abws_core::{blocking, Settings};
@@ -88,6 +88,82 @@ pub unsafe extern "C" fn abws_client_new(
         let handle = CLIENTS.insert(ClientData { client: inner });
         // SAFETY: `client` is non-NULL and writable per this function's contract.
         unsafe { write_out(client, handle) };
+        Ok(())
+    })
+}
+
+/// Receives a refresh token the server rotated to, before the client uses it: persist it
+/// here (the token it replaces no longer works, so a plugin that restarts with the old one
+/// must run the consent flow again).
+///
+/// `user_data` is the pointer given to `abws_client_set_refresh_token_callback`, passed
+/// through untouched; `refresh_token` is a NUL-terminated string valid only during the call
+/// (copy it; the library wipes its copy afterwards). Called on the thread of whichever call
+/// of this client performs the refresh, before that call returns, while the other calls of
+/// the client wait for the refresh: keep it short, make `user_data` safe to use from any
+/// thread, and call no function of this library from it. Must not unwind (no C++
+/// exception or longjmp may leave it).
+pub type abws_refresh_token_callback =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, refresh_token: *const c_char)>;
+
+/// The caller's callback and its pointer, called from the core's rotation callback.
+struct RotationTarget {
+    callback: unsafe extern "C" fn(*mut c_void, *const c_char),
+    user_data: *mut c_void,
+}
+
+// SAFETY: the pointer is the caller's and is only passed back to the caller's callback; the
+// callback's documentation makes the caller responsible for `user_data` being usable from
+// any thread that calls the client.
+unsafe impl Send for RotationTarget {}
+unsafe impl Sync for RotationTarget {}
+
+impl RotationTarget {
+    fn call(&self, token: &str) {
+        // A token has no NUL byte; should one hold one anyway, it is cut there.
+        let cut = token.split('\0').next().unwrap_or("");
+        let Ok(text) = CString::new(cut) else { return };
+        let mut bytes = text.into_bytes_with_nul();
+        // SAFETY: the callback is the caller's, with the documented signature; the string
+        // is NUL-terminated and valid during the call.
+        unsafe { (self.callback)(self.user_data, bytes.as_ptr().cast()) };
+        for b in bytes.iter_mut() {
+            // SAFETY: a valid, exclusively borrowed byte; volatile so the wipe is kept.
+            unsafe { std::ptr::write_volatile(b, 0) };
+        }
+    }
+}
+
+/// Sets the function that receives every refresh token the server rotates to (see
+/// `abws_refresh_token_callback`), or removes it when `callback` is NULL. Set it right
+/// after `abws_client_new`, before the first call: no refresh happens before a call.
+///
+/// Returns `ABWS_STATUS_OK`; `ABWS_STATUS_NULL_ARGUMENT` for a NULL `client`;
+/// `ABWS_STATUS_INVALID_HANDLE` when `client` is not a live client (`*err` filled when
+/// `err` is not NULL). `user_data` may be NULL; the library never dereferences it. The
+/// callback replaces any earlier one. Thread safety: any thread; a refresh already running
+/// may still call the previous callback.
+///
+/// # Safety
+/// `err` is NULL or valid for one pointer write; `callback`, when not NULL, follows
+/// `abws_refresh_token_callback`'s rules for as long as it is set.
+#[no_mangle]
+pub unsafe extern "C" fn abws_client_set_refresh_token_callback(
+    client: *const abws_client,
+    callback: abws_refresh_token_callback,
+    user_data: *mut c_void,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    boundary(err, || {
+        let data = lookup(client)?;
+        let on_rotate: Option<abws_core::auth::RotationCallback> = callback.map(|callback| {
+            let target = RotationTarget {
+                callback,
+                user_data,
+            };
+            Arc::new(move |token: &str| target.call(token)) as abws_core::auth::RotationCallback
+        });
+        data.client.set_rotation_callback(on_rotate)?;
         Ok(())
     })
 }

@@ -274,6 +274,14 @@ mod injected_panics {
             let status = abws_client_new(settings.as_ptr(), &mut other, &mut err);
             assert!(other.is_null());
             expect_panic("abws_client_new", status, err);
+            let mut err = null_mut();
+            let status = crate::client::abws_client_set_refresh_token_callback(
+                client,
+                None,
+                null_mut(),
+                &mut err,
+            );
+            expect_panic("abws_client_set_refresh_token_callback", status, err);
 
             // Functions without an error object fall back to a safe value.
             let mut live = null_mut();

@@ -46,6 +46,19 @@ fn document_id(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     }
 }
 
+/// The core's rotation callback calling a Python callable (on the library's I/O thread,
+/// taking the GIL). What it raises is reported as unraisable: the new token is in use
+/// either way (`abws.Client` wraps the caller's callable to log its failures).
+fn rotation(callback: Py<PyAny>) -> abws::auth::RotationCallback {
+    std::sync::Arc::new(move |token: &str| {
+        Python::attach(|py| {
+            if let Err(e) = callback.call1(py, (token,)) {
+                e.write_unraisable(py, None);
+            }
+        })
+    })
+}
+
 fn operation(name: &str) -> PyResult<&'static dyn abws::operation::DynOperation> {
     abws::operations::dynamic(name)
         .ok_or_else(|| to_py_err(abws::Error::internal(format!("no operation named {name}"))))
@@ -59,9 +72,11 @@ pub struct PyClient {
 
 #[pymethods]
 impl PyClient {
-    /// Builds a client from the settings as JSON text (see `abws.Client`).
+    /// Builds a client from the settings as JSON text (see `abws.Client`); `on_refresh_token`
+    /// receives every refresh token the server rotates to, before it is used.
     #[new]
-    fn new(settings_json: &str) -> PyResult<PyClient> {
+    #[pyo3(signature = (settings_json, on_refresh_token=None))]
+    fn new(settings_json: &str, on_refresh_token: Option<Py<PyAny>>) -> PyResult<PyClient> {
         let value: serde_json::Value = serde_json::from_str(settings_json).map_err(|e| {
             to_py_err(abws::Error::validation(
                 "settings",
@@ -69,7 +84,8 @@ impl PyClient {
             ))
         })?;
         let settings = abws::settings_json::from_json(&value, "settings").map_err(to_py_err)?;
-        let inner = blocking::Client::new(settings).map_err(to_py_err)?;
+        let inner = blocking::Client::with_rotation(settings, on_refresh_token.map(rotation))
+            .map_err(to_py_err)?;
         Ok(PyClient { inner })
     }
 

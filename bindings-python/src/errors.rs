@@ -64,6 +64,9 @@ fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
     if let Some(x) = e.external_id() {
         kw.set_item("external_id", x)?;
     }
+    if let Some(b) = e.raw_body() {
+        kw.set_item("raw_body", pyo3::types::PyBytes::new(py, b))?;
+    }
     if let Some(n) = e.items_yielded() {
         kw.set_item("items_yielded", n)?;
     }
@@ -111,8 +114,9 @@ pub fn _sample_errors(py: Python<'_>) -> PyResult<Vec<(String, Py<PyAny>)>> {
             ErrorKind::OutcomeUnknown => Error::outcome_unknown(
                 "placeOrder",
                 Some("ext-1"),
-                Error::transport("connection reset"),
-            ),
+                Error::transport("not a valid placeOrder response"),
+            )
+            .with_raw_body(b"{\"acceptanceArtifacts\":[".to_vec().into()),
             ErrorKind::Transport => Error::transport("connection refused"),
             ErrorKind::Timeout => Error::timeout("deadline passed"),
             ErrorKind::Auth => Error::auth("invalid_client"),

@@ -283,6 +283,14 @@ static void handles_misuse(void) {
     abws_client *client = test_client();
     CHECK(abws_client_free(client) == ABWS_STATUS_OK, "first client free");
     CHECK(abws_client_free(client) == ABWS_STATUS_INVALID_HANDLE, "double client free");
+    abws_status cb = abws_client_set_refresh_token_callback(client, NULL, NULL, &err);
+    expect("refresh-token callback on a freed client", cb, err, ABWS_STATUS_INVALID_HANDLE, "client");
+    err = NULL;
+    cb = abws_client_set_refresh_token_callback(NULL, NULL, NULL, &err);
+    expect("refresh-token callback on NULL", cb, err, ABWS_STATUS_NULL_ARGUMENT, "client");
+    CHECK(abws_client_set_refresh_token_callback(NULL, NULL, NULL, NULL) == ABWS_STATUS_NULL_ARGUMENT,
+          "refresh-token callback, no error object wanted");
+    err = NULL;
     abws_status st = abws_invoices_get_invoice_detail_by_invoice_number(
         client, "{\"invoice_number\":\"X\"}", &out, &err);
     expect("use after client free", st, err, ABWS_STATUS_INVALID_HANDLE, "client");

@@ -175,6 +175,25 @@ def test_outcome_unknown_carries_the_external_id(sb, client, offer):
     assert sb.counters()["placeOrderRequests"]["py-ambiguous-1"] == 1  # sent once, never resent
 
 
+def test_an_undecodable_order_answer_is_outcome_unknown_with_the_body(sb, client, offer):
+    asin, offer_id = offer
+    sb.fail("placeOrder", action={"garbled": True}, times=1)
+    line = {
+        "externalId": "1", "quantity": 1, "expectations": [],
+        "attributes": [
+            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
+            {"attributeType": "SelectedBuyingOptionReference",
+             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
+        ],
+    }
+    with pytest.raises(abws.OutcomeUnknown) as e:
+        client.ordering.place_order("py-garbled-1", [line], attributes=[], expectations=[])
+    assert e.value.external_id == "py-garbled-1"
+    assert isinstance(e.value.raw_body, bytes) and e.value.raw_body.startswith(b"{")
+    assert sb.counters()["ordersCreated"]["py-garbled-1"] == 1  # applied, and not resent
+    assert pickle.loads(pickle.dumps(e.value)).raw_body == e.value.raw_body
+
+
 def test_transport_error(sb, one_shot):
     sb.fail("getInvoices", action={"non_json": True}, times=1)
     with pytest.raises(abws.TransportError):

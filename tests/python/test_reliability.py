@@ -1,4 +1,4 @@
-"""Reliability scenarios J1–J4 of the reliability plan (Python specifics), each asserting its
+"""Reliability scenarios J1–J7 of the reliability plan (Python specifics), each asserting its
 bar and recording its figure for the scorecard in target/scorecards/python.md (or
 $ABWS_SCORECARD_DIR): `make scorecards` merges it into docs/reliability.md."""
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import abws
-from conftest import END, START
+from conftest import END, START, TODAY
 
 SCORECARD = (
     Path(os.environ.get("ABWS_SCORECARD_DIR") or Path(__file__).resolve().parents[2] / "target" / "scorecards")
@@ -188,6 +188,178 @@ def test_j4_pickle_and_spawn(sb, monkeypatch):
 def _count_invoices(blob: bytes) -> int:
     client = pickle.loads(blob)
     return len(client.invoices.get_invoices(START, END).invoices)
+
+
+def _order_line(offer):
+    asin, offer_id = offer
+    return {
+        "external_id": "1",
+        "quantity": 1,
+        "attributes": [
+            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
+            {"attributeType": "SelectedBuyingOptionReference",
+             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
+        ],
+        "expectations": [],
+    }
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_j5_ctrl_c_during_place_order_carries_the_external_id(client, sb, offer, caplog):
+    import logging
+
+    assert threading.current_thread() is threading.main_thread()
+    trials = 5
+    carried = noted = interrupted = 0
+    ids = [f"py-j5-{i}" for i in range(trials)]
+
+    def ctrl_c():
+        os.kill(os.getpid(), signal.SIGINT)
+
+    with caplog.at_level(logging.WARNING, logger="abws"):
+        abws.refresh_logging()
+        for ext in ids:
+            # The sandbox holds the order 600 ms, then places it: Ctrl-C comes while the
+            # request is on the wire.
+            sb.fail("placeOrder", delay_ms=600, times=1)
+            timer = threading.Timer(0.2, ctrl_c)
+            timer.start()
+            try:
+                client.ordering.place_order(ext, [_order_line(offer)], attributes=[], expectations=[])
+            except KeyboardInterrupt as e:
+                interrupted += 1
+                carried += getattr(e, "external_id", None) == ext and getattr(e, "operation", None) == "placeOrder"
+                noted += any(ext in n and "may or may not have been applied" in n for n in getattr(e, "__notes__", []))
+            timer.join()
+            sb.clear_faults()
+        # A read interrupted the same way carries nothing.
+        sb.fail("getInvoices", delay_ms=600, times=1)
+        timer = threading.Timer(0.2, ctrl_c)
+        timer.start()
+        read_marked = 0
+        try:
+            client.invoices.get_invoices(START, END)
+        except KeyboardInterrupt as e:
+            read_marked = int(hasattr(e, "external_id") or bool(getattr(e, "__notes__", [])))
+        timer.join()
+        sb.clear_faults()
+        time.sleep(0.8)
+    warned = sum(
+        any(r.levelno == logging.WARNING and r.name.startswith("abws") and ext in r.getMessage() for r in caplog.records)
+        for ext in ids
+    )
+    placed = sum(sb.counters()["ordersCreated"].get(ext, 0) for ext in ids)
+    record(
+        "J5",
+        f"Ctrl-C during place_order with the request in flight: {carried}/{trials} KeyboardInterrupts carried "
+        f"external_id and operation, {noted}/{trials} a note (add_note), {warned}/{trials} warnings logged "
+        f"under \"abws\" with the externalId; orders the sandbox placed afterwards {placed}/{trials} (the outcome "
+        f"was indeed unknown); an interrupted read marked: {read_marked}",
+    )
+    assert interrupted == trials and carried == trials and noted == trials and warned == trials
+    assert read_marked == 0
+
+
+def test_j6_refresh_token_rotation_reaches_python(caplog):
+    import logging
+
+    with abws.Sandbox(rate_limits="off", today=TODAY, rotate_refresh_tokens=True, token_lifetime=1) as rsb:
+        got: list = []
+        client = rsb.client("JP", rate_limiting=False, on_refresh_token=got.append)
+        rounds = 3
+        for _ in range(rounds):
+            assert client.invoices.get_invoices(START, END).invoices
+            time.sleep(0.9)
+        in_force = client._native._credentials()["refresh_token"]
+        # A second client of the process, built from the original (consumed) token, and
+        # one whose callback raises.
+        got2: list = []
+        second = rsb.client("JP", rate_limiting=False, on_refresh_token=got2.append)
+        second_ok = bool(second.invoices.get_invoices(START, END).invoices)
+
+        def broken(token: str) -> None:
+            raise OSError("disk full")
+
+        with caplog.at_level(logging.ERROR, logger="abws"):
+            abws.refresh_logging()
+            third = rsb.client("JP", rate_limiting=False, on_refresh_token=broken)
+            third_ok = bool(third.invoices.get_invoices(START, END).invoices)
+        logged = any("on_refresh_token raised OSError" in r.getMessage() for r in caplog.records)
+        leaked = any(t in r.getMessage() for r in caplog.records for t in got + got2)
+        counters = rsb.counters()
+        refused = counters["requests"]["token"].get("400", 0)
+        refreshes = counters["tokenCalls"]["refresh_token"]
+    record(
+        "J6",
+        f"on_refresh_token received {len(got)}/{rounds} rotations, the last one the token in force: "
+        f"{got[-1] == in_force}; refreshes sending a consumed token = {refused} of {refreshes} (a second client "
+        f"built from the original token sent its successor: {second_ok}); a raising callback logged without the "
+        f"token and the call went on: {logged and third_ok and not leaked}",
+    )
+    assert len(got) == rounds and got[-1] == in_force and refused == 0
+    assert second_ok and got2 and third_ok and logged and not leaked
+
+
+def test_j7_the_main_jobs_outputs(tmp_path):
+    """The month-end job (examples/month_end_close.py) as a user runs it against the sandbox:
+    what it leaves on disk, and what it does with untrusted names and cells."""
+    import importlib.util
+    import io
+    import re
+    import stat
+    import subprocess
+    import zipfile
+    from decimal import Decimal
+
+    pytest.importorskip("cryptography")
+    script = Path(__file__).resolve().parents[2] / "examples" / "month_end_close.py"
+    spec = importlib.util.spec_from_file_location("month_end_close", script)
+    mec = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mec)
+    out_dir = tmp_path / "close"
+    out_dir.mkdir()
+    os.chmod(out_dir, 0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ABWS_")}
+    done = subprocess.run([sys.executable, str(script), "--out", str(out_dir)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    printed = (done.stdout + done.stderr).count(mec.SANDBOX_DEMO_KEY.hex())
+    files = list(out_dir.iterdir())
+    readable = sum(f.read_bytes().count(b"%PDF") for f in files)
+    modes = {oct(stat.S_IMODE(f.stat().st_mode)) for f in files}
+    dir_mode = oct(stat.S_IMODE(out_dir.stat().st_mode))
+    archive = next(out_dir.glob("invoices-*.zip.aes"))
+    plain = mec.open_archive(archive.read_bytes(), mec.ArchiveSecret(key=mec.SANDBOX_DEMO_KEY))
+    with zipfile.ZipFile(io.BytesIO(plain)) as z:
+        pdfs = sum(z.read(n).startswith(b"%PDF-") for n in z.namelist())
+        entries = len(z.namelist())
+    hostile = ["../../etc/passwd", "C:\\x", "x.pdf:stream", "CON", "aux.1", "COM9", "a/b\\c", "\x00\x07",
+               "", "..", ".x", "A" * 300, "\u202etxt.pdf", "x\ny"]
+    taken: set = set()
+    safe = [mec.entry_name(n, taken) for n in hostile]
+    names_ok = sum(bool(re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,104}\.pdf", n))
+                   and n.split(".")[0].upper() not in mec._RESERVED for n in safe)
+    unique = len({n.lower() for n in safe}) == len(safe)
+    formulas = ["=1+1", "+1", "-1+1", "@A1", "\t=1", "\r=1", "=HYPERLINK(\"http://x\")"]
+    neutral = sum(mec.csv_cell(c).startswith("'") for c in formulas)
+    numbers = all(mec.csv_cell(v) == v for v in (Decimal("-103675"), Decimal("-0.01"), -3, 0))
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "victim")
+    try:
+        mec.write_private(str(link), b"x")
+        refused = False
+    except SystemExit:
+        refused = not (tmp_path / "victim").exists()
+    record(
+        "J7",
+        f"the main job against the sandbox: {len(files)} files, PDF markers readable without the key = {readable}; "
+        f"{pdfs}/{entries} PDFs open with the documented demo key; file modes {sorted(modes)}, directory "
+        f"{dir_mode} (created 0755 before the run); key printed = {printed}; hostile invoice numbers made safe "
+        f"entry names {names_ok}/{len(hostile)} (unique: {unique}); formula cells neutralised "
+        f"{neutral}/{len(formulas)}, negative amounts kept numbers: {numbers}; a destination link refused: {refused}",
+    )
+    assert readable == 0 and printed == 0 and pdfs == entries > 0 and modes == {"0o600"} and dir_mode == "0o700"
+    assert names_ok == len(hostile) and unique and neutral == len(formulas) and numbers and refused
 
 
 def test_core_events_reach_python_logging(sb, caplog):

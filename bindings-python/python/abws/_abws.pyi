@@ -32,7 +32,7 @@ DEFAULT_WAIT_TIMEOUT: float
 class Client:
     """The compiled client, built from its settings as JSON text."""
 
-    def __new__(cls, settings_json: str) -> "Client": ...
+    def __new__(cls, settings_json: str, on_refresh_token: Optional[Callable[[str], None]] = None) -> "Client": ...
     def settings(self) -> Dict[str, Any]:
         """The settings in force, without secrets."""
     def _credentials(self) -> Dict[str, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _abws
 from ._group import DateLike, Listing, _progress, logger
@@ -70,6 +70,23 @@ LineItemRef = Union[Mapping[str, Any], Model, Tuple[str, str, str]]
 """An order line item: a mapping with ``order_id``, ``order_line_item_id`` and
 ``shipment_id`` (the wire's camelCase also works), a result model with those fields (a
 transaction line item), or a tuple of the three."""
+
+
+def _persisting(callback: Callable[[str], None]) -> Callable[[str], None]:
+    """The rotation callback as the client calls it: a failure is logged, never raised into
+    the refresh (the server has consumed the old token: the new one is in use either way)."""
+
+    def hand_over(token: str) -> None:
+        try:
+            callback(token)
+        except Exception as e:  # noqa: BLE001 - reported, never raised into the refresh
+            logger.error(
+                "on_refresh_token raised %s: the rotated refresh token is in use by this client "
+                "but may not have been persisted",
+                type(e).__name__,
+            )
+
+    return hand_over
 
 
 def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
@@ -282,6 +299,11 @@ class Client:
     Pickling carries the settings but not the secrets unless ``pickle_secrets=True``:
     an unpickled client reads ``ABWS_CLIENT_SECRET`` and ``ABWS_REFRESH_TOKEN`` (or
     ``ABWS_ACCESS_TOKEN``) and ``ABWS_PROXY`` from its own environment.
+
+    ``on_refresh_token(token)`` is called with every new refresh token the server rotates
+    to, before it is used: persist it there (the token it replaces no longer works). It runs
+    on the library's I/O thread while the refresh waits for it; what it raises is logged
+    (without the token) and the refresh goes on. It is not pickled.
     """
 
     invoices: Invoices
@@ -315,6 +337,7 @@ class Client:
         max_document_bytes: Optional[int] = None,
         proxy: Optional[str] = None,
         pickle_secrets: bool = False,
+        on_refresh_token: Optional[Callable[[str], None]] = None,
     ) -> None:
         args = {
             "region": region,
@@ -337,7 +360,8 @@ class Client:
             "proxy": proxy,
         }
         _abws._refresh_logging()  # logging configured since the last client applies
-        self._native = _abws.Client(_abws._to_json(_drop_none(args)))
+        hand_over = None if on_refresh_token is None else _persisting(on_refresh_token)
+        self._native = _abws.Client(_abws._to_json(_drop_none(args)), hand_over)
         self._settings: Dict[str, Any] = self._native.settings()
         self.pickle_secrets = pickle_secrets
         self.invoices = Invoices(self)

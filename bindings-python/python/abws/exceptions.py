@@ -117,9 +117,16 @@ class OutcomeUnknown(Error):
     """placeOrder or addItems may or may not have been applied; it was not resent.
 
     ``external_id`` identifies the order or cart line to check before trying again.
+    ``raw_body`` holds the answer as received when the service answered 2xx with a body
+    that could not be read (the write was applied; the order id may be in it), else None.
+
+    A call interrupted by Ctrl-C while its request was on the wire raises
+    ``KeyboardInterrupt`` as usual, with ``external_id`` and ``operation`` set on it and a
+    note (``add_note``) saying the outcome is unknown.
     """
 
     external_id: Optional[str] = None
+    raw_body: Optional[bytes] = None
 
 
 class TransportError(Error):
