@@ -897,10 +897,10 @@ pub fn hostile() -> Vec<(String, Vec<u8>, Refuse)> {
 }
 
 /// Valid archives, all of which must be read (the same through every chunking).
-/// A valid archive: its name, its bytes, and the documents it holds (name, bytes).
-pub type ValidArchive = (String, Vec<u8>, Vec<(String, Vec<u8>)>);
+/// Documents by name, as an unpacker returns them.
+pub type Docs = Vec<(String, Vec<u8>)>;
 
-pub fn valid() -> Vec<ValidArchive> {
+pub fn valid() -> Vec<(String, Vec<u8>, Docs)> {
     use zip::write::SimpleFileOptions as O;
     let pdf2 = [PDF, b"2 0 obj<<>>endobj\n%%EOF\n"].concat();
     let docs = |names: &[(&str, &[u8])]| {

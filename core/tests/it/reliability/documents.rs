@@ -362,6 +362,7 @@ pub fn run() -> Vec<Figure> {
         format!("bytes written to files by the SDK = {bytes} ({files} files) over 6 downloads and a failing writer; file-system calls in the download path = {}", lint.len()),
     ));
     out.push(g9(&sb, &doc));
+    out.extend(hardening(&sb, &doc));
     out
 }
 
@@ -544,4 +545,398 @@ fn corpus() -> (usize, usize, usize) {
         }
     }
     (rejected, total, panics)
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 15: one streaming unpacker (G10, G11), hostile archives and fuzzing (G12), safe
+// file writes (G13), no plaintext document on disk (G14).
+
+use crate::hostile_archives as hostile;
+
+/// Serves `body` as the next document the document host sends.
+fn serve(sb: &Sandbox, body: &[u8]) {
+    let mut rule = FaultRule::new("/", FaultAction::Bytes(body.to_vec())).times(1);
+    rule.listener = Some("documents".into());
+    sb.inject(rule);
+}
+
+/// A directory of its own under the temporary directory.
+fn scratch(what: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("abws-{what}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every document path of the SDK, each fed `body` by the document host: (path, seconds,
+/// the outcome).
+fn every_path(
+    sb: &Sandbox,
+    client: &abws::blocking::Client,
+    doc: &str,
+    body: &[u8],
+    dir: &std::path::Path,
+) -> Vec<(&'static str, f64, abws::Result<()>)> {
+    let key = abws::sealed::DocumentKey::generate().unwrap();
+    let docs = client.documents();
+    let mut out = vec![];
+    let mut run = |name: &'static str, f: &mut dyn FnMut() -> abws::Result<()>| {
+        serve(sb, body);
+        let t = Instant::now();
+        let r = f();
+        out.push((name, t.elapsed().as_secs_f64(), r));
+    };
+    run("download", &mut || docs.download(doc).map(drop));
+    run("download_to", &mut || {
+        docs.download_to(doc, &mut std::io::sink()).map(drop)
+    });
+    run("download_to_path", &mut || {
+        docs.download_to_path(doc, &dir.join("a.abws"), &key, None)
+            .map(drop)
+    });
+    run("download_to_path_plaintext", &mut || {
+        docs.download_to_path_plaintext(doc, &dir.join("a.pdf"), None)
+            .map(drop)
+    });
+    run("download_all", &mut || docs.download_all(doc).map(drop));
+    sb.clear_faults();
+    out
+}
+
+fn hardening(sb: &Sandbox, doc: &str) -> Vec<Figure> {
+    let client = common::client(sb, Region::JP);
+    vec![
+        g10(sb, &client, doc),
+        g11(sb),
+        g12(),
+        g13(sb, &client, doc),
+        g14(&client, doc),
+    ]
+}
+
+/// G10: one unpacker for every path. The issue's flood (a million empty entries, 96 KB of
+/// gzip) through each of the five document paths end to end, larger floods through the
+/// unpackers, and an archive whose central directory disagrees with its local headers.
+fn g10(sb: &Sandbox, client: &abws::blocking::Client, doc: &str) -> Figure {
+    let dir = scratch("g10");
+    let flood = hostile::gz_level(
+        &hostile::alike_flood(1_000_000),
+        flate2::Compression::best(),
+    );
+    let paths = every_path(sb, client, doc, &flood, &dir);
+    let refused = |r: &abws::Result<()>| {
+        r.as_ref().err().is_some_and(|e| {
+            e.kind() == ErrorKind::Document && hostile::stage(&e.to_string()).is_some()
+        })
+    };
+    let flood_refused = paths.iter().filter(|(_, _, r)| refused(r)).count();
+    let slowest_path = paths.iter().map(|(_, s, _)| *s).fold(0.0, f64::max);
+    let units = hostile::flood_figures(super::n(100_000, 1_000_000));
+    let slowest_unit = units.iter().map(|(_, _, s, _)| *s).fold(0.0, f64::max);
+    // A differential: the central directory names the entry differently.
+    let mut b = hostile::build(
+        &[hostile::Ent::new("a.pdf", hostile::PDF)],
+        &Default::default(),
+    );
+    b.bytes[b.centrals[0] + 46] = b'b';
+    let diff = every_path(sb, client, doc, &hostile::gz(&b.bytes), &dir);
+    let diff_refused = diff
+        .iter()
+        .filter(|(_, _, r)| refused(r) && r.as_ref().unwrap_err().to_string().contains("disagree"))
+        .count();
+    let (files, _) = tree_size(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let per_path: Vec<String> = paths
+        .iter()
+        .map(|(n, s, _)| format!("{n} {:.1} ms", s * 1000.0))
+        .collect();
+    let per_flood: Vec<String> = units
+        .iter()
+        .map(|(what, size, s, _)| format!("{what} ({} KB): {:.1} ms", size / 1000, s * 1000.0))
+        .collect();
+    figure(
+        "G10",
+        flood_refused == 5 && slowest_path <= 0.2 && slowest_unit <= 0.2 && diff_refused == 5 && files == 0,
+        format!(
+            "the issue's flood (1,000,000 empty entries, {} KB gzip) refused by {flood_refused}/5 document paths, slowest {:.1} ms end to end (bar 200 ms; {}); through the unpackers {}; entry cap {}; an archive whose central directory renames its entry refused by {diff_refused}/5 paths; files left {files}",
+            flood.len() / 1000,
+            slowest_path * 1000.0,
+            per_path.join(", "),
+            per_flood.join("; "),
+            abws::documents::MAX_ENTRIES,
+        ),
+    )
+}
+
+/// G11: what `download_all` holds: every heap allocation of the process counted while it
+/// downloads an archive whose PDFs fill `max_document_bytes` (the cap).
+fn g11(sb: &Sandbox) -> Figure {
+    let mib = 1u64 << 20;
+    let cap = super::n(32, 256) as u64 * mib;
+    let mut s = common::settings(sb, Region::JP);
+    s.max_document_bytes = cap;
+    let client = abws::blocking::Client::new(s).unwrap();
+    let (_, doc) = ready_document(sb, &client);
+    let count = 8;
+    let each = ((cap - mib) / count) as usize;
+    let pdf = |i: u64| {
+        let mut d = format!("%PDF-1.7 document {i}\n").into_bytes();
+        while d.len() < each {
+            d.extend_from_slice(b"0 0 obj << /Type /Page >> endobj\n");
+        }
+        d.truncate(each);
+        d
+    };
+    let mut peaks = vec![];
+    for descriptor in [false, true] {
+        let ents: Vec<hostile::Ent> = (0..count)
+            .map(|i| {
+                let e = hostile::Ent::new(&format!("INV-{i}.pdf"), &pdf(i));
+                if descriptor {
+                    e.descriptor()
+                } else {
+                    e
+                }
+            })
+            .collect();
+        let body = hostile::gz(&hostile::zip(&ents));
+        drop(ents);
+        serve(sb, &body);
+        drop(body);
+        crate::allocator::start_counting();
+        let base = crate::allocator::reset_peak();
+        let got = client.documents().download_all(&doc);
+        let peak = (crate::allocator::peak() - base).max(0) as u64;
+        let ok = got.as_ref().is_ok_and(|d| d.len() == count as usize);
+        drop(got);
+        peaks.push((ok, peak));
+    }
+    sb.clear_faults();
+    let total = each as u64 * count;
+    let (ok, declared) = peaks[0];
+    let (ok2, descriptor) = peaks[1];
+    let mb = |b: u64| b as f64 / mib as f64;
+    figure(
+        "G11",
+        ok && ok2 && declared <= cap + 16 * mib,
+        format!(
+            "download_all peak heap {:.1} MiB for {count} PDFs of {:.1} MiB in all with max_document_bytes {:.0} MiB (bar: cap + 16 MiB = {:.0} MiB); entries with data descriptors (sizes after the data): {:.1} MiB; the archive is never held",
+            mb(declared),
+            mb(total),
+            mb(cap),
+            mb(cap + 16 * mib),
+            mb(descriptor),
+        ),
+    )
+}
+
+/// G12: the hostile-archive corpus (regression tests) and a seeded fuzz run through both
+/// unpackers in chunk sizes 1..64K.
+fn g12() -> Figure {
+    let (refused, total, panics, slowest, wrong) = hostile::run_hostile();
+    let (read, valid, wrong_valid) = hostile::run_valid();
+    let seed = 15;
+    let r = hostile::fuzz(
+        seed,
+        Duration::from_secs(super::n(20, 120) as u64),
+        super::n(500_000, 5_000_000),
+    );
+    let hang = Duration::from_secs(1);
+    let pass = refused == total
+        && panics == 0
+        && read == valid
+        && r.panics == 0
+        && r.untyped.is_empty()
+        && r.differential.is_empty()
+        && r.slowest < hang
+        && slowest < hang;
+    let mut notes = wrong;
+    notes.extend(wrong_valid);
+    notes.extend(r.untyped.iter().cloned());
+    notes.extend(
+        r.differential
+            .iter()
+            .map(|d| format!("differs from the zip crate: {d}")),
+    );
+    notes.truncate(3);
+    figure(
+        "G12",
+        pass,
+        format!(
+            "{refused}/{total} hostile archives (bombs, floods, local/central differentials, traversal and device names, ZIP64 edges, truncations, data descriptors) refused with a DocumentError naming the stage in 5 chunkings, panics {panics}, slowest {:.0} ms; {read}/{valid} valid archives read the same in every chunking; fuzz: {} mutated archives in {:.0} s (seed {seed}, chunks 1..64K, both unpackers): panics {}, hangs (> 1 s) {}, slowest {:.0} ms, refusals not naming a stage {}, accepted {} of which read differently by the zip crate {}{}",
+            slowest.as_secs_f64() * 1000.0,
+            r.cases,
+            r.seconds,
+            r.panics,
+            u8::from(r.slowest >= hang),
+            r.slowest.as_secs_f64() * 1000.0,
+            r.untyped.len(),
+            r.accepted,
+            r.differential.len(),
+            if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) },
+        ),
+    )
+}
+
+/// G13: safe file writes: a symbolic link as the destination, a planted `.part` file and
+/// link, a link planted at the destination during the download, the temporary file's
+/// name and mode, a failed download, the final file's mode.
+fn g13(sb: &Sandbox, client: &abws::blocking::Client, doc: &str) -> Figure {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = scratch("g13");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, b"keep").unwrap();
+    let docs = client.documents();
+    let mut checks: Vec<(&str, bool)> = vec![];
+    // A destination that is a symbolic link: refused, nothing written through it.
+    let link = dir.join("link.pdf");
+    symlink(&victim, &link).unwrap();
+    let r = docs.download_to_path_plaintext(doc, &link, None);
+    checks.push((
+        "symbolic-link destination refused",
+        r.is_err_and(|e| e.to_string().contains("symbolic link")),
+    ));
+    // The old predictable names, planted: a file and a link; neither receives the PDF.
+    let dest = dir.join("invoice.pdf");
+    std::fs::write(dir.join("invoice.pdf.part"), b"planted").unwrap();
+    symlink(&victim, dir.join(".invoice.pdf.part")).unwrap();
+    // During the download: the temporary file's name and mode, and a link planted at the
+    // destination (replaced by the rename, never followed).
+    let seen = std::sync::Mutex::new(None::<(String, u32)>);
+    let plant = |_: u64| {
+        let mut s = seen.lock().unwrap();
+        if s.is_none() {
+            let temp = std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .find(|e| e.file_name().to_string_lossy().ends_with(".abws-part"));
+            if let Some(t) = temp {
+                let mode = t.metadata().unwrap().permissions().mode() & 0o777;
+                *s = Some((t.file_name().to_string_lossy().into_owned(), mode));
+            }
+            let _ = symlink(&victim, &dest);
+        }
+    };
+    let n = docs.download_to_path_plaintext(doc, &dest, Some(&plant));
+    let (temp_name, temp_mode) = seen.lock().unwrap().clone().unwrap_or_default();
+    let random_name = temp_name.starts_with(".invoice.pdf.")
+        && temp_name.len() == ".invoice.pdf.".len() + 16 + ".abws-part".len();
+    checks.push((
+        "temporary file 0600 with a random name",
+        random_name && temp_mode == 0o600,
+    ));
+    let is_file = std::fs::symlink_metadata(&dest).is_ok_and(|m| m.file_type().is_file());
+    checks.push((
+        "link planted mid-download replaced, not followed",
+        n.is_ok() && is_file && std::fs::read(&victim).unwrap() == b"keep",
+    ));
+    checks.push((
+        "planted .part file and link untouched",
+        std::fs::read(dir.join("invoice.pdf.part")).unwrap() == b"planted"
+            && std::fs::read(&victim).unwrap() == b"keep",
+    ));
+    let mode = std::fs::metadata(&dest).map(|m| m.permissions().mode() & 0o777);
+    checks.push(("final file 0600", mode.is_ok_and(|m| m == 0o600)));
+    // A download that fails after the PDF was written (the central directory disagrees,
+    // found at the archive's end) leaves nothing.
+    let before = tree_size(&dir).0;
+    let failed = dir.join("failed.pdf");
+    let mut bad = hostile::build(
+        &[hostile::Ent::new("a.pdf", hostile::PDF)],
+        &Default::default(),
+    );
+    bad.bytes[bad.centrals[0] + 16] ^= 1;
+    serve(sb, &hostile::gz(&bad.bytes));
+    let r = docs.download_to_path_plaintext(doc, &failed, None);
+    sb.clear_faults();
+    checks.push((
+        "failed download leaves no file",
+        r.is_err() && !failed.exists() && tree_size(&dir).0 == before,
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let ok = checks.iter().filter(|(_, b)| *b).count();
+    let failed: Vec<&str> = checks.iter().filter(|(_, b)| !b).map(|(n, _)| *n).collect();
+    figure(
+        "G13",
+        ok == checks.len(),
+        format!(
+            "{ok}/{} safe-write checks ({}){}",
+            checks.len(),
+            checks
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join("; "),
+            if failed.is_empty() {
+                String::new()
+            } else {
+                format!("; failed: {}", failed.join(", "))
+            }
+        ),
+    )
+}
+
+/// G14: no plaintext document on disk: the default file output is encrypted; what is on
+/// disk after the downloads holds no PDF, and opens only with the key.
+fn g14(client: &abws::blocking::Client, doc: &str) -> Figure {
+    let dir = scratch("g14");
+    let docs = client.documents();
+    let pdf = docs.download(doc).unwrap();
+    let key = abws::sealed::DocumentKey::generate().unwrap();
+    let trials = 3;
+    let mut opened = 0;
+    for i in 0..trials {
+        let path = dir.join(format!("INV-{i}.pdf.abws"));
+        if docs.download_to_path(doc, &path, &key, None).is_ok() {
+            let mut out = Vec::new();
+            let data = std::fs::read(&path).unwrap();
+            if abws::sealed::open(&key, &mut &data[..], &mut out).is_ok() && out == pdf {
+                opened += 1;
+            }
+        }
+    }
+    // Every byte on disk, scanned for a PDF's text.
+    let mut files = 0;
+    let mut bytes = 0;
+    let mut readable = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let data = std::fs::read(e.path()).unwrap();
+        files += 1;
+        bytes += data.len();
+        if data.windows(5).any(|w| w == b"%PDF-") || data.windows(5).any(|w| w == b"%%EOF") {
+            readable += 1;
+        }
+    }
+    // Only the key opens a file: another key, an altered byte, a cut file all fail.
+    let data = std::fs::read(dir.join("INV-0.pdf.abws")).unwrap_or_default();
+    let other = abws::sealed::DocumentKey::generate().unwrap();
+    let mut altered = data.clone();
+    if let Some(b) = altered.get_mut(40) {
+        *b ^= 1;
+    }
+    let sink = &mut Vec::new();
+    let refused = [
+        abws::sealed::open(&other, &mut &data[..], sink).is_err(),
+        abws::sealed::open(&key, &mut &altered[..], sink).is_err(),
+        abws::sealed::open(&key, &mut &data[..data.len().saturating_sub(1)], sink).is_err(),
+    ]
+    .iter()
+    .filter(|b| **b)
+    .count();
+    // The key's text shows nowhere: Debug, a malformed key's error.
+    let text = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
+    let k = abws::sealed::DocumentKey::from_hex(text).unwrap();
+    let shown = format!("{k:?}")
+        + &abws::sealed::DocumentKey::from_hex(&text[..63])
+            .unwrap_err()
+            .to_string();
+    let leaks = usize::from(shown.contains(&text[..16]));
+    let _ = std::fs::remove_dir_all(&dir);
+    figure(
+        "G14",
+        readable == 0 && files == trials && opened == trials && refused == 3 && leaks == 0,
+        format!(
+            "readable PDFs on disk after {trials} downloads to a path = {readable} ({files} files, {bytes} bytes scanned, AES-256-GCM sealed by default; the plain PDF only through download_to_path_plaintext / allow_plaintext=True / \"allow_plaintext\": true); opened with the key {opened}/{trials} to the downloaded PDF; another key, an altered byte, a cut file refused {refused}/3; key text in Debug and errors {leaks}"
+        ),
+    )
 }

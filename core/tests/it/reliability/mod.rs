@@ -138,7 +138,10 @@ const HEADLINES: &[(&str, &[&str])] = &[
     ("Duplicate side effects", &["B3", "B7", "B8", "C2", "A5"]),
     ("Throttling", &["A1", "E2"]),
     ("Pagination", &["E1", "F1", "F2", "F3", "C3"]),
-    ("Documents", &["G3", "G4", "G5", "G8"]),
+    (
+        "Documents",
+        &["G3", "G4", "G5", "G8", "G10", "G11", "G12", "G13", "G14"],
+    ),
     ("Secrets", &["L1", "L2"]),
     ("Robustness", &["H1", "H2"]),
     ("C ABI", &["K"]),
