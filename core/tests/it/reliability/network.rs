@@ -473,7 +473,7 @@ fn d7_time_bounds() -> Figure {
         "D7",
         panics == 0 && ok == cases,
         format!(
-            "panics = {panics} in {cases} cases (duration settings of 1e19 and 1e300 s,              Duration::MAX timeouts, poll interval and wait bound), {ok}/{cases} right; default              wait bound = {default_s:.0} s, no bound only on request (no_timeout; Python              timeout=None), both together refused; C: cancel and deadline in the C suite"
+            "panics = {panics} in {cases} cases (duration settings of 1e19 and 1e300 s, Duration::MAX timeouts, poll interval and wait bound), {ok}/{cases} right; default wait bound = {default_s:.0} s, no bound only on request (no_timeout; Python timeout=None), both together refused; C: cancel and deadline in the C suite"
         ),
     )
 }
