@@ -171,6 +171,7 @@ int main(void) {
         remove(sealed);
         remove(plain);
         rmdir(dir);
+        fmt(params, sizeof params, "{\"report_document_id\":\"%s\"}", document_id);
     }
 
     /* A callback that says stop: CALLBACK_ABORTED, bytes_written not written. */
