@@ -22,6 +22,8 @@ __all__ = [
     "_operations",
     "_refresh_logging",
     "_redact",
+    "decrypt_file",
+    "decrypt",
 ]
 
 __version__: str
