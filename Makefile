@@ -29,26 +29,36 @@ SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 # The region the month-end job closes (empty: the example's default, JP on the sandbox).
 REGION ?=
 
-.PHONY: test month-end month-end-regions scorecards setup lint rust-build rust-test rust-test-run python-test python-install c-test c-test-built header
+.PHONY: test month-end month-end-regions scorecards setup lint lint-and-build rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
 
-# One build of the workspace (the tests' selection: the C library, the sandbox binary, xtask and
-# the example come out of it too), then the Rust tests — which mostly wait on sockets and timers
-# (the reliability scenarios: ~3 minutes at a third of a core) — side by side with the wheel's
-# build and the C tests under valgrind; the Python tests, which time Ctrl-C and the GIL, run
-# last on a quiet machine.
-test: setup
+# Three stages, each keeping both cores busy (on 2 cores: ~6.5 minutes from a fresh clone):
+# 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
+#    selection: the C library, the sandbox binary, xtask and the example come out of it);
+# 2. the Python extension in the dev profile, into .venv: it reuses that build's dependencies
+#    (~1 CPU-minute where the release wheel took ~5: `make month-end` and `make scorecards`
+#    still install the release wheel);
+# 3. the Rust tests (their reliability scenarios mostly wait on sockets and timers, in three
+#    processes side by side), then the Python tests, beside the C tests under valgrind.
+test:
+	$(MAKE) --no-print-directory -j2 --output-sync=target setup lint-and-build
+	$(MAKE) --no-print-directory python-install-dev
+	@echo "the Rust then the Python tests, beside the C tests (each one's output when it ends)"
+	$(MAKE) --no-print-directory -j2 --output-sync=target rust-then-python-tests c-test-built
+	@echo "all checks passed"
+
+lint-and-build:
+	@rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(MAKE) --no-print-directory rust-build
 	"$(BIN)/xtask" gen --check
-	@echo "the Rust tests, the wheel build and the C tests, side by side (each one's output when it ends)"
-	$(MAKE) --no-print-directory -j3 --output-sync=target rust-test-run python-install c-test-built
-	bash scripts/test-python.sh --installed
-	@echo "all checks passed"
+
+rust-then-python-tests: rust-test-run
+	ABWS_LIBABWS="$(BIN)/libabws.so" bash scripts/test-python.sh --installed
 
 # Fresh figures from the three suites' reliability scenarios (Rust A–I and L, Python J, C K),
 # merged into the tracked scorecard.
-scorecards: setup
+scorecards: setup python-install
 	cd "$(SCORES)" 2>/dev/null && rm -f reliability.md reliability-full.md python.md c.md || true
 	cargo test --workspace --test it -- reliability::
 	bash scripts/test-python.sh test_reliability.py
@@ -62,7 +72,6 @@ month-end-regions: setup python-install
 	for r in US UK JP; do $(PY) examples/month_end_close.py --region $$r --out month-end/$$r || exit 1; done
 
 setup: $(VENV)/.installed
-	@rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
 $(VENV)/.installed: scripts/requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +99,10 @@ rust-test-run:
 
 python-install:
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" CARGO_TARGET_DIR="$(PY_TARGET)" $(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
+
+# The tests' install: the dev profile, in the workspace's target directory (after rust-build).
+python-install-dev: setup
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" CARGO_TARGET_DIR="$(dir $(BIN))" MATURIN_PEP517_ARGS="--profile dev" $(PY) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
 
 python-test:
 	bash scripts/test-python.sh

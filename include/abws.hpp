@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "abws.h"
 
@@ -198,11 +200,13 @@ class ClientBase {
         abws_status status = abws_client_new(settings_json.c_str(), &handle_, &err);
         detail::check(status, err);
     }
-    ClientBase(ClientBase &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    ClientBase(ClientBase &&other) noexcept
+        : handle_(std::exchange(other.handle_, nullptr)), callbacks_(std::move(other.callbacks_)) {}
     ClientBase &operator=(ClientBase &&other) noexcept {
         if (this != &other) {
             abws_client_free(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
+            callbacks_ = std::move(other.callbacks_);
         }
         return *this;
     }
@@ -246,11 +250,38 @@ class ClientBase {
         return written;
     }
 
+    /// Hands every refresh token the server rotates to `persist` (see
+    /// abws_client_set_refresh_token_callback), or stops when it is empty. Set it before
+    /// the first call. It runs on a library thread and must not throw: an exception is
+    /// swallowed there (it cannot cross the C boundary), so store the token first. Each
+    /// function given stays alive as long as the client, as a refresh already running may
+    /// still call the previous one.
+    void on_refresh_token(std::function<void(const std::string &)> persist) {
+        abws_error *err = nullptr;
+        if (!persist) {
+            detail::check(abws_client_set_refresh_token_callback(handle_, nullptr, nullptr, &err), err);
+            return;
+        }
+        callbacks_.push_back(std::make_unique<std::function<void(const std::string &)>>(std::move(persist)));
+        detail::check(abws_client_set_refresh_token_callback(handle_, &ClientBase::rotated,
+                                                             callbacks_.back().get(), &err),
+                      err);
+    }
+
     /// The C handle, for calls the wrapper does not cover; still owned by this client.
     abws_client *get() const noexcept { return handle_; }
 
  private:
+    static void rotated(void *user_data, const char *refresh_token) noexcept {
+        try {
+            (*static_cast<std::function<void(const std::string &)> *>(user_data))(refresh_token);
+        } catch (...) {
+        }
+    }
+
     abws_client *handle_ = nullptr;
+    // Heap-held, so their addresses survive a move of the client; freed after the handle.
+    std::vector<std::unique_ptr<std::function<void(const std::string &)>>> callbacks_;
 };
 
 // The group classes and `Client` are generated from the operations table (one method

@@ -215,7 +215,7 @@ if ! [ -s "$SANDBOX_OUT" ] || ! [ -s "$ROTATING_OUT" ]; then
 fi
 ENV_FILE=$BUILD/test.env
 if ! python3 - "$SANDBOX_OUT" "$ROTATING_OUT" > "$ENV_FILE" <<'PY'
-import json, shlex, sys, urllib.request, datetime
+import datetime, json, shlex, sys, urllib.error, urllib.request
 
 
 def settings_of(sb):
@@ -232,6 +232,40 @@ def settings_of(sb):
     }
 
 
+def consented(sb):
+    """The sandbox's settings with a refresh token of its own, from the consent flow (Allow,
+    then the code exchange): a new token family, so a program that rotates it does not
+    consume the token another program starts from."""
+    import urllib.parse
+
+    c = sb["credentials"]
+
+    class Keep(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    query = urllib.parse.urlencode(
+        {"state": "s1", "redirect_uri": c["redirect_uri"], "applicationId": c["application_id"]}
+    )
+    try:
+        urllib.request.build_opener(Keep).open(f"{sb['consent_url']}/b2b/abws/oauth/allow?{query}", timeout=10)
+        raise SystemExit("the consent page did not redirect")
+    except urllib.error.HTTPError as e:
+        location = e.headers["Location"]
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
+    form = urllib.parse.urlencode(
+        {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": c["redirect_uri"],
+            "client_id": c["client_id"],
+            "client_secret": c["client_secret"],
+        }
+    ).encode()
+    token = json.load(urllib.request.urlopen(f"{sb['auth_url']}/auth/O2/token", data=form, timeout=10))
+    return dict(settings_of(sb), refresh_token=token["refresh_token"])
+
+
 sb = json.load(open(sys.argv[1]))
 rotating = json.load(open(sys.argv[2]))
 settings = settings_of(sb)
@@ -245,6 +279,8 @@ einvoice_buyer = next(u["email"] for u in d["users"] if u["group"] == group)
 env = {
     "ABWS_TEST_SETTINGS": json.dumps(settings),
     "ABWS_TEST_ROTATING_SETTINGS": json.dumps(settings_of(rotating)),
+    # The C++ wrapper's rotation check starts from a token family of its own.
+    "ABWS_TEST_ROTATING_SETTINGS_2": json.dumps(consented(rotating)),
     "ABWS_TEST_BASE_URL": sb["base_url"],
     "ABWS_TEST_TODAY": d["today"],
     "ABWS_TEST_PREV_START": prev_start.isoformat() + "T00:00:00Z",

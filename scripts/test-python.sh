@@ -15,14 +15,18 @@ fi
 # libabws for the same-JSON test (tests/python/test_same_json.py calls every operation
 # from Python and from C): built where scripts/test-c.sh builds it, so `make test` builds
 # it once.
-C_TARGET=${CARGO_TARGET_DIR:-target}
-case "$C_TARGET" in /*) ;; *) C_TARGET="$PWD/$C_TARGET" ;; esac
-CARGO_TARGET_DIR="$C_TARGET" cargo build --quiet -p abws-c || {
-  echo "test-python: cargo build -p abws-c failed" >&2
-  exit 1
-}
-export ABWS_LIBABWS="$C_TARGET/debug/libabws.so"
-[ -e "$ABWS_LIBABWS" ] || ABWS_LIBABWS="$C_TARGET/debug/libabws.dylib"
+# ABWS_LIBABWS given (make test, after its workspace build): that one, no cargo call.
+if [ -z "${ABWS_LIBABWS:-}" ]; then
+  C_TARGET=${CARGO_TARGET_DIR:-target}
+  case "$C_TARGET" in /*) ;; *) C_TARGET="$PWD/$C_TARGET" ;; esac
+  CARGO_TARGET_DIR="$C_TARGET" cargo build --quiet -p abws-c || {
+    echo "test-python: cargo build -p abws-c failed" >&2
+    exit 1
+  }
+  ABWS_LIBABWS="$C_TARGET/debug/libabws.so"
+  [ -e "$ABWS_LIBABWS" ] || ABWS_LIBABWS="$C_TARGET/debug/libabws.dylib"
+fi
+export ABWS_LIBABWS
 
 # Our own target directory: never wait on another build's lock.
 export PATH="$PWD/.venv/bin:$PATH"

@@ -19,7 +19,7 @@ macro_rules! params {
     ) => {
         $(#[doc = $doc])*
         #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, serde::Serialize)]
-        #[serde(deny_unknown_fields)]
+        #[serde(deny_unknown_fields, remote = "Self")]
         pub struct $name {
             $(
                 $(#[doc = $fdoc])*
@@ -28,6 +28,8 @@ macro_rules! params {
                 pub $field: $crate::__param_ty!($req $ty),
             )*
         }
+
+        $crate::objects_only!($name);
 
         impl $crate::describe::Describe for $name {
             fn ty() -> $crate::describe::Ty {
@@ -44,6 +46,42 @@ macro_rules! params {
                     ],
                 };
                 $crate::describe::Ty::Params(&INFO)
+            }
+        }
+    };
+}
+
+/// Makes a struct derived with `#[serde(remote = "Self")]` read from a JSON object only.
+/// serde's derived impls also fill a struct from a list, by position (`["A1", "L1"]` as an
+/// order line item), which would let a misplaced value pass unseen; the reader refuses
+/// that, everywhere an argument struct sits. Writing is the derived one.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! objects_only {
+    ($name:ty) => {
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Object;
+                impl<'de> serde::de::Visitor<'de> for Object {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("an object")
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        map: A,
+                    ) -> Result<$name, A::Error> {
+                        // The inherent, derived reader (`remote = "Self"`), fed the map.
+                        <$name>::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    }
+                }
+                d.deserialize_map(Object)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                <$name>::serialize(self, s)
             }
         }
     };

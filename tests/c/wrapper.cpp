@@ -2,9 +2,11 @@
 // every field, range-for over pagers, downloads into a lambda (an exception thrown by
 // it comes back out), and one Client shared by std::threads.
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -162,6 +164,28 @@ static void run() {
     }
     for (auto &t : threads) t.join();
     CHECK(ok == 4, ok.load());
+
+    // Rotated refresh tokens reach a std::function, also after the client moved; an empty
+    // one removes it. The sandbox behind these settings rotates refresh tokens and issues
+    // two-second access tokens.
+    std::vector<std::string> rotated;
+    std::mutex rotated_lock;
+    abws::Client rotating(env("ABWS_TEST_ROTATING_SETTINGS_2"));
+    rotating.on_refresh_token([&](const std::string &token) {
+        std::lock_guard<std::mutex> guard(rotated_lock);
+        rotated.push_back(token);
+    });
+    rotating.invoices().get_invoices(range);
+    abws::Client rotating_moved = std::move(rotating);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // the next call refreshes
+    rotating_moved.invoices().get_invoices(range);
+    CHECK(rotated.size() == 2, rotated.size());
+    CHECK(rotated.size() == 2 && rotated[0] != rotated[1] && rotated[1].rfind("Atzr|", 0) == 0,
+          "a new refresh token each time");
+    rotating_moved.on_refresh_token(nullptr);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+    rotating_moved.invoices().get_invoices(range);
+    CHECK(rotated.size() == 2, "called after the removal: " << rotated.size());
 }
 
 int main() {

@@ -137,7 +137,7 @@ impl CostEstimation {
 
 /// An item to add: identifiers from product search, a quantity, and an externalId.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct AddItem {
     #[serde(rename(serialize = "productIdentifier"), alias = "productIdentifier")]
     pub product_identifier: String,
@@ -155,20 +155,22 @@ pub struct AddItem {
     )]
     pub external_id: Option<String>,
 }
+crate::objects_only!(AddItem);
 
 /// A quantity change: the new absolute quantity (0 removes the item).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct ModifyItem {
     #[serde(rename(serialize = "itemId"), alias = "itemId")]
     pub item_id: String,
     pub quantity: i64,
 }
+crate::objects_only!(ModifyItem);
 
 /// A delivery address for cost estimation. `address_type` is PhysicalAddress; it is sent
 /// even when not given, as the published cart model requires it (docs/decisions.md).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(remote = "Self", deny_unknown_fields, default)]
 pub struct PhysicalAddress {
     #[serde(
         rename(serialize = "addressType"),
@@ -227,6 +229,7 @@ pub struct PhysicalAddress {
     )]
     pub country_code: Option<String>,
 }
+crate::objects_only!(PhysicalAddress);
 
 impl PhysicalAddress {
     /// The fields the estimation requires: fullName, addressLine1, city, stateOrRegion,

@@ -427,7 +427,7 @@ impl<'de> Deserialize<'de> for Expectation {
 
 /// A line of an order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct LineItem {
     /// 1–127 characters, unique in the order; digits only for e-invoicing orders (it
     /// becomes the purchase order line number).
@@ -442,6 +442,7 @@ pub struct LineItem {
     #[serde(default)]
     pub expectations: Vec<Expectation>,
 }
+crate::objects_only!(LineItem);
 
 impl LineItem {
     /// A line for a product and buying option from search or the cart.
@@ -477,7 +478,7 @@ impl LineItem {
 
 /// A placeOrder request, in the spec's wire form.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct PlaceOrderRequest {
     /// Required: 1–255 characters, unique per order; kept identical across retries.
     #[serde(
@@ -499,6 +500,7 @@ pub struct PlaceOrderRequest {
     #[serde(skip_serializing, default)]
     pub e_invoicing: bool,
 }
+crate::objects_only!(PlaceOrderRequest);
 
 impl PlaceOrderRequest {
     pub fn new(external_id: impl Into<String>) -> PlaceOrderRequest {

@@ -102,7 +102,7 @@ impl Page for TransactionsPage {
 /// Read from arguments by its snake_case names (the camelCase of the wire accepted too),
 /// so that an error names `order_line_items[1].shipment_id`; sent in camelCase.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct OrderLineItemRef {
     #[serde(rename(serialize = "orderId"), alias = "orderId")]
     pub order_id: String,
@@ -111,6 +111,7 @@ pub struct OrderLineItemRef {
     #[serde(rename(serialize = "shipmentId"), alias = "shipmentId")]
     pub shipment_id: String,
 }
+crate::objects_only!(OrderLineItemRef);
 
 impl OrderLineItemRef {
     pub fn new(

@@ -905,6 +905,25 @@ fn the_argument_reader_names_the_path_and_never_the_value() {
             "order_line_items[1].colour",
             "s3cr3t-colour",
         ),
+        // A nested struct written as a list (serde would fill it by position).
+        (
+            "get_invoice_details_by_order_line_items",
+            format!(r#"{{"order_line_items":[{line},["s3cr3t-order","L-2","S-2"]]}}"#),
+            "order_line_items[1]",
+            "s3cr3t-order",
+        ),
+        (
+            "add_items",
+            r#"{"cart_id":"C-1","items":[["s3cr3t-asin","B-1",1]]}"#.into(),
+            "items[0]",
+            "s3cr3t-asin",
+        ),
+        (
+            "place_order",
+            r#"{"external_id":"E-1","line_items":[["s3cr3t-line"]]}"#.into(),
+            "line_items[0]",
+            "s3cr3t-line",
+        ),
         // Not an object at all.
         (
             "get_report",
