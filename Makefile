@@ -94,7 +94,7 @@ rust-build:
 rust-test: rust-build rust-test-run
 
 rust-test-run:
-	cargo test --workspace
+	+cargo test --workspace
 	for r in JP US UK; do "$(BIN)/examples/month_end" --region $$r || exit 1; done
 
 python-install:
