@@ -2,16 +2,40 @@
 transactions, tax checked by rate, PDFs filed — the job abws exists for.
 
     python examples/month_end_close.py [--region US] [--month 2026-10] [--out month-end] [--archive encrypted|zip]
+        [--no-pdfs | --pdfs-for NUMBERS] [--legal-entity NAME] [--plan-only] [--fresh] [--quiet]
     python examples/month_end_close.py --decrypt month-end/invoices-2026-10.zip.aes plain.zip
 
 With no ABWS_* credentials in the environment it starts the embedded sandbox (the whole
 service on loopback) and closes the sandbox's previous month of ``--region`` (default JP),
-at the sandbox's address for that region's group. With ABWS_CLIENT_ID,
+at the sandbox's address for that region's group, at the spec's rate limits with the
+sandbox's clock running ``--sandbox-time-scale`` (240) times faster. With ABWS_CLIENT_ID,
 ABWS_CLIENT_SECRET, ABWS_REFRESH_TOKEN (and ABWS_REGION, ABWS_ENDPOINT, ...) set, it
 closes the real account's month instead, paced at the service's published rates
 (``--region`` overrides ABWS_REGION). Amounts print in the region's currency (JPY without
 decimals, the others with two) and tax by rate under the region's name for it; in North
 America only Pay-by-Invoice invoices have PDFs, so card-paid ones are listed, not requested.
+
+The rates set the pace: createReport allows 0.0167 requests a second after a burst of 15,
+so each PDF beyond the 15th costs a minute (a 500-invoice month: about 8 hours). So:
+
+- **A plan first.** Before the first request it prints what each invoice costs; after the
+  invoice list it prints the requests per rate bucket and the estimated duration (the
+  slowest bucket). ``--plan-only`` stops there. ``--no-pdfs``, ``--pdfs-for`` (invoice
+  numbers or ``*`` patterns) and ``--legal-entity`` make the close smaller.
+- **Every bucket busy at once.** Invoice data, transactions and PDFs run side by side; an
+  invoice's createReport goes as soon as its first line item is known.
+- **Progress with an ETA** per phase: tqdm bars (a terminal or a notebook) when tqdm is
+  installed, and log records of ``abws.month_end`` at INFO for unattended runs.
+- **Resumable.** The job state ``.month-end-<region>-<month>.json`` in ``--out`` (owner-only,
+  replaced whole at every change; no document bytes, no secrets) records each invoice's
+  figures, each report's id and creation time, and each archived PDF. Run the same command
+  again after Ctrl-C, a crash or a lost network and it does only what is missing, reusing
+  report ids within the service's 30-day look-back instead of creating new ones (the
+  service has no way to list reports, so a report whose createReport was sent but whose
+  answer never arrived is created again: a window of milliseconds per report). Each PDF is
+  written as its own sealed part (the SDK's "abws sealed file", atomic) in
+  ``.invoices-<region>-<month>.parts/``; the archive is assembled from them and written
+  whole at the end, so no half-written entry ever exists. ``--fresh`` starts over.
 
 Invoice PDFs are sensitive (seed 000, section 4: never unencrypted on disk). By default
 they go into a zip that is sealed with AES-256-GCM (the ``cryptography`` package) before it
@@ -48,14 +72,19 @@ from __future__ import annotations
 
 import argparse
 import csv
+import fnmatch
 import getpass
 import hashlib
 import io
+import json
+import logging
 import os
 import re
 import secrets
+import shutil
 import stat
 import sys
+import threading
 import time
 import zipfile
 from collections import defaultdict
@@ -65,35 +94,6 @@ from decimal import Decimal
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import abws
-
-
-class Progress:
-    """tqdm when installed, otherwise a one-line counter on stderr."""
-
-    def __init__(self, desc: str, total: Optional[int] = None) -> None:
-        self.desc, self.total, self.n = desc, total, 0
-        try:
-            from tqdm import tqdm  # type: ignore[import-not-found]
-
-            self.bar: Any = tqdm(total=total, desc=desc, unit="", leave=False)
-        except ImportError:
-            self.bar = None
-        self.last = 0.0
-
-    def update(self, k: int = 1) -> None:
-        self.n += k
-        if self.bar is not None:
-            self.bar.update(k)
-        elif time.monotonic() - self.last > 0.2:
-            self.last = time.monotonic()
-            of = f"/{self.total}" if self.total else ""
-            print(f"\r  {self.desc}: {self.n}{of}", end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-        else:
-            print(f"\r  {self.desc}: {self.n} done" + " " * 10, file=sys.stderr)
 
 
 def month_bounds(month: Optional[str], today: date) -> Tuple[datetime, datetime]:
@@ -299,29 +299,508 @@ def csv_cell(value: Any) -> Any:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def fetch_pdf(
-    client: abws.Client, inv: Any, lines: List[Any], poll: Optional[float]
-) -> Tuple[str, Optional[bytes], str]:
-    """The PDF of one invoice or credit memo, by its first line item (JP needs the line)."""
-    meta = inv.invoice_metadata
-    number = meta.invoice_number
-    kind = "Credits" if meta.type == "CREDIT_MEMO" else "Invoice"
-    if not lines:
-        return number, None, "no line items"
-    first = lines[0]
-    try:
-        pdf = client.documents.fetch_pdf(
-            order_id=first.order_metadata.order_id,
-            order_line_item_id=first.line_item_metadata.order_line_item_id,
-            document_type=kind,
-            poll_interval=poll,
-            timeout=600,
-        )
-        return number, pdf, ""
-    except abws.ReportFailed as e:
-        return number, None, str(e)
-    except abws.DocumentError as e:
-        return number, None, f"document error {e.error_code or ''}".strip()
+# --- The plan: requests per rate bucket, and how long the slowest one takes -------------
+
+# The published plans (rate per second, burst) of what the close calls; each operation is
+# its own bucket (docs/decisions.md "Rate limits"). The client adopts the rate the service
+# reports in x-svc-RateLimit-Limit; the plan uses these until then.
+PLANS: Dict[str, Tuple[float, int]] = {
+    "getInvoices": (0.5, 10),
+    "getInvoiceDetailByInvoiceNumber": (0.5, 10),
+    "getInvoiceLineItems": (0.5, 10),
+    "getTransactions": (0.5, 10),
+    "getInvoiceDetailsByOrderLineItems": (0.5, 10),
+    "createReport": (0.0167, 15),
+    "getReport": (2.0, 10),
+    "getReportDocument": (2.0, 10),
+}
+
+
+def bucket_seconds(requests: int, rate: float, burst: int) -> float:
+    """How long a bucket of ``rate``/``burst`` needs for ``requests``: the burst at once,
+    the rest at the rate."""
+    return max(0, requests - burst) / rate
+
+
+def duration_text(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def print_formula(scale: float, pdfs: bool) -> None:
+    """The plan before the first request: what each invoice costs."""
+    rate, burst = PLANS["createReport"]
+    print("plan: per invoice 1 getInvoiceDetailByInvoiceNumber and 1+ getInvoiceLineItems pages"
+          + (", and for its PDF 1 createReport, 1+ getReport, 1 getReportDocument" if pdfs else ""))
+    if pdfs:
+        print(f"  createReport allows {rate * scale:g}/s after a burst of {burst}: "
+              f"{duration_text(1 / (rate * scale))} per PDF beyond the {burst}th; the count follows the invoice list")
+
+
+def plan_lines(counts: Dict[str, int], scale: float) -> Tuple[List[str], float, str]:
+    """One line per bucket, the estimated duration (the slowest bucket) and its name."""
+    lines, slowest, which = [], 0.0, ""
+    for op, n in counts.items():
+        rate, burst = PLANS[op]
+        t = bucket_seconds(n, rate * scale, burst)
+        if t >= slowest:
+            slowest, which = t, op
+        lines.append(f"  {op:<34} {n:>5}  at {rate * scale:g}/s, burst {burst:<3} {duration_text(t):>12}")
+    return lines, slowest, which
+
+
+# --- Progress with an ETA: a bar (tqdm, also in notebooks) and log records -----------------
+
+log = logging.getLogger("abws.month_end")
+
+
+class Progress:
+    """One phase: tqdm (``tqdm.auto``: a terminal or a notebook) when installed, otherwise a
+    one-line counter on stderr; and a log record with the ETA at every tenth and at least
+    every 30 seconds, for unattended runs."""
+
+    def __init__(self, desc: str, total: int, quiet: bool = False) -> None:
+        self.desc, self.total, self.n = desc, total, 0
+        self.started = self.last_log = self.last_line = time.monotonic()
+        self.lock = threading.Lock()
+        self.bar: Any = None
+        self.quiet = quiet
+        if not quiet:
+            try:
+                from tqdm.auto import tqdm  # type: ignore[import-not-found,import-untyped]
+
+                self.bar = tqdm(total=total, desc=desc, unit="", leave=False)
+            except ImportError:
+                pass
+
+    def eta(self) -> Optional[float]:
+        elapsed = time.monotonic() - self.started
+        if self.n == 0 or elapsed <= 0:
+            return None
+        return (self.total - self.n) * elapsed / self.n
+
+    def update(self, k: int = 1) -> None:
+        with self.lock:
+            self.n += k
+            now = time.monotonic()
+            if self.bar is not None:
+                self.bar.update(k)
+            elif not self.quiet and now - self.last_line > 0.2:
+                self.last_line = now
+                print(f"\r  {self.desc}: {self.n}/{self.total}", end="", file=sys.stderr, flush=True)
+            tenth = self.total and self.n * 10 // self.total != (self.n - k) * 10 // self.total
+            if tenth or now - self.last_log > 30 or self.n == self.total:
+                self.last_log = now
+                eta = self.eta()
+                log.info("%s: %d of %d, ETA %s", self.desc, self.n, self.total,
+                         duration_text(eta) if eta is not None else "unknown")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif not self.quiet:
+            print(f"\r  {self.desc}: {self.n} done" + " " * 10, file=sys.stderr)
+
+
+# --- The job state: what is done, so that a re-run finishes only what is missing -----------
+
+
+class JobState:
+    """``.month-end-<region>-<month>.json`` in the output directory, owner-only, replaced
+    whole (a new file, synced, renamed) at every change, so it is never half-written. It
+    holds what the ledger needs of each invoice (no document bytes, no secrets), the
+    transactions' figures, and per PDF: the report id and when it was created, and whether
+    its sealed part is written. Report ids are reused within the service's 30-day
+    look-back."""
+
+    LOOK_BACK = timedelta(days=29)  # a day of margin on the service's 30
+
+    def __init__(self, path: str, fresh: bool) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        self.data: Dict[str, Any] = {"version": 1, "invoices": {}, "reports": {}, "transactions": None,
+                                     "confirmed": None, "entries": {}, "salt": None, "complete": False}
+        if not fresh and os.path.exists(path):
+            with open(path, "rb") as fh:
+                loaded = json.loads(fh.read().decode("utf-8"))
+            if loaded.get("version") == 1:
+                self.data.update(loaded)
+
+    def save(self) -> None:
+        write_private(self.path, json.dumps(self.data, sort_keys=True).encode("utf-8"))
+
+    def update(self, section: str, key: str, value: Any) -> None:
+        with self.lock:
+            self.data[section][key] = value
+            self.save()
+
+    def set(self, key: str, value: Any) -> None:
+        with self.lock:
+            self.data[key] = value
+            self.save()
+
+    def reusable_report(self, number: str) -> Optional[str]:
+        r = self.data["reports"].get(number) or {}
+        if not r.get("report_id") or r.get("status") not in ("created", "archived"):
+            return None
+        created = datetime.fromisoformat(r["created"])
+        return str(r["report_id"]) if datetime.now(timezone.utc) - created < self.LOOK_BACK else None
+
+
+def invoice_record(summary: Any, detail: Any, lines: List[Any]) -> Dict[str, Any]:
+    """What the ledger and the PDF need of one invoice, as JSON."""
+    meta = detail.invoice_metadata
+    first = lines[0] if lines else None
+    return {
+        "type": meta.type,
+        "issue_date": meta.issue_date.isoformat(),
+        "status": summary.status,
+        "customer": detail.customer.legal_entity_name if detail.customer else "",
+        "currency": detail.total_amount.currency_code if detail.total_amount else "",
+        "total": str(money(detail.total_amount)),
+        "tax": {rate: str(amount) for rate, amount in tax_by_rate(detail).items()},
+        "lines": len(lines),
+        "pdf_ref": None if first is None else {
+            "order_id": first.order_metadata.order_id,
+            "order_line_item_id": first.line_item_metadata.order_line_item_id,
+        },
+    }
+
+
+def in_scope(number: str, patterns: Optional[List[str]]) -> bool:
+    return patterns is None or any(fnmatch.fnmatchcase(number, p) for p in patterns)
+
+
+# --- The close -----------------------------------------------------------------------------
+
+
+class Close:
+    """The month's close as concurrent phases: invoice data, transactions, and the PDFs,
+    each PDF's createReport sent as soon as its invoice's first line item is known, so
+    every rate bucket is busy at once and the close takes about what its slowest bucket
+    (createReport) needs."""
+
+    def __init__(self, client: abws.Client, region: str, start: datetime, end: datetime, args: Any,
+                 secret: Optional[ArchiveSecret], scale: float, poll: Optional[float]) -> None:
+        self.client, self.region, self.start, self.end = client, region, start, end
+        self.args, self.secret, self.scale, self.poll = args, secret, scale, poll
+        private_dir(args.out)
+        month = f"{start:%Y-%m}"
+        self.state = JobState(os.path.join(args.out, f".month-end-{region}-{month}.json"), args.fresh)
+        self.parts = os.path.join(args.out, f".invoices-{region}-{month}.parts")
+        self.stop = threading.Event()
+        self.created = self.reused = 0
+        self.counter_lock = threading.Lock()
+        self.failed: List[Tuple[str, str]] = []
+
+    # The key of the sealed parts: the archive's key, or one derived once per job from the
+    # password (its salt, not secret, is in the job state).
+    def part_key(self) -> Optional[bytes]:
+        if self.secret is None:
+            return None
+        if self.secret.key is not None:
+            return self.secret.key
+        salt_hex = self.state.data.get("salt")
+        if not salt_hex:
+            salt_hex = os.urandom(16).hex()
+            self.state.set("salt", salt_hex)
+        return self.secret.derive(KDF_SCRYPT, bytes.fromhex(salt_hex))
+
+    def load(self, summary: Any) -> Tuple[str, Dict[str, Any]]:
+        n = summary.invoice_metadata.invoice_number
+        done = self.state.data["invoices"].get(n)
+        if done is not None:
+            return n, done
+        detail = self.client.invoices.get_invoice_detail_by_invoice_number(n, region=self.region)
+        lines = list(self.client.invoices.iter_invoice_line_items(n, region=self.region))
+        record = invoice_record(summary, detail, lines)
+        self.state.update("invoices", n, record)
+        return n, record
+
+    def reconcile(self, numbers: Set[str]) -> None:
+        """The month's transactions and the invoice data of their line items."""
+        if self.state.data["transactions"] is not None:
+            return
+        transactions = list(self.client.reconciliation.iter_transactions(self.start, self.end))
+        # The address lists every marketplace of its group (US, CA and MX for NA): keep the
+        # marketplace(s) of this region's invoices.
+        markets = {t.marketplace_id for t in transactions if t.invoice_number in numbers}
+        transactions = [t for t in transactions if not markets or t.marketplace_id in markets]
+        tx_lines = [li for t in transactions for li in (t.transaction_line_items or [])]
+        invoice_data = self.client.reconciliation.invoice_details_for(tx_lines) if tx_lines else []
+        confirmed = sorted({det.invoice_number for entry in invoice_data
+                            for det in (entry.invoice_details or []) if det.invoice_number})
+        self.state.set("confirmed", confirmed)
+        self.state.set("transactions", [
+            {"id": t.transaction_id, "invoice_number": t.invoice_number or "", "amount": str(money(t.amount)),
+             "lines": len(t.transaction_line_items or [])} for t in transactions])
+
+    def pdf(self, number: str, record: Dict[str, Any], key: Optional[bytes], bar: Progress) -> None:
+        """One invoice's PDF into its sealed part: the recorded report if still served,
+        otherwise a new createReport, recorded before anything else happens."""
+        entry = self.state.data["entries"][number]
+        part = os.path.join(self.parts, entry + ".part")
+        if (self.state.data["reports"].get(number) or {}).get("status") == "archived" and os.path.exists(part):
+            bar.update()
+            return
+        ref = record["pdf_ref"]
+        kind = "Credits" if record["type"] == "CREDIT_MEMO" else "Invoice"
+        report_id = self.state.reusable_report(number)
+        for attempt in range(2):
+            if self.stop.is_set():
+                return
+            if report_id is None:
+                self.state.update("reports", number, {"status": "creating"})
+                created = self.client.documents.create_report(
+                    {"order_id": ref["order_id"], "order_line_item_id": ref["order_line_item_id"],
+                     "document_type": kind})
+                report_id = str(created.report_id)
+                self.state.update("reports", number, {"status": "created", "report_id": report_id,
+                                                      "created": datetime.now(timezone.utc).isoformat()})
+                with self.counter_lock:
+                    self.created += 1
+            else:
+                with self.counter_lock:
+                    self.reused += 1
+            try:
+                report = self.wait(report_id)
+            except abws.NotFound:
+                report_id = None  # past the look-back: a new one, once
+                continue
+            except abws.ReportFailed as e:
+                self.state.update("reports", number, {"status": "failed", "report_id": report_id, "why": str(e)})
+                with self.counter_lock:
+                    self.failed.append((number, str(e)))
+                bar.update()
+                return
+            if report is None:
+                return  # stopped
+            try:
+                self.client.documents.download_to(report.report_document_id, part, key=key,
+                                                  allow_plaintext=key is None)
+            except abws.DocumentError as e:
+                why = f"document error {e.error_code or ''}".strip()
+                with self.counter_lock:
+                    self.failed.append((number, why))
+                bar.update()
+                return
+            r = dict(self.state.data["reports"][number])
+            r["status"] = "archived"
+            self.state.update("reports", number, r)
+            bar.update()
+            return
+
+    def wait(self, report_id: str) -> Any:
+        """The report once DONE (None when the close is stopping), in slices so that a
+        Ctrl-C never waits for a report."""
+        while not self.stop.is_set():
+            try:
+                return self.client.documents.wait_for_report(report_id, poll_interval=self.poll,
+                                                             timeout=max(2.0, 4 * (self.poll or 15.0)))
+            except abws.Timeout:
+                continue
+        return None
+
+    def run(self) -> int:
+        args, state = self.args, self.state
+        pdfs = not args.no_pdfs
+        patterns = [p.strip() for p in args.pdfs_for.split(",") if p.strip()] if args.pdfs_for else None
+        entity = args.legal_entity.casefold() if args.legal_entity else None
+        if state.data["complete"] and not args.fresh:
+            print("this month is closed already (its job state says so); --fresh closes it again")
+        print_formula(self.scale, pdfs)
+
+        # 1. The list of invoices: the count the plan needs.
+        summaries = list(self.client.invoices.iter_invoices(self.start, self.end, region=self.region))
+        numbers = [s.invoice_metadata.invoice_number for s in summaries]
+        with_pdf: Set[str] = set(n for n in numbers if in_scope(n, patterns)) if pdfs else set()
+        no_pdf: List[Tuple[str, str]] = []
+        if pdfs and self.region.upper() in NORTH_AMERICA:
+            # North America: PDFs exist only for Pay-by-Invoice orders (the credit account, BCA).
+            bca = {s.invoice_metadata.invoice_number for s in self.client.invoices.iter_invoices(
+                self.start, self.end, region=self.region, payment_method_types=["BCA"])}
+            no_pdf = [(n, "paid by card: no PDF in North America") for n in sorted(with_pdf - bca)]
+            with_pdf &= bca
+        taken: Set[str] = {e.lower() for e in state.data["entries"].values()}
+        for n in numbers:  # stable names across runs
+            if n in with_pdf and n not in state.data["entries"]:
+                state.data["entries"][n] = entry_name(n, taken)[: -len(".pdf")]
+        state.save()
+
+        # 2. The plan with counts, and its estimate.
+        todo = [n for n in numbers if n not in state.data["invoices"]]
+        pdf_todo = [n for n in with_pdf if (state.data["reports"].get(n) or {}).get("status") != "archived"]
+        create = sum(1 for n in pdf_todo if state.reusable_report(n) is None)
+        counts = {
+            "getInvoiceDetailByInvoiceNumber": len(todo),
+            "getInvoiceLineItems": len(todo),
+            "createReport": create,
+            "getReport": len(pdf_todo),
+            "getReportDocument": len(pdf_todo),
+        }
+        lines, slowest, which = plan_lines(counts, self.scale)
+        print(f"plan for {len(numbers)} invoices, {len(with_pdf)} PDFs"
+              + (f" ({len(numbers) - len(todo)} invoices and {len(with_pdf) - len(pdf_todo)} PDFs done in an "
+                 f"earlier run; {len(pdf_todo) - create} reports of it reused)" if len(todo) < len(numbers)
+                 or len(pdf_todo) < len(with_pdf) else "") + ":")
+        for line in lines:
+            print(line)
+        print(f"  + transactions and their invoice data (a few requests at {0.5 * self.scale:g}/s)")
+        print(f"estimated duration: {duration_text(slowest)} ({which}'s bucket sets the pace"
+              + ("; the sandbox runs at the spec's rates, time-scaled" if self.scale != 1 else
+                 "; at the published rates, adjusted to the service's rate header") + ")")
+        log.info("plan: %s", ", ".join(f"{k} {v}" for k, v in counts.items()))
+        if args.plan_only:
+            return 0
+
+        # 3. Everything at once: invoice data (each invoice's PDF queued as soon as its data
+        #    is in), transactions, PDFs.
+        key = self.part_key() if with_pdf else None
+        if with_pdf:
+            os.makedirs(self.parts, mode=0o700, exist_ok=True)
+            os.chmod(self.parts, 0o700)
+            # A download cut off by a crash leaves its temporary file (never a part): gone.
+            for name in os.listdir(self.parts):
+                if not name.endswith(".part"):
+                    os.unlink(os.path.join(self.parts, name))
+        data_bar = Progress("invoice data", len(numbers), quiet=args.quiet)
+        pdf_bar = Progress("invoice PDFs", len(with_pdf), quiet=args.quiet)
+        records: Dict[str, Dict[str, Any]] = {}
+        interrupted = False
+        data_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="invoice-data")
+        pdf_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="invoice-pdf")
+        side = ThreadPoolExecutor(max_workers=1, thread_name_prefix="transactions")
+        pdf_jobs: List[Any] = []
+        try:
+            tx_job = side.submit(self.reconcile, set(numbers))
+            for n, record in data_pool.map(self.load, summaries):
+                records[n] = record
+                data_bar.update()
+                if n in with_pdf and entity is not None and record["customer"].casefold() != entity:
+                    with_pdf.discard(n)  # another legal entity's
+                    pdf_bar.update()
+                elif n in with_pdf:
+                    if record["pdf_ref"] is None:
+                        no_pdf.append((n, "no line items"))
+                        pdf_bar.update()
+                    else:
+                        pdf_jobs.append(pdf_pool.submit(self.pdf, n, record, key, pdf_bar))
+            data_bar.close()
+            for job in pdf_jobs:
+                job.result()
+            pdf_bar.close()
+            tx_job.result()
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            # Ctrl-C: no new request; what is in flight ends and is recorded.
+            if interrupted:
+                self.stop.set()
+            for pool in (data_pool, pdf_pool, side):
+                pool.shutdown(wait=True, cancel_futures=interrupted)
+        if interrupted:
+            reports = state.data["reports"]
+            archived = sum(1 for r in reports.values() if r.get("status") == "archived")
+            print(f"\ninterrupted: {len(state.data['invoices'])} of {len(numbers)} invoices' data and "
+                  f"{archived} of {len(with_pdf)} PDFs are done; run the same command again to finish "
+                  "(reports already created are reused)", file=sys.stderr)
+            return 130
+
+        # 4. The ledger, the archive (assembled from the sealed parts, then written whole) and
+        #    the summary.
+        self.finish(summaries, records, with_pdf, no_pdf, key)
+        return 0
+
+    def finish(self, summaries: List[Any], records: Dict[str, Dict[str, Any]], with_pdf: Set[str],
+               no_pdf: List[Tuple[str, str]], key: Optional[bytes]) -> None:
+        args, state, start = self.args, self.state, self.start
+        entity = args.legal_entity.casefold() if args.legal_entity else None
+        numbers = [s.invoice_metadata.invoice_number for s in summaries
+                   if entity is None or records[s.invoice_metadata.invoice_number]["customer"].casefold() == entity]
+        transactions = state.data["transactions"] or []
+        by_invoice: Dict[str, List[Dict[str, Any]]] = defaultdict(list)
+        for t in transactions:
+            by_invoice[t["invoice_number"]].append(t)
+        shown = set(numbers)
+        matched = [t for t in transactions if t["invoice_number"] in records]
+        unmatched = [t for t in transactions if t["invoice_number"] not in records]
+        differences = []
+        for n in numbers:
+            txs = by_invoice.get(n, [])
+            if txs:
+                billed = Decimal(records[n]["total"])
+                paid = sum((Decimal(t["amount"]) for t in txs), Decimal(0))
+                if billed != paid:
+                    differences.append((n, billed, paid))
+        tax: Dict[str, Decimal] = defaultdict(Decimal)
+        for n in numbers:
+            for rate, amount in records[n]["tax"].items():
+                tax[rate] += Decimal(amount)
+        rates = sorted(tax)
+        total = sum((Decimal(records[n]["total"]) for n in numbers), Decimal(0))
+        currency = next((records[n]["currency"] for n in numbers if records[n]["currency"]), "")
+
+        ledger_path = os.path.join(args.out, f"ledger-{start:%Y-%m}.csv")
+        text = io.StringIO()
+        w = csv.writer(text)
+        w.writerow(["invoice_number", "type", "issue_date", "status", "customer", "currency", "total"]
+                   + [f"tax_{r}" for r in rates] + ["line_items", "transactions", "transaction_total", "difference"])
+        for n in numbers:
+            r = records[n]
+            txs = by_invoice.get(n, [])
+            paid = sum((Decimal(t["amount"]) for t in txs), Decimal(0))
+            row = ([n, r["type"], r["issue_date"], r["status"], r["customer"], r["currency"], Decimal(r["total"])]
+                   + [Decimal(r["tax"].get(rate, "0")) for rate in rates]
+                   + [r["lines"], " ".join(t["id"] for t in txs), paid,
+                      (Decimal(r["total"]) - paid) if txs else ""])
+            w.writerow([csv_cell(v) for v in row])
+        write_private(ledger_path, text.getvalue().encode("utf-8"))
+
+        filed = 0
+        archive_path = os.path.join(args.out, f"invoices-{start:%Y-%m}.zip" + (".aes" if self.secret is not None else ""))
+        if not args.no_pdfs:
+            entries: Dict[str, bytes] = {}
+            for n in numbers:
+                if n not in with_pdf or (state.data["reports"].get(n) or {}).get("status") != "archived":
+                    continue
+                with open(os.path.join(self.parts, state.data["entries"][n] + ".part"), "rb") as fh:
+                    sealed = fh.read()
+                entries[state.data["entries"][n] + ".pdf"] = sealed if key is None else abws.decrypt(sealed, key)
+            filed = len(entries)
+            write_archive(archive_path, entries, self.secret)
+            shutil.rmtree(self.parts, ignore_errors=True)
+        state.set("complete", True)
+
+        n_std = sum(1 for n in numbers if records[n]["type"] == "STANDARD")
+        n_cm = sum(1 for n in numbers if records[n]["type"] == "CREDIT_MEMO")
+        confirmed = set(state.data["confirmed"] or [])
+        print()
+        if entity is not None:
+            print(f"legal entity    {args.legal_entity}")
+        print(f"invoices        {n_std:>6}")
+        print(f"credit memos    {n_cm:>6}")
+        print(f"net total       {amount_text(total, currency):>18}")
+        for rate in rates:
+            print(f"  {TAX_NAMES.get(self.region.upper(), 'VAT')} at {rate:<6} {amount_text(tax[rate], currency):>18}")
+        print(f"transactions    {len(transactions):>6}  matched {len(matched)}, unmatched {len(unmatched)}")
+        print(f"line items sent for invoice data {sum(t['lines'] for t in transactions)}, "
+              f"invoices confirmed {len(confirmed & shown)}")
+        print(f"amount differences {len(differences)}")
+        for number, billed, paid in differences[:10]:
+            print(f"  {number}: billed {billed} vs transactions {paid}")
+        print(f"ledger          {ledger_path}")
+        if not args.no_pdfs:
+            sealed_with = f"sealed with {self.secret.what}" if self.secret is not None else "NOT encrypted: readable without a key"
+            print(f"PDFs filed      {filed} into {archive_path} ({sealed_with}; owner-only)")
+            print(f"reports         {self.created} created, {self.reused} reused from an earlier run")
+            for number, why in (no_pdf + self.failed)[:10]:
+                print(f"  not filed {number}: {why}")
 
 
 def main(argv: Optional[Iterable[str]] = None) -> int:
@@ -334,8 +813,19 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
         help="encrypted (default): AES-256-GCM; zip: unsealed, readable by whoever can read the file",
     )
     ap.add_argument("--no-pdfs", action="store_true", help="skip the PDF archive")
+    ap.add_argument("--pdfs-for", metavar="NUMBERS",
+                    help="PDFs only for these invoice numbers (comma-separated; * and ? patterns)")
+    ap.add_argument("--legal-entity", metavar="NAME", help="the ledger and summary of one legal entity only")
+    ap.add_argument("--plan-only", action="store_true", help="print the plan and its estimate, then stop")
+    ap.add_argument("--fresh", action="store_true", help="ignore the job state of an earlier run")
+    ap.add_argument("--poll-interval", type=float, help="seconds between report polls (default: the library's 15)")
+    ap.add_argument("--sandbox-time-scale", type=float, default=240.0,
+                    help="sandbox runs only: how much faster its clock runs (rate limits and reports; default 240)")
+    ap.add_argument("--quiet", action="store_true", help="no progress bars (log records only)")
     ap.add_argument("--decrypt", nargs=2, metavar=("ARCHIVE", "OUT"), help="write the plain zip of a sealed archive")
     args = ap.parse_args(list(argv) if argv is not None else None)
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
     live = bool(os.environ.get("ABWS_REFRESH_TOKEN") or os.environ.get("ABWS_ACCESS_TOKEN"))
     if args.decrypt:
@@ -354,159 +844,36 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
 
     started = time.monotonic()
     sandbox = None
-    poll: Optional[float] = None  # the library's poll interval (15 s) for the live service
+    scale, poll = 1.0, args.poll_interval
     if live:
         client = abws.Client.from_env(**({"region": args.region} if args.region else {}))
         today = datetime.now(timezone.utc).date()
         print(f"abws {abws.__version__}: closing the month of {client!r}")
     else:
-        # The whole service on loopback; reports finish in seconds at 120x time.
-        sandbox = abws.Sandbox(rate_limits="off", time_scale=120.0)
+        # The whole service on loopback at the spec's rate limits, its clock (rate buckets,
+        # report processing) running `scale` times faster; lifetimes stay the service's in
+        # real seconds.
+        scale = args.sandbox_time_scale
+        sandbox = abws.Sandbox(rate_limits="spec", time_scale=scale, token_lifetime=3600 * scale,
+                               page_token_lifetime=900 * scale, presigned_lifetime=300 * scale)
         code = (args.region or "JP").strip().upper()
         code = "UK" if code == "GB" else code
         # The region's own regional address (/na, /eu, /fe; docs/sandbox.md).
-        group = sandbox.dataset()["regions"][code]["group"].lower()
-        client = sandbox.client(region=code, rate_limiting=False, endpoint=f"{sandbox.base_url}/{group}")
-        today, poll = date.fromisoformat(sandbox.dataset()["today"]), 0.2
-        print(f"abws {abws.__version__}: no ABWS_* credentials set, closing the embedded sandbox's month")
-    region = client.region
+        client = sandbox.client(region=code, endpoint=sandbox.group_url(code))
+        today = date.fromisoformat(sandbox.dataset()["today"])
+        poll = poll if poll is not None else 15.0 / scale
+        print(f"abws {abws.__version__}: no ABWS_* credentials set, closing the embedded sandbox's month "
+              f"(the spec's rates, {scale:g}x time)")
     start, end = month_bounds(args.month, today)
-    print(f"month: {start:%Y-%m-%d} .. {end:%Y-%m-%d}, region {region}")
-
-    # 1. Invoices and credit memos, with details and line items.
-    summaries = list(client.invoices.iter_invoices(start, end, region=region, progress=True))
-    details: Dict[str, Any] = {}
-    lines: Dict[str, List[Any]] = {}
-    bar = Progress("invoice details and line items", len(summaries))
-
-    def load(s: Any) -> Tuple[str, Any, List[Any]]:
-        n = s.invoice_metadata.invoice_number
-        return n, client.invoices.get_invoice_detail_by_invoice_number(n, region=region), list(
-            client.invoices.iter_invoice_line_items(n, region=region)
-        )
-
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        for n, d, li in pool.map(load, summaries):
-            details[n], lines[n] = d, li
-            bar.update()
-    bar.close()
-
-    # 2. The month's transactions, and the invoice data of every transaction line item
-    #    (one request per order and shipment, 25 per request).
-    transactions = list(client.reconciliation.iter_transactions(start, end, progress=True))
-    # The address lists every marketplace of its group (US, CA and MX for NA): keep the
-    # marketplace(s) of this region's invoices.
-    markets = {t.marketplace_id for t in transactions if t.invoice_number in details}
-    transactions = [t for t in transactions if not markets or t.marketplace_id in markets]
-    tx_lines = [li for t in transactions for li in (t.transaction_line_items or [])]
-    invoice_data = client.reconciliation.invoice_details_for(tx_lines) if tx_lines else []
-
-    # 3. Match transactions to invoices.
-    by_invoice: Dict[str, List[Any]] = defaultdict(list)
-    for t in transactions:
-        by_invoice[t.invoice_number or ""].append(t)
-    matched, unmatched, differences = [], [], []
-    for t in transactions:
-        if t.invoice_number in details:
-            matched.append(t)
-        else:
-            unmatched.append(t)
-    for number, d in details.items():
-        txs = by_invoice.get(number, [])
-        if txs:
-            billed = money(d.total_amount)
-            paid = sum((money(t.amount) for t in txs), Decimal(0))
-            if billed != paid:
-                differences.append((number, billed, paid))
-    jp_numbers = {
-        det.invoice_number
-        for entry in invoice_data
-        for det in (entry.invoice_details or [])
-        if det.invoice_number
-    }
-
-    # 4. Totals and tax by rate.
-    n_std = sum(1 for d in details.values() if d.invoice_metadata.type == "STANDARD")
-    n_cm = sum(1 for d in details.values() if d.invoice_metadata.type == "CREDIT_MEMO")
-    total = sum((money(d.total_amount) for d in details.values()), Decimal(0))
-    currency = next((d.total_amount.currency_code for d in details.values() if d.total_amount), "")
-    tax: Dict[str, Decimal] = defaultdict(Decimal)
-    for d in details.values():
-        for rate, amount in tax_by_rate(d).items():
-            tax[rate] += amount
-
-    # 5. The ledger, as CSV (text cells neutralised, amounts as numbers).
-    private_dir(args.out)
-    ledger_path = os.path.join(args.out, f"ledger-{start:%Y-%m}.csv")
-    rates = sorted(tax)
-    text = io.StringIO()
-    w = csv.writer(text)
-    w.writerow(["invoice_number", "type", "issue_date", "status", "customer", "currency", "total"]
-               + [f"tax_{r}" for r in rates] + ["line_items", "transactions", "transaction_total", "difference"])
-    for s in summaries:
-        n = s.invoice_metadata.invoice_number
-        d = details[n]
-        txs = by_invoice.get(n, [])
-        paid = sum((money(t.amount) for t in txs), Decimal(0))
-        t_rates = tax_by_rate(d)
-        row = ([n, d.invoice_metadata.type, d.invoice_metadata.issue_date.isoformat(), s.status,
-                d.customer.legal_entity_name if d.customer else "", d.total_amount.currency_code,
-                money(d.total_amount)] + [t_rates.get(r, Decimal(0)) for r in rates]
-               + [len(lines[n]), " ".join(t.transaction_id for t in txs), paid,
-                  (money(d.total_amount) - paid) if txs else ""])
-        w.writerow([csv_cell(v) for v in row])
-    write_private(ledger_path, text.getvalue().encode("utf-8"))
-
-    # 6. Every PDF, into a sealed archive built in memory; never a plain file.
-    filed, failed = 0, []
-    archive_path = os.path.join(args.out, f"invoices-{start:%Y-%m}.zip" + (".aes" if secret is not None else ""))
-    if not args.no_pdfs:
-        entries: Dict[str, bytes] = {}
-        taken: Set[str] = set()
-        # North America: PDFs exist only for Pay-by-Invoice orders (the credit account, BCA).
-        with_pdf = list(summaries)
-        if region.upper() in NORTH_AMERICA:
-            bca = {s.invoice_metadata.invoice_number
-                   for s in client.invoices.iter_invoices(start, end, region=region, payment_method_types=["BCA"])}
-            with_pdf = [s for s in summaries if s.invoice_metadata.invoice_number in bca]
-            failed += [(s.invoice_metadata.invoice_number, "paid by card: no PDF in North America")
-                       for s in summaries if s.invoice_metadata.invoice_number not in bca]
-        bar = Progress("invoice PDFs", len(with_pdf))
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            jobs = [pool.submit(fetch_pdf, client, s, lines[s.invoice_metadata.invoice_number], poll) for s in with_pdf]
-            for job in jobs:
-                number, pdf, why = job.result()
-                if pdf is not None:
-                    entries[entry_name(number, taken)] = pdf
-                    filed += 1
-                else:
-                    failed.append((number, why))
-                bar.update()
-        bar.close()
-        write_archive(archive_path, entries, secret)
-
-    # 7. The summary.
-    print()
-    print(f"invoices        {n_std:>6}")
-    print(f"credit memos    {n_cm:>6}")
-    print(f"net total       {amount_text(total, currency):>18}")
-    for rate in rates:
-        print(f"  {TAX_NAMES.get(region.upper(), 'VAT')} at {rate:<6} {amount_text(tax[rate], currency):>18}")
-    print(f"transactions    {len(transactions):>6}  matched {len(matched)}, unmatched {len(unmatched)}")
-    print(f"line items sent for invoice data {len(tx_lines)}, invoices confirmed {len(jp_numbers & set(details))}")
-    print(f"amount differences {len(differences)}")
-    for number, billed, paid in differences[:10]:
-        print(f"  {number}: billed {billed} vs transactions {paid}")
-    print(f"ledger          {ledger_path}")
-    if not args.no_pdfs:
-        sealed = f"sealed with {secret.what}" if secret is not None else "NOT encrypted: readable without a key"
-        print(f"PDFs filed      {filed} into {archive_path} ({sealed}; owner-only)")
-        for number, why in failed[:10]:
-            print(f"  not filed {number}: {why}")
-    print(f"done in {time.monotonic() - started:.1f} s")
-    if sandbox is not None:
-        sandbox.stop()
-    return 0
+    print(f"month: {start:%Y-%m-%d} .. {end:%Y-%m-%d}, region {client.region}")
+    try:
+        code = Close(client, client.region, start, end, args, secret, scale, poll).run()
+    finally:
+        if sandbox is not None:
+            sandbox.stop()
+    if code == 0:
+        print(f"done in {time.monotonic() - started:.1f} s")
+    return code
 
 
 if __name__ == "__main__":

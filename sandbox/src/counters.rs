@@ -16,6 +16,7 @@ struct Inner {
     orders_created: BTreeMap<String, u64>,
     cart_mutations: BTreeMap<String, u64>,
     report_jobs_created: u64,
+    report_jobs_per_invoice: BTreeMap<String, u64>,
     token_calls: BTreeMap<String, u64>,
     throttled: BTreeMap<String, u64>,
     connections: Vec<Value>,
@@ -96,8 +97,14 @@ impl Counters {
         self.with(|i| *i.cart_mutations.entry(op.into()).or_default() += 1)
     }
 
-    pub fn report_created(&self) {
-        self.with(|i| i.report_jobs_created += 1)
+    /// A createReport accepted, with the invoice numbers its document holds.
+    pub fn report_created(&self, invoices: &[String]) {
+        self.with(|i| {
+            i.report_jobs_created += 1;
+            for n in invoices {
+                *i.report_jobs_per_invoice.entry(n.clone()).or_default() += 1;
+            }
+        })
     }
 
     pub fn token_call(&self, grant: &str) {
@@ -143,6 +150,7 @@ impl Counters {
                 "ordersCreated": i.orders_created,
                 "cartMutations": {"total": total_cart, "byOperation": i.cart_mutations},
                 "reportJobsCreated": i.report_jobs_created,
+                "reportJobsPerInvoice": i.report_jobs_per_invoice,
                 "tokenCalls": i.token_calls,
                 "throttled": i.throttled,
                 "connections": i.connections,

@@ -15,12 +15,15 @@ struct Bucket {
 
 pub struct Limiter {
     enforce: bool,
+    /// The clock's speed-up: the buckets refill on the scaled clock, so per real second an
+    /// operation allows `rate × time_scale`, and that is what the header says.
+    time_scale: f64,
     overrides: Mutex<HashMap<String, (f64, u32)>>,
     buckets: Mutex<HashMap<(u64, String), Bucket>>,
 }
 
 impl Limiter {
-    pub fn new(cfg: &RateLimits) -> Limiter {
+    pub fn new(cfg: &RateLimits, time_scale: f64) -> Limiter {
         let (enforce, overrides) = match cfg {
             RateLimits::Spec => (true, HashMap::new()),
             RateLimits::Off => (false, HashMap::new()),
@@ -28,6 +31,7 @@ impl Limiter {
         };
         Limiter {
             enforce,
+            time_scale,
             overrides: Mutex::new(overrides),
             buckets: Mutex::new(HashMap::new()),
         }
@@ -60,8 +64,10 @@ impl Limiter {
             .retain(|(_, o), _| o != op);
     }
 
+    /// `x-svc-RateLimit-Limit`: requests per real second (the service's rate at
+    /// `time_scale` 1), so a client paced by its own clock learns the rate that holds.
     pub fn header_value(&self, op: &str) -> String {
-        format_rate(self.limit(op).0)
+        format_rate(self.limit(op).0 * self.time_scale)
     }
 
     /// Takes one token; false means 429.
@@ -88,6 +94,8 @@ impl Limiter {
 }
 
 pub fn format_rate(r: f64) -> String {
+    // 0.0167 × 120 is 2.0040000000000004 in binary: six decimals are plenty.
+    let r = (r * 1e6).round() / 1e6;
     let s = format!("{r}");
     if s.contains('.') || s.contains('e') {
         s

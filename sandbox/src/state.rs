@@ -100,7 +100,7 @@ impl State {
             redirect_uri: format!("{}/callback", urls.foreign),
         };
         State {
-            limiter: Limiter::new(&config.rate_limits),
+            limiter: Limiter::new(&config.rate_limits, config.time_scale),
             faults: FaultSet::new(config.faults.clone()),
             clock,
             creds,

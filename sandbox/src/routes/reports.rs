@@ -234,6 +234,11 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
         }
     };
     drop(w);
+    // The invoices this report holds, for the per-invoice count of report jobs.
+    let invoices: Vec<String> = files
+        .iter()
+        .map(|(name, _)| name.trim_end_matches(".pdf").to_string())
+        .collect();
     let archive = if files.is_empty() {
         None
     } else {
@@ -271,7 +276,7 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
         },
     );
     drop(rt);
-    st.counters.report_created();
+    st.counters.report_created(&invoices);
     Ok(Resp::json(202, &json!({"reportId": id})))
 }
 

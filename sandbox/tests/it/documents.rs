@@ -117,7 +117,9 @@ async fn report_runs_to_done_and_pdf_names_the_invoice() {
     )
     .await;
     assert_eq!(r.status, 202, "{}", r.text);
-    assert_eq!(r.header("x-svc-ratelimit-limit"), Some("0.0167"));
+    // 0.0167 per service second is 3.34 per real second at time_scale 200: the header
+    // gives the rate that holds on the real clock.
+    assert_eq!(r.header("x-svc-ratelimit-limit"), Some("3.34"));
     let id = r.body["reportId"].as_str().unwrap().to_string();
     let (report, seen) = wait(&t, &id).await;
     assert_eq!(seen, ["IN_QUEUE", "IN_PROGRESS", "DONE"]);
@@ -136,6 +138,11 @@ async fn report_runs_to_done_and_pdf_names_the_invoice() {
     assert!(String::from_utf8_lossy(pdf).contains(&invoice));
     let c = t.sb.counters();
     assert_eq!(c["reportJobsCreated"], 1);
+    assert_eq!(
+        c["reportJobsPerInvoice"][&invoice], 1,
+        "{}",
+        c["reportJobsPerInvoice"]
+    );
     let seen_docs = c["headersSeen"]["documents"].as_array().unwrap();
     assert!(seen_docs
         .iter()
