@@ -72,6 +72,7 @@ month-end-regions: setup python-install
 	for r in US UK JP; do $(PY) examples/month_end_close.py --region $$r --out month-end/$$r || exit 1; done
 
 setup: $(VENV)/.installed
+	@bash scripts/ensure-redis.sh
 
 $(VENV)/.installed: scripts/requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)

@@ -307,7 +307,7 @@ def csv_cell(value: Any) -> Any:
 PLANS: Dict[str, Tuple[float, int]] = {
     "getInvoices": (0.5, 10),
     "getInvoiceDetailByInvoiceNumber": (0.5, 10),
-    "getInvoiceLineItems": (0.5, 10),
+    "getInvoiceLineItemsByInvoiceNumber": (0.5, 10),
     "getTransactions": (0.5, 10),
     "getInvoiceDetailsByOrderLineItems": (0.5, 10),
     "createReport": (0.0167, 15),
@@ -336,7 +336,7 @@ def duration_text(seconds: float) -> str:
 def print_formula(scale: float, pdfs: bool) -> None:
     """The plan before the first request: what each invoice costs."""
     rate, burst = PLANS["createReport"]
-    print("plan: per invoice 1 getInvoiceDetailByInvoiceNumber and 1+ getInvoiceLineItems pages"
+    print("plan: per invoice 1 getInvoiceDetailByInvoiceNumber and 1+ getInvoiceLineItemsByInvoiceNumber pages"
           + (", and for its PDF 1 createReport, 1+ getReport, 1 getReportDocument" if pdfs else ""))
     if pdfs:
         print(f"  createReport allows {rate * scale:g}/s after a burst of {burst}: "
@@ -639,7 +639,7 @@ class Close:
         create = sum(1 for n in pdf_todo if state.reusable_report(n) is None)
         counts = {
             "getInvoiceDetailByInvoiceNumber": len(todo),
-            "getInvoiceLineItems": len(todo),
+            "getInvoiceLineItemsByInvoiceNumber": len(todo),
             "createReport": create,
             "getReport": len(pdf_todo),
             "getReportDocument": len(pdf_todo),

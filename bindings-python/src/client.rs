@@ -109,6 +109,7 @@ impl PyClient {
         d.set_item("app_name", s.app_name.as_deref())?;
         // Redacted: a proxy address may hold a password (`_credentials` has it whole).
         d.set_item("proxy", s.proxy_shown())?;
+        d.set_item("shared_state", s.shared_state_shown())?;
         d.set_item("api_address", e.api)?;
         match &s.credentials {
             Credentials::RefreshToken { client_id, .. } => {
@@ -139,6 +140,9 @@ impl PyClient {
         }
         if let Some(p) = &self.inner.settings().proxy {
             d.set_item("proxy", p.expose())?;
+        }
+        if let Some(r) = &self.inner.settings().shared_state {
+            d.set_item("shared_state", r.expose())?;
         }
         Ok(d)
     }

@@ -155,6 +155,8 @@ pub struct TokenCache {
     /// tokens it may have consumed that token then.
     unsure: std::sync::Mutex<Option<(Secret, String)>>,
     ledger: Arc<RotationLedger>,
+    /// The fleet's token and refresh lock (`Settings::shared_state`).
+    shared: Option<Arc<crate::shared::Shared>>,
 }
 
 impl std::fmt::Debug for TokenCache {
@@ -171,6 +173,7 @@ impl TokenCache {
         auth_host: &str,
         transport: Transport,
         on_rotate: Option<RotationCallback>,
+        shared: Option<Arc<crate::shared::Shared>>,
     ) -> TokenCache {
         TokenCache {
             credentials: RwLock::new(credentials),
@@ -180,6 +183,7 @@ impl TokenCache {
             on_rotate: RwLock::new(on_rotate),
             unsure: std::sync::Mutex::new(None),
             ledger: crate::process::context().rotations.clone(),
+            shared,
         }
     }
 
@@ -215,15 +219,90 @@ impl TokenCache {
                 return Ok(c.token.clone());
             }
         }
+        if let Some(shared) = self.shared.clone() {
+            if let Some(fresh) = self.fleet_token(&shared).await? {
+                let token = fresh.token.clone();
+                *state = Some(fresh);
+                return Ok(token);
+            }
+        }
         let fresh = self.refresh().await?;
         let token = fresh.token.clone();
         *state = Some(fresh);
         Ok(token)
     }
 
+    /// The fleet's token: the one stored in the shared state, or one refresh under the
+    /// fleet's lock (the others wait for its token instead of refreshing). `None` when the
+    /// shared state cannot help (unreachable, or the lock holder vanished): refresh here.
+    async fn fleet_token(&self, shared: &crate::shared::Shared) -> Result<Option<Cached>> {
+        // The fleet's token is stored until its refresh point (not its expiry): whoever
+        // finds it still has the margin left, and whoever finds none refreshes.
+        let cached = |token: Secret, left: Duration| {
+            let now = Instant::now();
+            Cached {
+                token,
+                refresh_at: now + left,
+                expires_at: now + left,
+            }
+        };
+        if let Some((t, left)) = shared.token(Duration::ZERO).await {
+            return Ok(Some(cached(t, left)));
+        }
+        match shared.lock_refresh().await {
+            None => Ok(None),
+            Some(Some(lock)) => {
+                // A rotation another process made comes first: its successor is the token.
+                if let (
+                    Some(newest),
+                    Credentials::RefreshToken {
+                        client_id,
+                        client_secret,
+                        refresh_token,
+                    },
+                ) = (shared.refresh_token().await, self.credentials())
+                {
+                    if newest != refresh_token {
+                        self.rotate(&client_id, &client_secret, &refresh_token, newest);
+                    }
+                }
+                let before = self.newest_refresh_token().ok().map(|(_, _, t)| t);
+                let fresh = self.refresh().await;
+                if let Ok(c) = &fresh {
+                    shared
+                        .put_token(
+                            &c.token,
+                            c.refresh_at.saturating_duration_since(Instant::now()),
+                        )
+                        .await;
+                }
+                let after = self.newest_refresh_token().ok().map(|(_, _, t)| t);
+                if let (Some(after), true) = (&after, after != before) {
+                    shared.put_refresh_token(after).await;
+                }
+                shared.unlock_refresh(lock).await;
+                fresh.map(Some)
+            }
+            Some(None) => {
+                // Another process is refreshing: its token arrives within the lock's life.
+                let until = Instant::now() + Duration::from_secs(15);
+                while Instant::now() < until && !shared.is_down() {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    if let Some((t, left)) = shared.token(Duration::ZERO).await {
+                        return Ok(Some(cached(t, left)));
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+
     /// The server said `used` has expired: drop it, unless another caller already
     /// replaced it (then the next `access_token` returns the replacement).
     pub async fn invalidate(&self, used: &Secret) {
+        if let Some(shared) = &self.shared {
+            shared.drop_token(used).await;
+        }
         let mut state = self.state.lock().await;
         if state.as_ref().is_some_and(|c| &c.token == used) {
             *state = None;

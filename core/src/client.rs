@@ -96,6 +96,8 @@ pub(crate) struct Inner {
     transport: Transport,
     tokens: TokenCache,
     ctx: Arc<Context>,
+    /// The account's shared state (`Settings::shared_state`).
+    shared: Option<Arc<crate::shared::Shared>>,
 }
 
 /// The asynchronous client. Cheap to clone; clones share the connection pool and token.
@@ -132,11 +134,17 @@ impl Client {
         settings.timeouts = settings.timeouts.clamped();
         let endpoints = settings.endpoints();
         let transport = Transport::new(&settings)?;
+        let shared = settings
+            .shared_state
+            .as_ref()
+            .map(|url| crate::shared::Shared::new(url, &settings.credentials).map(Arc::new))
+            .transpose()?;
         let tokens = TokenCache::new(
             settings.credentials.clone(),
             &endpoints.auth,
             transport.clone(),
             on_rotate,
+            shared.clone(),
         );
         Ok(Client {
             inner: Arc::new(Inner {
@@ -145,6 +153,7 @@ impl Client {
                 transport,
                 tokens,
                 ctx: process::context(),
+                shared,
             }),
         })
     }
@@ -207,8 +216,59 @@ impl Client {
             party: s.credentials.party(),
             group: group.unwrap_or(s.region.group()).as_str(),
             operation: op.id,
+            fallback: false,
         };
         self.inner.ctx.limiters.bucket(key, op.plan)
+    }
+
+    /// Paces one attempt: through the account's shared bucket when there is shared state
+    /// (the in-process line first, so this process's waiters stay in order), else, or while
+    /// the shared state is unreachable, locally (then at `FALLBACK_SHARE` of the rate: the
+    /// other processes of the account send too). False when the slot is past `deadline`.
+    async fn pace(
+        &self,
+        b: &Arc<Bucket>,
+        op: &'static Operation,
+        group: &'static str,
+        deadline: Instant,
+    ) -> bool {
+        let local = |b: &Arc<Bucket>| {
+            let b = b.clone();
+            async move {
+                deadline_after(b.wait_estimate()) <= deadline
+                    && tokio::time::timeout_at(deadline, b.acquire()).await.is_ok()
+            }
+        };
+        let Some(shared) = self.inner.shared.as_deref() else {
+            return local(b).await;
+        };
+        let plan = b.plan();
+        let turn = b.line().lock().await;
+        let max_wait = deadline.saturating_duration_since(Instant::now());
+        match shared
+            .reserve(group, op.id, plan.rate, plan.burst, max_wait)
+            .await
+        {
+            Some(Ok(wait)) => {
+                drop(turn);
+                tokio::time::sleep(wait).await;
+                true
+            }
+            Some(Err(_)) => false,
+            None => {
+                drop(turn);
+                let s = self.settings();
+                let key = BucketKey {
+                    party: s.credentials.party(),
+                    group,
+                    operation: op.id,
+                    fallback: true,
+                };
+                let share =
+                    crate::ratelimit::Plan::new(plan.rate * crate::shared::FALLBACK_SHARE, 1);
+                local(&self.inner.ctx.limiters.bucket(key, share)).await
+            }
+        }
     }
 
     /// The full address of a call (placeholders filled and encoded, query appended).
@@ -312,7 +372,36 @@ impl Client {
             bucket: bucket.as_ref(),
             settings: &settings,
         };
-        self.attempt_loop(plan, &mut send).await
+        // An unsafe write with an externalId goes through the account's write ledger: a
+        // second call (any process) with a recorded externalId is refused unsent.
+        let ledger = match (
+            self.inner.shared.as_deref(),
+            op.kind,
+            call.external_id.as_deref(),
+        ) {
+            (Some(shared), OperationKind::UnsafeWrite, Some(ext)) => Some((shared, ext)),
+            _ => None,
+        };
+        if let Some((shared, ext)) = ledger {
+            match shared.ledger_begin(op.id, ext).await {
+                // Done: the service answers a repeated externalId with the original result.
+                Some(Err(crate::shared::LedgerState::Done)) | Some(Ok(())) | None => {}
+                Some(Err(state)) => return Err(state.refusal(op.id, ext)),
+            }
+        }
+        let outcome = self.attempt_loop(plan, &mut send).await;
+        if let Some((shared, ext)) = ledger {
+            use crate::shared::LedgerState;
+            let state = match &outcome {
+                Ok(_) => Some(LedgerState::Done),
+                Err(e) if e.kind() == crate::error::ErrorKind::OutcomeUnknown => {
+                    Some(LedgerState::Unknown)
+                }
+                Err(_) => None,
+            };
+            shared.ledger_end(op.id, ext, state).await;
+        }
+        outcome
     }
 
     /// One attempt of an API call: waits for the rate limit, sends with our headers,
@@ -323,12 +412,13 @@ impl Client {
         a: &Attempt,
     ) -> std::result::Result<HttpResponse, Failure> {
         let op = send.call.op;
+        let group = send
+            .call
+            .group
+            .unwrap_or(send.settings.region.group())
+            .as_str();
         if let Some(b) = send.bucket {
-            if deadline_after(b.wait_estimate()) > a.deadline
-                || tokio::time::timeout_at(a.deadline, b.acquire())
-                    .await
-                    .is_err()
-            {
+            if !self.pace(b, op, group, a.deadline).await {
                 return Err(Failure::stop(
                     Error::timeout(format!(
                         "the rate limit would delay the call past its {:.0} s deadline",
@@ -402,7 +492,12 @@ impl Client {
                     send.bucket,
                     resp.rate_limit().as_deref().and_then(parse_rate_header),
                 ) {
-                    b.set_rate(rate);
+                    let before = b.plan().rate;
+                    if b.set_rate(rate) {
+                        if let Some(shared) = self.inner.shared.as_deref() {
+                            shared.set_rate(group, op.id, rate, before).await;
+                        }
+                    }
                 }
                 if resp.is_success() {
                     return Ok(resp);
@@ -418,6 +513,10 @@ impl Client {
                 if resp.status == 429 {
                     if let Some(b) = send.bucket {
                         b.throttled();
+                        if let Some(shared) = self.inner.shared.as_deref() {
+                            let plan = b.plan();
+                            shared.throttled(group, op.id, plan.rate, plan.burst).await;
+                        }
                     }
                 }
                 let can_refresh = expired

@@ -267,6 +267,11 @@ pub struct Settings {
     /// of `https_proxy`/`all_proxy`/`no_proxy` from the environment. Plain-http (loopback)
     /// addresses never go through a proxy. A secret: it may hold a password.
     pub proxy: Option<Secret>,
+    /// Redis shared by every process and machine of this account
+    /// (`redis://[:password@]host:port/db`, `rediss://` for TLS): one rate limit, one
+    /// access token and one write ledger for all of them (`shared_state`, docs/scale-out.md).
+    /// A secret: it may hold a password.
+    pub shared_state: Option<Secret>,
 }
 
 impl fmt::Debug for Settings {
@@ -285,6 +290,7 @@ impl fmt::Debug for Settings {
             .field("max_document_bytes", &self.max_document_bytes)
             .field("app_name", &self.app_name)
             .field("proxy", &self.proxy_shown())
+            .field("shared_state", &self.shared_state_shown())
             .finish()
     }
 }
@@ -306,6 +312,7 @@ impl Settings {
             max_document_bytes: crate::documents::DEFAULT_MAX_DOCUMENT_BYTES,
             app_name: None,
             proxy: None,
+            shared_state: None,
         }
     }
 
@@ -338,6 +345,9 @@ impl Settings {
         if let Some(p) = &self.proxy {
             check_proxy("proxy", p.expose())?;
         }
+        if let Some(r) = &self.shared_state {
+            crate::shared::check_url(r.expose())?;
+        }
         if self.max_attempts == 0 || self.max_attempts > 10 {
             return Err(Error::validation(
                 "max_attempts",
@@ -367,6 +377,13 @@ impl Settings {
         self.proxy
             .as_ref()
             .map(|p| crate::secret::redact_url(&proxy_url_text(p.expose())))
+    }
+
+    /// The shared-state address as it may be shown (its password redacted).
+    pub fn shared_state_shown(&self) -> Option<String> {
+        self.shared_state
+            .as_ref()
+            .map(|r| crate::secret::redact_url(r.expose()))
     }
 
     /// The user agent sent with every request.

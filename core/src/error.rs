@@ -278,6 +278,22 @@ impl Error {
         e
     }
 
+    /// A write whose externalId the shared write ledger already holds (`state`: sending,
+    /// outcome unknown, done): not sent, as it may have been applied.
+    pub fn already_recorded(operation: &'static str, external_id: &str, state: &str) -> Error {
+        let mut e = Error::new(
+            ErrorKind::OutcomeUnknown,
+            format!(
+                "{operation} with externalId {external_id:?} is recorded as {state} in the shared \
+                 write ledger (by this or another process): it was not sent again; check the order \
+                 before placing it again"
+            ),
+        );
+        e.0.external_id = Some(external_id.to_string());
+        e.0.operation = Some(operation);
+        e
+    }
+
     /// Keeps the body of a response that could not be read as its operation's result (the
     /// 2xx of an unsafe write: the caller may find the order's id in it).
     pub fn with_raw_body(mut self, body: bytes::Bytes) -> Error {

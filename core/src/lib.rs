@@ -28,6 +28,7 @@ pub mod retry;
 pub mod sealed;
 pub mod secret;
 pub mod settings_json;
+pub mod shared;
 pub mod transport;
 pub mod validate;
 mod wipe;

@@ -114,9 +114,10 @@ impl Bucket {
     /// Adopts the rate the server reported (keeps the burst). The tokens already owed are
     /// re-counted at the new rate, so a faster rate applies at once and a slower one
     /// pushes the next slot out.
-    pub fn set_rate(&self, rate: f64) {
+    /// True when the rate changed.
+    pub fn set_rate(&self, rate: f64) -> bool {
         if !(rate.is_finite() && rate > 0.0) {
-            return;
+            return false;
         }
         let now = Instant::now();
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -126,7 +127,14 @@ impl Bucket {
             let new = Self::interval(&s.plan).as_secs_f64();
             let owed = s.tat.saturating_duration_since(now).as_secs_f64() / old;
             s.tat = now + Duration::from_secs_f64(owed * new);
+            return true;
         }
+        false
+    }
+
+    /// The line waiters stand in (first come, first served).
+    pub fn line(&self) -> &tokio::sync::Mutex<()> {
+        &self.line
     }
 
     /// After a 429 the server's bucket is empty: the next request waits one interval.
@@ -173,6 +181,8 @@ pub struct BucketKey {
     pub party: u64,
     pub group: &'static str,
     pub operation: &'static str,
+    /// The bucket a process paces with while the shared state is unreachable.
+    pub fallback: bool,
 }
 
 /// The process-wide set of buckets.

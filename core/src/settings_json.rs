@@ -30,6 +30,7 @@ pub const KEYS: &[&str] = &[
     "max_document_bytes",
     "app_name",
     "proxy",
+    "shared_state",
 ];
 
 fn invalid(key: &str, rule: impl std::fmt::Display) -> Error {
@@ -99,6 +100,7 @@ pub fn from_json(v: &Value, name: &str) -> Result<Settings> {
     s.consent_endpoint = r.string("consent_endpoint")?;
     s.app_name = r.string("app_name")?;
     s.proxy = r.string("proxy")?.map(Secret::new);
+    s.shared_state = r.string("shared_state")?.map(Secret::new);
     if let Some(b) = r.boolean("rate_limiting")? {
         s.rate_limiting = b;
     }

@@ -1,4 +1,4 @@
-//! Token buckets per (party, operation), refilled on the scaled clock.
+//! Token buckets per (account, operation), refilled on the scaled clock.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

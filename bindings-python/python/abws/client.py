@@ -54,6 +54,7 @@ _ENV = {
     "auth_endpoint": "ABWS_AUTH_ENDPOINT",
     "consent_endpoint": "ABWS_CONSENT_ENDPOINT",
     "proxy": "ABWS_PROXY",
+    "shared_state": "ABWS_SHARED_STATE",
 }
 _SECRETS = ("client_secret", "refresh_token", "access_token")
 
@@ -296,9 +297,16 @@ class Client:
     environment (which apply when it is not given); plain-http loopback addresses (the
     sandbox) never go through a proxy. It is shown redacted in ``settings``.
 
+    ``shared_state`` (``redis://[:password@]host:port/db``, ``rediss://`` for TLS) is a
+    Redis that every process and machine of this account shares: one rate limit per
+    operation, one access-token refresh, and one ledger of placeOrder/addItems externalIds
+    for all of them (docs/scale-out.md). When Redis is unreachable, calls go on paced
+    locally at half the rate. A secret (it may hold a password): shown redacted.
+
     Pickling carries the settings but not the secrets unless ``pickle_secrets=True``:
     an unpickled client reads ``ABWS_CLIENT_SECRET`` and ``ABWS_REFRESH_TOKEN`` (or
-    ``ABWS_ACCESS_TOKEN``) and ``ABWS_PROXY`` from its own environment.
+    ``ABWS_ACCESS_TOKEN``), ``ABWS_PROXY`` and ``ABWS_SHARED_STATE`` from its own
+    environment.
 
     ``on_refresh_token(token)`` is called with every new refresh token the server rotates
     to, before it is used: persist it there (the token it replaces no longer works). It runs
@@ -336,6 +344,7 @@ class Client:
         max_response_bytes: Optional[int] = None,
         max_document_bytes: Optional[int] = None,
         proxy: Optional[str] = None,
+        shared_state: Optional[str] = None,
         pickle_secrets: bool = False,
         on_refresh_token: Optional[Callable[[str], None]] = None,
     ) -> None:
@@ -358,6 +367,7 @@ class Client:
             "max_response_bytes": max_response_bytes,
             "max_document_bytes": max_document_bytes,
             "proxy": proxy,
+            "shared_state": shared_state,
         }
         _abws._refresh_logging()  # logging configured since the last client applies
         hand_over = None if on_refresh_token is None else _persisting(on_refresh_token)
@@ -378,7 +388,7 @@ class Client:
         """A client from ``ABWS_REGION``, ``ABWS_CLIENT_ID``, ``ABWS_CLIENT_SECRET``,
         ``ABWS_REFRESH_TOKEN`` (or ``ABWS_ACCESS_TOKEN``), ``ABWS_USER_EMAIL``,
         ``ABWS_ENDPOINT``, ``ABWS_AUTH_ENDPOINT``, ``ABWS_CONSENT_ENDPOINT``,
-        ``ABWS_PROXY``; keyword arguments override them."""
+        ``ABWS_PROXY``, ``ABWS_SHARED_STATE``; keyword arguments override them."""
         kw: Dict[str, Any] = {}
         for name, var in _ENV.items():
             value = os.environ.get(var)
@@ -460,7 +470,7 @@ def _restore_client(settings: Dict[str, Any], secrets: Optional[Dict[str, Any]],
     if secrets is not None:
         kw.update(secrets)
     else:
-        for name in ("client_id",) + _SECRETS + ("proxy",):
+        for name in ("client_id",) + _SECRETS + ("proxy", "shared_state"):
             value = os.environ.get(_ENV[name])
             if value and (name != "client_id" or "client_id" not in kw):
                 kw[name] = value

@@ -34,7 +34,7 @@ fn address() -> PhysicalAddress {
 }
 
 /// A purchasable product with an offer in stock: (asin, offer id, unit price).
-fn pick_offer(client: &abws::blocking::Client) -> (String, String, Money) {
+pub fn pick_offer(client: &abws::blocking::Client) -> (String, String, Money) {
     let result = client
         .products()
         .search_products_request(&SearchProductsRequestParams {

@@ -100,6 +100,7 @@ fn buckets_are_shared_per_party_group_and_operation() {
         party,
         group: "FE",
         operation: op,
+        fallback: false,
     };
     let a = limiters.bucket(key(1, "getInvoices"), Plan::new(0.5, 10));
     let b = limiters.bucket(key(1, "getInvoices"), Plan::new(0.5, 10));

@@ -1,6 +1,8 @@
 //! Shared set-up of the tests that run against the sandbox over real loopback HTTP.
 #![allow(dead_code)]
 
+pub mod redis;
+
 use abws::{blocking, Credentials, Region, Settings};
 use abws_sandbox::{RateLimits, Sandbox, SandboxConfig};
 use serde_json::Value;

@@ -1,0 +1,589 @@
+//! Shared state across processes and machines (`Settings::shared_state`, a Redis): one rate
+//! limit per operation, one access-token refresh and one write ledger for every process of
+//! an account. The service limits each (application, account) whatever process the calls
+//! come from; without this, N workers send N times the rate and refresh N times.
+//!
+//! Every Redis operation is bounded (`OP_BOUND`); when Redis is unreachable, slow or
+//! restarted, the callers fall back (local pacing at `FALLBACK_SHARE` of the rate, a local
+//! refresh, no ledger), a warning is logged once, and Redis is tried again after a backoff.
+//! Keys of one account share one hash tag, so they share a Redis Cluster slot:
+//! `abws:{<account>}:rl:<group>:<operationId>`, `…:token`, `…:token-lock`, `…:refresh`,
+//! `…:ledger:<operationId>:<externalId>`. `<account>` is a SHA-256 of the client id and the
+//! configured refresh token (never a secret in clear).
+//!
+//! The access token and the rotated refresh token are stored sealed (AES-256-GCM) under a
+//! key derived from the client secret (HKDF-SHA256), so a reader of Redis without the
+//! secret learns nothing usable.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use redis::aio::ConnectionManager;
+use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
+use tokio::time::Instant;
+
+use crate::config::Credentials;
+use crate::error::{Error, Result};
+use crate::Secret;
+
+/// The longest any call waits on one Redis operation.
+pub const OP_BOUND: Duration = Duration::from_millis(250);
+/// The share of the rate a process takes for itself while Redis is unreachable.
+pub const FALLBACK_SHARE: f64 = 0.5;
+/// How long a write-ledger entry is kept.
+pub const LEDGER_TTL: Duration = Duration::from_secs(24 * 3600);
+/// How long one process may hold the refresh lock.
+const REFRESH_LOCK: Duration = Duration::from_secs(15);
+/// The share of the rate the shared bucket paces at (as the local one: `ratelimit.rs`).
+const SAFETY_FACTOR: f64 = 0.98;
+
+/// Checks a `shared_state` address: `redis://` or `rediss://`, with a host.
+pub fn check_url(url: &str) -> Result<()> {
+    let parsed = url::Url::parse(url).map_err(|_| {
+        Error::validation(
+            "shared_state",
+            "must be a Redis address like redis://host:6379/0 (rediss:// for TLS)",
+        )
+    })?;
+    if !matches!(parsed.scheme(), "redis" | "rediss") || parsed.host_str().is_none() {
+        return Err(Error::validation(
+            "shared_state",
+            "must be a redis:// or rediss:// address with a host",
+        ));
+    }
+    Ok(())
+}
+
+/// GCRA reservation (the local bucket's arithmetic, `ratelimit.rs`): reserves the next slot
+/// of a bucket unless it is more than ARGV[3] ms away, and answers {reserved, wait ms}.
+/// The clock is Redis's own, so machines whose clocks differ still share one schedule.
+/// ARGV: the plan's rate (until a process stores the server's), the burst, the longest
+/// wait, the safety factor.
+const RESERVE: &str = r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local rate = tonumber(redis.call('HGET', KEYS[1], 'rate') or ARGV[1])
+local burst = tonumber(ARGV[2])
+local interval = 1000 / (rate * tonumber(ARGV[4]))
+local tat = tonumber(redis.call('HGET', KEYS[1], 'tat') or now)
+if tat < now then tat = now end
+local wait = tat - interval * (burst - 1) - now
+if wait < 0 then wait = 0 end
+if wait > tonumber(ARGV[3]) then return {0, tostring(wait)} end
+redis.call('HSET', KEYS[1], 'tat', tostring(tat + interval))
+redis.call('PEXPIRE', KEYS[1], math.ceil(interval * burst + 3600000))
+return {1, tostring(wait)}
+"#;
+
+/// The server reported another rate: stored for every process, and the slots already
+/// reserved re-counted at it (as the local bucket does), so a faster rate applies at once.
+const SET_RATE: &str = r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local old = tonumber(redis.call('HGET', KEYS[1], 'rate') or ARGV[2])
+local new = tonumber(ARGV[1])
+if old == new then return 0 end
+local tat = tonumber(redis.call('HGET', KEYS[1], 'tat') or now)
+if tat > now then
+  redis.call('HSET', KEYS[1], 'tat', tostring(now + (tat - now) * old / new))
+end
+redis.call('HSET', KEYS[1], 'rate', tostring(new))
+return 1
+"#;
+
+/// After a 429 the server's bucket is empty: the next slot is a full bucket away.
+const THROTTLED: &str = r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local rate = tonumber(redis.call('HGET', KEYS[1], 'rate') or ARGV[1])
+local interval = 1000 / (rate * tonumber(ARGV[3]))
+local empty = now + interval * tonumber(ARGV[2])
+local tat = tonumber(redis.call('HGET', KEYS[1], 'tat') or 0)
+if tat < empty then redis.call('HSET', KEYS[1], 'tat', tostring(empty)) end
+return 1
+"#;
+
+/// Deletes the key only when it still holds ARGV[1] (a lock we own, a token we saw).
+const DELETE_IF: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"#;
+
+/// What the ledger holds for an externalId.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LedgerState {
+    Sending,
+    Unknown,
+    Done,
+}
+
+impl LedgerState {
+    fn as_str(&self) -> &'static str {
+        match self {
+            LedgerState::Sending => "sending",
+            LedgerState::Unknown => "outcome unknown",
+            LedgerState::Done => "done",
+        }
+    }
+}
+
+/// A client's handle on the shared state.
+pub struct Shared {
+    client: redis::Client,
+    conn: tokio::sync::Mutex<Option<ConnectionManager>>,
+    tag: String,
+    /// Seals the tokens; `None` for access-token credentials (nothing to refresh).
+    key: Option<LessSafeKey>,
+    /// Unreachable until then (a backoff, so a dead Redis costs one bounded try per period).
+    down_until: Mutex<Option<Instant>>,
+    failures: AtomicU32,
+    warned: AtomicBool,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("tag", &self.tag)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    /// A handle for `url` and the account of `credentials`. Connects on first use.
+    pub fn new(url: &Secret, credentials: &Credentials) -> Result<Shared> {
+        check_url(url.expose())?;
+        let client = redis::Client::open(url.expose()).map_err(|_| {
+            Error::validation("shared_state", "is not a Redis address this client can use")
+        })?;
+        let (account, key) = match credentials {
+            Credentials::RefreshToken {
+                client_id,
+                client_secret,
+                refresh_token,
+            } => (
+                digest_hex(&[client_id.as_bytes(), refresh_token.expose().as_bytes()]),
+                Some(seal_key(client_secret.expose(), client_id)),
+            ),
+            Credentials::AccessToken(t) => (digest_hex(&[t.expose().as_bytes()]), None),
+        };
+        Ok(Shared {
+            client,
+            conn: tokio::sync::Mutex::new(None),
+            tag: format!("abws:{{{account}}}"),
+            key,
+            down_until: Mutex::new(None),
+            failures: AtomicU32::new(0),
+            warned: AtomicBool::new(false),
+        })
+    }
+
+    /// True while Redis is in its backoff after a failure.
+    pub fn is_down(&self) -> bool {
+        self.down_until
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some_and(|t| Instant::now() < t)
+    }
+
+    /// Runs one Redis operation within `OP_BOUND`; `None` when Redis is unreachable, slow
+    /// or failing (then in backoff: up to 5 s, doubling).
+    async fn run<T, F, Fut>(&self, what: &str, f: F) -> Option<T>
+    where
+        F: FnOnce(ConnectionManager) -> Fut,
+        Fut: std::future::Future<Output = redis::RedisResult<T>>,
+    {
+        if self.is_down() {
+            return None;
+        }
+        let outcome = tokio::time::timeout(OP_BOUND, async {
+            let conn = {
+                let mut slot = self.conn.lock().await;
+                match slot.as_ref() {
+                    Some(c) => c.clone(),
+                    None => {
+                        let config = redis::aio::ConnectionManagerConfig::new()
+                            .set_connection_timeout(Some(OP_BOUND))
+                            .set_response_timeout(Some(OP_BOUND))
+                            .set_number_of_retries(1);
+                        let c =
+                            ConnectionManager::new_with_config(self.client.clone(), config).await?;
+                        *slot = Some(c.clone());
+                        c
+                    }
+                }
+            };
+            f(conn).await
+        })
+        .await;
+        match outcome {
+            Ok(Ok(v)) => {
+                if self.failures.swap(0, Ordering::Relaxed) > 0 {
+                    log::info!(target: "abws", "shared state is reachable again: shared limits, token and ledger are back");
+                }
+                Some(v)
+            }
+            Ok(Err(e)) => {
+                // The kind only: a message could quote the address, which may hold a password.
+                self.failed(what, &format!("{:?}", e.kind()));
+                None
+            }
+            Err(_) => {
+                self.failed(
+                    what,
+                    &format!("no answer within {} ms", OP_BOUND.as_millis()),
+                );
+                None
+            }
+        }
+    }
+
+    fn failed(&self, what: &str, why: &str) {
+        let n = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
+        let backoff = Duration::from_millis((100u64 << n.min(6)).min(5_000));
+        *self.down_until.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now() + backoff);
+        if !self.warned.swap(true, Ordering::Relaxed) {
+            // The address may hold a password: never shown.
+            log::warn!(
+                target: "abws",
+                "shared state unreachable ({what}: {why}); calls go on paced locally at {:.0} % of the rate, until it is back",
+                FALLBACK_SHARE * 100.0
+            );
+        } else {
+            log::debug!(target: "abws", "shared state still unreachable ({what})");
+        }
+        // The next use connects afresh (a restarted Redis).
+        if let Ok(mut slot) = self.conn.try_lock() {
+            *slot = None;
+        }
+    }
+
+    fn bucket_key(&self, group: &str, op: &str) -> String {
+        format!("{}:rl:{group}:{op}", self.tag)
+    }
+
+    /// Reserves the next slot of the account's bucket: `Some(Ok(wait))` to sleep before
+    /// sending, `Some(Err(wait))` when the slot is further than `max_wait` (nothing
+    /// reserved), `None` when Redis cannot say (pace locally).
+    pub async fn reserve(
+        &self,
+        group: &str,
+        op: &str,
+        rate: f64,
+        burst: u32,
+        max_wait: Duration,
+    ) -> Option<std::result::Result<Duration, Duration>> {
+        let key = self.bucket_key(group, op);
+        let max_ms = max_wait.as_secs_f64() * 1000.0;
+        let (reserved, wait): (i64, String) = self
+            .run("rate limit", |mut c| async move {
+                redis::Script::new(RESERVE)
+                    .key(key)
+                    .arg(rate)
+                    .arg(burst)
+                    .arg(max_ms)
+                    .arg(SAFETY_FACTOR)
+                    .invoke_async(&mut c)
+                    .await
+            })
+            .await?;
+        let wait = Duration::from_secs_f64(wait.parse::<f64>().unwrap_or(0.0).max(0.0) / 1000.0);
+        Some(if reserved == 1 { Ok(wait) } else { Err(wait) })
+    }
+
+    /// Shares the rate the server reported for an operation (`plan_rate`: the rate the
+    /// bucket's reservations were made at when none was stored yet).
+    pub async fn set_rate(&self, group: &str, op: &str, rate: f64, plan_rate: f64) {
+        let key = self.bucket_key(group, op);
+        self.run("rate limit", |mut c| async move {
+            redis::Script::new(SET_RATE)
+                .key(key)
+                .arg(rate)
+                .arg(plan_rate)
+                .invoke_async::<i64>(&mut c)
+                .await
+        })
+        .await;
+    }
+
+    /// The server answered 429: the account's bucket is empty for every process.
+    pub async fn throttled(&self, group: &str, op: &str, rate: f64, burst: u32) {
+        let key = self.bucket_key(group, op);
+        self.run("rate limit", |mut c| async move {
+            redis::Script::new(THROTTLED)
+                .key(key)
+                .arg(rate)
+                .arg(burst)
+                .arg(SAFETY_FACTOR)
+                .invoke_async::<i64>(&mut c)
+                .await
+        })
+        .await;
+    }
+
+    /// The fleet's access token, if one is stored and valid for longer than `margin`, with
+    /// its remaining lifetime (Redis's own expiry: no wall clock involved).
+    pub async fn token(&self, margin: Duration) -> Option<(Secret, Duration)> {
+        let key = self.key.as_ref()?;
+        let name = format!("{}:token", self.tag);
+        let (blob, ttl): (Option<Vec<u8>>, i64) = self
+            .run("token", |mut c| async move {
+                redis::pipe()
+                    .get(&name)
+                    .pttl(&name)
+                    .query_async(&mut c)
+                    .await
+            })
+            .await?;
+        let remaining = Duration::from_millis(u64::try_from(ttl).ok()?);
+        if remaining <= margin {
+            return None;
+        }
+        let plain = open(key, b"token", &blob?)?;
+        Some((Secret::new(String::from_utf8(plain).ok()?), remaining))
+    }
+
+    /// Stores the fleet's access token for its lifetime.
+    pub async fn put_token(&self, token: &Secret, lifetime: Duration) {
+        let Some(key) = self.key.as_ref() else { return };
+        let name = format!("{}:token", self.tag);
+        let blob = seal(key, b"token", token.expose().as_bytes());
+        let ms = lifetime.as_millis().max(1) as u64;
+        self.run("token", |mut c| async move {
+            redis::cmd("SET")
+                .arg(&name)
+                .arg(blob)
+                .arg("PX")
+                .arg(ms)
+                .query_async::<()>(&mut c)
+                .await
+        })
+        .await;
+    }
+
+    /// The server refused `used` as expired: drop it for the fleet, unless another process
+    /// already replaced it.
+    pub async fn drop_token(&self, used: &Secret) {
+        let Some(key) = self.key.as_ref() else { return };
+        let name = format!("{}:token", self.tag);
+        let Some(stored) = self
+            .run("token", |mut c| {
+                let name = name.clone();
+                async move {
+                    redis::cmd("GET")
+                        .arg(&name)
+                        .query_async::<Option<Vec<u8>>>(&mut c)
+                        .await
+                }
+            })
+            .await
+            .flatten()
+        else {
+            return;
+        };
+        if open(key, b"token", &stored).is_some_and(|t| t == used.expose().as_bytes()) {
+            self.run("token", |mut c| async move {
+                redis::Script::new(DELETE_IF)
+                    .key(name)
+                    .arg(stored)
+                    .invoke_async::<i64>(&mut c)
+                    .await
+            })
+            .await;
+        }
+    }
+
+    /// Takes the fleet's refresh lock: `Some(Some(id))` taken (release with the id),
+    /// `Some(None)` another process holds it, `None` Redis cannot say.
+    pub async fn lock_refresh(&self) -> Option<Option<String>> {
+        let name = format!("{}:token-lock", self.tag);
+        let id = format!("{:032x}", rand::random::<u128>());
+        let ms = REFRESH_LOCK.as_millis() as u64;
+        let value = id.clone();
+        let taken: Option<String> = self
+            .run("token lock", |mut c| async move {
+                redis::cmd("SET")
+                    .arg(&name)
+                    .arg(&value)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(ms)
+                    .query_async(&mut c)
+                    .await
+            })
+            .await?;
+        Some(taken.map(|_| id))
+    }
+
+    pub async fn unlock_refresh(&self, id: String) {
+        let name = format!("{}:token-lock", self.tag);
+        self.run("token lock", |mut c| async move {
+            redis::Script::new(DELETE_IF)
+                .key(name)
+                .arg(id)
+                .invoke_async::<i64>(&mut c)
+                .await
+        })
+        .await;
+    }
+
+    /// The newest refresh token a process of the fleet rotated to, if any.
+    pub async fn refresh_token(&self) -> Option<Secret> {
+        let key = self.key.as_ref()?;
+        let name = format!("{}:refresh", self.tag);
+        let blob: Option<Vec<u8>> = self
+            .run("refresh token", |mut c| async move {
+                redis::cmd("GET").arg(&name).query_async(&mut c).await
+            })
+            .await?;
+        let plain = open(key, b"refresh", &blob?)?;
+        Some(Secret::new(String::from_utf8(plain).ok()?))
+    }
+
+    /// Hands a rotated refresh token to every process (kept 400 days, the longest a
+    /// refresh token of the family lives).
+    pub async fn put_refresh_token(&self, token: &Secret) {
+        let Some(key) = self.key.as_ref() else { return };
+        let name = format!("{}:refresh", self.tag);
+        let blob = seal(key, b"refresh", token.expose().as_bytes());
+        self.run("refresh token", |mut c| async move {
+            redis::cmd("SET")
+                .arg(&name)
+                .arg(blob)
+                .arg("EX")
+                .arg(400 * 24 * 3600)
+                .query_async::<()>(&mut c)
+                .await
+        })
+        .await;
+    }
+
+    fn ledger_key(&self, op: &str, external_id: &str) -> String {
+        format!("{}:ledger:{op}:{external_id}", self.tag)
+    }
+
+    /// Records that `external_id` is being sent: `Some(Ok(()))` recorded (ours),
+    /// `Some(Err(state))` another call recorded it first, `None` Redis cannot say.
+    pub async fn ledger_begin(
+        &self,
+        op: &str,
+        external_id: &str,
+    ) -> Option<std::result::Result<(), LedgerState>> {
+        let name = self.ledger_key(op, external_id);
+        let ttl = LEDGER_TTL.as_secs();
+        let (taken, state): (Option<String>, Option<String>) = self
+            .run("write ledger", |mut c| async move {
+                redis::pipe()
+                    .cmd("SET")
+                    .arg(&name)
+                    .arg(LedgerState::Sending.as_str())
+                    .arg("NX")
+                    .arg("EX")
+                    .arg(ttl)
+                    .get(&name)
+                    .query_async(&mut c)
+                    .await
+            })
+            .await?;
+        if taken.is_some() {
+            return Some(Ok(()));
+        }
+        Some(Err(match state.as_deref() {
+            Some("done") => LedgerState::Done,
+            Some("sending") => LedgerState::Sending,
+            _ => LedgerState::Unknown,
+        }))
+    }
+
+    /// Records how a send ended: done, outcome unknown, or (`None`) refused by the
+    /// service, which frees the externalId for a corrected call.
+    pub async fn ledger_end(&self, op: &str, external_id: &str, state: Option<LedgerState>) {
+        let name = self.ledger_key(op, external_id);
+        let ttl = LEDGER_TTL.as_secs();
+        self.run("write ledger", |mut c| async move {
+            match state {
+                Some(s) => {
+                    redis::cmd("SET")
+                        .arg(&name)
+                        .arg(s.as_str())
+                        .arg("EX")
+                        .arg(ttl)
+                        .query_async::<()>(&mut c)
+                        .await
+                }
+                None => redis::cmd("DEL").arg(&name).query_async::<()>(&mut c).await,
+            }
+        })
+        .await;
+    }
+}
+
+impl LedgerState {
+    /// The error a second call with a recorded externalId gets: never a second send.
+    pub fn refusal(&self, op: &'static str, external_id: &str) -> Error {
+        Error::already_recorded(op, external_id, self.as_str())
+    }
+}
+
+fn digest_hex(parts: &[&[u8]]) -> String {
+    let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+    for p in parts {
+        ctx.update(&(p.len() as u64).to_be_bytes());
+        ctx.update(p);
+    }
+    ctx.finish().as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn seal_key(client_secret: &str, client_id: &str) -> LessSafeKey {
+    struct Len;
+    impl ring::hkdf::KeyType for Len {
+        fn len(&self) -> usize {
+            32
+        }
+    }
+    let salt = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, b"abws shared state v1");
+    let prk = salt.extract(client_secret.as_bytes());
+    let info = [client_id.as_bytes()];
+    let okm = prk
+        .expand(&info, Len)
+        .expect("32 bytes is a valid HKDF length");
+    let mut bytes = [0u8; 32];
+    okm.fill(&mut bytes).expect("32 bytes");
+    let key = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &bytes).expect("a 256-bit key"));
+    zeroize::Zeroize::zeroize(&mut bytes);
+    key
+}
+
+/// nonce | AES-256-GCM(plain, aad = what).
+fn seal(key: &LessSafeKey, what: &[u8], plain: &[u8]) -> Vec<u8> {
+    let nonce_bytes: [u8; NONCE_LEN] = rand::random();
+    let mut data = plain.to_vec();
+    key.seal_in_place_append_tag(
+        Nonce::assume_unique_for_key(nonce_bytes),
+        Aad::from(what),
+        &mut data,
+    )
+    .expect("sealing a short value");
+    let mut out = nonce_bytes.to_vec();
+    out.extend_from_slice(&data);
+    out
+}
+
+fn open(key: &LessSafeKey, what: &[u8], blob: &[u8]) -> Option<Vec<u8>> {
+    if blob.len() < NONCE_LEN {
+        return None;
+    }
+    let (nonce, sealed) = blob.split_at(NONCE_LEN);
+    let mut data = sealed.to_vec();
+    let plain = key
+        .open_in_place(
+            Nonce::try_assume_unique_for_key(nonce).ok()?,
+            Aad::from(what),
+            &mut data,
+        )
+        .ok()?;
+    Some(plain.to_vec())
+}

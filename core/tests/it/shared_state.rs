@@ -1,0 +1,285 @@
+//! Many processes on one account through a real Redis (`Settings::shared_state`): one rate
+//! limit, one token refresh, one write ledger, and calls that go on when Redis goes away.
+//! The workers are this test binary re-executed (`worker`), so they share nothing but the
+//! sandbox and the Redis.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
+use abws::api::ordering::{LineItem, PlaceOrderRequest};
+use abws::{ErrorKind, Region};
+use abws_sandbox::{FaultAction, FaultRule, RateLimits, Sandbox};
+use serde_json::{json, Value};
+
+use crate::common::{self, redis::Redis};
+
+const OP: &str = "getInvoiceDetailByInvoiceNumber";
+
+fn sandbox() -> Sandbox {
+    common::sandbox_with(|c| c.rate_limits = RateLimits::Spec)
+}
+
+fn shared_settings(sb: &Sandbox, redis: &Redis) -> abws::Settings {
+    let mut s = common::settings(sb, Region::JP);
+    s.rate_limiting = true;
+    s.shared_state = Some(redis.url().into());
+    s
+}
+
+fn invoices(sb: &Sandbox) -> Vec<String> {
+    sb.dataset()["previousMonthInvoices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// One read of the account (getInvoiceDetailByInvoiceNumber).
+fn detail(client: &abws::blocking::Client, number: &str) -> abws::Result<()> {
+    client
+        .invoices()
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: number.to_string(),
+            region: Some("JP".into()),
+        })
+        .map(|_| ())
+}
+
+fn now_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0
+}
+
+/// Starts `n` worker processes; each runs `job` (JSON) and prints one JSON line.
+fn workers(n: usize, job: &Value) -> Vec<std::process::Child> {
+    (0..n)
+        .map(|i| {
+            Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "shared_state::worker",
+                    "--exact",
+                    "--ignored",
+                    "--nocapture",
+                    "-q",
+                ])
+                .env("ABWS_SHARED_WORKER", job.to_string())
+                .env("ABWS_SHARED_WORKER_INDEX", i.to_string())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect()
+}
+
+fn results(children: Vec<std::process::Child>) -> Vec<Value> {
+    children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            assert!(
+                out.status.success(),
+                "worker failed: {text}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let line = text
+                .lines()
+                .find(|l| l.starts_with('{') && l.contains("\"first_ms\"") || l.contains("\"ok\""))
+                .unwrap_or_else(|| panic!("no result line in {text}"));
+            serde_json::from_str(line).unwrap()
+        })
+        .collect()
+}
+
+/// One worker process: `threads` threads sharing one client make `calls` calls each
+/// (`kind: "reads"`), or one placeOrder (`kind: "order"`), and print what they saw.
+#[test]
+#[ignore = "a worker process of the shared-state tests"]
+fn worker() {
+    let Ok(job) = std::env::var("ABWS_SHARED_WORKER") else {
+        return;
+    };
+    let job: Value = serde_json::from_str(&job).unwrap();
+    let mut settings = common::settings_from(&job["sandbox"], Region::JP);
+    settings.rate_limiting = true;
+    settings.shared_state = Some(job["redis"].as_str().unwrap().to_string().into());
+    let client = std::sync::Arc::new(abws::blocking::Client::new(settings).unwrap());
+    if job["kind"] == "order" {
+        let order: PlaceOrderRequest = serde_json::from_value(job["order"].clone()).unwrap();
+        println!("{}", json!({"worker": 0, "placing": true}));
+        let r = client.ordering().place_order(&order);
+        println!("{}", json!({"worker": 0, "ok": r.is_ok()}));
+        return;
+    }
+    let numbers: Vec<String> = serde_json::from_value(job["numbers"].clone()).unwrap();
+    let calls = job["calls"].as_u64().unwrap() as usize;
+    let threads = job["threads"].as_u64().unwrap() as usize;
+    let first = std::sync::Mutex::new(f64::MAX);
+    let errors = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (client, numbers, first, errors) = (&client, &numbers, &first, &errors);
+            s.spawn(move || {
+                for i in 0..calls {
+                    let started = now_ms();
+                    {
+                        let mut f = first.lock().unwrap();
+                        *f = f.min(started);
+                    }
+                    let n = &numbers[(t * calls + i) % numbers.len()];
+                    if detail(client, n).is_err() {
+                        errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    let first = *first.lock().unwrap();
+    println!(
+        "{}",
+        json!({"worker": 0, "first_ms": first, "last_ms": now_ms(),
+               "errors": errors.load(std::sync::atomic::Ordering::Relaxed)})
+    );
+}
+
+/// 4 processes × 4 threads on one account, a 5 rps limit: together they keep to it, at
+/// ≥ 95 % of it, with no 429, and the 4 processes make one token refresh.
+#[test]
+fn processes_share_one_limit_and_one_token() {
+    let sb = sandbox();
+    let redis = Redis::start();
+    // 5 rps with the plan's burst of 10.
+    sb.set_rate(OP, 5.0, 10);
+    let calls_each = 5;
+    let (procs, threads) = (4, 4);
+    let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
+                     "numbers": invoices(&sb), "calls": calls_each, "threads": threads});
+    let results = results(workers(procs, &job));
+    let total = procs * threads * calls_each;
+    let first = results
+        .iter()
+        .map(|r| r["first_ms"].as_f64().unwrap())
+        .fold(f64::MAX, f64::min);
+    let last = results
+        .iter()
+        .map(|r| r["last_ms"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
+    let c = sb.counters();
+    let throttled: u64 = c["throttled"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    let ok = common::requests(&sb, OP);
+    // The burst at once, then one per 1/5 s: the fastest the account allows.
+    let ideal_s = (total - 10) as f64 / 5.0;
+    let share = ideal_s / ((last - first) / 1000.0);
+    println!(
+        "{total} calls in {:.2} s: {:.1} % of the limit, {throttled} × 429",
+        (last - first) / 1000.0,
+        share * 100.0
+    );
+    assert_eq!(errors, 0);
+    assert_eq!(throttled, 0, "one limit for the fleet: no 429");
+    assert_eq!(ok, total as u64);
+    assert!(share >= 0.95, "{:.1} % of the limit", share * 100.0);
+    assert_eq!(
+        c["tokenCalls"]["refresh_token"], 1,
+        "one refresh for 4 processes: {}",
+        c["tokenCalls"]
+    );
+}
+
+/// A worker that dies in the middle of placeOrder leaves its externalId in the ledger: a
+/// second worker that retries it gets OutcomeUnknown, and one order at most exists.
+#[test]
+fn a_worker_dying_mid_order_leaves_no_duplicate() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let (asin, offer, _) = crate::purchasing_api::pick_offer(&client);
+    let order = PlaceOrderRequest::new("fleet-order-1").line(LineItem::new("1", asin, offer, 1));
+    // The service takes 5 s to answer: the worker is killed while it waits.
+    sb.inject(FaultRule::new("placeOrder", FaultAction::Delay { delay_ms: 5000 }).times(1));
+    let job = json!({"kind": "order", "sandbox": sb.describe(), "redis": redis.url(),
+                     "order": serde_json::to_value(&order).unwrap()});
+    let mut child = workers(1, &job).pop().unwrap();
+    // Killed once its order is on the wire (the service holds the answer for 5 s).
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("placing") {
+        line.clear();
+        assert!(
+            std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0,
+            "the worker ended"
+        );
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    child.kill().unwrap();
+    let _ = child.wait();
+    let e = client.ordering().place_order(&order).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutcomeUnknown, "{e}");
+    assert_eq!(e.external_id(), Some("fleet-order-1"));
+    assert!(e.to_string().contains("shared write ledger"), "{e}");
+    // The killed worker's request is answered (or dropped with its connection) meanwhile.
+    std::thread::sleep(Duration::from_secs(4));
+    let c = sb.counters();
+    let sent = c["placeOrderRequests"]["fleet-order-1"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(
+        sent <= 1,
+        "sent {sent} times: the second worker must not send it"
+    );
+    assert!(c["ordersCreated"]["fleet-order-1"].as_u64().unwrap_or(0) <= 1);
+}
+
+/// Redis killed mid-run: calls go on (paced locally, one warning); restarted: shared again.
+#[test]
+fn calls_go_on_when_redis_goes_away_and_come_back() {
+    let sb = sandbox();
+    sb.set_rate(OP, 50.0, 10);
+    let mut redis = Redis::start();
+    let logs = crate::reliability::capture_logs();
+    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let n = invoices(&sb);
+    detail(&client, &n[0]).unwrap();
+    redis.kill();
+    let started = Instant::now();
+    for k in 1..6 {
+        detail(&client, &n[k]).unwrap();
+    }
+    // Each call waits on Redis at most the bound; most not at all (the backoff).
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let text = logs.text();
+    assert_eq!(
+        text.matches("shared state unreachable").count(),
+        1,
+        "one warning: {text}"
+    );
+    redis.restart();
+    std::thread::sleep(Duration::from_secs(6)); // past the longest backoff
+    detail(&client, &n[7]).unwrap();
+    assert!(
+        logs.text().contains("shared state is reachable again"),
+        "{}",
+        logs.text()
+    );
+    assert_eq!(
+        sb.counters()["throttled"].as_object().unwrap().len(),
+        0,
+        "no 429 throughout"
+    );
+}
