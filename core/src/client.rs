@@ -242,33 +242,38 @@ impl Client {
         let Some(shared) = self.inner.shared.as_deref() else {
             return local(b).await;
         };
-        let plan = b.plan();
-        let turn = b.line().lock().await;
-        let max_wait = deadline.saturating_duration_since(Instant::now());
-        match shared
-            .reserve(group, op.id, plan.rate, plan.burst, max_wait)
-            .await
+        // As the local bucket: the first in line takes a slot only when one is open and
+        // holds none while it sleeps (at most 100 ms), so a rate learned meanwhile applies
+        // at once and no process sleeps on a slot reserved at an old rate.
         {
-            Some(Ok(wait)) => {
-                drop(turn);
-                tokio::time::sleep(wait).await;
-                true
-            }
-            Some(Err(_)) => false,
-            None => {
-                drop(turn);
-                let s = self.settings();
-                let key = BucketKey {
-                    party: s.credentials.party(),
-                    group,
-                    operation: op.id,
-                    fallback: true,
-                };
-                let share =
-                    crate::ratelimit::Plan::new(plan.rate * crate::shared::FALLBACK_SHARE, 1);
-                local(&self.inner.ctx.limiters.bucket(key, share)).await
+            let _turn = b.line().lock().await;
+            loop {
+                let plan = b.plan();
+                match shared
+                    .reserve(group, op.id, plan.rate, plan.burst, Duration::ZERO)
+                    .await
+                {
+                    Some(Ok(_)) => return true,
+                    Some(Err(wait)) => {
+                        if deadline_after(wait) > deadline {
+                            return false;
+                        }
+                        tokio::time::sleep(wait.min(Duration::from_millis(100))).await;
+                    }
+                    None => break,
+                }
             }
         }
+        // The shared state cannot say: this process's share, paced here.
+        let s = self.settings();
+        let key = BucketKey {
+            party: s.credentials.party(),
+            group,
+            operation: op.id,
+            fallback: true,
+        };
+        let share = crate::ratelimit::Plan::new(b.plan().rate * crate::shared::FALLBACK_SHARE, 1);
+        local(&self.inner.ctx.limiters.bucket(key, share)).await
     }
 
     /// The full address of a call (placeholders filled and encoded, query appended).

@@ -254,8 +254,8 @@ fn calls_go_on_when_redis_goes_away_and_come_back() {
     detail(&client, &n[0]).unwrap();
     redis.kill();
     let started = Instant::now();
-    for k in 1..6 {
-        detail(&client, &n[k]).unwrap();
+    for number in &n[1..6] {
+        detail(&client, number).unwrap();
     }
     // Each call waits on Redis at most the bound; most not at all (the backoff).
     assert!(
