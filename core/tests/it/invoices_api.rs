@@ -109,7 +109,9 @@ fn invoice_detail_is_typed_and_adds_up() {
 
 #[test]
 fn line_items_page_through() {
-    let sb = common::sandbox();
+    // A date whose previous month has an invoice of more than one page (10 line items): the
+    // data set follows the date.
+    let sb = common::sandbox_with(|c| c.today = chrono::NaiveDate::from_ymd_opt(2026, 11, 23));
     let client = common::client(&sb, Region::JP);
     let numbers = sb.dataset()["previousMonthInvoices"].clone();
     let mut most = 0;

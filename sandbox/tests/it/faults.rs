@@ -390,9 +390,10 @@ async fn rate_limit_overrides_and_time_scale() {
     );
     cfg.time_scale = 10.0;
     let t = start_with(cfg).await;
+    // 1 per virtual second is 10 per real second at scale 10: the header gives the latter.
     assert_eq!(
         t.get(TX, &Q).await.header("x-svc-ratelimit-limit"),
-        Some("1.0")
+        Some("10.0")
     );
     assert_eq!(t.get(TX, &Q).await.status, 429);
     // One token per virtual second = 100 ms real at scale 10.
