@@ -252,6 +252,12 @@ impl TokenCache {
         match shared.lock_refresh().await {
             None => Ok(None),
             Some(Some(lock)) => {
+                // A process that held the lock a moment ago may have stored its token since
+                // we looked.
+                if let Some((t, left)) = shared.token(Duration::ZERO).await {
+                    shared.unlock_refresh(lock).await;
+                    return Ok(Some(cached(t, left)));
+                }
                 // A rotation another process made comes first: its successor is the token.
                 if let (
                     Some(newest),

@@ -291,11 +291,18 @@ impl State {
                 }
             }
         }
-        // The service limits each (application, customer account), whatever token or
-        // refresh-token family a call carries; the sandbox has one of each.
-        const ACCOUNT: u64 = 0;
-        if !self.limiter.try_take(ACCOUNT, op.name, self.now()) {
-            self.counters.throttled(&format!("account:{}", op.name));
+        // The service limits each (application, customer account) per regional address,
+        // whatever token or refresh-token family a call carries; the sandbox has one
+        // application and one customer, so the bucket is the address's group's.
+        let group = req.scope.unwrap_or("root");
+        let bucket = match group {
+            "NA" => 1,
+            "EU" => 2,
+            "FE" => 3,
+            _ => 0,
+        };
+        if !self.limiter.try_take(bucket, op.name, self.now()) {
+            self.counters.throttled(&format!("{group}:{}", op.name));
             return Err(envelope(
                 429,
                 "QuotaExceeded",

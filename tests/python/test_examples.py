@@ -172,3 +172,11 @@ def test_notebook(tmp_path: Path) -> None:
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert any(o.get("output_type") == "display_data" and "image/png" in o.get("data", {}) for o in outputs), "a chart"
     assert any("total" in "".join(o.get("text", "")) for o in outputs)
+
+
+def test_many_workers(tmp_path: Path) -> None:
+    """Four worker processes close four regions' months at once on one shared state (a
+    redis-server of the example's own): no 429 from the service, one token refresh."""
+    out = run("many_workers.py", "--out", str(tmp_path / "w"), cwd=tmp_path)
+    assert out.count("PDFs filed") == 4, out
+    assert "0 answered 429, 1 token refresh;" in out, out
