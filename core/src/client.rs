@@ -272,8 +272,15 @@ impl Client {
             operation: op.id,
             fallback: true,
         };
-        let share = crate::ratelimit::Plan::new(b.plan().rate * crate::shared::FALLBACK_SHARE, 1);
-        local(&self.inner.ctx.limiters.bucket(key, share)).await
+        let rate = b.plan().rate * crate::shared::FALLBACK_SHARE;
+        let fallback = self
+            .inner
+            .ctx
+            .limiters
+            .bucket(key, crate::ratelimit::Plan::new(rate, 1));
+        // It follows the rate the server reports (learned by the main bucket).
+        fallback.set_rate(rate);
+        local(&fallback).await
     }
 
     /// The full address of a call (placeholders filled and encoded, query appended).

@@ -23,6 +23,7 @@ mod paging;
 mod rotation;
 mod security;
 pub mod server;
+mod shared;
 mod throttling;
 pub mod wallclock;
 mod writes;
@@ -127,6 +128,7 @@ const SCENARIOS: &[(&str, &str, Scenario)] = &[
     ("H", "decoding", decoding::run),
     ("I", "concurrency", concurrency::run),
     ("L", "security", security::run),
+    ("M", "shared", shared::run),
 ];
 
 /// The nine headline figures of the plan's section 7, from the scenario lines.
@@ -153,7 +155,7 @@ const HEADLINES: &[(&str, &[&str])] = &[
 /// took 214 s, the longest part of `make test`. Each child still has its process to itself.
 const SIDE_BY_SIDE: [&str; 3] = [
     "server,decoding,concurrency",
-    "documents,throttling,paging",
+    "documents,throttling,paging,shared",
     "network,auth,rotation,writes,security",
 ];
 
