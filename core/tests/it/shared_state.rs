@@ -27,15 +27,6 @@ fn shared_settings(sb: &Sandbox, redis: &Redis) -> abws::Settings {
     s
 }
 
-fn invoices(sb: &Sandbox) -> Vec<String> {
-    sb.dataset()["previousMonthInvoices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect()
-}
-
 /// One read of the account (getInvoiceDetailByInvoiceNumber).
 fn detail(client: &abws::blocking::Client, number: &str) -> abws::Result<()> {
     client
@@ -159,7 +150,7 @@ fn processes_share_one_limit_and_one_token() {
     let calls_each = 5;
     let (procs, threads) = (4, 4);
     let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
-                     "numbers": invoices(&sb), "calls": calls_each, "threads": threads});
+                     "numbers": common::previous_month_invoices(&sb), "calls": calls_each, "threads": threads});
     let results = results(workers(procs, &job));
     let total = procs * threads * calls_each;
     let first = results
@@ -250,7 +241,7 @@ fn calls_go_on_when_redis_goes_away_and_come_back() {
     let mut redis = Redis::start();
     let logs = crate::reliability::capture_logs();
     let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
-    let n = invoices(&sb);
+    let n = common::previous_month_invoices(&sb);
     detail(&client, &n[0]).unwrap();
     redis.kill();
     let started = Instant::now();
@@ -281,5 +272,32 @@ fn calls_go_on_when_redis_goes_away_and_come_back() {
         sb.counters()["throttled"].as_object().unwrap().len(),
         0,
         "no 429 throughout"
+    );
+}
+
+/// A refresh token the server rotates reaches every process: a second process started from
+/// the original (consumed) token refreshes with its successor from the shared state.
+#[test]
+fn a_rotated_refresh_token_reaches_the_next_process() {
+    let sb = common::sandbox_with(|c| {
+        c.rotate_refresh_tokens = true;
+        c.token_lifetime = Duration::from_secs(2);
+    });
+    let redis = Redis::start();
+    let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
+                     "numbers": common::previous_month_invoices(&sb), "calls": 1, "threads": 1});
+    let first = results(workers(1, &job));
+    assert_eq!(first[0]["errors"], 0);
+    // Past the first token's refresh point: the next process must refresh, and the token it
+    // was started with was consumed by the first process's rotation.
+    std::thread::sleep(Duration::from_millis(2100));
+    let second = results(workers(1, &job));
+    assert_eq!(second[0]["errors"], 0, "the second process refreshed with the successor");
+    let c = sb.counters();
+    assert_eq!(c["tokenCalls"]["refresh_token"], 2, "{}", c["tokenCalls"]);
+    assert!(
+        c["requests"]["token"]["400"].as_u64().unwrap_or(0) == 0,
+        "no consumed token was sent: {}",
+        c["requests"]["token"]
     );
 }

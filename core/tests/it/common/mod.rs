@@ -22,6 +22,16 @@ pub fn sandbox_with(f: impl FnOnce(&mut SandboxConfig)) -> Sandbox {
     Sandbox::spawn(cfg).expect("sandbox starts")
 }
 
+/// The invoice numbers of the sandbox's previous month.
+pub fn previous_month_invoices(sb: &Sandbox) -> Vec<String> {
+    sb.dataset()["previousMonthInvoices"]
+        .as_array()
+        .expect("the data set lists them")
+        .iter()
+        .map(|v| v.as_str().expect("invoice numbers are text").to_string())
+        .collect()
+}
+
 pub fn settings(sb: &Sandbox, region: Region) -> Settings {
     settings_from(&sb.describe(), region)
 }

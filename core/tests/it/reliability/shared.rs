@@ -30,15 +30,6 @@ fn client(sb: &Sandbox, url: &str) -> blocking::Client {
     blocking::Client::new(s).unwrap()
 }
 
-fn numbers(sb: &Sandbox) -> Vec<String> {
-    sb.dataset()["previousMonthInvoices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect()
-}
-
 /// `n` calls; (ok, slowest call).
 fn calls(c: &blocking::Client, numbers: &[String], n: usize) -> (usize, Duration) {
     let mut ok = 0;
@@ -114,7 +105,7 @@ pub fn run() -> Vec<Figure> {
 
     // M1: Redis killed mid-run.
     let sb = sandbox();
-    let nums = numbers(&sb);
+    let nums = common::previous_month_invoices(&sb);
     let mut redis = Redis::start();
     let c = client(&sb, &redis.url());
     let (before, _) = calls(&c, &nums, 5);
@@ -137,7 +128,7 @@ pub fn run() -> Vec<Figure> {
     let (ok, _) = calls(&c, &nums, 2);
     let back = logs.text().contains("shared state is reachable again");
     let sb2 = sandbox();
-    let nums2 = numbers(&sb2);
+    let nums2 = common::previous_month_invoices(&sb2);
     let (a, b) = (client(&sb2, &redis.url()), client(&sb2, &redis.url()));
     let (n_a, n_b) = std::thread::scope(|s| {
         let ha = s.spawn(|| calls(&a, &nums2, 20).0);
@@ -158,7 +149,7 @@ pub fn run() -> Vec<Figure> {
 
     // M3: the network to Redis stalls (a proxy of ours holds the bytes back).
     let sb3 = sandbox();
-    let nums3 = numbers(&sb3);
+    let nums3 = common::previous_month_invoices(&sb3);
     let redis3 = Redis::start();
     let port = redis3
         .url()
@@ -191,7 +182,7 @@ pub fn run() -> Vec<Figure> {
 
     // M4: Redis out of memory (maxmemory reached, noeviction): writes refused; calls go on.
     let sb4 = sandbox();
-    let nums4 = numbers(&sb4);
+    let nums4 = common::previous_month_invoices(&sb4);
     let redis4 = Redis::start();
     let url4 = redis4.url();
     let conn = redis::Client::open(url4.as_str()).unwrap();
