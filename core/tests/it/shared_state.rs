@@ -292,7 +292,10 @@ fn a_rotated_refresh_token_reaches_the_next_process() {
     // was started with was consumed by the first process's rotation.
     std::thread::sleep(Duration::from_millis(2100));
     let second = results(workers(1, &job));
-    assert_eq!(second[0]["errors"], 0, "the second process refreshed with the successor");
+    assert_eq!(
+        second[0]["errors"], 0,
+        "the second process refreshed with the successor"
+    );
     let c = sb.counters();
     assert_eq!(c["tokenCalls"]["refresh_token"], 2, "{}", c["tokenCalls"]);
     assert!(
