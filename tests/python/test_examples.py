@@ -75,7 +75,7 @@ def test_month_end_close(tmp_path: Path) -> None:
     total = rows[0].index("total")
     for r in rows[1:]:
         for i, cell in enumerate(r):
-            if i != total and not cell.startswith("'") and cell[:1] in "=+-@":
+            if i != total and cell and not cell.startswith("'") and cell[0] in "=+-@":
                 Decimal(cell)  # only numbers may start with a sign
     # --decrypt: the explicit way out, a new 0600 file.
     out = run("month_end_close.py", "--decrypt", str(archive), str(tmp_path / "plain.zip"), cwd=tmp_path)
