@@ -31,14 +31,15 @@ REGION ?=
 
 .PHONY: test month-end month-end-regions scorecards setup lint lint-and-build rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
 
-# Three stages, each keeping both cores busy (on 2 cores: ~6.5 minutes from a fresh clone):
+# Three stages, each keeping both cores busy (on 2 cores: ~7 minutes from a fresh clone):
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
 #    selection: the C library, the sandbox binary, xtask and the example come out of it);
 # 2. the Python extension in the dev profile, into .venv: it reuses that build's dependencies
 #    (~1 CPU-minute where the release wheel took ~5: `make month-end` and `make scorecards`
 #    still install the release wheel);
-# 3. the Rust tests (their reliability scenarios mostly wait on sockets and timers, in three
-#    processes side by side), then the Python tests, beside the C tests under valgrind.
+# 3. the Rust tests (four test threads: most wait on sockets and timers, as do the reliability
+#    scenarios, in four processes side by side), then the Python tests, beside the C tests
+#    under valgrind.
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target setup lint-and-build
 	$(MAKE) --no-print-directory python-install-dev
@@ -95,7 +96,7 @@ rust-build:
 rust-test: rust-build rust-test-run
 
 rust-test-run:
-	+cargo test --workspace
+	+cargo test --workspace -- --test-threads=4
 	for r in JP US UK; do "$(BIN)/examples/month_end" --region $$r || exit 1; done
 
 python-install:

@@ -150,13 +150,14 @@ const HEADLINES: &[(&str, &[&str])] = &[
     ("Python", &["J"]),
 ];
 
-/// The sections in three child processes that run side by side (about 70 s each at CI
-/// sizes): the scenarios mostly wait on sockets and timers, and one after the other they
+/// The sections in child processes that run side by side (about 70 s each at CI sizes, M
+/// ~12 s): the scenarios mostly wait on sockets and timers, and one after the other they
 /// took 214 s, the longest part of `make test`. Each child still has its process to itself.
-const SIDE_BY_SIDE: [&str; 3] = [
+const SIDE_BY_SIDE: [&str; 4] = [
     "server,decoding,concurrency",
-    "documents,throttling,paging,shared",
+    "documents,throttling,paging",
     "network,auth,rotation,writes,security",
+    "shared",
 ];
 
 /// Runs `scorecard` in child processes, where no other test runs beside the scenarios, then
