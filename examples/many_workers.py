@@ -104,8 +104,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             requests = sum(sum(by_status.values()) for op, by_status in counters["requests"].items()
                            if op[:1].islower() and op not in ("token", "consent", "foreign", "unknown", "documentDownload"))
             throttled = sum(counters["throttled"].values())
+            create_429 = sum(n for k, n in counters["throttled"].items() if k.endswith(":createReport"))
             refreshes = counters["tokenCalls"].get("refresh_token", 0)
-            print(f"the service saw {requests} API requests, {throttled} answered 429, "
+            print(f"the service saw {requests} API requests, {throttled} answered 429 "
+                  f"({create_429} of createReport, the bucket that sets the pace), "
                   f"{refreshes} token refresh{'es' if refreshes != 1 else ''}; {time.monotonic() - started:.1f} s")
             return 1 if failed else 0
         finally:
