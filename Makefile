@@ -35,7 +35,7 @@ REGION ?=
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
 #    selection: the C library, the sandbox binary, xtask and the example come out of it);
 # 2. the Python extension in the dev profile, into .venv: it reuses that build's dependencies
-#    (~1 CPU-minute where the release wheel took ~5: `make month-end` and `make scorecards`
+#    (~1 CPU-minute where the release wheel took ~5, docs/decisions.md: `make month-end` and `make scorecards`
 #    still install the release wheel);
 # 3. the Rust tests (four test threads: most wait on sockets and timers, as do the reliability
 #    scenarios, in four processes side by side), then the Python tests, beside the C tests

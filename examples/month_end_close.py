@@ -552,7 +552,7 @@ class Close:
         ref = record["pdf_ref"]
         kind = "Credits" if record["type"] == "CREDIT_MEMO" else "Invoice"
         report_id = self.state.reusable_report(number)
-        for attempt in range(2):
+        for _ in range(2):  # a report gone from the look-back is created once more
             if self.stop.is_set():
                 return
             if report_id is None:
