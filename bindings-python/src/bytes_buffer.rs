@@ -5,13 +5,13 @@
 //! are copied once at the end.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use zeroize::Zeroize;
 
-#[derive(Default)]
 pub struct BytesBuffer {
     presized: Option<Presized>,
     /// Bytes written into `presized` (the rest of it is not yet filled).
@@ -63,6 +63,25 @@ impl Presized {
     fn release(mut self, len: usize) {
         self.filled(len).zeroize();
         Python::attach(|_| drop(self.object));
+    }
+}
+
+/// Buffers alive now: a cancelled asyncio download must free its own (tested).
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// How many document buffers are alive (`_abws._live_download_buffers`, for the tests).
+pub fn live() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+impl Default for BytesBuffer {
+    fn default() -> BytesBuffer {
+        LIVE.fetch_add(1, Ordering::Relaxed);
+        BytesBuffer {
+            presized: None,
+            len: 0,
+            spill: Vec::new(),
+        }
     }
 }
 
@@ -146,6 +165,7 @@ impl abws::api::documents::DocumentBuffer for BytesBuffer {
 
 impl Drop for BytesBuffer {
     fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::Relaxed);
         if let Some(p) = self.presized.take() {
             p.release(self.len);
         }

@@ -4,7 +4,9 @@
 //! reader takes (guided by the operation's parameter description), and the result comes
 //! back as instances of the generated model classes (`convert.rs`). The conveniences that
 //! are not one operation (`invoice_details_for`, `wait_for_report`, `download`,
-//! `fetch_pdf`) read their parameter structs through the same reader.
+//! `fetch_pdf`) read their parameter structs through the same reader. Every method runs a
+//! `Job` (`runtime.rs`): blocking for `abws.Client`, or, given `deliver`, started for
+//! `abws.AsyncClient`, which shares this compiled client, its pacing and its token.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -20,7 +22,7 @@ use crate::convert::to_py;
 use crate::errors::to_py_err;
 use crate::pager::PyPager;
 use crate::py_writer::PyWriter;
-use crate::runtime::wait;
+use crate::runtime::{Convert, Failed, Job};
 
 /// Reads Python arguments into a parameter struct through the core's reader: a bad one
 /// is an `abws.ValidationError` naming the parameter's path, raised before any request.
@@ -62,6 +64,16 @@ fn rotation(callback: Py<PyAny>) -> abws::auth::RotationCallback {
 fn operation(name: &str) -> PyResult<&'static dyn abws::operation::DynOperation> {
     abws::operations::dynamic(name)
         .ok_or_else(|| to_py_err(abws::Error::internal(format!("no operation named {name}"))))
+}
+
+/// A size as a Python int.
+fn int(py: Python<'_>, n: u64) -> PyResult<Py<PyAny>> {
+    Ok(n.into_pyobject(py)?.into_any().unbind())
+}
+
+/// The conversion of a size, for a job that makes its own.
+fn int_result(n: u64) -> Convert {
+    Box::new(move |py: Python<'_>| int(py, n))
 }
 
 /// The compiled client. Safe to share between threads; rebuilt in a forked child.
@@ -148,14 +160,21 @@ impl PyClient {
     }
 
     /// Runs one operation of the table by its snake_case name (or operationId) with
-    /// its arguments (a dict keyed by parameter name).
-    fn call(&self, py: Python<'_>, op: &str, args: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+    /// its arguments (a dict keyed by parameter name). With `deliver`, starts it for
+    /// asyncio and returns its `Call` (see `runtime.rs`); every method below likewise.
+    #[pyo3(signature = (op, args, deliver=None))]
+    fn call(
+        &self,
+        py: Python<'_>,
+        op: &str,
+        args: &Bound<'_, PyDict>,
+        deliver: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let dynop = operation(op)?;
         let text = args_json(args.as_any(), (dynop.row().params)())?;
         let c = self.inner.inner().map_err(to_py_err)?;
         let fut = dynop.call(&c, &text).map_err(to_py_err)?;
-        let out = wait(py, move || fut)?;
-        to_py(py, &*out)
+        Job::new(fut, |py, out| to_py(py, &*out)).run(py, deliver)
     }
 
     /// Starts a listing by its pager name (`iter_invoices`, ...) with the arguments of
@@ -169,110 +188,131 @@ impl PyClient {
     }
 
     /// The invoice data of any number of line items (`{"line_items": [...]}`).
-    fn invoice_details_for(&self, py: Python<'_>, args: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+    #[pyo3(signature = (args, deliver=None))]
+    fn invoice_details_for(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyDict>,
+        deliver: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let p: rec::InvoiceDetailsForParams = read(args.as_any())?;
         let c = self.inner.inner().map_err(to_py_err)?;
-        let r = wait(py, move || async move {
-            c.reconciliation().invoice_details_for(&p).await
-        })?;
-        to_py(py, &r)
+        let fut = async move { c.reconciliation().invoice_details_for(&p).await };
+        Job::new(fut, |py, r| to_py(py, &r)).run(py, deliver)
     }
 
     /// Polls getReport until the report ends (`{"report_id", "poll_interval", "timeout"}`).
-    fn wait_for_report(&self, py: Python<'_>, args: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+    #[pyo3(signature = (args, deliver=None))]
+    fn wait_for_report(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyDict>,
+        deliver: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let p: doc::WaitForReportParams = read(args.as_any())?;
         let (poll, timeout) = p.durations().map_err(to_py_err)?;
         let c = self.inner.inner().map_err(to_py_err)?;
-        let r = wait(py, move || async move {
+        let fut = async move {
             c.documents()
                 .wait_for_report(&p.report_id, poll, timeout)
                 .await
-        })?;
-        to_py(py, &r)
+        };
+        Job::new(fut, |py, r| to_py(py, &r)).run(py, deliver)
     }
 
     /// A report document's PDF, unpacked in memory.
+    #[pyo3(signature = (report_document_id, deliver=None))]
     fn download(
         &self,
         py: Python<'_>,
         report_document_id: &Bound<'_, PyAny>,
+        deliver: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let id = document_id(report_document_id)?;
         let c = self.inner.inner().map_err(to_py_err)?;
-        let mut out = BytesBuffer::default();
-        let buffer = &mut out;
-        wait(py, move || async move {
-            c.documents().download_into(&id, buffer).await
-        })?;
-        Ok(out.into_bytes(py).into_any())
+        let fut = async move {
+            let mut out = BytesBuffer::default();
+            c.documents().download_into(&id, &mut out).await?;
+            Ok(out)
+        };
+        Job::new(fut, |py, out: BytesBuffer| {
+            Ok(out.into_bytes(py).into_any())
+        })
+        .run(py, deliver)
     }
 
     /// create → wait → document → download (the arguments of `FetchPdfArgs`).
-    fn fetch_pdf(&self, py: Python<'_>, args: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+    #[pyo3(signature = (args, deliver=None))]
+    fn fetch_pdf(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyDict>,
+        deliver: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let p: doc::FetchPdfArgs = read(args.as_any())?;
         let (poll, timeout) = p.durations().map_err(to_py_err)?;
         let report = p.report();
         let c = self.inner.inner().map_err(to_py_err)?;
-        let mut out = BytesBuffer::default();
-        let buffer = &mut out;
-        wait(py, move || async move {
+        let fut = async move {
+            let mut out = BytesBuffer::default();
             c.documents()
-                .fetch_pdf_into(&report, poll, timeout, buffer)
-                .await
-        })?;
-        Ok(out.into_bytes(py).into_any())
+                .fetch_pdf_into(&report, poll, timeout, &mut out)
+                .await?;
+            Ok(out)
+        };
+        Job::new(fut, |py, out: BytesBuffer| {
+            Ok(out.into_bytes(py).into_any())
+        })
+        .run(py, deliver)
     }
 
     /// Streams a report document's PDF into `writer` (anything with `write(bytes)`);
     /// returns its size. With `key` (32 bytes or 64 hex digits) the writer receives the
     /// sealed (encrypted) file instead of the PDF.
-    #[pyo3(signature = (report_document_id, writer, key=None))]
+    #[pyo3(signature = (report_document_id, writer, key=None, deliver=None))]
     fn download_to(
         &self,
         py: Python<'_>,
         report_document_id: &Bound<'_, PyAny>,
         writer: Py<PyAny>,
         key: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<u64> {
+        deliver: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let id = document_id(report_document_id)?;
         let key = crate::sealed::document_key(key, false)?;
-        let report_document_id = id.as_str();
         let c = self.inner.inner().map_err(to_py_err)?;
-        let mut out = PyWriter::new(writer);
-        let r = match &key {
-            None => {
-                let sink = &mut out;
-                wait(py, move || async move {
-                    c.documents().download_to(report_document_id, sink).await
-                })
+        let job = Job::raw(async move {
+            let mut out = PyWriter::new(writer);
+            let r = match &key {
+                None => c.documents().download_to(&id, &mut out).await,
+                Some(key) => {
+                    let mut sealed = abws::sealed::SealWriter::new(&mut out, key)?;
+                    match c.documents().download_to(&id, &mut sealed).await {
+                        Ok(n) => sealed.finish().map(|_| n).map_err(|e| {
+                            abws::Error::document(format!(
+                                "writing the sealed document failed: {e}"
+                            ))
+                        }),
+                        Err(e) => Err(e),
+                    }
+                }
+            };
+            match (r, out.failure.take()) {
+                // The writer's own exception (disk full, ...) is the one the caller can act on.
+                (Err(_), Some(raised)) => Err(Failed::Python(raised)),
+                (Err(e), None) => Err(Failed::Core(e)),
+                (Ok(n), _) => Ok(int_result(n)),
             }
-            Some(key) => {
-                let sink = &mut out;
-                wait(py, move || async move {
-                    let mut sealed = abws::sealed::SealWriter::new(sink, key)?;
-                    let n = c
-                        .documents()
-                        .download_to(report_document_id, &mut sealed)
-                        .await?;
-                    sealed.finish().map_err(|e| {
-                        abws::Error::document(format!("writing the sealed document failed: {e}"))
-                    })?;
-                    Ok(n)
-                })
-            }
-        };
-        match (r, out.failure.take()) {
-            // The writer's own exception (disk full, ...) is the one the caller can act on.
-            (Err(_), Some(raised)) => Err(raised),
-            (r, _) => r,
-        }
+        });
+        job.run(py, deliver)
     }
 
     /// Streams a report document into the file `path`, encrypted under `key` (or
     /// `ABWS_DOCUMENT_KEY`), or as a plain PDF with `allow_plaintext=True` (see the
     /// core's `download_to_path`); `progress(bytes_so_far)` is called after each piece.
     /// Neither a key nor the opt-in: a ValidationError before any request.
-    #[pyo3(signature = (report_document_id, path, key=None, allow_plaintext=false, progress=None))]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (report_document_id, path, key=None, allow_plaintext=false, progress=None, deliver=None))]
     fn download_to_path(
         &self,
         py: Python<'_>,
@@ -281,7 +321,8 @@ impl PyClient {
         key: Option<&Bound<'_, PyAny>>,
         allow_plaintext: bool,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<u64> {
+        deliver: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let id = document_id(report_document_id)?;
         let explicit = key.is_some_and(|k| !k.is_none());
         if allow_plaintext && explicit {
@@ -305,7 +346,6 @@ impl PyClient {
                 ))
             })?)
         };
-        let report_document_id = id.as_str();
         let c = self.inner.inner().map_err(to_py_err)?;
         let report = progress.map(|f| {
             move |n: u64| {
@@ -315,22 +355,22 @@ impl PyClient {
                 })
             }
         });
-        let report = report.as_ref().map(|f| f as &(dyn Fn(u64) + Send + Sync));
-        let key = key.as_ref();
-        wait(py, move || async move {
-            match key {
+        let fut = async move {
+            let report = report.as_ref().map(|f| f as &(dyn Fn(u64) + Send + Sync));
+            match &key {
                 Some(key) => {
                     c.documents()
-                        .download_to_path(report_document_id, &path, key, report)
+                        .download_to_path(&id, &path, key, report)
                         .await
                 }
                 None => {
                     c.documents()
-                        .download_to_path_plaintext(report_document_id, &path, report)
+                        .download_to_path_plaintext(&id, &path, report)
                         .await
                 }
             }
-        })
+        };
+        Job::new(fut, int).run(py, deliver)
     }
 
     fn __repr__(&self) -> String {

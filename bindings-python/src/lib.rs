@@ -49,6 +49,12 @@ fn _redact(value: &str) -> String {
     abws::secret::redact_sensitive(value)
 }
 
+/// How many document buffers are alive: a cancelled download must free its own.
+#[pyfunction]
+fn _live_download_buffers() -> usize {
+    bytes_buffer::live()
+}
+
 static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
 
 /// Forgets the cached Python logging levels, so a changed level of logger "abws" applies.
@@ -79,6 +85,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_class::<client::PyClient>()?;
     m.add_class::<pager::PyPager>()?;
+    m.add_class::<runtime::Call>()?;
     m.add_class::<sandbox::PySandbox>()?;
     m.add_function(wrap_pyfunction!(auth::consent_url, m)?)?;
     m.add_function(wrap_pyfunction!(auth::exchange_code, m)?)?;
@@ -90,6 +97,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sealed::decrypt_file, m)?)?;
     m.add_function(wrap_pyfunction!(sealed::decrypt, m)?)?;
     m.add_function(wrap_pyfunction!(_redact, m)?)?;
+    m.add_function(wrap_pyfunction!(_live_download_buffers, m)?)?;
     Ok(())
 }
 

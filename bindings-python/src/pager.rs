@@ -1,49 +1,57 @@
 //! `_abws.Pager`: one listing walked page by page; the Python package turns it into a
-//! `Listing` of the items.
+//! `Listing` (blocking) or an `AsyncListing` of the items.
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 
 use abws::operation::DynPager;
 
 use crate::convert::to_py;
-use crate::runtime::wait_detached;
+use crate::runtime::Job;
 
-/// A listing in progress. Pages come in order; one thread at a time.
+/// A listing in progress. Pages come in order: a second `next_page` waits for the first.
 #[pyclass(name = "Pager", module = "abws._abws", frozen)]
 pub struct PyPager {
-    inner: Mutex<Box<dyn DynPager>>,
+    inner: Arc<tokio::sync::Mutex<Box<dyn DynPager>>>,
+    /// Items delivered so far, kept outside the lock: reading it never waits for a page.
+    yielded: Arc<AtomicU64>,
 }
 
 impl PyPager {
     pub fn new(inner: Box<dyn DynPager>) -> PyPager {
         PyPager {
-            inner: Mutex::new(inner),
+            inner: Arc::new(tokio::sync::Mutex::new(inner)),
+            yielded: Arc::default(),
         }
     }
 }
 
 #[pymethods]
 impl PyPager {
-    /// The next page, or None after the last one.
-    fn next_page(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        let page = py.detach(|| {
-            let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-            wait_detached(guard.next_page())
-        })?;
-        page.map(|p| to_py(py, &*p)).transpose()
+    /// The next page, or None after the last one. With `deliver`, started for asyncio
+    /// (returns its `Call`); a cancelled fetch leaves the listing where it was.
+    #[pyo3(signature = (deliver=None))]
+    fn next_page(&self, py: Python<'_>, deliver: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        let inner = self.inner.clone();
+        let yielded = self.yielded.clone();
+        let fut = async move {
+            let mut pager = inner.lock_owned().await;
+            let page = pager.next_page().await;
+            yielded.store(pager.items_yielded(), Ordering::Relaxed);
+            page
+        };
+        Job::new(fut, |py, page| match page {
+            Some(p) => to_py(py, &*p),
+            None => Ok(py.None()),
+        })
+        .run(py, deliver)
     }
 
     /// Items delivered so far, over every page.
     #[getter]
-    fn items_yielded(&self, py: Python<'_>) -> u64 {
-        // Without the GIL: another thread may hold the lock while it waits for a page.
-        py.detach(|| {
-            self.inner
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .items_yielded()
-        })
+    fn items_yielded(&self) -> u64 {
+        self.yielded.load(Ordering::Relaxed)
     }
 }

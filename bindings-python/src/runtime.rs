@@ -1,24 +1,153 @@
-//! The one way a blocking call waits: without the GIL, on the core's process runtime,
-//! checking for signals every 100 ms so Ctrl-C interrupts it.
+//! How a call of the extension waits for the core's future, in the two ways Python calls:
+//!
+//! - blocking (`abws.Client`): without the GIL, on the core's process runtime, checking for
+//!   signals every 100 ms so Ctrl-C interrupts it;
+//! - asyncio (`abws.AsyncClient`): the future is spawned on the same runtime (no thread per
+//!   call) and its result handed back through a callable the Python side gives
+//!   (`deliver(ok, value)`, which calls `loop.call_soon_threadsafe`), so the event loop is
+//!   never blocked. The returned `Call` cancels it.
+//!
+//! Both run the same `Job`: the core's future and the conversion of its result to Python,
+//! so an operation or convenience is written once for both clients.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use abws::inflight::{Cancelled, Watch};
 
 use crate::errors::to_py_err;
 
 /// How often a waiting call re-acquires the GIL to run Python's signal handlers.
 const SIGNAL_TICK: Duration = Duration::from_millis(100);
 
+/// Why a job failed: an error of the core, or a Python exception raised on the way (a
+/// writer's `write`, a conversion).
+pub enum Failed {
+    Core(abws::Error),
+    Python(PyErr),
+}
+
+impl From<abws::Error> for Failed {
+    fn from(e: abws::Error) -> Failed {
+        Failed::Core(e)
+    }
+}
+
+impl From<PyErr> for Failed {
+    fn from(e: PyErr) -> Failed {
+        Failed::Python(e)
+    }
+}
+
+impl From<Failed> for PyErr {
+    fn from(f: Failed) -> PyErr {
+        match f {
+            Failed::Core(e) => to_py_err(e),
+            Failed::Python(e) => e,
+        }
+    }
+}
+
+/// Makes the Python result of a finished job, with the GIL.
+pub type Convert = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
+
+type JobFuture = Pin<Box<dyn Future<Output = Result<Convert, Failed>> + Send>>;
+
+/// One call of the extension: the core's future, then the conversion of its result.
+pub struct Job(JobFuture);
+
+impl Job {
+    /// A job whose future ends in a core result, converted by `convert` with the GIL.
+    pub fn new<T, F, C>(fut: F, convert: C) -> Job
+    where
+        F: Future<Output = abws::Result<T>> + Send + 'static,
+        T: Send + 'static,
+        C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
+    {
+        Job::raw(async move {
+            let value = fut.await?;
+            Ok(Box::new(move |py: Python<'_>| convert(py, value)) as Convert)
+        })
+    }
+
+    /// A job that makes its conversion itself (and may fail with a Python exception).
+    pub fn raw<F>(fut: F) -> Job
+    where
+        F: Future<Output = Result<Convert, Failed>> + Send + 'static,
+    {
+        Job(Box::pin(fut))
+    }
+
+    /// Runs the job: blocking when `deliver` is None (the result is returned), otherwise
+    /// spawned, returning a `Call` (asyncio).
+    pub fn run(self, py: Python<'_>, deliver: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        match deliver {
+            None => {
+                let convert = py.detach(move || wait_detached(self.0))?;
+                convert(py)
+            }
+            Some(deliver) => Ok(Py::new(py, self.spawn(deliver)?)?.into_any()),
+        }
+    }
+
+    /// Starts the job on the process runtime; `deliver(ok, value)` receives its result
+    /// (an exception instance when `ok` is false) on a runtime thread, with the GIL.
+    fn spawn(self, deliver: Py<PyAny>) -> PyResult<Call> {
+        let ctx = abws::process::context();
+        let rt = ctx.runtime().map_err(to_py_err)?;
+        let watch = Watch::new();
+        let fut: JobFuture = Box::pin(watch.scope(self.0));
+        let slot = Arc::new(Mutex::new(Some(fut)));
+        let polled = slot.clone();
+        let task = rt.spawn(async move {
+            // The future lives in the slot, so that `Call::cancel` can take it out and
+            // drop it at once, on its own thread, whatever the runtime is doing.
+            let outcome = std::future::poll_fn(|cx| {
+                let mut guard = polled.lock().unwrap_or_else(|p| p.into_inner());
+                let Some(fut) = guard.as_mut() else {
+                    return Poll::Ready(None);
+                };
+                let r = fut.as_mut().poll(cx);
+                if r.is_ready() {
+                    *guard = None;
+                }
+                r.map(Some)
+            })
+            .await;
+            let Some(outcome) = outcome else { return };
+            Python::attach(|py| {
+                let (ok, value) = match outcome.map_err(PyErr::from).and_then(|c| c(py)) {
+                    Ok(v) => (true, v),
+                    Err(e) => (false, e.into_value(py).into_any()),
+                };
+                if let Err(e) = deliver.call1(py, (ok, value)) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        });
+        Ok(Call {
+            slot,
+            abort: task.abort_handle(),
+            watch,
+        })
+    }
+}
+
 /// Runs `fut` to completion on the process runtime. Must be called without the GIL held
 /// (inside `py.detach`). On a pending Python exception from a signal handler (Ctrl-C raises
 /// `KeyboardInterrupt`) the future is dropped, which cancels the call. When that cancelled
 /// a placeOrder or addItems whose request was on the wire (the core logs a warning then),
 /// the exception carries its `external_id` and `operation`, and a note saying so.
-pub fn wait_detached<T, F>(fut: F) -> PyResult<T>
+pub fn wait_detached<T, E, F>(fut: F) -> PyResult<T>
 where
-    F: Future<Output = abws::Result<T>> + Send,
+    F: Future<Output = Result<T, E>> + Send,
+    Failed: From<E>,
     T: Send,
 {
     if tokio::runtime::Handle::try_current().is_ok() {
@@ -29,13 +158,13 @@ where
     // The context is per process: a forked child gets a fresh runtime here.
     let ctx = abws::process::context();
     let rt = ctx.runtime().map_err(to_py_err)?;
-    let watch = abws::inflight::Watch::new();
+    let watch = Watch::new();
     let fut = watch.scope(fut);
     let r = rt.block_on(async move {
         let mut fut = std::pin::pin!(fut);
         loop {
             tokio::select! {
-                r = &mut fut => return r.map_err(to_py_err),
+                r = &mut fut => return r.map_err(|e| PyErr::from(Failed::from(e))),
                 _ = tokio::time::sleep(SIGNAL_TICK) => {
                     Python::attach(|py| py.check_signals())?;
                 }
@@ -44,16 +173,20 @@ where
     });
     // The call's future is dropped by now: an unsafe write it cancelled is in the watch.
     if let (Err(e), Some(c)) = (&r, watch.cancelled()) {
-        Python::attach(|py| annotate(py, e, &c));
+        Python::attach(|py| annotate(err_value(py, e), &c));
     }
     r
+}
+
+fn err_value<'py>(py: Python<'py>, err: &PyErr) -> Bound<'py, PyAny> {
+    err.value(py).clone().into_any()
 }
 
 /// Puts a cancelled unsafe write on the exception that interrupted it: `external_id` and
 /// `operation` attributes, and a note (`add_note` from Python 3.11; `__notes__` on 3.10,
 /// which does not print it).
-fn annotate(py: Python<'_>, err: &PyErr, c: &abws::inflight::Cancelled) {
-    let value = err.value(py);
+fn annotate(value: Bound<'_, PyAny>, c: &Cancelled) {
+    let py = value.py();
     let _ = value.setattr("external_id", c.external_id.as_deref());
     let _ = value.setattr("operation", c.operation);
     let note = format!("abws: {}", c.describe());
@@ -63,8 +196,8 @@ fn annotate(py: Python<'_>, err: &PyErr, c: &abws::inflight::Cancelled) {
         let notes = value
             .getattr("__notes__")
             .ok()
-            .and_then(|n| n.cast_into::<pyo3::types::PyList>().ok())
-            .unwrap_or_else(|| pyo3::types::PyList::empty(py));
+            .and_then(|n| n.cast_into::<PyList>().ok())
+            .unwrap_or_else(|| PyList::empty(py));
         let _ = notes.append(note);
         let _ = value.setattr("__notes__", notes);
     }
@@ -78,4 +211,45 @@ where
     T: Send,
 {
     py.detach(move || wait_detached(make()))
+}
+
+/// A job started for asyncio. Its result reaches the `deliver` callable it was started
+/// with; `cancel()` drops its future.
+#[pyclass(name = "Call", module = "abws._abws", frozen)]
+pub struct Call {
+    slot: Arc<Mutex<Option<JobFuture>>>,
+    abort: tokio::task::AbortHandle,
+    watch: Watch,
+}
+
+#[pymethods]
+impl Call {
+    /// Cancels the call: its future is dropped before this returns (connections of an
+    /// attempt in flight are closed, buffers freed, a rate-limit wait given up), and its
+    /// result is never delivered. When that cancelled a placeOrder or addItems whose
+    /// request was on the wire, `exc` (the `CancelledError`) gets its `external_id`,
+    /// `operation` and a note, and the call returns True. Does nothing after the end.
+    #[pyo3(signature = (exc=None))]
+    fn cancel(&self, py: Python<'_>, exc: Option<Bound<'_, PyAny>>) -> bool {
+        // Without the GIL: the runtime thread may hold the slot while it polls, and a poll
+        // may take the GIL (a writer, a log record).
+        let fut = py.detach(|| self.slot.lock().unwrap_or_else(|p| p.into_inner()).take());
+        // Dropped without the GIL too (a document buffer's drop takes it itself).
+        py.detach(move || drop(fut));
+        self.abort.abort();
+        match (self.watch.cancelled(), exc) {
+            (Some(c), Some(exc)) => {
+                annotate(exc, &c);
+                true
+            }
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    /// Whether the call has ended (delivered, failed or cancelled).
+    #[getter]
+    fn done(&self) -> bool {
+        self.abort.is_finished()
+    }
 }

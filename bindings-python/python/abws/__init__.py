@@ -9,11 +9,26 @@ results.
     client = abws.Client.from_env()
     for inv in client.invoices.iter_invoices("2026-01-01", "2026-01-31"):
         print(inv.invoice_number, inv.total_amount)
+
+    async with abws.AsyncClient.from_env() as client:      # the same API, awaitable
+        page = await client.invoices.get_invoices("2026-01-01", "2026-01-31")
 """
 
 import logging as _logging
 
 from ._abws import __version__
+from .async_client import (
+    AsyncCart,
+    AsyncClient,
+    AsyncDocuments,
+    AsyncInvoices,
+    AsyncListing,
+    AsyncOrdering,
+    AsyncProducts,
+    AsyncReconciliation,
+    AsyncReporting,
+    AsyncTracking,
+)
 from .auth import Credentials, Tokens, authorize_interactive, consent_url, exchange_code
 from .client import (
     Cart,
@@ -77,6 +92,16 @@ __all__ = [
     "Ordering",
     "Reporting",
     "Tracking",
+    "AsyncClient",
+    "AsyncListing",
+    "AsyncInvoices",
+    "AsyncReconciliation",
+    "AsyncDocuments",
+    "AsyncCart",
+    "AsyncProducts",
+    "AsyncOrdering",
+    "AsyncReporting",
+    "AsyncTracking",
     "Model",
     "Money",
     "to_pandas",

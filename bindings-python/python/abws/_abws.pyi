@@ -1,7 +1,8 @@
 """The compiled core (private; use the names exported by ``abws``).
 
 Every blocking method releases the GIL while it waits and checks for signals every
-100 ms, so Ctrl-C interrupts it with ``KeyboardInterrupt``.
+100 ms, so Ctrl-C interrupts it with ``KeyboardInterrupt``. Given ``deliver``, a method
+starts its call on the core's runtime instead and returns a :class:`Call` (asyncio).
 """
 
 from typing import Any, Callable, Dict, List, Optional, Tuple, final
@@ -12,6 +13,7 @@ __all__ = [
     "DEFAULT_WAIT_TIMEOUT",
     "Client",
     "Pager",
+    "Call",
     "Sandbox",
     "consent_url",
     "exchange_code",
@@ -22,6 +24,7 @@ __all__ = [
     "_operations",
     "_refresh_logging",
     "_redact",
+    "_live_download_buffers",
     "decrypt_file",
     "decrypt",
 ]
@@ -30,32 +33,40 @@ __version__: str
 _debug_build: bool
 DEFAULT_WAIT_TIMEOUT: float
 
+_Deliver = Callable[[bool, Any], None]
+"""Receives an asyncio call's result, ``(True, value)`` or ``(False, exception)``, on an I/O
+thread with the GIL (the Python side passes it to ``loop.call_soon_threadsafe``)."""
+
 @final
 class Client:
-    """The compiled client, built from its settings as JSON text."""
+    """The compiled client, built from its settings as JSON text. Every method that does
+    I/O blocks (returns its result) without ``deliver``; with it, it starts the call for
+    asyncio and returns its :class:`Call` at once."""
 
     def __new__(cls, settings_json: str, on_refresh_token: Optional[Callable[[str], None]] = None) -> "Client": ...
     def settings(self) -> Dict[str, Any]:
         """The settings in force, without secrets."""
     def _credentials(self) -> Dict[str, str]:
         """The credentials in force, secrets exposed (for opt-in pickling only)."""
-    def call(self, op: str, args: Dict[str, Any]) -> Any:
+    def call(self, op: str, args: Dict[str, Any], deliver: Optional[_Deliver] = None) -> Any:
         """Runs one operation of the table by its snake_case name (or operationId) with its
         arguments, keyed by parameter name; returns an instance of its ``abws.models``
         class (``None`` for an operation without a result)."""
     def pager(self, op: str, args: Dict[str, Any]) -> "Pager":
         """Starts a listing by its pager name (``iter_invoices``, ...) with the arguments
         of its operation."""
-    def invoice_details_for(self, args: Dict[str, Any]) -> List[Any]:
+    def invoice_details_for(self, args: Dict[str, Any], deliver: Optional[_Deliver] = None) -> Any:
         """The invoice data of any number of line items (``{"line_items": [...]}``)."""
-    def wait_for_report(self, args: Dict[str, Any]) -> Any:
+    def wait_for_report(self, args: Dict[str, Any], deliver: Optional[_Deliver] = None) -> Any:
         """Polls getReport until the report ends (``report_id``, ``poll_interval``,
         ``timeout``)."""
-    def download(self, report_document_id: Any) -> bytes:
-        """A report document's PDF, unpacked in memory."""
-    def fetch_pdf(self, args: Dict[str, Any]) -> bytes:
-        """create → wait → document → download; returns the PDF."""
-    def download_to(self, report_document_id: Any, writer: Any, key: Any = None) -> int:
+    def download(self, report_document_id: Any, deliver: Optional[_Deliver] = None) -> Any:
+        """A report document's PDF (``bytes``), unpacked in memory."""
+    def fetch_pdf(self, args: Dict[str, Any], deliver: Optional[_Deliver] = None) -> Any:
+        """create → wait → document → download; returns the PDF (``bytes``)."""
+    def download_to(
+        self, report_document_id: Any, writer: Any, key: Any = None, deliver: Optional[_Deliver] = None
+    ) -> Any:
         """Streams a report document's PDF (or, with ``key``, its sealed file) into
         ``writer``; returns the PDF's size."""
     def download_to_path(
@@ -65,19 +76,32 @@ class Client:
         key: Any = None,
         allow_plaintext: bool = False,
         progress: Optional[Callable[[int], None]] = None,
-    ) -> int:
+        deliver: Optional[_Deliver] = None,
+    ) -> Any:
         """Streams a report document into the file ``path``: sealed under ``key`` (or
-        ``ABWS_DOCUMENT_KEY``), or the plain PDF with ``allow_plaintext=True``."""
+        ``ABWS_DOCUMENT_KEY``), or the plain PDF with ``allow_plaintext=True``; returns
+        the PDF's size."""
 
 @final
 class Pager:
     """A listing in progress."""
 
-    def next_page(self) -> Optional[Any]:
+    def next_page(self, deliver: Optional[_Deliver] = None) -> Any:
         """The next page, or None after the last one."""
     @property
     def items_yielded(self) -> int:
         """Items delivered so far."""
+
+@final
+class Call:
+    """A call started for asyncio."""
+
+    def cancel(self, exc: Optional[BaseException] = None) -> bool:
+        """Drops the call's future before returning; True when that cancelled a placeOrder or
+        addItems in flight (``exc`` then gets ``external_id``, ``operation`` and a note)."""
+    @property
+    def done(self) -> bool:
+        """Whether the call has ended."""
 
 @final
 class Sandbox:
@@ -123,6 +147,8 @@ def _redact(value: str) -> str:
 def _operations() -> List[Tuple[str, str, str, Optional[str]]]:
     """Every operation of the core's table: (operationId, group, method, pager or None)."""
 
+def _live_download_buffers() -> int:
+    """How many document buffers are alive (for the tests)."""
 def decrypt_file(src: Any, dest: Any, key: Any = None) -> int:
     """Opens the sealed file ``src`` into the file ``dest`` (0600); returns the PDF's size."""
 

@@ -1,14 +1,28 @@
-"""What every API group shares (hand-written): the base class of the generated group
-classes (``_operations.py``), :class:`Listing`, and ``DateLike``."""
+"""What every API group shares (hand-written): the base classes of the generated group
+classes (``_operations.py``), blocking and asyncio, :class:`Listing` and
+:class:`AsyncListing`, ``DateLike``, and how an asyncio call awaits the core's future."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, Dict, Generic, Iterator, List, TypeVar, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    AsyncIterator,
+    Callable,
+    Dict,
+    Generic,
+    Iterator,
+    List,
+    TypeVar,
+    Union,
+)
 
 if TYPE_CHECKING:
+    from .async_client import AsyncClient
     from .client import Client
 
 logger = logging.getLogger("abws")
@@ -31,12 +45,9 @@ def _progress(enabled: bool, desc: str, unit: str) -> Any:
     return tqdm(desc=desc, unit=unit, unit_scale=unit == "B")
 
 
-class Listing(Iterator[T], Generic[T]):
-    """The items of a paged listing, fetched page by page as you iterate.
-
-    Iterate it for the items; ``pages()`` walks the remaining pages instead;
-    ``items_yielded`` counts the items delivered so far.
-    """
+class _Pages:
+    """The page-by-page walk both listings share: the items of the current page, the
+    progress bar, the debug records."""
 
     def __init__(self, pager: Any, items_field: str, op: str, progress: bool) -> None:
         self._pager = pager
@@ -47,16 +58,12 @@ class Listing(Iterator[T], Generic[T]):
         self._bar = _progress(progress, op, "item")
         self._done = False
 
-    def _fetch(self) -> Any:
-        if self._done:
-            return None
-        start = time.monotonic()
-        try:
-            page = self._pager.next_page()
-        except BaseException:
-            self._close_bar()
-            self._done = True
-            raise
+    def _failed(self) -> None:
+        self._close_bar()
+        self._done = True
+
+    def _received(self, page: Any, start: float) -> Any:
+        """Records a page fetched (``None``: the end) and gives it back."""
         if page is None:
             self._done = True
             self._close_bar()
@@ -67,24 +74,61 @@ class Listing(Iterator[T], Generic[T]):
             self._bar.update(len(items))
         return page
 
+    def _take(self) -> Any:
+        """The next buffered item (call only while ``_has_item()``)."""
+        item = self._buffer[self._pos]
+        self._pos += 1
+        return item
+
+    def _has_item(self) -> bool:
+        return self._pos < len(self._buffer)
+
+    def _refill(self, page: Any) -> None:
+        self._buffer = list(getattr(page, self._field, None) or [])
+        self._pos = 0
+
     def _close_bar(self) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
 
+    @property
+    def items_yielded(self) -> int:
+        """Items received so far, over every page fetched."""
+        return int(self._pager.items_yielded)
+
+    def __repr__(self) -> str:
+        return f"<abws.{type(self).__name__} {self._op} items_yielded={self.items_yielded}>"
+
+
+class Listing(_Pages, Iterator[T], Generic[T]):
+    """The items of a paged listing, fetched page by page as you iterate.
+
+    Iterate it for the items; ``pages()`` walks the remaining pages instead;
+    ``items_yielded`` counts the items delivered so far.
+    """
+
+    def _fetch(self) -> Any:
+        if self._done:
+            return None
+        start = time.monotonic()
+        try:
+            page = self._pager.next_page()
+        except BaseException:
+            self._failed()
+            raise
+        return self._received(page, start)
+
     def __iter__(self) -> "Listing[T]":
         return self
 
     def __next__(self) -> T:
-        while self._pos >= len(self._buffer):
+        while not self._has_item():
             page = self._fetch()
             if page is None:
                 raise StopIteration
-            self._buffer = list(getattr(page, self._field, None) or [])
-            self._pos = 0
-        item = self._buffer[self._pos]
-        self._pos += 1
-        return item  # type: ignore[no-any-return]
+            self._refill(page)
+        return self._take()  # type: ignore[no-any-return]
 
     def pages(self) -> Iterator[Any]:
         """The remaining pages, whole (with their next_page_token and other fields)."""
@@ -94,13 +138,90 @@ class Listing(Iterator[T], Generic[T]):
                 return
             yield page
 
-    @property
-    def items_yielded(self) -> int:
-        """Items received so far, over every page fetched."""
-        return int(self._pager.items_yielded)
 
-    def __repr__(self) -> str:
-        return f"<abws.Listing {self._op} items_yielded={self.items_yielded}>"
+class AsyncListing(_Pages, AsyncIterator[T], Generic[T]):
+    """The items of a paged listing, fetched page by page as you iterate with
+    ``async for``.
+
+    ``pages()`` walks the remaining pages instead (``async for page in
+    listing.pages()``); ``items_yielded`` counts the items delivered so far. A fetch
+    cancelled with its task leaves the listing where it was: iterating again fetches the
+    same page.
+    """
+
+    async def _fetch(self) -> Any:
+        if self._done:
+            return None
+        start = time.monotonic()
+        try:
+            page = await _awaited(self._pager.next_page)
+        except asyncio.CancelledError:
+            raise
+        except BaseException:
+            self._failed()
+            raise
+        return self._received(page, start)
+
+    def __aiter__(self) -> "AsyncListing[T]":
+        return self
+
+    async def __anext__(self) -> T:
+        while not self._has_item():
+            page = await self._fetch()
+            if page is None:
+                raise StopAsyncIteration
+            self._refill(page)
+        return self._take()  # type: ignore[no-any-return]
+
+    async def pages(self) -> AsyncIterator[Any]:
+        """The remaining pages, whole (with their next_page_token and other fields)."""
+        while True:
+            page = await self._fetch()
+            if page is None:
+                return
+            yield page
+
+
+def _settle(fut: "asyncio.Future[Any]", ok: bool, value: Any) -> None:
+    """Completes an awaited call's future on its event loop (unless it was cancelled)."""
+    if fut.done():
+        return
+    if ok:
+        fut.set_result(value)
+    else:
+        fut.set_exception(value)
+
+
+class _Deliver:
+    """What the core calls with a result, on its I/O thread: hands it to the loop."""
+
+    __slots__ = ("_loop", "_fut")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, fut: "asyncio.Future[Any]") -> None:
+        self._loop = loop
+        self._fut = fut
+
+    def __call__(self, ok: bool, value: Any) -> None:
+        try:
+            self._loop.call_soon_threadsafe(_settle, self._fut, ok, value)
+        except RuntimeError:  # the loop is closed: nobody waits for this result any more
+            pass
+
+
+async def _awaited(start: Callable[..., Any]) -> Any:
+    """Starts a call of the compiled client for asyncio (``start(deliver=...)`` returns its
+    ``Call``) and awaits its result. The core's future runs on the core's runtime; the
+    event loop only waits. Cancelling the awaiting task drops that future before the
+    ``CancelledError`` goes on; a placeOrder or addItems it cut off in flight puts its
+    ``external_id``, ``operation`` and a note on that ``CancelledError``."""
+    loop = asyncio.get_running_loop()
+    fut: "asyncio.Future[Any]" = loop.create_future()
+    call = start(deliver=_Deliver(loop, fut))
+    try:
+        return await fut
+    except asyncio.CancelledError as e:
+        call.cancel(e)
+        raise
 
 
 class _Group:
@@ -119,3 +240,17 @@ class _Group:
         return f"<abws.{type(self).__name__} of {self._client!r}>"
 
 
+class _AsyncGroup:
+    """The base of every asyncio API group: awaits operations through the client."""
+
+    def __init__(self, client: "AsyncClient") -> None:
+        self._client = client
+
+    async def _call(self, op: str, args: Dict[str, Any]) -> Any:
+        return await self._client._call(op, args)
+
+    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> AsyncListing[Any]:
+        return self._client._listing(op, field, args, progress)
+
+    def __repr__(self) -> str:
+        return f"<abws.{type(self).__name__} of {self._client!r}>"

@@ -2,8 +2,10 @@
 # (core/src/operations.rs) and the models it reaches. Do not edit.
 """The operation methods of every API group, generated from the operations table: one
 method per operation (required parameters positional in declared order, the others
-keyword-only), one ``iter_*`` per listing. The public group classes (``abws.Invoices``,
-...) derive from these and add the conveniences that are not one operation.
+keyword-only), one ``iter_*`` per listing; each group twice, for ``abws.Client`` and, with
+the same names, parameters, results and errors, awaitable for ``abws.AsyncClient``. The
+public group classes (``abws.Invoices``, ``abws.AsyncInvoices``, ...) derive from these
+and add the conveniences that are not one operation.
 
 Arguments go to the core as they are (dates as ``datetime``, ``date`` or ISO 8601 text;
 nested parts as mappings, result models or tuples); the core reads them into the
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence, Tuple, Union, cast
 
-from ._group import DateLike, Listing, _Group
+from ._group import DateLike, Listing, AsyncListing, _Group, _AsyncGroup
 from ._model_base import Model
 from .models import (
     CartDetails,
@@ -56,6 +58,14 @@ __all__ = [
     "_OrderingOperations",
     "_ReportingOperations",
     "_TrackingOperations",
+    "_AsyncInvoicesOperations",
+    "_AsyncReconciliationOperations",
+    "_AsyncDocumentsOperations",
+    "_AsyncCartOperations",
+    "_AsyncProductsOperations",
+    "_AsyncOrderingOperations",
+    "_AsyncReportingOperations",
+    "_AsyncTrackingOperations",
 ]
 
 
@@ -1335,6 +1345,1295 @@ class _TrackingOperations(_Group):
         return cast(
             PackageTrackingDetails,
             self._call(
+                "get_package_tracking_details",
+                {
+                    "order_id": order_id,
+                    "shipment_id": shipment_id,
+                    "package_id": package_id,
+                    "region": region,
+                    "locale": locale,
+                },
+            ),
+        )
+
+
+class _AsyncInvoicesOperations(_AsyncGroup):
+    """The operations of the invoices group, one method each (generated);
+    ``abws.AsyncInvoices`` adds the conveniences.
+    """
+
+    async def get_invoices(
+        self,
+        invoice_issue_start_date: DateLike,
+        invoice_issue_end_date: DateLike,
+        *,
+        region: Optional[str] = None,
+        payment_method_types: Optional[Sequence[str]] = None,
+        next_page_token: Optional[str] = None,
+    ) -> InvoicesPage:
+        """One page of the invoices and credit memos issued in a date range (at most 366 days).
+
+        Operation ``getInvoices`` (GET /ab-invoice/2026-02-01/invoices).
+
+        Args:
+            invoice_issue_start_date: Start of the issue-date range.
+            invoice_issue_end_date: End of the range: not in the future, at most 366 days
+                after the start (`iter_invoices` walks any range in windows).
+            region: Only invoices of this region (omitted: every marketplace of the client's
+                address).
+            payment_method_types: Payment methods (supported: BCA); omitted: all.
+            next_page_token: Resume from this page token (sent with the same other
+                parameters).
+
+        Returns:
+            InvoicesPage
+        """
+        return cast(
+            InvoicesPage,
+            await self._call(
+                "get_invoices",
+                {
+                    "invoice_issue_start_date": invoice_issue_start_date,
+                    "invoice_issue_end_date": invoice_issue_end_date,
+                    "region": region,
+                    "payment_method_types": payment_method_types,
+                    "next_page_token": next_page_token,
+                },
+            ),
+        )
+
+    def iter_invoices(
+        self,
+        invoice_issue_start_date: DateLike,
+        invoice_issue_end_date: DateLike,
+        *,
+        region: Optional[str] = None,
+        payment_method_types: Optional[Sequence[str]] = None,
+        next_page_token: Optional[str] = None,
+        progress: bool = False,
+    ) -> AsyncListing[InvoiceSummary]:
+        """Every ``InvoiceSummary`` of ``get_invoices``, page after page, fetched lazily as you
+        iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
+        bar when tqdm is installed). A ``next_page_token`` given starts the walk there.
+
+        Args:
+            invoice_issue_start_date: Start of the issue-date range.
+            invoice_issue_end_date: End of the range: not in the future, at most 366 days
+                after the start (`iter_invoices` walks any range in windows).
+            region: Only invoices of this region (omitted: every marketplace of the client's
+                address).
+            payment_method_types: Payment methods (supported: BCA); omitted: all.
+            next_page_token: Resume from this page token (sent with the same other
+                parameters).
+
+        Returns:
+            AsyncListing[InvoiceSummary]
+        """
+        return self._listing(
+            "iter_invoices",
+            "invoices",
+            {
+                "invoice_issue_start_date": invoice_issue_start_date,
+                "invoice_issue_end_date": invoice_issue_end_date,
+                "region": region,
+                "payment_method_types": payment_method_types,
+                "next_page_token": next_page_token,
+            },
+            progress,
+        )
+
+    async def get_invoice_detail_by_invoice_number(
+        self,
+        invoice_number: str,
+        *,
+        region: Optional[str] = None,
+    ) -> InvoiceDetail:
+        """One invoice or credit memo in full: parties, billing details, tax breakdown.
+
+        Operation ``getInvoiceDetailByInvoiceNumber`` (GET
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail).
+
+        Args:
+            invoice_number: The invoice or credit memo number.
+            region: The invoice's region (default: the client's).
+
+        Returns:
+            InvoiceDetail
+        """
+        return cast(
+            InvoiceDetail,
+            await self._call(
+                "get_invoice_detail_by_invoice_number",
+                {
+                    "invoice_number": invoice_number,
+                    "region": region,
+                },
+            ),
+        )
+
+    async def get_invoice_line_items_by_invoice_number(
+        self,
+        invoice_number: str,
+        *,
+        region: Optional[str] = None,
+        next_page_token: Optional[str] = None,
+    ) -> LineItemsPage:
+        """One page of an invoice's line items (then the reversal units of its credit memos).
+
+        Operation ``getInvoiceLineItemsByInvoiceNumber`` (GET
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems).
+
+        Args:
+            invoice_number: The invoice or credit memo number.
+            region: The invoice's region (default: the client's).
+            next_page_token: Resume from this page token.
+
+        Returns:
+            LineItemsPage
+        """
+        return cast(
+            LineItemsPage,
+            await self._call(
+                "get_invoice_line_items_by_invoice_number",
+                {
+                    "invoice_number": invoice_number,
+                    "region": region,
+                    "next_page_token": next_page_token,
+                },
+            ),
+        )
+
+    def iter_invoice_line_items(
+        self,
+        invoice_number: str,
+        *,
+        region: Optional[str] = None,
+        next_page_token: Optional[str] = None,
+        progress: bool = False,
+    ) -> AsyncListing[InvoiceLineItem]:
+        """Every ``InvoiceLineItem`` of ``get_invoice_line_items_by_invoice_number``, page
+        after page, fetched lazily as you iterate with ``async for`` (``pages()`` gives
+        whole pages; ``progress=True`` shows a bar when tqdm is installed). A
+        ``next_page_token`` given starts the walk there.
+
+        Args:
+            invoice_number: The invoice or credit memo number.
+            region: The invoice's region (default: the client's).
+            next_page_token: Resume from this page token.
+
+        Returns:
+            AsyncListing[InvoiceLineItem]
+        """
+        return self._listing(
+            "iter_invoice_line_items",
+            "line_items",
+            {
+                "invoice_number": invoice_number,
+                "region": region,
+                "next_page_token": next_page_token,
+            },
+            progress,
+        )
+
+
+class _AsyncReconciliationOperations(_AsyncGroup):
+    """The operations of the reconciliation group, one method each (generated);
+    ``abws.AsyncReconciliation`` adds the conveniences.
+    """
+
+    async def get_transactions(
+        self,
+        feed_start_date: DateLike,
+        feed_end_date: DateLike,
+        *,
+        next_page_token: Optional[str] = None,
+    ) -> TransactionsPage:
+        """One page of the transactions of a feed-date range.
+
+        Operation ``getTransactions`` (GET /reconciliation/2021-01-08/transactions).
+
+        Args:
+            feed_start_date: Start of the feed-date range.
+            feed_end_date: End of the feed-date range.
+            next_page_token: Resume from this page token (sent alone, as the service wants).
+
+        Returns:
+            TransactionsPage
+        """
+        return cast(
+            TransactionsPage,
+            await self._call(
+                "get_transactions",
+                {
+                    "feed_start_date": feed_start_date,
+                    "feed_end_date": feed_end_date,
+                    "next_page_token": next_page_token,
+                },
+            ),
+        )
+
+    def iter_transactions(
+        self,
+        feed_start_date: DateLike,
+        feed_end_date: DateLike,
+        *,
+        next_page_token: Optional[str] = None,
+        progress: bool = False,
+    ) -> AsyncListing[Transaction]:
+        """Every ``Transaction`` of ``get_transactions``, page after page, fetched lazily as
+        you iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True``
+        shows a bar when tqdm is installed). A ``next_page_token`` given starts the walk
+        there.
+
+        Args:
+            feed_start_date: Start of the feed-date range.
+            feed_end_date: End of the feed-date range.
+            next_page_token: Resume from this page token (sent alone, as the service wants).
+
+        Returns:
+            AsyncListing[Transaction]
+        """
+        return self._listing(
+            "iter_transactions",
+            "transactions",
+            {
+                "feed_start_date": feed_start_date,
+                "feed_end_date": feed_end_date,
+                "next_page_token": next_page_token,
+            },
+            progress,
+        )
+
+    async def get_invoice_details_by_order_line_items(
+        self,
+        order_line_items: Sequence[Union[Mapping[str, Any], Model, Tuple[str, str, str]]],
+    ) -> InvoiceDetailsResponse:
+        """The invoice data of 1 to 25 order line items.
+
+        Operation ``getInvoiceDetailsByOrderLineItems`` (POST
+        /reconciliation/2021-01-08/invoices).
+
+        Args:
+            order_line_items: 1 to 25 order line items (order_id, order_line_item_id,
+                shipment_id).
+
+        Returns:
+            InvoiceDetailsResponse
+        """
+        return cast(
+            InvoiceDetailsResponse,
+            await self._call(
+                "get_invoice_details_by_order_line_items",
+                {
+                    "order_line_items": order_line_items,
+                },
+            ),
+        )
+
+
+class _AsyncDocumentsOperations(_AsyncGroup):
+    """The operations of the documents group, one method each (generated);
+    ``abws.AsyncDocuments`` adds the conveniences.
+    """
+
+    async def create_report(
+        self,
+        report_options: Union[Mapping[str, Any], Model],
+        *,
+        report_type: Optional[str] = None,
+        marketplace_ids: Optional[Sequence[str]] = None,
+    ) -> CreateReportResponse:
+        """Starts a report that produces an invoice or credit note PDF.
+
+        Operation ``createReport`` (POST /reports/2021-09-30/reports).
+
+        Args:
+            report_type: Defaults to GET_AB_INVOICE_PDF.
+            marketplace_ids: Marketplace ids, all of one regional group; defaults to the
+                client region's.
+            report_options: Which document: order_id with order_line_item_id (and
+                shipment_id, document_type), order_id alone in the EU, or invoice_id for a
+                consolidated invoice.
+
+        Returns:
+            CreateReportResponse
+        """
+        return cast(
+            CreateReportResponse,
+            await self._call(
+                "create_report",
+                {
+                    "report_type": report_type,
+                    "marketplace_ids": marketplace_ids,
+                    "report_options": report_options,
+                },
+            ),
+        )
+
+    async def get_report(
+        self,
+        report_id: str,
+    ) -> Report:
+        """A report's processing status (and its document id once DONE).
+
+        Operation ``getReport`` (GET /reports/2021-09-30/reports/{reportId}).
+
+        Args:
+            report_id: A report created within the last 30 days.
+
+        Returns:
+            Report
+        """
+        return cast(
+            Report,
+            await self._call(
+                "get_report",
+                {
+                    "report_id": report_id,
+                },
+            ),
+        )
+
+    async def get_report_document(
+        self,
+        report_document_id: str,
+    ) -> ReportDocument:
+        """A report document's presigned address (five minutes) and compression.
+
+        Operation ``getReportDocument`` (GET
+        /reports/2021-09-30/documents/{reportDocumentId}).
+
+        Args:
+            report_document_id: The reportDocumentId of a DONE report.
+
+        Returns:
+            ReportDocument
+        """
+        return cast(
+            ReportDocument,
+            await self._call(
+                "get_report_document",
+                {
+                    "report_document_id": report_document_id,
+                },
+            ),
+        )
+
+
+class _AsyncCartOperations(_AsyncGroup):
+    """The operations of the cart group, one method each (generated); ``abws.AsyncCart`` adds
+    the conveniences.
+    """
+
+    async def list_carts(
+        self,
+        *,
+        region: Optional[str] = None,
+        page_size: Optional[int] = None,
+        page_token: Optional[str] = None,
+        user_email: Optional[str] = None,
+    ) -> CartsPage:
+        """One page of the buying user's carts.
+
+        Operation ``listCarts`` (GET /cart/2025-04-30/carts).
+
+        Args:
+            region: The carts' region (default: the client's).
+            page_size: 1 to 10 carts a page (the service's default: 5).
+            page_token: Resume from this page token.
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            CartsPage
+        """
+        return cast(
+            CartsPage,
+            await self._call(
+                "list_carts",
+                {
+                    "region": region,
+                    "page_size": page_size,
+                    "page_token": page_token,
+                    "user_email": user_email,
+                },
+            ),
+        )
+
+    def iter_carts(
+        self,
+        *,
+        region: Optional[str] = None,
+        page_size: Optional[int] = None,
+        page_token: Optional[str] = None,
+        user_email: Optional[str] = None,
+        progress: bool = False,
+    ) -> AsyncListing[CartDetails]:
+        """Every ``CartDetails`` of ``list_carts``, page after page, fetched lazily as you
+        iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
+        bar when tqdm is installed). A ``page_token`` given starts the walk there.
+
+        Args:
+            region: The carts' region (default: the client's).
+            page_size: 1 to 10 carts a page (the service's default: 5).
+            page_token: Resume from this page token.
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            AsyncListing[CartDetails]
+        """
+        return self._listing(
+            "iter_carts",
+            "cart_details_list",
+            {
+                "region": region,
+                "page_size": page_size,
+                "page_token": page_token,
+                "user_email": user_email,
+            },
+            progress,
+        )
+
+    async def get_cart(
+        self,
+        cart_id: str,
+        *,
+        region: Optional[str] = None,
+    ) -> CartDetails:
+        """One cart.
+
+        Operation ``getCart`` (GET /cart/2025-04-30/carts/{cartId}).
+
+        Args:
+            cart_id: The cart.
+            region: The cart's region (default: the client's).
+
+        Returns:
+            CartDetails
+        """
+        return cast(
+            CartDetails,
+            await self._call(
+                "get_cart",
+                {
+                    "cart_id": cart_id,
+                    "region": region,
+                },
+            ),
+        )
+
+    async def get_items(
+        self,
+        cart_id: str,
+        *,
+        region: Optional[str] = None,
+    ) -> CartItems:
+        """The items of a cart.
+
+        Operation ``getItems`` (GET /cart/2025-04-30/carts/{cartId}/items).
+
+        Args:
+            cart_id: The cart.
+            region: The cart's region (default: the client's).
+
+        Returns:
+            CartItems
+        """
+        return cast(
+            CartItems,
+            await self._call(
+                "get_items",
+                {
+                    "cart_id": cart_id,
+                    "region": region,
+                },
+            ),
+        )
+
+    async def add_items(
+        self,
+        cart_id: str,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        region: Optional[str] = None,
+    ) -> ItemsResult:
+        """Adds items to a cart (never resent after an ambiguous failure).
+
+        Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items).
+
+        Args:
+            cart_id: The cart.
+            region: The cart's region (default: the client's).
+            items: The items to add: product_identifier, buying_option_identifier, quantity,
+                external_id.
+
+        Returns:
+            ItemsResult
+        """
+        return cast(
+            ItemsResult,
+            await self._call(
+                "add_items",
+                {
+                    "cart_id": cart_id,
+                    "region": region,
+                    "items": items,
+                },
+            ),
+        )
+
+    async def modify_items(
+        self,
+        cart_id: str,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        region: Optional[str] = None,
+    ) -> ItemsResult:
+        """Sets the quantities of a cart's items (0 removes one).
+
+        Operation ``modifyItems`` (PATCH /cart/2025-04-30/carts/{cartId}/items).
+
+        Args:
+            cart_id: The cart.
+            region: The cart's region (default: the client's).
+            items: The new absolute quantities: item_id, quantity (0 removes the item).
+
+        Returns:
+            ItemsResult
+        """
+        return cast(
+            ItemsResult,
+            await self._call(
+                "modify_items",
+                {
+                    "cart_id": cart_id,
+                    "region": region,
+                    "items": items,
+                },
+            ),
+        )
+
+    async def delete_items(
+        self,
+        cart_id: str,
+        *,
+        region: Optional[str] = None,
+    ) -> None:
+        """Empties a cart.
+
+        Operation ``deleteItems`` (DELETE /cart/2025-04-30/carts/{cartId}/items).
+
+        Args:
+            cart_id: The cart.
+            region: The cart's region (default: the client's).
+        """
+        await self._call(
+            "delete_items",
+            {
+                "cart_id": cart_id,
+                "region": region,
+            },
+        )
+
+    async def get_estimated_total_purchase_cost(
+        self,
+        cart_id: str,
+        address: Mapping[str, Any],
+        *,
+        region: Optional[str] = None,
+    ) -> CostEstimation:
+        """The estimated total cost of a cart's items shipped to an address.
+
+        Operation ``getEstimatedTotalPurchaseCost`` (POST
+        /cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations).
+
+        Args:
+            cart_id: The cart.
+            region: The cart's region (default: the client's).
+            address: The delivery address.
+
+        Returns:
+            CostEstimation
+        """
+        return cast(
+            CostEstimation,
+            await self._call(
+                "get_estimated_total_purchase_cost",
+                {
+                    "cart_id": cart_id,
+                    "region": region,
+                    "address": address,
+                },
+            ),
+        )
+
+
+class _AsyncProductsOperations(_AsyncGroup):
+    """The operations of the products group, one method each (generated);
+    ``abws.AsyncProducts`` adds the conveniences.
+    """
+
+    async def search_products_request(
+        self,
+        product_region: str,
+        locale: str,
+        *,
+        keywords: Optional[Sequence[str]] = None,
+        facets: Optional[Sequence[str]] = None,
+        page_number: Optional[int] = None,
+        page_size: Optional[int] = None,
+        category: Optional[str] = None,
+        sub_category: Optional[str] = None,
+        availability: Optional[str] = None,
+        delivery_day: Optional[str] = None,
+        eligible_for_free_shipping: Optional[str] = None,
+        prime_eligible: Optional[str] = None,
+        upc: Optional[str] = None,
+        isbn: Optional[str] = None,
+        sku: Optional[str] = None,
+        ean: Optional[str] = None,
+        part_number: Optional[str] = None,
+        oem_part_number: Optional[str] = None,
+        search_refinements: Optional[Sequence[str]] = None,
+        product_filters: Optional[Sequence[str]] = None,
+        inclusions_for_products: Optional[Sequence[str]] = None,
+        inclusions_for_offers: Optional[Sequence[str]] = None,
+        sort_key: Optional[str] = None,
+        min_price: Optional[int] = None,
+        max_price: Optional[int] = None,
+        shipping_region: Optional[str] = None,
+        shipping_postal_code: Optional[str] = None,
+        group_tag: Optional[str] = None,
+        user_email: Optional[str] = None,
+    ) -> SearchProductsResult:
+        """One page of a product search (the featured offer of each product).
+
+        Operation ``searchProductsRequest`` (GET /products/2020-08-26/products).
+
+        Args:
+            facets: OFFERS and/or IMAGES.
+            page_number: Zero-based, 0 to 12 (at most 13 pages).
+            page_size: At most 24.
+            min_price: Minimum price, whole currency units, at least 0.
+            max_price: Maximum price, whole currency units.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
+            shipping_region: Region to ship to (must not conflict with product_region).
+            shipping_postal_code: Postal code to ship to.
+            group_tag: Needed only if the user belongs to several buying groups.
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            SearchProductsResult
+        """
+        return cast(
+            SearchProductsResult,
+            await self._call(
+                "search_products_request",
+                {
+                    "keywords": keywords,
+                    "facets": facets,
+                    "page_number": page_number,
+                    "page_size": page_size,
+                    "category": category,
+                    "sub_category": sub_category,
+                    "availability": availability,
+                    "delivery_day": delivery_day,
+                    "eligible_for_free_shipping": eligible_for_free_shipping,
+                    "prime_eligible": prime_eligible,
+                    "upc": upc,
+                    "isbn": isbn,
+                    "sku": sku,
+                    "ean": ean,
+                    "part_number": part_number,
+                    "oem_part_number": oem_part_number,
+                    "search_refinements": search_refinements,
+                    "product_filters": product_filters,
+                    "inclusions_for_products": inclusions_for_products,
+                    "inclusions_for_offers": inclusions_for_offers,
+                    "sort_key": sort_key,
+                    "min_price": min_price,
+                    "max_price": max_price,
+                    "product_region": product_region,
+                    "locale": locale,
+                    "shipping_region": shipping_region,
+                    "shipping_postal_code": shipping_postal_code,
+                    "group_tag": group_tag,
+                    "user_email": user_email,
+                },
+            ),
+        )
+
+    def iter_search_products(
+        self,
+        product_region: str,
+        locale: str,
+        *,
+        keywords: Optional[Sequence[str]] = None,
+        facets: Optional[Sequence[str]] = None,
+        page_number: Optional[int] = None,
+        page_size: Optional[int] = None,
+        category: Optional[str] = None,
+        sub_category: Optional[str] = None,
+        availability: Optional[str] = None,
+        delivery_day: Optional[str] = None,
+        eligible_for_free_shipping: Optional[str] = None,
+        prime_eligible: Optional[str] = None,
+        upc: Optional[str] = None,
+        isbn: Optional[str] = None,
+        sku: Optional[str] = None,
+        ean: Optional[str] = None,
+        part_number: Optional[str] = None,
+        oem_part_number: Optional[str] = None,
+        search_refinements: Optional[Sequence[str]] = None,
+        product_filters: Optional[Sequence[str]] = None,
+        inclusions_for_products: Optional[Sequence[str]] = None,
+        inclusions_for_offers: Optional[Sequence[str]] = None,
+        sort_key: Optional[str] = None,
+        min_price: Optional[int] = None,
+        max_price: Optional[int] = None,
+        shipping_region: Optional[str] = None,
+        shipping_postal_code: Optional[str] = None,
+        group_tag: Optional[str] = None,
+        user_email: Optional[str] = None,
+        progress: bool = False,
+    ) -> AsyncListing[Product]:
+        """Every ``Product`` of ``search_products_request``, page after page, fetched lazily as
+        you iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True``
+        shows a bar when tqdm is installed). A ``page_number`` given starts the walk there.
+
+        Args:
+            facets: OFFERS and/or IMAGES.
+            page_number: Zero-based, 0 to 12 (at most 13 pages).
+            page_size: At most 24.
+            min_price: Minimum price, whole currency units, at least 0.
+            max_price: Maximum price, whole currency units.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
+            shipping_region: Region to ship to (must not conflict with product_region).
+            shipping_postal_code: Postal code to ship to.
+            group_tag: Needed only if the user belongs to several buying groups.
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            AsyncListing[Product]
+        """
+        return self._listing(
+            "iter_search_products",
+            "products",
+            {
+                "keywords": keywords,
+                "facets": facets,
+                "page_number": page_number,
+                "page_size": page_size,
+                "category": category,
+                "sub_category": sub_category,
+                "availability": availability,
+                "delivery_day": delivery_day,
+                "eligible_for_free_shipping": eligible_for_free_shipping,
+                "prime_eligible": prime_eligible,
+                "upc": upc,
+                "isbn": isbn,
+                "sku": sku,
+                "ean": ean,
+                "part_number": part_number,
+                "oem_part_number": oem_part_number,
+                "search_refinements": search_refinements,
+                "product_filters": product_filters,
+                "inclusions_for_products": inclusions_for_products,
+                "inclusions_for_offers": inclusions_for_offers,
+                "sort_key": sort_key,
+                "min_price": min_price,
+                "max_price": max_price,
+                "product_region": product_region,
+                "locale": locale,
+                "shipping_region": shipping_region,
+                "shipping_postal_code": shipping_postal_code,
+                "group_tag": group_tag,
+                "user_email": user_email,
+            },
+            progress,
+        )
+
+    async def products_request(
+        self,
+        product_id: str,
+        product_region: str,
+        locale: str,
+        *,
+        quantity: Optional[int] = None,
+        facets: Optional[Sequence[str]] = None,
+        inclusions_for_products: Optional[Sequence[str]] = None,
+        inclusions_for_offers: Optional[Sequence[str]] = None,
+        shipping_region: Optional[str] = None,
+        shipping_postal_code: Optional[str] = None,
+        group_tag: Optional[str] = None,
+        user_email: Optional[str] = None,
+    ) -> Product:
+        """One product.
+
+        Operation ``productsRequest`` (GET /products/2020-08-26/products/{productId}).
+
+        Args:
+            product_id: The product (ASIN).
+            quantity: Drives quantity discounts (default 1).
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
+            shipping_region: Region to ship to (must not conflict with product_region).
+            shipping_postal_code: Postal code to ship to.
+            group_tag: Needed only if the user belongs to several buying groups.
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            Product
+        """
+        return cast(
+            Product,
+            await self._call(
+                "products_request",
+                {
+                    "product_id": product_id,
+                    "quantity": quantity,
+                    "facets": facets,
+                    "inclusions_for_products": inclusions_for_products,
+                    "inclusions_for_offers": inclusions_for_offers,
+                    "product_region": product_region,
+                    "locale": locale,
+                    "shipping_region": shipping_region,
+                    "shipping_postal_code": shipping_postal_code,
+                    "group_tag": group_tag,
+                    "user_email": user_email,
+                },
+            ),
+        )
+
+    async def search_offers_request(
+        self,
+        product_id: str,
+        product_region: str,
+        locale: str,
+        *,
+        page_number: Optional[int] = None,
+        page_size: Optional[int] = None,
+        filter_ids: Optional[Sequence[str]] = None,
+        quantity: Optional[int] = None,
+        inclusions_for_offers: Optional[Sequence[str]] = None,
+        shipping_region: Optional[str] = None,
+        shipping_postal_code: Optional[str] = None,
+        group_tag: Optional[str] = None,
+        user_email: Optional[str] = None,
+    ) -> OffersResult:
+        """One page of a product's offers.
+
+        Operation ``searchOffersRequest`` (GET
+        /products/2020-08-26/products/{productId}/offers).
+
+        Args:
+            product_id: The product (ASIN).
+            page_number: Zero-based, 0 to 12 (at most 13 pages).
+            page_size: At most 24.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
+            shipping_region: Region to ship to (must not conflict with product_region).
+            shipping_postal_code: Postal code to ship to.
+            group_tag: Needed only if the user belongs to several buying groups.
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            OffersResult
+        """
+        return cast(
+            OffersResult,
+            await self._call(
+                "search_offers_request",
+                {
+                    "product_id": product_id,
+                    "page_number": page_number,
+                    "page_size": page_size,
+                    "filter_ids": filter_ids,
+                    "quantity": quantity,
+                    "inclusions_for_offers": inclusions_for_offers,
+                    "product_region": product_region,
+                    "locale": locale,
+                    "shipping_region": shipping_region,
+                    "shipping_postal_code": shipping_postal_code,
+                    "group_tag": group_tag,
+                    "user_email": user_email,
+                },
+            ),
+        )
+
+    def iter_search_offers(
+        self,
+        product_id: str,
+        product_region: str,
+        locale: str,
+        *,
+        page_number: Optional[int] = None,
+        page_size: Optional[int] = None,
+        filter_ids: Optional[Sequence[str]] = None,
+        quantity: Optional[int] = None,
+        inclusions_for_offers: Optional[Sequence[str]] = None,
+        shipping_region: Optional[str] = None,
+        shipping_postal_code: Optional[str] = None,
+        group_tag: Optional[str] = None,
+        user_email: Optional[str] = None,
+        progress: bool = False,
+    ) -> AsyncListing[Offer]:
+        """Every ``Offer`` of ``search_offers_request``, page after page, fetched lazily as you
+        iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
+        bar when tqdm is installed). A ``page_number`` given starts the walk there.
+
+        Args:
+            product_id: The product (ASIN).
+            page_number: Zero-based, 0 to 12 (at most 13 pages).
+            page_size: At most 24.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
+            shipping_region: Region to ship to (must not conflict with product_region).
+            shipping_postal_code: Postal code to ship to.
+            group_tag: Needed only if the user belongs to several buying groups.
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            AsyncListing[Offer]
+        """
+        return self._listing(
+            "iter_search_offers",
+            "offers",
+            {
+                "product_id": product_id,
+                "page_number": page_number,
+                "page_size": page_size,
+                "filter_ids": filter_ids,
+                "quantity": quantity,
+                "inclusions_for_offers": inclusions_for_offers,
+                "product_region": product_region,
+                "locale": locale,
+                "shipping_region": shipping_region,
+                "shipping_postal_code": shipping_postal_code,
+                "group_tag": group_tag,
+                "user_email": user_email,
+            },
+            progress,
+        )
+
+    async def get_products_by_asins(
+        self,
+        product_ids: Sequence[str],
+        product_region: str,
+        locale: str,
+        *,
+        quantity: Optional[int] = None,
+        facets: Optional[Sequence[str]] = None,
+        inclusions_for_products: Optional[Sequence[str]] = None,
+        inclusions_for_offers: Optional[Sequence[str]] = None,
+        shipping_region: Optional[str] = None,
+        shipping_postal_code: Optional[str] = None,
+        group_tag: Optional[str] = None,
+        user_email: Optional[str] = None,
+    ) -> ProductsByAsinsResponse:
+        """Up to 30 products by ASIN.
+
+        Operation ``getProductsByAsins`` (POST
+        /products/2020-08-26/products/getProductsByAsins).
+
+        Args:
+            product_ids: 1 to 30 ASINs.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
+            shipping_region: Region to ship to (must not conflict with product_region).
+            shipping_postal_code: Postal code to ship to.
+            group_tag: Needed only if the user belongs to several buying groups.
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            ProductsByAsinsResponse
+        """
+        return cast(
+            ProductsByAsinsResponse,
+            await self._call(
+                "get_products_by_asins",
+                {
+                    "product_ids": product_ids,
+                    "quantity": quantity,
+                    "facets": facets,
+                    "inclusions_for_products": inclusions_for_products,
+                    "inclusions_for_offers": inclusions_for_offers,
+                    "product_region": product_region,
+                    "locale": locale,
+                    "shipping_region": shipping_region,
+                    "shipping_postal_code": shipping_postal_code,
+                    "group_tag": group_tag,
+                    "user_email": user_email,
+                },
+            ),
+        )
+
+    async def get_offers_by_offer_ids(
+        self,
+        offer_ids: Sequence[str],
+        inclusions_for_offers: Sequence[str],
+        product_region: str,
+        locale: str,
+        *,
+        quantity: Optional[int] = None,
+        facets: Optional[Sequence[str]] = None,
+        shipping_region: Optional[str] = None,
+        shipping_postal_code: Optional[str] = None,
+        group_tag: Optional[str] = None,
+        user_email: Optional[str] = None,
+    ) -> OffersByOfferIdsResponse:
+        """Up to 30 offers by offer id.
+
+        Operation ``getOffersByOfferIds`` (POST
+        /products/2020-08-26/offers/getOffersByOfferIds).
+
+        Args:
+            offer_ids: 1 to 30 offer ids.
+            inclusions_for_offers: Required by the service for this operation.
+            product_region: The marketplace region of the products (US, JP, DE, ...; any
+                case, GB is UK).
+            locale: language-COUNTRY, e.g. en-US (en_us and EN-us are sent as en-US).
+            shipping_region: Region to ship to (must not conflict with product_region).
+            shipping_postal_code: Postal code to ship to.
+            group_tag: Needed only if the user belongs to several buying groups.
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            OffersByOfferIdsResponse
+        """
+        return cast(
+            OffersByOfferIdsResponse,
+            await self._call(
+                "get_offers_by_offer_ids",
+                {
+                    "offer_ids": offer_ids,
+                    "quantity": quantity,
+                    "facets": facets,
+                    "inclusions_for_offers": inclusions_for_offers,
+                    "product_region": product_region,
+                    "locale": locale,
+                    "shipping_region": shipping_region,
+                    "shipping_postal_code": shipping_postal_code,
+                    "group_tag": group_tag,
+                    "user_email": user_email,
+                },
+            ),
+        )
+
+
+class _AsyncOrderingOperations(_AsyncGroup):
+    """The operations of the ordering group, one method each (generated);
+    ``abws.AsyncOrdering`` adds the conveniences.
+    """
+
+    async def place_order(
+        self,
+        external_id: str,
+        line_items: Sequence[Mapping[str, Any]],
+        *,
+        attributes: Optional[Sequence[Mapping[str, Any]]] = None,
+        expectations: Optional[Sequence[Mapping[str, Any]]] = None,
+        e_invoicing: Optional[bool] = None,
+    ) -> PlaceOrderResult:
+        """Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
+
+        Operation ``placeOrder`` (POST /ordering/2022-10-30/orders).
+
+        Args:
+            external_id: 1-255 characters, unique per order; kept identical across retries.
+            line_items: The lines: `external_id` (1-127 characters, unique in the order;
+                digits only for e-invoicing; `externalId` accepted), `quantity`,
+                `attributes`, `expectations`.
+            attributes: Order attributes in the wire form (`{"attributeType": ...}`).
+            expectations: Order expectations in the wire form (`{"expectationType": ...}`).
+            e_invoicing: true when the buying group is enabled for e-invoicing: line
+                external_ids must then be numeric (checked before sending, never sent).
+
+        Returns:
+            PlaceOrderResult
+        """
+        return cast(
+            PlaceOrderResult,
+            await self._call(
+                "place_order",
+                {
+                    "external_id": external_id,
+                    "line_items": line_items,
+                    "attributes": attributes,
+                    "expectations": expectations,
+                    "e_invoicing": e_invoicing,
+                },
+            ),
+        )
+
+
+class _AsyncReportingOperations(_AsyncGroup):
+    """The operations of the reporting group, one method each (generated);
+    ``abws.AsyncReporting`` adds the conveniences.
+    """
+
+    async def get_orders_by_order_id(
+        self,
+        order_id: str,
+        *,
+        include_line_items: Optional[bool] = None,
+        include_shipments: Optional[bool] = None,
+        include_charges: Optional[bool] = None,
+        user_email: Optional[str] = None,
+    ) -> OrdersResponse:
+        """The orders of an order id, with the parts asked for.
+
+        Operation ``getOrdersByOrderId`` (GET /reports/2021-01-08/orders/{orderId}).
+
+        Args:
+            order_id: The order.
+            include_line_items: Include the line items (default false).
+            include_shipments: Include the shipments (default false).
+            include_charges: Include the charges (default false).
+            user_email: The buying user (x-svc-user-email; default: the client's).
+
+        Returns:
+            OrdersResponse
+        """
+        return cast(
+            OrdersResponse,
+            await self._call(
+                "get_orders_by_order_id",
+                {
+                    "order_id": order_id,
+                    "include_line_items": include_line_items,
+                    "include_shipments": include_shipments,
+                    "include_charges": include_charges,
+                    "user_email": user_email,
+                },
+            ),
+        )
+
+    async def get_shipment_line_item_reports(
+        self,
+        order_start_date: DateLike,
+        order_end_date: DateLike,
+        *,
+        purchase_order_numbers: Optional[Sequence[str]] = None,
+        region: Optional[str] = None,
+        order_ids: Optional[Sequence[str]] = None,
+        next_page_token: Optional[str] = None,
+    ) -> ShipmentLineItemsPage:
+        """One page of shipment line item reports.
+
+        Operation ``getShipmentLineItemReports`` (GET
+        /reports/2025-06-09/shipmentLineItemReports).
+
+        Args:
+            order_start_date: Start of the order-date range.
+            order_end_date: End of the range: not in the future, at most 366 days after the
+                start.
+            purchase_order_numbers: 1 to 30 purchase order numbers.
+            region: Only lines of this region.
+            order_ids: 1 to 30 order ids.
+            next_page_token: Resume from this page token.
+
+        Returns:
+            ShipmentLineItemsPage
+        """
+        return cast(
+            ShipmentLineItemsPage,
+            await self._call(
+                "get_shipment_line_item_reports",
+                {
+                    "order_start_date": order_start_date,
+                    "order_end_date": order_end_date,
+                    "purchase_order_numbers": purchase_order_numbers,
+                    "region": region,
+                    "order_ids": order_ids,
+                    "next_page_token": next_page_token,
+                },
+            ),
+        )
+
+    def iter_shipment_line_item_reports(
+        self,
+        order_start_date: DateLike,
+        order_end_date: DateLike,
+        *,
+        purchase_order_numbers: Optional[Sequence[str]] = None,
+        region: Optional[str] = None,
+        order_ids: Optional[Sequence[str]] = None,
+        next_page_token: Optional[str] = None,
+        progress: bool = False,
+    ) -> AsyncListing[ShipmentLineItemReport]:
+        """Every ``ShipmentLineItemReport`` of ``get_shipment_line_item_reports``, page after
+        page, fetched lazily as you iterate with ``async for`` (``pages()`` gives whole
+        pages; ``progress=True`` shows a bar when tqdm is installed). A ``next_page_token``
+        given starts the walk there.
+
+        Args:
+            order_start_date: Start of the order-date range.
+            order_end_date: End of the range: not in the future, at most 366 days after the
+                start.
+            purchase_order_numbers: 1 to 30 purchase order numbers.
+            region: Only lines of this region.
+            order_ids: 1 to 30 order ids.
+            next_page_token: Resume from this page token.
+
+        Returns:
+            AsyncListing[ShipmentLineItemReport]
+        """
+        return self._listing(
+            "iter_shipment_line_item_reports",
+            "shipment_line_items_report",
+            {
+                "order_start_date": order_start_date,
+                "order_end_date": order_end_date,
+                "purchase_order_numbers": purchase_order_numbers,
+                "region": region,
+                "order_ids": order_ids,
+                "next_page_token": next_page_token,
+            },
+            progress,
+        )
+
+
+class _AsyncTrackingOperations(_AsyncGroup):
+    """The operations of the tracking group, one method each (generated);
+    ``abws.AsyncTracking`` adds the conveniences.
+    """
+
+    async def get_package_tracking_details(
+        self,
+        order_id: str,
+        shipment_id: str,
+        package_id: str,
+        *,
+        region: Optional[str] = None,
+        locale: Optional[str] = None,
+    ) -> PackageTrackingDetails:
+        """A package's carrier, status and tracking events.
+
+        Operation ``getPackageTrackingDetails`` (GET
+        /ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}).
+
+        Args:
+            order_id: The order.
+            shipment_id: The shipment of the order.
+            package_id: The package of the shipment.
+            region: The order's region (default: the client's).
+            locale: The language of the event texts (one of `SUPPORTED_LOCALES`, e.g. en-US;
+                en_us is sent as en-US).
+
+        Returns:
+            PackageTrackingDetails
+        """
+        return cast(
+            PackageTrackingDetails,
+            await self._call(
                 "get_package_tracking_details",
                 {
                     "order_id": order_id,

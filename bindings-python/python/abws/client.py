@@ -12,7 +12,21 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, BinaryIO, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    BinaryIO,
+    Callable,
+    ClassVar,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+)
 
 from . import _abws
 from ._group import DateLike, Listing, _progress, logger
@@ -129,6 +143,82 @@ class _CountingWriter:
             self._target.flush()
 
 
+class _Bar:
+    """A progress bar of bytes when asked for and tqdm is installed; otherwise nothing.
+    Closed on leaving the ``with`` block."""
+
+    def __init__(self, enabled: bool, desc: str) -> None:
+        self._bar = _progress(enabled, desc, "B")
+
+    def __enter__(self) -> "_Bar":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+    def add(self, n: int) -> None:
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def writer(self, target: Any) -> Any:
+        """``target``, counting what is written through it."""
+        return target if self._bar is None else _CountingWriter(target, self._bar)
+
+    def reporter(self) -> Optional[Callable[[int], None]]:
+        """A ``progress(bytes_so_far)`` callback for a download to a path."""
+        bar = self._bar
+        if bar is None:
+            return None
+
+        def report(written: int) -> None:
+            bar.update(written - bar.n)
+
+        return report
+
+
+def _download_to_call(
+    report_document_id: str, writer: Any, key: Any, allow_plaintext: bool, bar: _Bar
+) -> Tuple[Any, ...]:
+    """The compiled client's method and arguments of ``download_to``: a path, or a file
+    object."""
+    if isinstance(writer, (str, os.PathLike)):
+        return ("download_to_path", report_document_id, os.fspath(writer), key, allow_plaintext, bar.reporter())
+    return ("download_to", report_document_id, bar.writer(writer), key)
+
+
+def _fetch_pdf_args(
+    order_id: Optional[str],
+    order_line_item_id: Optional[str],
+    shipment_id: Optional[str],
+    invoice_id: Optional[str],
+    document_type: Optional[str],
+    report_type: Optional[str],
+    marketplace_ids: Optional[Sequence[str]],
+    poll_interval: Optional[float],
+    timeout: Optional[float],
+) -> Dict[str, Any]:
+    """``fetch_pdf``'s arguments as the core reads them (``FetchPdfArgs``)."""
+    return {
+        "report_type": report_type,
+        "marketplace_ids": marketplace_ids,
+        "report_options": {
+            "order_id": order_id,
+            "order_line_item_id": order_line_item_id,
+            "shipment_id": shipment_id,
+            "invoice_id": invoice_id,
+            "document_type": document_type,
+        },
+        "poll_interval": poll_interval,
+        **_wait_bound(timeout),
+    }
+
+
+def _wait_args(report_id: str, poll_interval: Optional[float], timeout: Optional[float]) -> Dict[str, Any]:
+    """``wait_for_report``'s arguments as the core reads them."""
+    return {"report_id": report_id, "poll_interval": poll_interval, **_wait_bound(timeout)}
+
+
 class Documents(_DocumentsOperations):
     """Reports and documents 2021-09-30 (PDF invoices and credit notes)."""
 
@@ -142,24 +232,16 @@ class Documents(_DocumentsOperations):
         (returns the ``Report``); CANCELLED/FATAL raise ``ReportFailed``; ``timeout``
         (seconds, default 1800: 30 minutes) bounds the wait with ``Timeout``;
         ``timeout=None`` waits without bound. Ctrl-C interrupts it."""
-        report: Report = self._client._run(
-            "wait_for_report",
-            {"report_id": report_id, "poll_interval": poll_interval, **_wait_bound(timeout)},
-        )
+        report: Report = self._client._run("wait_for_report", _wait_args(report_id, poll_interval, timeout))
         return report
 
     def download(self, report_document_id: str, *, progress: bool = False) -> bytes:
         """Downloads a report document and returns the PDF, unpacked in memory (gzip and
         zip); an error document inside raises ``DocumentError``."""
-        bar = _progress(progress, "download", "B")
-        try:
+        with _Bar(progress, "download") as bar:
             data: bytes = self._client._run("download", report_document_id)
-            if bar is not None:
-                bar.update(len(data))
+            bar.add(len(data))
             return data
-        finally:
-            if bar is not None:
-                bar.close()
 
     def download_to(
         self,
@@ -192,34 +274,9 @@ class Documents(_DocumentsOperations):
         so far; an exception its ``write`` raises is re-raised as it is. The key is never
         printed, logged or put in an error.
         """
-        bar = _progress(progress, "download", "B")
-        try:
-            if isinstance(writer, (str, os.PathLike)):
-                return self._download_to_path(report_document_id, os.fspath(writer), key, allow_plaintext, bar)
-            return self._download_to(report_document_id, writer, key, bar)
-        finally:
-            if bar is not None:
-                bar.close()
-
-    def _download_to(self, report_document_id: str, writer: Any, key: Any, bar: Any) -> int:
-        if bar is not None:
-            writer = _CountingWriter(writer, bar)
-        size: int = self._client._native.download_to(report_document_id, writer, key)
-        return size
-
-    def _download_to_path(
-        self, report_document_id: str, path: str, key: Any, allow_plaintext: bool, bar: Any
-    ) -> int:
-        report = None
-        if bar is not None:
-
-            def report(written: int) -> None:
-                bar.update(written - bar.n)
-
-        size: int = self._client._native.download_to_path(
-            report_document_id, path, key, allow_plaintext, report
-        )
-        return size
+        with _Bar(progress, "download") as bar:
+            size: int = self._client._run(*_download_to_call(report_document_id, writer, key, allow_plaintext, bar))
+            return size
 
     def fetch_pdf(
         self,
@@ -238,30 +295,14 @@ class Documents(_DocumentsOperations):
         """create → wait → document → download in one call; returns the PDF bytes.
         ``poll_interval`` defaults to 15 seconds; ``timeout`` bounds the wait for the
         report (seconds, default 1800: 30 minutes; ``None``: no bound)."""
-        bar = _progress(progress, "fetch_pdf", "B")
-        try:
-            data: bytes = self._client._run(
-                "fetch_pdf",
-                {
-                    "report_type": report_type,
-                    "marketplace_ids": marketplace_ids,
-                    "report_options": {
-                        "order_id": order_id,
-                        "order_line_item_id": order_line_item_id,
-                        "shipment_id": shipment_id,
-                        "invoice_id": invoice_id,
-                        "document_type": document_type,
-                    },
-                    "poll_interval": poll_interval,
-                    **_wait_bound(timeout),
-                },
-            )
-            if bar is not None:
-                bar.update(len(data))
+        args = _fetch_pdf_args(
+            order_id, order_line_item_id, shipment_id, invoice_id, document_type,
+            report_type, marketplace_ids, poll_interval, timeout,
+        )  # fmt: skip
+        with _Bar(progress, "fetch_pdf") as bar:
+            data: bytes = self._client._run("fetch_pdf", args)
+            bar.add(len(data))
             return data
-        finally:
-            if bar is not None:
-                bar.close()
 
 
 class Cart(_CartOperations):
@@ -288,40 +329,15 @@ class Tracking(_TrackingOperations):
     """Package tracking 2025-07-02."""
 
 
-class Client:
-    """A client of every API group. Safe to share between threads; usable in a child
-    after ``os.fork`` (its connections are rebuilt there); picklable.
+_Self = TypeVar("_Self", bound="_ClientBase")
 
-    ``proxy`` (``http://[user:password@]host:port``) is the proxy of remote https
-    addresses, in place of ``https_proxy``/``all_proxy``/``no_proxy`` from the
-    environment (which apply when it is not given); plain-http loopback addresses (the
-    sandbox) never go through a proxy. It is shown redacted in ``settings``.
 
-    ``shared_state`` (``redis://[:password@]host:port/db``, ``rediss://`` for TLS) is a
-    Redis that every process and machine of this account shares: one rate limit per
-    operation, one access-token refresh, and one ledger of placeOrder/addItems externalIds
-    for all of them (docs/scale-out.md). When Redis is unreachable, calls go on paced
-    locally at half the rate. A secret (it may hold a password): shown redacted.
+class _ClientBase:
+    """What ``Client`` and ``AsyncClient`` share: the settings, the compiled client (its
+    pacing, token and shared state), the groups, pickling. See ``Client``."""
 
-    Pickling carries the settings but not the secrets unless ``pickle_secrets=True``:
-    an unpickled client reads ``ABWS_CLIENT_SECRET`` and ``ABWS_REFRESH_TOKEN`` (or
-    ``ABWS_ACCESS_TOKEN``), ``ABWS_PROXY`` and ``ABWS_SHARED_STATE`` from its own
-    environment.
-
-    ``on_refresh_token(token)`` is called with every new refresh token the server rotates
-    to, before it is used: persist it there (the token it replaces no longer works). It runs
-    on the library's I/O thread while the refresh waits for it; what it raises is logged
-    (without the token) and the refresh goes on. It is not pickled.
-    """
-
-    invoices: Invoices
-    reconciliation: Reconciliation
-    documents: Documents
-    cart: Cart
-    products: Products
-    ordering: Ordering
-    reporting: Reporting
-    tracking: Tracking
+    #: The group classes, by attribute name (each subclass its own flavour).
+    _GROUPS: ClassVar[Dict[str, type]] = {}
 
     def __init__(
         self,
@@ -374,17 +390,11 @@ class Client:
         self._native = _abws.Client(_abws._to_json(_drop_none(args)), hand_over)
         self._settings: Dict[str, Any] = self._native.settings()
         self.pickle_secrets = pickle_secrets
-        self.invoices = Invoices(self)
-        self.reconciliation = Reconciliation(self)
-        self.documents = Documents(self)
-        self.cart = Cart(self)
-        self.products = Products(self)
-        self.ordering = Ordering(self)
-        self.reporting = Reporting(self)
-        self.tracking = Tracking(self)
+        for name, group in self._GROUPS.items():
+            setattr(self, name, group(self))
 
     @classmethod
-    def from_env(cls, **overrides: Any) -> "Client":
+    def from_env(cls: Type[_Self], **overrides: Any) -> _Self:
         """A client from ``ABWS_REGION``, ``ABWS_CLIENT_ID``, ``ABWS_CLIENT_SECRET``,
         ``ABWS_REFRESH_TOKEN`` (or ``ABWS_ACCESS_TOKEN``), ``ABWS_USER_EMAIL``,
         ``ABWS_ENDPOINT``, ``ABWS_AUTH_ENDPOINT``, ``ABWS_CONSENT_ENDPOINT``,
@@ -407,41 +417,20 @@ class Client:
         """The settings in force, without secrets."""
         return dict(self._settings)
 
-    def _call(self, op: str, args: Dict[str, Any]) -> Any:
-        """Runs an operation of the table by name (the generated methods call this)."""
-        return self._run("call", op, args)
-
-    def _run(self, method: str, *args: Any) -> Any:
-        """Calls a method of the compiled client, with debug logging of its duration."""
-        what = args[0] if method == "call" else method
-        start = time.monotonic()
+    def _log_start(self, method: str, args: Tuple[Any, ...]) -> Tuple[str, float]:
+        what = str(args[0]) if method == "call" else method
         logger.debug("%s: calling", what)
-        try:
-            result = getattr(self._native, method)(*args)
-        except Exception as e:
-            logger.debug("%s: failed after %.3f s: %s", what, time.monotonic() - start, e)
-            raise
-        logger.debug("%s: done in %.3f s", what, time.monotonic() - start)
-        return result
+        return what, time.monotonic()
 
-    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> Listing[Any]:
-        pager = self._native.pager(op, args)
-        logger.debug("%s: listing started", op)
-        return Listing(pager, field, op, progress)
-
-    def close(self) -> None:
-        """Nothing to release explicitly (connections close when the client is
-        collected); present so the client works as a context manager."""
-
-    def __enter__(self) -> "Client":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def _log_end(self, what: str, start: float, failure: Optional[BaseException] = None) -> None:
+        if failure is None:
+            logger.debug("%s: done in %.3f s", what, time.monotonic() - start)
+        else:
+            logger.debug("%s: failed after %.3f s: %s", what, time.monotonic() - start, failure)
 
     def __repr__(self) -> str:
         s = self._settings
-        return f"<abws.Client region={s['region']} endpoint={s['api_address']} auth={s['auth']}>"
+        return f"<abws.{type(self).__name__} region={s['region']} endpoint={s['api_address']} auth={s['auth']}>"
 
     def __reduce__(self) -> Any:
         keep = (
@@ -462,10 +451,92 @@ class Client:
         )
         settings = {k: self._settings.get(k) for k in keep if self._settings.get(k) is not None}
         secrets = self._native._credentials() if self.pickle_secrets else None
-        return (_restore_client, (settings, secrets, self.pickle_secrets))
+        return (_restore_client, (settings, secrets, self.pickle_secrets, type(self)))
 
 
-def _restore_client(settings: Dict[str, Any], secrets: Optional[Dict[str, Any]], pickle_secrets: bool) -> Client:
+class Client(_ClientBase):
+    """A client of every API group. Safe to share between threads; usable in a child
+    after ``os.fork`` (its connections are rebuilt there); picklable.
+
+    ``proxy`` (``http://[user:password@]host:port``) is the proxy of remote https
+    addresses, in place of ``https_proxy``/``all_proxy``/``no_proxy`` from the
+    environment (which apply when it is not given); plain-http loopback addresses (the
+    sandbox) never go through a proxy. It is shown redacted in ``settings``.
+
+    ``shared_state`` (``redis://[:password@]host:port/db``, ``rediss://`` for TLS) is a
+    Redis that every process and machine of this account shares: one rate limit per
+    operation, one access-token refresh, and one ledger of placeOrder/addItems externalIds
+    for all of them (docs/scale-out.md). When Redis is unreachable, calls go on paced
+    locally at half the rate. A secret (it may hold a password): shown redacted.
+
+    Pickling carries the settings but not the secrets unless ``pickle_secrets=True``:
+    an unpickled client reads ``ABWS_CLIENT_SECRET`` and ``ABWS_REFRESH_TOKEN`` (or
+    ``ABWS_ACCESS_TOKEN``), ``ABWS_PROXY`` and ``ABWS_SHARED_STATE`` from its own
+    environment.
+
+    ``on_refresh_token(token)`` is called with every new refresh token the server rotates
+    to, before it is used: persist it there (the token it replaces no longer works). It runs
+    on the library's I/O thread while the refresh waits for it; what it raises is logged
+    (without the token) and the refresh goes on. It is not pickled.
+    """
+
+    invoices: Invoices
+    reconciliation: Reconciliation
+    documents: Documents
+    cart: Cart
+    products: Products
+    ordering: Ordering
+    reporting: Reporting
+    tracking: Tracking
+
+    _GROUPS = {
+        "invoices": Invoices,
+        "reconciliation": Reconciliation,
+        "documents": Documents,
+        "cart": Cart,
+        "products": Products,
+        "ordering": Ordering,
+        "reporting": Reporting,
+        "tracking": Tracking,
+    }
+
+    def _call(self, op: str, args: Dict[str, Any]) -> Any:
+        """Runs an operation of the table by name (the generated methods call this)."""
+        return self._run("call", op, args)
+
+    def _run(self, method: str, *args: Any) -> Any:
+        """Calls a method of the compiled client, with debug logging of its duration."""
+        what, start = self._log_start(method, args)
+        try:
+            result = getattr(self._native, method)(*args)
+        except Exception as e:
+            self._log_end(what, start, e)
+            raise
+        self._log_end(what, start)
+        return result
+
+    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> Listing[Any]:
+        pager = self._native.pager(op, args)
+        logger.debug("%s: listing started", op)
+        return Listing(pager, field, op, progress)
+
+    def close(self) -> None:
+        """Nothing to release explicitly (connections close when the client is
+        collected); present so the client works as a context manager."""
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _restore_client(
+    settings: Dict[str, Any],
+    secrets: Optional[Dict[str, Any]],
+    pickle_secrets: bool,
+    cls: Type[_ClientBase] = Client,
+) -> Any:
     kw = dict(settings)
     if secrets is not None:
         kw.update(secrets)
@@ -477,6 +548,6 @@ def _restore_client(settings: Dict[str, Any], secrets: Optional[Dict[str, Any]],
         if "access_token" in kw:
             kw.pop("client_secret", None)
             kw.pop("refresh_token", None)
-    return Client(**kw, pickle_secrets=pickle_secrets)
+    return cls(**kw, pickle_secrets=pickle_secrets)
 
 

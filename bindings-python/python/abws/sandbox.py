@@ -8,6 +8,7 @@ from datetime import date
 from typing import Any, Dict, Optional, Union
 
 from . import _abws
+from .async_client import AsyncClient
 from .client import Client
 
 __all__ = ["Sandbox"]
@@ -74,6 +75,13 @@ class Sandbox:
     def client(self, region: str = "US", **kwargs: Any) -> Client:
         """A client of this sandbox for ``region``, at its group's address, authenticated
         with the sandbox's pre-issued refresh token."""
+        return Client(region, **self._client_args(region, kwargs))
+
+    def async_client(self, region: str = "US", **kwargs: Any) -> AsyncClient:
+        """An ``AsyncClient`` of this sandbox, as ``client()`` makes a ``Client``."""
+        return AsyncClient(region, **self._client_args(region, kwargs))
+
+    def _client_args(self, region: str, kwargs: Dict[str, Any]) -> Dict[str, Any]:
         c = self.credentials()
         args: Dict[str, Any] = {
             "client_id": c["client_id"],
@@ -85,7 +93,7 @@ class Sandbox:
             "consent_endpoint": self.base_url,
         }
         args.update(kwargs)
-        return Client(region, **args)
+        return args
 
     def fail(
         self,

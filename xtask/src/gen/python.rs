@@ -8,8 +8,8 @@
 //!   method per operation and an `iter_*` method per pager. The public group classes of
 //!   `abws/client.py` derive from these and add only what is not one operation.
 //!
-//! Both come from the same description (`Ty`), in a flavour (`Flavour`): the blocking one
-//! now; an asyncio client is a second flavour of `_operations.py`.
+//! Both come from the same description (`Ty`); the operations in two flavours (`Flavour`),
+//! blocking and asyncio, so `Client` and `AsyncClient` cannot drift.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
@@ -36,38 +36,74 @@ const KEYWORDS: &[&str] = &[
 /// Names a generated class body or signature uses for types: an attribute or parameter
 /// of that name would shadow them.
 const TYPE_NAMES: &[&str] = &[
-    "Any", "ClassVar", "Dict", "List", "Mapping", "Optional", "Sequence", "Tuple", "Union",
-    "Decimal", "datetime", "Money", "Model", "DateLike", "Listing", "cast", "str", "int", "float",
+    "Any",
+    "ClassVar",
+    "Dict",
+    "List",
+    "Mapping",
+    "Optional",
+    "Sequence",
+    "Tuple",
+    "Union",
+    "Decimal",
+    "datetime",
+    "Money",
+    "Model",
+    "DateLike",
+    "Listing",
+    "AsyncListing",
+    "cast",
+    "str",
+    "int",
+    "float",
     "bool",
 ];
 
 /// Members of `Model` a field must not hide.
 const MODEL_MEMBERS: &[&str] = &["to_dict", "fields", "extra"];
 
-/// A flavour of the operation methods: blocking now, asyncio next (issue 18).
+/// A flavour of the operation methods: blocking (`abws.Client`) or asyncio
+/// (`abws.AsyncClient`), both from the same table so the two cannot drift.
 struct Flavour {
     /// Prefix of the generated group classes (`_InvoicesOperations`).
     class_prefix: &'static str,
+    /// Prefix of the public group classes that derive from them (`abws.Invoices`).
+    public_prefix: &'static str,
     /// The hand-written base class of every group (in `abws/_group.py`).
     base: &'static str,
+    /// How an operation method is defined and how it calls the client.
     def: &'static str,
     call: &'static str,
     listing: &'static str,
+    /// How the items of a listing are taken, for its docstring.
+    iterate: &'static str,
 }
 
 const BLOCKING: Flavour = Flavour {
     class_prefix: "_",
+    public_prefix: "",
     base: "_Group",
     def: "def",
     call: "self._call",
     listing: "Listing",
+    iterate: "as you iterate",
+};
+
+const ASYNCIO: Flavour = Flavour {
+    class_prefix: "_Async",
+    public_prefix: "Async",
+    base: "_AsyncGroup",
+    def: "async def",
+    call: "await self._call",
+    listing: "AsyncListing",
+    iterate: "as you iterate with ``async for``",
 };
 
 pub fn outputs() -> Result<Vec<Output>, String> {
     let models = Models::collect()?;
     Ok(vec![
         Output::new(MODELS, models.module()?),
-        Output::new(OPERATIONS, operations(&models, &BLOCKING)?),
+        Output::new(OPERATIONS, operations(&models, &[&BLOCKING, &ASYNCIO])?),
     ])
 }
 
@@ -412,36 +448,39 @@ fn mentioned(text: &str, models: &BTreeSet<&'static str>, into: &mut BTreeSet<&'
     }
 }
 
-fn operations(models: &Models, fl: &Flavour) -> Result<String, String> {
+fn operations(models: &Models, flavours: &[&Flavour]) -> Result<String, String> {
     let model_names: BTreeSet<&'static str> = models.list.iter().map(|m| m.name).collect();
     let mut used: BTreeSet<&'static str> = BTreeSet::new();
     let mut body = String::new();
     let mut classes = vec![];
-    for (group, ops) in groups() {
-        let class = format!("{}{}Operations", fl.class_prefix, class_name(group));
-        classes.push(class.clone());
-        let _ = writeln!(body, "\n\nclass {class}({}):", fl.base);
-        body.push_str(&docstring(
-            &format!(
-                "The operations of the {group} group, one method each (generated); \
-                 ``abws.{}`` adds the conveniences.",
-                class_name(group)
-            ),
-            4,
-        ));
-        for op in ops {
-            body.push('\n');
-            body.push_str(&method(op, fl, &model_names, &mut used)?);
-            if let Some(pager) = &op.pager {
+    for fl in flavours {
+        for (group, ops) in groups() {
+            let class = format!("{}{}Operations", fl.class_prefix, class_name(group));
+            classes.push(class.clone());
+            let _ = writeln!(body, "\n\nclass {class}({}):", fl.base);
+            body.push_str(&docstring(
+                &format!(
+                    "The operations of the {group} group, one method each (generated); \
+                     ``abws.{}{}`` adds the conveniences.",
+                    fl.public_prefix,
+                    class_name(group)
+                ),
+                4,
+            ));
+            for op in ops {
                 body.push('\n');
-                body.push_str(&pager_method(
-                    op,
-                    pager.name,
-                    pager.items,
-                    fl,
-                    &model_names,
-                    &mut used,
-                )?);
+                body.push_str(&method(op, fl, &model_names, &mut used)?);
+                if let Some(pager) = &op.pager {
+                    body.push('\n');
+                    body.push_str(&pager_method(
+                        op,
+                        pager.name,
+                        pager.items,
+                        fl,
+                        &model_names,
+                        &mut used,
+                    )?);
+                }
             }
         }
     }
@@ -449,8 +488,10 @@ fn operations(models: &Models, fl: &Flavour) -> Result<String, String> {
     out.push_str(
         r#""""The operation methods of every API group, generated from the operations table: one
 method per operation (required parameters positional in declared order, the others
-keyword-only), one ``iter_*`` per listing. The public group classes (``abws.Invoices``,
-...) derive from these and add the conveniences that are not one operation.
+keyword-only), one ``iter_*`` per listing; each group twice, for ``abws.Client`` and, with
+the same names, parameters, results and errors, awaitable for ``abws.AsyncClient``. The
+public group classes (``abws.Invoices``, ``abws.AsyncInvoices``, ...) derive from these
+and add the conveniences that are not one operation.
 
 Arguments go to the core as they are (dates as ``datetime``, ``date`` or ISO 8601 text;
 nested parts as mappings, result models or tuples); the core reads them into the
@@ -483,8 +524,8 @@ from __future__ import annotations
         let _ = writeln!(out, "from typing import {}", typing.join(", "));
     }
     out.push('\n');
-    let mut group = pick(&["DateLike", "Listing"]);
-    group.push(fl.base);
+    let mut group = pick(&["DateLike", "Listing", "AsyncListing"]);
+    group.extend(flavours.iter().map(|f| f.base));
     let _ = writeln!(out, "from ._group import {}", group.join(", "));
     let base = pick(&["Model", "Money"]);
     if !base.is_empty() {
@@ -541,13 +582,13 @@ fn signature_params(op: &Operation) -> Result<Vec<Param>, String> {
 
 fn write_signature(
     out: &mut String,
+    def: &str,
     name: &str,
     params: &[Param],
     extra: &[&str],
     ret: &str,
-    fl: &Flavour,
 ) {
-    let _ = writeln!(out, "    {} {name}(", fl.def);
+    let _ = writeln!(out, "    {def} {name}(");
     out.push_str("        self,\n");
     for p in params.iter().filter(|p| p.info.required) {
         let _ = writeln!(out, "        {}: {},", p.py, p.annotation);
@@ -603,7 +644,7 @@ fn method(
         mentioned(&p.annotation, models, used);
     }
     let mut out = String::new();
-    write_signature(&mut out, op.name, &params, &[], &ret, fl);
+    write_signature(&mut out, fl.def, op.name, &params, &[], &ret);
     let mut doc = format!(
         "{}\n\nOperation ``{}`` ({} {}).",
         op.doc.trim(),
@@ -649,19 +690,20 @@ fn pager_method(
     mentioned(&item, models, used);
     let ret = format!("{}[{item}]", fl.listing);
     let mut out = String::new();
+    // Not awaited itself in either flavour: the listing is what is iterated.
     write_signature(
         &mut out,
+        "def",
         name,
         &params,
         &["progress: bool = False"],
         &ret,
-        fl,
     );
     let mut doc = format!(
-        "Every ``{item}`` of ``{}``, page after page, fetched lazily as you iterate \
+        "Every ``{item}`` of ``{}``, page after page, fetched lazily {} \
          (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm is \
          installed).",
-        op.name
+        op.name, fl.iterate
     );
     if let Some(p) = params
         .iter()
