@@ -80,8 +80,8 @@ def test_every_operation_of_the_core_has_its_method_and_pager():
         for n in vars(cls)
         if not n.startswith("_")
     }
-    expected = {(f"_{g.capitalize()}Operations", n) for _, g, n, _ in table}
-    expected |= {(f"_{g.capitalize()}Operations", p) for _, g, _, p in table if p}
+    expected = {(f"{f}{g.capitalize()}Operations", n) for _, g, n, _ in table for f in ("_", "_Async")}
+    expected |= {(f"{f}{g.capitalize()}Operations", p) for _, g, _, p in table if p for f in ("_", "_Async")}
     assert generated == expected
     conveniences = {
         "reconciliation": ["invoice_details_for"],

@@ -1,4 +1,5 @@
-"""The Python surface is typed: no operation method, pager or convenience gives `Any`.
+"""The Python surface is typed: no operation method, pager or convenience gives `Any`, in
+``abws.Client`` and in ``abws.AsyncClient`` (awaited, listings read with ``anext``).
 
 The test writes a script that calls every public method of every API group of the client
 (the generated operation methods and iter_* pagers, and the hand-written conveniences),
@@ -20,11 +21,13 @@ import typing
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
+import pytest
+
 import mypy  # noqa: F401  (the check needs it: a missing mypy fails, never skips)
 
 import abws
 from abws import _abws
-from abws._group import Listing, _Group
+from abws._group import AsyncListing, Listing, _AsyncGroup, _Group
 from abws._model_base import Model
 
 
@@ -78,27 +81,32 @@ def _readable_field(cls: type) -> str:
     raise AssertionError(f"{cls.__name__}: every field is typed Any")
 
 
-def _groups() -> Dict[str, type]:
-    hints = typing.get_type_hints(abws.Client)
-    return {n: t for n, t in hints.items() if inspect.isclass(t) and issubclass(t, _Group)}
+def _groups(client: type) -> Dict[str, type]:
+    hints = typing.get_type_hints(client)
+    return {n: t for n, t in hints.items() if inspect.isclass(t) and issubclass(t, (_Group, _AsyncGroup))}
 
 
-def _script() -> Tuple[str, List[str], set]:
-    """The script, what each reveal_type is of, and the (group, method) pairs covered."""
+def _script(client_class: type = abws.Client) -> Tuple[str, List[str], set]:
+    """The script, what each reveal_type is of, and the (group, method) pairs covered. For
+    ``AsyncClient`` the calls are in a coroutine, awaited."""
+    aio = client_class is abws.AsyncClient
+    pad = "    " if aio else ""
     lines = [
         "import io",
         "from datetime import date, datetime, timezone",
         "import abws",
         "import abws.models",
         "",
-        'client = abws.Client("JP", access_token="t")',
+        f'client = abws.{client_class.__name__}("JP", access_token="t")',
         "",
     ]
+    if aio:
+        lines.append("async def main() -> None:")
     reveals: List[str] = []
     covered = set()
 
     def reveal(expr: str, what: str) -> None:
-        lines.append(f"reveal_type({expr})")
+        lines.append(f"{pad}reveal_type({expr})")
         reveals.append(what)
 
     def read(var: str, tp: Any, what: str) -> None:
@@ -107,17 +115,21 @@ def _script() -> Tuple[str, List[str], set]:
         origin = typing.get_origin(tp)
         if inspect.isclass(origin) and issubclass(origin, Listing):
             (item,) = typing.get_args(tp)
-            lines.append(f"{var}_item = next({var})")
+            lines.append(f"{pad}{var}_item = next({var})")
+            read(f"{var}_item", item, f"{what} item")
+        elif inspect.isclass(origin) and issubclass(origin, AsyncListing):
+            (item,) = typing.get_args(tp)
+            lines.append(f"{pad}{var}_item = await anext({var})")
             read(f"{var}_item", item, f"{what} item")
         elif origin is list:
             (item,) = typing.get_args(tp)
-            lines.append(f"{var}_item = {var}[0]")
+            lines.append(f"{pad}{var}_item = {var}[0]")
             read(f"{var}_item", item, f"{what} item")
         elif inspect.isclass(tp) and issubclass(tp, Model):
             reveal(f"{var}.{_readable_field(tp)}", f"{what} .{_readable_field(tp)}")
 
     n = 0
-    for group, cls in _groups().items():
+    for group, cls in _groups(client_class).items():
         for name, fn in inspect.getmembers(cls, inspect.isfunction):
             if name.startswith("_"):
                 continue
@@ -134,19 +146,22 @@ def _script() -> Tuple[str, List[str], set]:
                 else:
                     kwargs.append(f"{p.name}={value}")
             call = f"client.{group}.{name}({', '.join(args + kwargs)})"
+            if inspect.iscoroutinefunction(fn):
+                call = f"await {call}"
             if hints["return"] is type(None):
-                lines.append(call)  # mypy refuses to use the value of a None function
+                lines.append(pad + call)  # mypy refuses to use the value of a None function
                 continue
             var = f"r{n}"
             n += 1
-            lines.append(f"{var} = {call}")
+            lines.append(f"{pad}{var} = {call}")
             read(var, hints["return"], where)
             lines.append("")
     return "\n".join(lines) + "\n", reveals, covered
 
 
-def test_every_method_of_every_group_is_typed_without_any(tmp_path: Path) -> None:
-    script, reveals, covered = _script()
+@pytest.mark.parametrize("client_class", [abws.Client, abws.AsyncClient], ids=["Client", "AsyncClient"])
+def test_every_method_of_every_group_is_typed_without_any(tmp_path: Path, client_class: type) -> None:
+    script, reveals, covered = _script(client_class)
     # Every operation and pager of the core's table is among the methods checked.
     for _, group, name, pager in _abws._operations():
         assert (group, name) in covered, f"{group}.{name} is not a method of the client"
