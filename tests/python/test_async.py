@@ -16,14 +16,13 @@ from __future__ import annotations
 import asyncio
 import copy
 import io
-import json
 import logging
 import os
 import socket
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Iterator, List
 
 import pytest
 
@@ -32,16 +31,14 @@ from conftest import END, START
 from test_same_json import (  # noqa: F401  (c_lib, world and sandbox are fixtures)
     ARGS,
     FUNCTIONS,
-    MINTED,
     CLib,
     World,
+    assert_same,
     c_lib,
-    differences,
-    plain,
-    replace,
     sandbox,
     world,
 )
+from test_reliability import _order_line
 from test_shared_state import redis_url  # noqa: F401  (a real redis-server, a fixture)
 
 @pytest.fixture
@@ -70,16 +67,9 @@ async def test_every_operation_awaited_gives_the_same_json_as_c(
     build = ARGS.get(f"{group}.{name}")
     assert build is not None, f"no argument object for {group}.{name} in test_same_json.ARGS"
     case = build(world)
-    c_args = case.c_args if case.c_args is not None else case.args
     async with sandbox.async_client("JP", rate_limiting=False) as client:
-        method = getattr(getattr(client, group), name)
-        py_result = plain(await method(**copy.deepcopy(case.args)))
-    c_result = c_lib.call(function, copy.deepcopy(c_args))
-    same = {c: f"<{p}|{c}>" for p, c in case.same}
-    same.update({p: f"<{p}|{c}>" for p, c in case.same})
-    masked = case.masked + MINTED
-    diff = list(differences(replace(py_result, same, masked), replace(c_result, same, masked)))
-    assert not diff, f"{group}.{name}({json.dumps(case.args)}): AsyncClient and C differ:\n" + "\n".join(diff[:20])
+        py_result = await getattr(getattr(client, group), name)(**copy.deepcopy(case.args))
+    assert_same(case, f"AsyncClient {group}.{name}", py_result, c_lib.call(function, copy.deepcopy(case.c_side())))
 
 
 @pytest.mark.asyncio
@@ -271,20 +261,6 @@ async def test_a_timeout_cancels_the_call(silent: Silent) -> None:
     while not silent.closed_at and time.monotonic() < deadline:
         await asyncio.sleep(0.001)
     assert silent.closed_at and silent.closed_at[0] - started < 1.0
-
-
-def _order_line(offer: Any) -> Dict[str, Any]:
-    asin, offer_id = offer
-    return {
-        "external_id": "1",
-        "quantity": 1,
-        "attributes": [
-            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
-            {"attributeType": "SelectedBuyingOptionReference",
-             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
-        ],
-        "expectations": [],
-    }
 
 
 @pytest.mark.asyncio

@@ -27,11 +27,13 @@ import abws
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "month_end_close.py"
 SCALE = 600.0  # createReport: 0.0167 × 600 ≈ 10 a second after its burst of 15
 KEY = "7" * 64
+TODAY = "2026-11-01"
 
 
 @pytest.fixture()
 def service() -> Iterator[Tuple[abws.Sandbox, Dict[str, str], str]]:
-    sb = abws.Sandbox(rate_limits="spec", time_scale=SCALE, token_lifetime=3600 * SCALE,
+    # The data set follows its date: pinned, so every run closes the same month.
+    sb = abws.Sandbox(rate_limits="spec", time_scale=SCALE, today=TODAY, token_lifetime=3600 * SCALE,
                       page_token_lifetime=900 * SCALE, presigned_lifetime=300 * SCALE)
     c = sb.credentials()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ABWS_")}
@@ -83,7 +85,7 @@ def check_archive(out: Path, sb: abws.Sandbox) -> None:
     plain = module.open_archive(archive.read_bytes(), module.ArchiveSecret(key=bytes.fromhex(KEY)))
     with zipfile.ZipFile(io.BytesIO(plain)) as z:
         names = z.namelist()
-        assert len(names) == len(sb.dataset()["previousMonthInvoices"]) == 69
+        assert len(names) == invoices(sb)
         for n in names:
             pdf = z.read(n)
             assert pdf.startswith(b"%PDF-") and pdf.rstrip().endswith(b"%%EOF"), n
@@ -99,9 +101,16 @@ def load_example() -> Any:
     return module
 
 
+def invoices(sb: abws.Sandbox) -> int:
+    """The invoices and credit memos of the month closed (each gets one PDF)."""
+    n = len(sb.dataset()["previousMonthInvoices"])
+    assert n > 40, "the data set's month is too small for these tests"
+    return n
+
+
 def one_report_per_invoice(sb: abws.Sandbox) -> Dict[str, int]:
     per_invoice: Dict[str, int] = sb.counters()["reportJobsPerInvoice"]
-    assert len(per_invoice) == 69, per_invoice
+    assert len(per_invoice) == invoices(sb), per_invoice
     assert set(per_invoice.values()) == {1}, {k: v for k, v in per_invoice.items() if v != 1}
     return per_invoice
 
@@ -111,12 +120,15 @@ def test_the_close_prints_its_plan_and_keeps_to_the_spec_rates(service: Any, tmp
     out = tmp_path / "close"
     plan = subprocess.run(command(out, month, "--plan-only"), env=env, capture_output=True, text=True, timeout=120)
     assert plan.returncode == 0, plan.stdout + plan.stderr
-    assert "plan for 69 invoices, 69 PDFs" in plan.stdout
-    assert "createReport" in plan.stdout and "estimated duration: 53 min" in plan.stdout, plan.stdout
+    n = invoices(sb)
+    assert f"plan for {n} invoices, {n} PDFs" in plan.stdout
+    # createReport sets the pace: a burst of 15, then one every 1/0.0167 s.
+    minutes = int((n - 15) / 0.0167 // 60)
+    assert f"estimated duration: {minutes} min" in plan.stdout, plan.stdout
     assert "createReport" not in json.dumps(sb.counters()["requests"]), "the plan sends no createReport"
     done = subprocess.run(command(out, month), env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "PDFs filed      69" in done.stdout and "69 created, 0 reused" in done.stdout
+    assert f"PDFs filed      {n}" in done.stdout and f"{n} created, 0 reused" in done.stdout
     one_report_per_invoice(sb)
     # createReport, the bucket that sets the pace, is never overrun (at 600x a getReport
     # bucket refills every ~1 ms, where a rare 429 from timer jitter is retried).
@@ -145,11 +157,12 @@ def test_an_interrupted_close_resumes_without_a_second_report(service: Any, tmp_
         if p.name.endswith(".part"):
             assert abws.decrypt(p.read_bytes(), KEY).startswith(b"%PDF-")
     created_before = sb.counters()["reportJobsCreated"]
-    assert 35 <= created_before < 69
+    n = invoices(sb)
+    assert 35 <= created_before < n
 
     again = subprocess.run(command(out, month), env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "PDFs filed      69" in again.stdout
-    assert f"{69 - created_before} created" in again.stdout, again.stdout
+    assert f"PDFs filed      {n}" in again.stdout
+    assert f"{n - created_before} created" in again.stdout, again.stdout
     one_report_per_invoice(sb)
     check_archive(out, sb)

@@ -129,6 +129,9 @@ class Case:
     same: List[Tuple[str, str]] = field(default_factory=list)
     masked: Tuple[str, ...] = ()
 
+    def c_side(self) -> Dict[str, Any]:
+        return self.c_args if self.c_args is not None else self.args
+
 
 def first(obj: Any, key: str, where: Callable[[Dict[str, Any]], bool] = lambda d: True) -> Any:
     """The first value of a wire key anywhere in a JSON value (depth first)."""
@@ -445,12 +448,14 @@ def test_same_json_from_python_and_c(function: str, group: str, name: str, world
     if build is None:
         pytest.fail(f"no argument object for {group}.{name}: add one to ARGS in {__file__}")
     case = build(world)
-    c_args = case.c_args if case.c_args is not None else case.args
     method = getattr(getattr(py_client, group), name)
-    py_result = plain(method(**copy.deepcopy(case.args)))
-    c_result = c_lib.call(function, copy.deepcopy(c_args))
+    assert_same(case, f"{group}.{name}", method(**copy.deepcopy(case.args)), c_lib.call(function, copy.deepcopy(case.c_side())))
+
+
+def assert_same(case: Case, what: str, py_result: Any, c_result: Any) -> None:
+    """The Python result and the C JSON of one case are the same (minted values masked)."""
     same = {c: f"<{p}|{c}>" for p, c in case.same}
     same.update({p: f"<{p}|{c}>" for p, c in case.same})
     masked = case.masked + MINTED
-    diff = list(differences(replace(py_result, same, masked), replace(c_result, same, masked)))
-    assert not diff, f"{group}.{name}({json.dumps(case.args)}): Python and C differ:\n" + "\n".join(diff[:20])
+    diff = list(differences(replace(plain(py_result), same, masked), replace(c_result, same, masked)))
+    assert not diff, f"{what}({json.dumps(case.args)}): Python and C differ:\n" + "\n".join(diff[:20])
