@@ -4,7 +4,6 @@ classes (``_operations.py``), blocking and asyncio, :class:`Listing` and
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from datetime import date, datetime
@@ -22,6 +21,8 @@ from typing import (
 )
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .async_client import AsyncClient
     from .client import Client
 
@@ -155,10 +156,9 @@ class AsyncListing(_Pages, AsyncIterator[T], Generic[T]):
         start = time.monotonic()
         try:
             page = await _awaited(self._pager.next_page)
-        except asyncio.CancelledError:
-            raise
-        except BaseException:
-            self._failed()
+        except BaseException as e:
+            if not _cancelled(e):  # a cancelled fetch leaves the listing as it was
+                self._failed()
             raise
         return self._received(page, start)
 
@@ -208,12 +208,20 @@ class _Deliver:
             pass
 
 
+def _cancelled(e: BaseException) -> bool:
+    import asyncio  # here, not at import: `import abws` stays quick for blocking users
+
+    return isinstance(e, asyncio.CancelledError)
+
+
 async def _awaited(start: Callable[..., Any]) -> Any:
     """Starts a call of the compiled client for asyncio (``start(deliver=...)`` returns its
     ``Call``) and awaits its result. The core's future runs on the core's runtime; the
     event loop only waits. Cancelling the awaiting task drops that future before the
     ``CancelledError`` goes on; a placeOrder or addItems it cut off in flight puts its
     ``external_id``, ``operation`` and a note on that ``CancelledError``."""
+    import asyncio  # cached after the first call (see `_cancelled`)
+
     loop = asyncio.get_running_loop()
     fut: "asyncio.Future[Any]" = loop.create_future()
     call = start(deliver=_Deliver(loop, fut))

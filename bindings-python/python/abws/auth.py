@@ -3,14 +3,10 @@ that opens the consent page and receives the redirect on a loopback listener."""
 
 from __future__ import annotations
 
-import http.server
 import logging
-import secrets
-import socketserver
 import threading
 import time
 import urllib.parse
-import webbrowser
 from typing import Any, Callable, Dict, Optional
 
 from . import _abws
@@ -113,37 +109,6 @@ def exchange_code(
     return Tokens(d["access_token"], d["refresh_token"], d["token_type"], d["expires_in"])
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    server: "_Server"
-
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        parsed = urllib.parse.urlsplit(self.path)
-        if parsed.path != self.server.expected_path:
-            self.send_error(404)
-            return
-        query = dict(urllib.parse.parse_qsl(parsed.query))
-        self.server.result = query
-        body = (
-            b"<html><body><p>Authorization received. You can close this window.</p></body></html>"
-            if "code" in query
-            else b"<html><body><p>Authorization was not granted.</p></body></html>"
-        )
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:  # the query holds the code
-        pass
-
-
-class _Server(socketserver.TCPServer):
-    allow_reuse_address = True
-    result: Optional[Dict[str, str]] = None
-    expected_path = "/"
-
-
 def authorize_interactive(
     *,
     client_id: str,
@@ -172,10 +137,16 @@ def authorize_interactive(
             parameter="redirect_uri",
             kind="validation",
         )
+    # Loaded here: http.server, webbrowser and secrets cost ~30 ms of `import abws` (B7).
+    import secrets
+    import webbrowser
+
+    from ._loopback import Handler, Server
+
     port = listen_port if listen_port is not None else (parts.port or 80)
     state = secrets.token_urlsafe(24)
     url = consent_url(application_id, redirect_uri, state, region=region, consent_endpoint=consent_endpoint)
-    server = _Server(("127.0.0.1", port), _Handler)
+    server = Server(("127.0.0.1", port), Handler)
     server.expected_path = parts.path or "/"
     server.timeout = 0.1
     try:
