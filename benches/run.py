@@ -12,6 +12,7 @@ program), ABWS_BENCH_RUST (the compiled benches/rust program).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
 import gc
 import gzip
@@ -980,6 +981,123 @@ def b9_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
 
 
 # ---------------------------------------------------------------------------------------
+# B10 asyncio at concurrency 50
+
+
+B10_OP, B10_CALLS, B10_CONC, B10_DELAY_MS = "getInvoiceDetailByInvoiceNumber", 500, 50, 20
+
+
+async def b10_round(call: Callable[[str], Any], invs: List[str]) -> Dict[str, float]:
+    """B10_CALLS awaits of call(invoice) by B10_CONC workers pulling from one iterator, while a
+    ticker sleeps 1 ms in a loop and records how late each wake-up is."""
+    late: List[float] = []
+    done = False
+
+    async def ticker() -> None:
+        while not done:
+            t = time.perf_counter()
+            await asyncio.sleep(0.001)
+            late.append(time.perf_counter() - t - 0.001)
+
+    todo = iter(range(B10_CALLS))
+
+    async def worker() -> None:
+        for i in todo:
+            await call(invs[i % len(invs)])
+
+    tick = asyncio.create_task(ticker())
+    await asyncio.sleep(0)  # the ticker runs before the first call
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(B10_CONC)))
+    wall = time.perf_counter() - t0
+    done = True
+    await tick
+    return {"rate": B10_CALLS / wall, "wall": wall, "stall": max(late) * 1000}
+
+
+def b10(runs: int) -> Dict[str, Any]:
+    """A sandbox of its own, every getInvoiceDetailByInvoiceNumber answer delayed 20 ms until
+    it stops; one event loop per kind (asyncio, uvloop) kept for the whole benchmark."""
+    try:
+        import uvloop
+    except ImportError:
+        uvloop = None
+    sb = Sandbox.binary("off")
+    loops = {"asyncio": asyncio.new_event_loop()}
+    if uvloop:
+        loops["uvloop"] = uvloop.new_event_loop()
+    try:
+        invs = invoice_numbers(sb)
+        sb.ctl("POST", "/_sandbox/faults", {"path": B10_OP, "times": 10_000_000,
+                                           "action": {"delay_ms": B10_DELAY_MS}})
+        hx = httpx.AsyncClient(headers=sb.headers(), limits=httpx.Limits(
+            max_connections=B10_CONC, max_keepalive_connections=B10_CONC))
+
+        async def f_httpx(inv: str) -> Any:
+            r = await hx.get(detail_url(sb, inv))
+            r.raise_for_status()
+            return orjson.loads(r.content)
+
+        def f_abws() -> Callable[[str], Any]:
+            return abws.AsyncClient("JP", **sb.client_kwargs()).invoices.get_invoice_detail_by_invoice_number
+
+        peers = [("abws.AsyncClient", "asyncio", f_abws()), ("httpx.AsyncClient + orjson", "asyncio", f_httpx)]
+        if uvloop:
+            peers.append(("abws.AsyncClient on uvloop", "uvloop", f_abws()))
+        res: Dict[str, Dict[str, List[float]]] = {n: {"rate": [], "wall": [], "stall": []} for n, _, _ in peers}
+        for r in range(runs + 1):  # round 0 is the warm-up: token, connections, caches
+            order = peers[r % len(peers):] + peers[: r % len(peers)]
+            for name, loop, f in order:
+                before = sb.count(B10_OP, "200")
+                x = loops[loop].run_until_complete(b10_round(f, invs))
+                n200 = sb.count(B10_OP, "200") - before
+                assert n200 == B10_CALLS, (name, n200, sb.counters()["requests"].get(B10_OP))
+                log(f"  B10 {'warm-up' if r == 0 else f'run {r}'} {name}: {x['rate']:,.0f} calls/s, "
+                    f"{x['wall']:.3f} s, largest stall {x['stall']:.1f} ms")
+                if r:
+                    for k, v in x.items():
+                        res[name][k].append(v)
+        loops["asyncio"].run_until_complete(hx.aclose())
+        return res
+    finally:
+        for lp in loops.values():
+            lp.close()
+        sb.stop()
+
+
+def b10_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
+    a, h = res["abws.AsyncClient"], res["httpx.AsyncClient + orjson"]
+    floor = B10_CALLS / B10_CONC * B10_DELAY_MS / 1000
+    rows = ["| client | calls/s (median) | min – max | wall s (median) | min – max | largest event-loop stall, ms (median) | min – max |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, x in res.items():
+        rows.append(f"| {name} | {med(x['rate']):,.0f} | {spread(x['rate'])} | {med(x['wall']):.3f} | "
+                    f"{spread(x['wall'], '{:.3f}')} | {med(x['stall']):.1f} | {spread(x['stall'], '{:.1f}')} |")
+    ratios = [p / q for p, q in zip(a["rate"], h["rate"])]
+    ratio, stall = med(ratios), med(a["stall"])
+    ok = ratio >= 2.0 and stall <= 5.0
+    text = (
+        f"{B10_CALLS} getInvoiceDetailByInvoiceNumber calls from one asyncio event loop, at most {B10_CONC} "
+        f"in flight ({B10_CONC} worker tasks taking the next invoice number), against a sandbox of its own "
+        f"whose fault rule delays every answer by {B10_DELAY_MS} ms (`delay_ms`, as in B6). abws awaits "
+        "`AsyncClient.invoices.get_invoice_detail_by_invoice_number` (a typed `InvoiceDetail`); the peer is "
+        f"one `httpx.AsyncClient` (keep-alive, up to {B10_CONC} connections) GETting the same URL, "
+        "`orjson.loads(r.content)`. Meanwhile a ticker task loops on `await asyncio.sleep(0.001)`; a "
+        "wake-up's stall is how much later than 1 ms it came, and each run reports its largest. "
+        f"One warm-up round each, then {runs} runs interleaved (the order rotating), each run one "
+        "`run_until_complete` of the whole round on a loop that lives for the benchmark"
+        + (", the uvloop row on a uvloop loop" if len(res) > 2 else " (uvloop is not installed: no uvloop row)")
+        + f". The floor: {B10_CALLS} / {B10_CONC} × {B10_DELAY_MS} ms = {floor:.1f} s "
+        f"({B10_CALLS / floor:,.0f} calls/s).\n\n"
+        + "\n".join(rows)
+        + f"\n\nabws ÷ httpx throughput per run: median {ratio:.2f}× ({spread(ratios, '{:.2f}×')}).\n\n"
+        f"Goal ≥ 2× httpx's throughput and largest stall ≤ 5 ms: **{ratio:.2f}×, {stall:.1f} ms — "
+        f"{'met' if ok else 'missed'}**.\n"
+    )
+    return text, ok, f"{ratio:.2f}× httpx, largest stall {stall:.1f} ms"
+
+
+# ---------------------------------------------------------------------------------------
 # B12 the whole main job at the spec's rates
 
 
@@ -1076,7 +1194,7 @@ def b12_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
     return text, ok, f"{ratio:.3f}× the floor ({med(res['wall']):.1f} s vs {med(res['floor']):.1f} s)"
 
 
-ORDER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B12"]
+ORDER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B12"]
 TITLES = {
     "B1": "B1 — per-call cost of a small operation",
     "B2": "B2 — a large page decoded with exact money",
@@ -1087,6 +1205,7 @@ TITLES = {
     "B7": "B7 — import time and size",
     "B8": "B8 — the C API against the Rust facade",
     "B9": "B9 — many processes on one account (shared state)",
+    "B10": "B10 — asyncio: 500 calls at concurrency 50",
     "B12": "B12 — the whole main job at the spec's rates",
 }
 GOALS = {
@@ -1094,6 +1213,7 @@ GOALS = {
     "B3": "≥ 97 % of the limit, ≤ 1 % 429s", "B4": "streaming ≤ 16 MB RSS growth; bytes ≤ 1.1 × document",
     "B5": "requests = the minimum", "B6": "8 threads not serialised by the GIL",
     "B7": "(figures only)", "B8": "(figures only)", "B9": "≥ 95 % of the limit, 0 × 429; 16 processes refresh once",
+    "B10": "≥ 2× httpx.AsyncClient's throughput; largest event-loop stall ≤ 5 ms",
     "B12": "≤ 1.05× the floor of its slowest rate bucket",
 }
 
@@ -1152,6 +1272,8 @@ def main() -> None:
                 sections[b] = b8_md(b8(sb, runs), runs, b1res)
             elif b == "B9":
                 sections[b] = b9_md(b9(a.b9_runs), a.b9_runs)
+            elif b == "B10":
+                sections[b] = b10_md(b10(runs), runs)
             elif b == "B12":
                 sections[b] = b12_md(b12(a.b12_runs), a.b12_runs)
             log(f"{b} done in {time.time() - t0:.0f} s")
@@ -1211,7 +1333,7 @@ def render(state: Dict[str, Any]) -> None:
     md.append("")
     for b in only:
         md += [f"## {TITLES[b]}", "", sections[b][0].rstrip(), "",
-               f"Reproduce: `{CMD} --only {b}`" + ("" if b not in ("B1", "B2", "B6") else f" (`--runs N` for more runs)")
+               f"Reproduce: `{CMD} --only {b}`" + ("" if b not in ("B1", "B2", "B6", "B10") else f" (`--runs N` for more runs)")
                + ("" if b != "B3" else " (`--b3-runs N`)") + ("" if b != "B4" else " (`--b4-runs N`)"), ""]
     analysis = ROOT / "benches" / "analysis.md"
     if analysis.exists():
