@@ -446,3 +446,13 @@ async def test_async_calls_keep_to_the_rate_limit(sb: abws.Sandbox) -> None:
         assert len(pages) == 40
         throttled = own.counters().get("throttled", {})
         assert not any(v for k, v in throttled.items() if k.endswith("getInvoices")), throttled
+
+
+def test_pickles_as_an_async_client(sb: abws.Sandbox) -> None:
+    import pickle
+
+    client = sb.async_client("JP", rate_limiting=False, pickle_secrets=True)
+    again = pickle.loads(pickle.dumps(client))
+    assert type(again) is abws.AsyncClient and again.settings == client.settings
+    assert _one_call(again) == 10
+    assert repr(again).startswith("<abws.AsyncClient region=JP")
