@@ -55,6 +55,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let s = t0.elapsed().as_secs_f64();
             println!("{{\"calls\":{n},\"seconds\":{s:.6}}}");
         }
+        "calls-local" if a.len() == 9 => {
+            // Experiment: the async client on a current-thread runtime of this thread.
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let c = client.inner()?;
+            let n: u64 = a[8].parse()?;
+            let p = GetInvoiceDetailByInvoiceNumberParams {
+                invoice_number: a[7].to_string(),
+                region: Some("JP".into()),
+            };
+            rt.block_on(async {
+                for _ in 0..50 {
+                    c.invoices().get_invoice_detail_by_invoice_number(&p).await?;
+                }
+                Ok::<(), abws::Error>(())
+            })?;
+            let t0 = Instant::now();
+            rt.block_on(async {
+                for _ in 0..n {
+                    c.invoices().get_invoice_detail_by_invoice_number(&p).await?;
+                }
+                Ok::<(), abws::Error>(())
+            })?;
+            let s = t0.elapsed().as_secs_f64();
+            println!("{{\"calls\":{n},\"seconds\":{s:.6}}}");
+        }
         "page" if a.len() == 10 => {
             let params: GetTransactionsParams = serde_json::from_value(serde_json::json!({
                 "feed_start_date": a[7], "feed_end_date": a[8],
