@@ -1,7 +1,8 @@
 //! How a call of the extension waits for the core's future, in the two ways Python calls:
 //!
-//! - blocking (`abws.Client`): without the GIL, on the core's process runtime, checking for
-//!   signals every 100 ms so Ctrl-C interrupts it;
+//! - blocking (`abws.Client`): without the GIL, on the calling thread's own runtime (the
+//!   core's `local.rs`: no other thread involved), checking for signals every 100 ms so
+//!   Ctrl-C interrupts it;
 //! - asyncio (`abws.AsyncClient`): the future is spawned on the same runtime (no thread per
 //!   call) and its result handed back through a callable the Python side gives
 //!   (`deliver(ok, value)`, which calls `loop.call_soon_threadsafe`), so the event loop is
@@ -139,7 +140,7 @@ impl Job {
     }
 }
 
-/// Runs `fut` to completion on the process runtime. Must be called without the GIL held
+/// Runs `fut` to completion on the calling thread. Must be called without the GIL held
 /// (inside `py.detach`). On a pending Python exception from a signal handler (Ctrl-C raises
 /// `KeyboardInterrupt`) the future is dropped, which cancels the call. When that cancelled
 /// a placeOrder or addItems whose request was on the wire (the core logs a warning then),
@@ -155,12 +156,10 @@ where
             "abws was called from inside a tokio runtime thread",
         )));
     }
-    // The context is per process: a forked child gets a fresh runtime here.
-    let ctx = abws::process::context();
-    let rt = ctx.runtime().map_err(to_py_err)?;
     let watch = Watch::new();
     let fut = watch.scope(fut);
-    let r = rt.block_on(async move {
+    // On the calling thread's own runtime (a forked child gets a fresh one there).
+    let r = abws::local::block_on(async move {
         let mut fut = std::pin::pin!(fut);
         loop {
             tokio::select! {
@@ -170,7 +169,9 @@ where
                 }
             }
         }
-    });
+    })
+    .map_err(to_py_err)
+    .and_then(|r| r);
     // The call's future is dropped by now: an unsafe write it cancelled is in the watch.
     if let (Err(e), Some(c)) = (&r, watch.cancelled()) {
         Python::attach(|py| annotate(err_value(py, e), &c));

@@ -1,6 +1,7 @@
 //! The blocking facade: the same client for callers without an async runtime (scripts,
-//! the Python and C bindings). One lazily built tokio runtime per process serves every
-//! client; in a forked child the runtime and the client's pools are rebuilt, never reused.
+//! the Python and C bindings). Each call runs on the calling thread's own runtime
+//! (`local.rs`); in a forked child the runtime and the client's pools are rebuilt, never
+//! reused.
 
 use std::future::Future;
 use std::sync::Mutex;
@@ -8,20 +9,13 @@ use std::sync::Mutex;
 use crate::auth::RotationCallback;
 use crate::client::Client as AsyncClient;
 use crate::config::{Credentials, Settings};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::paging::{Page, Pager as AsyncPager};
-use crate::process;
 
-/// Runs a future to completion on the process runtime. Inside another tokio runtime this
-/// is an error, not a panic (blocking there would stall that runtime's worker).
+/// Runs a future to completion on the calling thread (`local.rs`). Inside another tokio
+/// runtime this is an error, not a panic (blocking there would stall that runtime's worker).
 pub fn block_on<T>(fut: impl Future<Output = Result<T>>) -> Result<T> {
-    if tokio::runtime::Handle::try_current().is_ok() {
-        return Err(Error::runtime(
-            "the blocking client was called from inside an async (tokio) runtime; use abws::Client \
-             with .await there, or call the blocking client from tokio::task::spawn_blocking",
-        ));
-    }
-    process::context().runtime()?.block_on(fut)
+    crate::local::block_on(fut)?
 }
 
 /// A blocking client. Share it freely between threads (`&Client` is enough).

@@ -38,13 +38,16 @@ impl Context {
         self.pid
     }
 
-    /// The runtime of the blocking facade: built on first use, two worker threads.
+    /// The process runtime (the asyncio client's calls, the shared-state connection): built
+    /// on first use, two worker threads. Blocking calls run on their own thread instead
+    /// (`local.rs`).
     pub fn runtime(&self) -> Result<&Runtime> {
         self.runtime
             .get_or_init(|| {
                 tokio::runtime::Builder::new_multi_thread()
                     .worker_threads(2)
                     .thread_name("abws-worker")
+                    .on_thread_start(crate::pools::mark_process_worker)
                     .enable_all()
                     .build()
                     .map_err(|e| e.to_string())

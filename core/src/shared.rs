@@ -128,6 +128,25 @@ impl LedgerState {
     }
 }
 
+/// Runs a Redis future where its connection's driver belongs. A connection (and one remade
+/// after a failure) is driven by a task of the runtime it is made on; when the call runs on
+/// a calling thread's own runtime (`local.rs`), which is driven only while that thread is
+/// in a call, it is made and used on the process runtime instead, as other threads share it.
+async fn on_process_runtime<T: Send + 'static>(
+    fut: impl std::future::Future<Output = redis::RedisResult<T>> + Send + 'static,
+) -> redis::RedisResult<T> {
+    if crate::pools::place() != crate::pools::Place::CallingThread {
+        return fut.await;
+    }
+    match crate::process::context().runtime() {
+        Ok(rt) => rt
+            .spawn(fut)
+            .await
+            .unwrap_or_else(|_| Err(std::io::Error::other("the shared-state task failed").into())),
+        Err(_) => fut.await,
+    }
+}
+
 /// A client's handle on the shared state.
 pub struct Shared {
     client: redis::Client,
@@ -191,7 +210,8 @@ impl Shared {
     async fn run<T, F, Fut>(&self, what: &str, f: F) -> Option<T>
     where
         F: FnOnce(ConnectionManager) -> Fut,
-        Fut: std::future::Future<Output = redis::RedisResult<T>>,
+        Fut: std::future::Future<Output = redis::RedisResult<T>> + Send + 'static,
+        T: Send + 'static,
     {
         if self.is_down() {
             return None;
@@ -206,14 +226,17 @@ impl Shared {
                             .set_connection_timeout(Some(OP_BOUND))
                             .set_response_timeout(Some(OP_BOUND))
                             .set_number_of_retries(1);
-                        let c =
-                            ConnectionManager::new_with_config(self.client.clone(), config).await?;
+                        let client = self.client.clone();
+                        let c = on_process_runtime(async move {
+                            ConnectionManager::new_with_config(client, config).await
+                        })
+                        .await?;
                         *slot = Some(c.clone());
                         c
                     }
                 }
             };
-            f(conn).await
+            on_process_runtime(f(conn)).await
         })
         .await;
         match outcome {

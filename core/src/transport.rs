@@ -4,7 +4,6 @@
 //! One attempt is one call of `send`; what to do after a failure is decided elsewhere
 //! (`retry`), from the `FailureClass` this module reports.
 
-use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -13,6 +12,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method};
 
 use crate::config::Settings;
 use crate::error::{server_text, ApiFailure, Error, ErrorEntry};
+use crate::pools::{Pool, PoolKind};
 use crate::retry::FailureClass;
 use crate::wipe::{wipe_received, wiped_bytes, WipeBuf};
 use crate::wire;
@@ -301,32 +301,30 @@ impl std::fmt::Debug for HttpRequest {
 /// `Debug` would print the proxy address, password included).
 #[derive(Clone)]
 pub struct Transport {
-    /// The API pool; replaced after a transient failure so that a connection that may be
-    /// in a bad state (a reset, a half-read body, a server in trouble) is not reused.
-    api: Arc<RwLock<reqwest::Client>>,
-    connect_timeout: Duration,
-    user_agent: String,
+    /// The API pool (`pools.rs`: shared with the other clients of the same route where the
+    /// call runs); reset after a transient failure so that a connection that may be in a
+    /// bad state (a reset, a half-read body, a server in trouble) is not reused.
+    api: Pool,
+    /// Sent on every request (the pools are shared by clients of different applications).
+    user_agent: HeaderValue,
     /// The longest wait for the next body byte once a response has started.
     stall_timeout: Duration,
     /// For presigned document addresses: a separate pool that never carries our headers.
-    documents: reqwest::Client,
+    documents: Pool,
     max_response_bytes: usize,
-    /// How every pool reaches hosts: the proxy of remote https addresses, where
-    /// `localhost` connects.
-    route: Route,
+    proxied: bool,
 }
 
 /// How the pools reach hosts, decided once when the transport is built.
-#[derive(Clone)]
 struct Route {
     /// For remote https addresses only (a `Proxy::https`, with loopback exempted): the
-    /// `proxy` setting, else `https_proxy`/`all_proxy` minus `no_proxy` of the environment.
-    proxy: Option<reqwest::Proxy>,
+    /// `proxy` setting, else `https_proxy`/`all_proxy` minus `no_proxy` of the environment;
+    /// with the text that identifies it (address and exemptions).
+    proxy: Option<(reqwest::Proxy, String)>,
     /// `localhost` connects to what it resolved to when it was checked to be loopback
     /// only, never to what a later lookup says.
     localhost: Vec<std::net::SocketAddr>,
 }
-
 /// The API or the authorization server is a remote address (not loopback).
 fn remote(settings: &Settings) -> bool {
     let e = settings.endpoints();
@@ -379,11 +377,10 @@ impl Route {
         let proxy = match proxy {
             Some((url, no_proxy)) => {
                 let exempt = format!("{no_proxy},{NEVER_PROXIED}");
-                Some(
-                    reqwest::Proxy::https(url.as_str())
-                        .map_err(|_| Error::validation("proxy", "is not a usable proxy address"))?
-                        .no_proxy(reqwest::NoProxy::from_string(&exempt)),
-                )
+                let proxy = reqwest::Proxy::https(url.as_str())
+                    .map_err(|_| Error::validation("proxy", "is not a usable proxy address"))?
+                    .no_proxy(reqwest::NoProxy::from_string(&exempt));
+                Some((proxy, format!("{url} except {exempt}")))
             }
             None => None,
         };
@@ -410,88 +407,57 @@ impl Route {
         }
         Ok(Route { proxy, localhost })
     }
-
-    /// A pool builder with this route: no redirects, the proxy (or none: never the
-    /// environment's own reading), `localhost` pinned.
-    fn builder(&self, connect_timeout: Duration, user_agent: &str) -> reqwest::ClientBuilder {
-        let b = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(connect_timeout)
-            .user_agent(user_agent);
-        let b = match &self.proxy {
-            Some(p) => b.proxy(p.clone()),
-            None => b.no_proxy(),
-        };
-        if self.localhost.is_empty() {
-            b
-        } else {
-            b.resolve_to_addrs("localhost", &self.localhost)
-        }
-    }
 }
 
 impl std::fmt::Debug for Transport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Transport")
-            .field("connect_timeout", &self.connect_timeout)
             .field("stall_timeout", &self.stall_timeout)
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("proxied", &self.proxied)
             .finish_non_exhaustive()
     }
 }
 
-impl Transport {
-    fn api_pool(
-        route: &Route,
-        connect_timeout: Duration,
-        user_agent: &str,
-    ) -> Result<reqwest::Client, Error> {
-        route
-            .builder(connect_timeout, user_agent)
-            .pool_idle_timeout(Duration::from_secs(60))
-            .tcp_nodelay(true)
-            .build()
-            .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))
-    }
+/// A pool that cannot be had is a transport failure of the attempt (nothing was sent).
+fn no_pool(error: Error) -> SendFailure {
+    SendFailure::new(FailureClass::Final, error)
+}
 
+impl Transport {
     /// The transport of a client: its pools, with the proxy route of the settings (or of
     /// the environment) decided here, once.
     pub fn new(settings: &Settings) -> Result<Transport, Error> {
-        let user_agent = settings.user_agent();
+        let user_agent = HeaderValue::from_str(&settings.user_agent())
+            .map_err(|_| Error::validation("app_name", "must be printable ASCII text"))?;
         let route = Route::new(settings)?;
-        let api = Self::api_pool(&route, settings.timeouts.connect, &user_agent)?;
-        let documents = route
-            .builder(settings.timeouts.connect, &user_agent)
-            .pool_idle_timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))?;
+        let connect = settings.timeouts.connect;
+        let pool = |kind| Pool::new(kind, route.proxy.clone(), route.localhost.clone(), connect);
         Ok(Transport {
-            api: Arc::new(RwLock::new(api)),
-            connect_timeout: settings.timeouts.connect,
+            api: pool(PoolKind::Api)?,
             user_agent,
             stall_timeout: settings.timeouts.stall,
-            documents,
+            documents: pool(PoolKind::Documents)?,
             max_response_bytes: settings.max_response_bytes,
-            route,
+            proxied: route.proxy.is_some(),
         })
     }
 
     /// Whether remote https addresses go through a proxy (for diagnostics and tests).
     pub fn proxied(&self) -> bool {
-        self.route.proxy.is_some()
+        self.proxied
     }
 
-    /// The underlying pool, for callers that stream (documents use their own client).
-    pub fn client(&self) -> reqwest::Client {
-        self.api.read().unwrap_or_else(|p| p.into_inner()).clone()
+    /// The API pool of where the call runs, for callers that stream.
+    pub fn client(&self) -> Result<reqwest::Client, Error> {
+        self.api.get()
     }
 
-    /// Drops every pooled connection: the next request opens a new one. Called after a
-    /// transient failure; requests in flight keep the connection they have.
+    /// Drops every pooled connection of where the call runs: the next request opens a new
+    /// one. Called after a transient failure; requests in flight keep the connection they
+    /// have.
     pub fn reset_pool(&self) {
-        if let Ok(fresh) = Self::api_pool(&self.route, self.connect_timeout, &self.user_agent) {
-            *self.api.write().unwrap_or_else(|p| p.into_inner()) = fresh;
-        }
+        self.api.reset();
     }
 
     /// Sends one attempt and reads the whole response within `timeout`.
@@ -500,7 +466,7 @@ impl Transport {
         req: HttpRequest,
         timeout: Duration,
     ) -> Result<HttpResponse, SendFailure> {
-        let client = self.client();
+        let client = self.api.get().map_err(no_pool)?;
         self.send_with(&client, req, timeout, self.max_response_bytes as u64)
             .await
     }
@@ -519,8 +485,8 @@ impl Transport {
             headers: vec![],
             body: None,
         };
-        self.send_with(&self.documents, req, timeout, max_bytes)
-            .await
+        let client = self.documents.get().map_err(no_pool)?;
+        self.send_with(&client, req, timeout, max_bytes).await
     }
 
     /// Opens a presigned document address for streaming: the same plain GET as
@@ -539,7 +505,13 @@ impl Transport {
         max_bytes: u64,
     ) -> Result<DocumentBody, SendFailure> {
         let started = tokio::time::Instant::now();
-        let request = self.documents.request(Method::GET, url).send();
+        let request = self
+            .documents
+            .get()
+            .map_err(no_pool)?
+            .request(Method::GET, url)
+            .header(http::header::USER_AGENT, self.user_agent.clone())
+            .send();
         // The response head counts as body bytes do: silent for `stall`, it is stalled.
         let wait = self.stall_timeout.min(timeout);
         let resp = match tokio::time::timeout(wait, request).await {
@@ -587,7 +559,7 @@ impl Transport {
     ) -> Result<HttpResponse, SendFailure> {
         match tokio::time::timeout(
             timeout,
-            Self::send_inner(client, req, cap, self.stall_timeout),
+            Self::send_inner(client, &self.user_agent, req, cap, self.stall_timeout),
         )
         .await
         {
@@ -605,11 +577,14 @@ impl Transport {
 
     async fn send_inner(
         client: &reqwest::Client,
+        user_agent: &HeaderValue,
         req: HttpRequest,
         cap: u64,
         stall: Duration,
     ) -> Result<HttpResponse, SendFailure> {
-        let mut builder = client.request(req.method.clone(), &req.url);
+        let mut builder = client
+            .request(req.method.clone(), &req.url)
+            .header(http::header::USER_AGENT, user_agent.clone());
         for (name, value) in req.headers {
             builder = builder.header(name, value);
         }

@@ -36,6 +36,9 @@ pub struct SandboxConfig {
     pub faults: Vec<FaultRule>,
     /// Port of the API listener; 0 = ephemeral. The other listeners are always ephemeral.
     pub port: u16,
+    /// Close a keep-alive connection that waits this long for its next request, as the
+    /// service's load balancers do; `None`: never.
+    pub idle_timeout: Option<Duration>,
 }
 
 impl Default for SandboxConfig {
@@ -52,6 +55,7 @@ impl Default for SandboxConfig {
             rotate_refresh_tokens: false,
             faults: Vec::new(),
             port: 0,
+            idle_timeout: None,
         }
     }
 }

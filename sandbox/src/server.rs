@@ -85,7 +85,17 @@ async fn serve_conn(
 ) {
     let mut buf: Vec<u8> = Vec::new();
     loop {
-        let (req, keep_alive) = match read_request(&mut stream, &mut buf, conn_id).await {
+        let idle = state.config.idle_timeout.filter(|_| buf.is_empty());
+        let next = read_request(&mut stream, &mut buf, conn_id);
+        let next = match idle {
+            // Idle between requests (nothing of the next one read yet): closed quietly.
+            Some(idle) => match tokio::time::timeout(idle, next).await {
+                Ok(outcome) => outcome,
+                Err(_) => return,
+            },
+            _ => next.await,
+        };
+        let (req, keep_alive) = match next {
             ReadOutcome::Request(r, k) => (r, k),
             ReadOutcome::Closed => return,
             ReadOutcome::Reply(resp) => {

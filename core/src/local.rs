@@ -1,0 +1,68 @@
+//! The calling thread's runtime. A blocking call (the Rust `blocking` facade, Python's
+//! `abws.Client`, the C API) runs its future on the thread that waits for it, with that
+//! thread's own current-thread tokio runtime and connections (`pools.rs`): the call's I/O
+//! needs no other thread. Handing each call to a runtime worker and back cost two thread
+//! wake-ups per call, and lost the most when the machine's cores were busy (issue 19, B1).
+//!
+//! The runtime is built on a thread's first call and lives as long as the thread; a forked
+//! child's thread builds its own (the parent's, its descriptors included, is left alone).
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::Rc;
+
+use tokio::runtime::{Builder, Runtime};
+
+use crate::error::{Error, Result};
+use crate::pools;
+
+thread_local! {
+    /// (the process the runtime belongs to, the runtime)
+    static RUNTIME: RefCell<Option<(u32, Rc<Runtime>)>> = const { RefCell::new(None) };
+}
+
+fn runtime() -> Result<Rc<Runtime>> {
+    let pid = std::process::id();
+    RUNTIME.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if let Some((owner, rt)) = slot.as_ref() {
+            if *owner == pid {
+                return Ok(rt.clone());
+            }
+        }
+        if let Some(old) = slot.take() {
+            // A forked child: the parent's runtime (its epoll descriptor shared with the
+            // parent) is never touched again, nor dropped.
+            std::mem::forget(old);
+        }
+        let rt = Rc::new(
+            Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| Error::runtime(format!("cannot start the I/O runtime: {e}")))?,
+        );
+        *slot = Some((pid, rt.clone()));
+        Ok(rt)
+    })
+}
+
+/// Runs `fut` to completion on the current thread's runtime. Inside another tokio runtime
+/// this is an error, not a panic (blocking there would stall that runtime's worker).
+pub fn block_on<F: Future>(fut: F) -> Result<F::Output> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(Error::runtime(
+            "the blocking client was called from inside an async (tokio) runtime; use abws::Client \
+             with .await there, or call the blocking client from tokio::task::spawn_blocking",
+        ));
+    }
+    let rt = runtime()?;
+    let _place = pools::enter_calling_thread();
+    Ok(rt.block_on(async {
+        // The thread's connections were not driven while it was away: let them see what
+        // happened meanwhile (a keep-alive connection the server closed) before the call
+        // picks one. Two turns: one to poll the sockets, one to run their tasks.
+        tokio::task::yield_now().await;
+        tokio::task::yield_now().await;
+        fut.await
+    }))
+}
