@@ -91,8 +91,11 @@ impl Call {
 }
 
 pub(crate) struct Inner {
-    settings: std::sync::RwLock<Settings>,
+    /// Shared with each call in flight (replaced whole when the credentials change).
+    settings: std::sync::RwLock<Arc<Settings>>,
     endpoints: Endpoints,
+    /// The API endpoint, parsed once (each call's address starts from a copy).
+    api_base: url::Url,
     transport: Transport,
     tokens: TokenCache,
     ctx: Arc<Context>,
@@ -108,7 +111,7 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = self.settings();
+        let s = self.current_settings();
         f.debug_struct("Client")
             .field("region", &s.region)
             .field("endpoint", &self.inner.endpoints.api)
@@ -133,6 +136,8 @@ impl Client {
         let mut settings = settings;
         settings.timeouts = settings.timeouts.clamped();
         let endpoints = settings.endpoints();
+        let api_base = url::Url::parse(&endpoints.api)
+            .map_err(|e| Error::validation("endpoint", format!("must be an absolute URL ({e})")))?;
         let transport = Transport::new(&settings)?;
         let shared = settings
             .shared_state
@@ -148,8 +153,9 @@ impl Client {
         );
         Ok(Client {
             inner: Arc::new(Inner {
-                settings: std::sync::RwLock::new(settings),
+                settings: std::sync::RwLock::new(Arc::new(settings)),
                 endpoints,
+                api_base,
                 transport,
                 tokens,
                 ctx: process::context(),
@@ -160,6 +166,11 @@ impl Client {
 
     /// A copy of the settings in force (credentials included; they redact themselves).
     pub fn settings(&self) -> Settings {
+        Settings::clone(&self.current_settings())
+    }
+
+    /// The settings in force, shared (what a call reads them through).
+    fn current_settings(&self) -> Arc<Settings> {
         self.inner
             .settings
             .read()
@@ -185,7 +196,7 @@ impl Client {
             .inner
             .settings
             .write()
-            .unwrap_or_else(|p| p.into_inner()) = next;
+            .unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
         Ok(())
     }
 
@@ -211,7 +222,7 @@ impl Client {
 
     /// The bucket that paces `op` for this client's party.
     pub fn bucket(&self, op: &'static Operation, group: Option<RegionGroup>) -> Arc<Bucket> {
-        let s = self.settings();
+        let s = self.current_settings();
         let key = BucketKey {
             party: s.credentials.party(),
             group: group.unwrap_or(s.region.group()).as_str(),
@@ -265,7 +276,7 @@ impl Client {
             }
         }
         // The shared state cannot say: this process's share, paced here.
-        let s = self.settings();
+        let s = self.current_settings();
         let key = BucketKey {
             party: s.credentials.party(),
             group,
@@ -285,8 +296,7 @@ impl Client {
 
     /// The full address of a call (placeholders filled and encoded, query appended).
     pub fn url(&self, call: &Call) -> Result<String> {
-        let mut url = url::Url::parse(&self.inner.endpoints.api)
-            .map_err(|e| Error::validation("endpoint", format!("must be an absolute URL ({e})")))?;
+        let mut url = self.inner.api_base.clone();
         {
             let mut segs = url
                 .path_segments_mut()
@@ -352,7 +362,7 @@ impl Client {
 
     async fn execute_inner(&self, call: &Call) -> Result<HttpResponse> {
         let op = call.op;
-        let settings = self.settings();
+        let settings = self.current_settings();
         let url = self.url(call)?;
         let email = call.user_email.clone().or(settings.user_email.clone());
         if op.needs_user_email() && email.is_none() {
