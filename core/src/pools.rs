@@ -140,10 +140,14 @@ pub enum Place {
     CallingThread,
 }
 
+/// A calling thread's pool: its description (kept alive, so that its address stays unique),
+/// the process it was made in, the pool.
+type LocalPool = (Arc<PoolSpec>, u32, reqwest::Client);
+
 thread_local! {
     static PLACE: Cell<Place> = const { Cell::new(Place::Elsewhere) };
-    /// The calling thread's pools, by description (the `Arc` keeps the address unique).
-    static LOCAL_POOLS: std::cell::RefCell<HashMap<usize, (Arc<PoolSpec>, u32, reqwest::Client)>> =
+    /// The calling thread's pools, by the address of their description.
+    static LOCAL_POOLS: std::cell::RefCell<HashMap<usize, LocalPool>> =
         std::cell::RefCell::new(HashMap::new());
 }
 
