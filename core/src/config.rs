@@ -435,15 +435,20 @@ pub(crate) fn is_loopback(url: &url::Url) -> bool {
 }
 
 /// What `localhost` resolves to, when that is loopback addresses only (`None` when it
-/// does not resolve, or resolves to any other address).
+/// does not resolve, or resolves to any other address). Looked up once per process: every
+/// client would otherwise pay a resolver call when it is built (B11: a thousand of them).
 pub fn localhost_addrs() -> Option<Vec<std::net::IpAddr>> {
     use std::net::ToSocketAddrs;
-    let addrs: Vec<std::net::IpAddr> = ("localhost", 0)
-        .to_socket_addrs()
-        .ok()?
-        .map(|a| a.ip())
-        .collect();
-    loopback_only(&addrs).then_some(addrs)
+    static ONCE: std::sync::OnceLock<Option<Vec<std::net::IpAddr>>> = std::sync::OnceLock::new();
+    ONCE.get_or_init(|| {
+        let addrs: Vec<std::net::IpAddr> = ("localhost", 0)
+            .to_socket_addrs()
+            .ok()?
+            .map(|a| a.ip())
+            .collect();
+        loopback_only(&addrs).then_some(addrs)
+    })
+    .clone()
 }
 
 /// True when there is at least one address and every one is loopback (an IPv4-mapped
