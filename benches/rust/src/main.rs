@@ -87,7 +87,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         "calls-local" if a.len() == 9 => {
             // Experiment: the async client on a current-thread runtime of this thread.
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
             let c = client.inner()?;
             let budget = Budget::parse(&a[8])?;
             let p = GetInvoiceDetailByInvoiceNumberParams {
@@ -96,7 +98,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             rt.block_on(async {
                 for _ in 0..50 {
-                    c.invoices().get_invoice_detail_by_invoice_number(&p).await?;
+                    c.invoices()
+                        .get_invoice_detail_by_invoice_number(&p)
+                        .await?;
                 }
                 Ok::<(), abws::Error>(())
             })?;
@@ -104,7 +108,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let n = rt.block_on(async {
                 let mut n = 0u64;
                 while budget.more(n, t0) {
-                    c.invoices().get_invoice_detail_by_invoice_number(&p).await?;
+                    c.invoices()
+                        .get_invoice_detail_by_invoice_number(&p)
+                        .await?;
                     n += 1;
                 }
                 Ok::<u64, abws::Error>(n)
