@@ -518,8 +518,11 @@ def b2_md(d: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
             mrows.append(f"| {name} | {m['held'] / 1e6:.1f} | {m['held'] / d['size']:.2f} | {m['peak'] / 1e6:.1f} |")
         mem = ("\n\n**Memory.** What the decoded page holds: Python's allocations still live while the result "
                "is held (`tracemalloc`, after `gc.collect()`; it sees every object the extension builds "
-               "through the C API), and the peak of traced allocations during fetch + decode (the body, the "
-               "parser's work), one measurement per client after the timed runs.\n\n" + "\n".join(mrows))
+               "through the C API), and the peak of traced allocations during fetch + decode, one measurement "
+               "per client after the timed runs. The peaks are not alike: the peers' body and parser work "
+               "go through Python's allocators (orjson's parse tree included) and are traced, abws's body "
+               "and parser are Rust's (mimalloc) and are not, so abws's peak is its Python objects "
+               "only.\n\n" + "\n".join(mrows))
     text = (
         f"One getTransactions page of 10,000 transactions ({d['size'] / 1e6:.1f} MB of JSON; the sandbox's "
         f"{d['real']} real transactions with one line item, repeated, money as strings with 1 or 2 "

@@ -18,7 +18,6 @@ results.
 # the core's records): each public name is imported on its first use (PEP 562), so a program
 # pays only for what it touches (`abws.Client` does not load the asyncio client, the
 # sandbox or the consent flow). mypy, the stubs and IDEs see the imports below.
-from __future__ import annotations
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `typing` imports `re` (3.11)
 if TYPE_CHECKING:
@@ -77,7 +76,7 @@ if TYPE_CHECKING:
     from .sealed import decrypt, decrypt_file
 
 # Public name -> the submodule that defines it (the imports above, for the runtime).
-_WHERE: Dict[str, str] = {
+_WHERE: "Dict[str, str]" = {
     name: module
     for module, names in {
         "_abws": ("__version__",),
@@ -106,7 +105,7 @@ _WHERE: Dict[str, str] = {
 
 if not TYPE_CHECKING:
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> "Any":
         mod = _WHERE.get(name)
         if mod is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -118,8 +117,8 @@ if not TYPE_CHECKING:
         globals()[name] = value  # later lookups are plain attribute reads
         return value
 
-    def __dir__() -> List[str]:
-        return sorted(set(globals()) | set(__all__))
+    def __dir__() -> "List[str]":
+        return sorted(set(globals()) - {"TYPE_CHECKING"} | set(__all__))
 
 
 def refresh_logging() -> None:
