@@ -109,11 +109,12 @@ if not TYPE_CHECKING:
         mod = _WHERE.get(name)
         if mod is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from importlib import import_module
+        import sys
 
         from . import _log  # noqa: F401  (logger "abws" gets its NullHandler before any record)
 
-        value = getattr(import_module(f"{__name__}.{mod}"), name)
+        __import__(f"{__name__}.{mod}")  # not importlib.import_module: one module less to load
+        value = getattr(sys.modules[f"{__name__}.{mod}"], name)
         globals()[name] = value  # later lookups are plain attribute reads
         return value
 
