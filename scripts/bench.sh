@@ -31,7 +31,8 @@ export CARGO_TERM_COLOR=never
 
 echo "bench: installing the peers (benches/requirements.txt)" >&2
 "$PY" -m pip install --quiet -r benches/requirements.txt
-if ! "$PY" -c "import abws" 2>/dev/null; then
+# `import abws` alone no longer loads the extension (B7): import it, so a missing or broken build counts
+if ! "$PY" -c "import abws._abws" 2>/dev/null; then
   echo "bench: abws is not installed in .venv; pip install --no-build-isolation . (a few minutes)" >&2
   "$PY" -m pip install --quiet --no-build-isolation .
 fi
