@@ -1,4 +1,4 @@
-"""The benchmark suite of issue 10: abws against the hand-written alternatives, in one run,
+"""The benchmark suite of issues 10 and 19: abws against the hand-written alternatives, in one run,
 against the same sandbox. Writes docs/benchmarks.md. Run it through `scripts/bench.sh`
 (which builds what it needs); directly:
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime as dt
 import gc
 import gzip
@@ -23,12 +24,14 @@ import json
 import math
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -171,11 +174,58 @@ def rate_loop(fn: Callable[[int], Any], seconds: float) -> float:
     return n / (time.perf_counter() - t0)
 
 
+def raise_fd_limit() -> None:
+    """The soft limit of open files up to the hard one, for this process and the sandboxes it
+    starts: B11's clients may hold thousands of connections (two pools per client today)."""
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else max(soft, 65536), hard))
+
+
 # ---------------------------------------------------------------------------------------
 # B1 per-call cost
 
 
+B1_SECONDS = 1.5  # per client per run
+B1_ABWS, B1_REQ, B1_HTTPX = "abws", "requests.Session + json", "httpx.Client + orjson"
+B1_RUST = "Rust facade `abws::blocking::Client` (typed result)"
+B1_LOCAL = "diagnostic: Rust async client on a current-thread runtime of the calling thread (`calls-local`)"
+
+
+class CpuHog:
+    """A child process spinning on CPU 0 (`os.sched_setaffinity`) while the `with` block
+    runs: the busy-machine variant of B1. The measured processes are not pinned; the
+    scheduler gives them what is left."""
+
+    def __enter__(self) -> "CpuHog":
+        self.cpu = min(os.sched_getaffinity(0))  # CPU 0 unless this process may not use it
+        code = f"import os; os.sched_setaffinity(0, {{{self.cpu}}})\nwhile True: pass"
+        self.proc = subprocess.Popen([PY, "-c", code])
+        time.sleep(0.3)  # it is spinning before the first measurement
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def rust_calls(sb: Sandbox, mode: str, inv: str, budget: str) -> Dict[str, float]:
+    """benches/rust: `calls` (the blocking facade) or `calls-local`, for a number of calls
+    or a duration (`1.5s`); {"calls": n, "seconds": s}."""
+    c = sb.cred
+    p = subprocess.run([str(RUST_BIN), mode, sb.base, sb.auth, c["client_id"], c["client_secret"],
+                        c["refresh_token"], inv, budget], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise RuntimeError(f"abws-bench {mode}: {p.stderr[-2000:]}")
+    x: Dict[str, float] = json.loads(p.stdout.strip().splitlines()[-1])
+    return x
+
+
 def b1(sb: Sandbox, runs: int) -> Dict[str, Any]:
+    """Calls per second of each client, `runs` runs interleaved (the order rotating); the
+    Rust facade's run is a child process calling for the same 1.5 s. Then the same with a
+    CPU hog on CPU 0."""
     invs = invoice_numbers(sb)
     urls = [detail_url(sb, i) for i in invs]
     client = sb.client()
@@ -196,35 +246,95 @@ def b1(sb: Sandbox, runs: int) -> Dict[str, Any]:
         r.raise_for_status()
         return orjson.loads(r.content)
 
-    peers = [("abws", f_abws), ("requests.Session + json", f_requests), ("httpx.Client + orjson", f_httpx)]
-    for _, f in peers:  # warm-up: token, connections, caches
+    def in_process(f: Callable[[int], Any]) -> Callable[[], float]:
+        return lambda: rate_loop(f, B1_SECONDS)
+
+    def child(mode: str) -> Callable[[], float]:
+        def run() -> float:
+            x = rust_calls(sb, mode, invs[0], f"{B1_SECONDS}s")
+            return x["calls"] / x["seconds"]
+        return run
+
+    py = [(B1_ABWS, f_abws), (B1_REQ, f_requests), (B1_HTTPX, f_httpx)]
+    for _, f in py:  # warm-up: token, connections, caches
         for i in range(200):
             f(i)
-    res: Dict[str, List[float]] = {name: [] for name, _ in peers}
-    for r in range(runs):
-        order = peers[r % 3:] + peers[: r % 3]
-        for name, f in order:
-            res[name].append(rate_loop(f, 1.5))
+    peers = [(n, in_process(f)) for n, f in py] + [(B1_RUST, child("calls")), (B1_LOCAL, child("calls-local"))]
+    out: Dict[str, Any] = {}
+    for variant in ("quiet", "busy"):
+        todo = peers if variant == "quiet" else [p for p in peers if p[0] != B1_LOCAL]
+        res: Dict[str, List[float]] = {name: [] for name, _ in todo}
+        with (CpuHog() if variant == "busy" else contextlib.nullcontext()):
+            for r in range(runs):
+                order = todo[r % len(todo):] + todo[: r % len(todo)]
+                for name, run in order:
+                    res[name].append(run())
+                log(f"  B1 {variant} run {r + 1}: " + ", ".join(f"{n.split(' ')[0]} {x[-1]:,.0f}/s"
+                                                                for n, x in res.items()))
+        out[variant] = res
     hx.close()
-    return res
+    return out
 
 
-def b1_md(res: Dict[str, List[float]], runs: int) -> Tuple[Any, ...]:
-    a = med(res["abws"])
-    rows = ["| client | calls/s (median) | min – max | abws ÷ client |", "|---|---:|---:|---:|"]
+def b1_ratios(res: Dict[str, List[float]]) -> Dict[str, List[float]]:
+    """Per run: abws ÷ requests and ÷ httpx (calls per second), and Python's per-call time ÷
+    the Rust facade's (the facade's calls/s ÷ abws's)."""
+    a = res[B1_ABWS]
+    return {"requests": [x / y for x, y in zip(a, res[B1_REQ])],
+            "httpx": [x / y for x, y in zip(a, res[B1_HTTPX])],
+            "rust": [y / x for x, y in zip(a, res[B1_RUST])]}
+
+
+def b1_goal(res: Dict[str, List[float]]) -> Tuple[bool, str]:
+    q = b1_ratios(res)
+    ok = med(q["requests"]) >= 4.0 and med(q["rust"]) <= 1.25
+    return ok, f"{med(q['requests']):.2f}× requests, {med(q['rust']):.2f}× the Rust facade's per-call time"
+
+
+def b1_table(res: Dict[str, List[float]]) -> str:
+    a = med(res[B1_ABWS])
+    rows = ["| client | calls/s (median) | min – max | per call, µs (median) | abws ÷ client (calls/s) |",
+            "|---|---:|---:|---:|---:|"]
     for name, xs in res.items():
-        rows.append(f"| {name} | {med(xs):,.0f} | {spread(xs)} | {a / med(xs):.2f}× |")
-    ratio = a / med(res["requests.Session + json"])
-    ok = ratio >= 3.0
-    text = (
+        rows.append(f"| {name} | {med(xs):,.0f} | {spread(xs)} | {1e6 / med(xs):,.0f} | {a / med(xs):.2f}× |")
+    q = b1_ratios(res)
+    rows += ["", "| ratio, per run | median | min – max | goal |", "|---|---:|---:|---|",
+             f"| abws ÷ requests (calls/s) | {med(q['requests']):.2f}× | {spread(q['requests'], '{:.2f}×')} | ≥ 4× |",
+             f"| abws ÷ httpx (calls/s) | {med(q['httpx']):.2f}× | {spread(q['httpx'], '{:.2f}×')} | |",
+             f"| Python per-call time ÷ Rust facade per-call time | {med(q['rust']):.2f}× | "
+             f"{spread(q['rust'], '{:.2f}×')} | ≤ 1.25× |"]
+    return "\n".join(rows)
+
+
+def b1_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
+    if "quiet" not in res:  # results of a run before the busy-machine variant
+        res = {"quiet": res}
+    ok_q, fig_q = b1_goal(res["quiet"])
+    parts = [
         "getInvoiceDetailByInvoiceNumber (a 1.3 kB answer) in a loop from one Python thread, "
-        f"each client for 1.5 s per run, {runs} runs interleaved, after 200 warm-up calls. "
-        "abws returns a typed `InvoiceDetail` (Decimal money, aware datetimes); the peers return "
-        "dicts. Sandbox binary in its own process, rate limits off, keep-alive connections.\n\n"
-        + "\n".join(rows)
-        + f"\n\nGoal abws ≥ 3× requests: **{ratio:.2f}× — {'met' if ok else 'missed'}**.\n"
-    )
-    return text, ok, f"{ratio:.2f}× requests, {a / med(res['httpx.Client + orjson']):.2f}× httpx"
+        f"each client for {B1_SECONDS:g} s per run, {runs} runs interleaved (the order rotating), after 200 "
+        "warm-up calls. abws returns a typed `InvoiceDetail` (Decimal money, aware datetimes); the peers return "
+        "dicts. The Rust rows are `benches/rust` (`abws-bench calls … 1.5s`: the blocking facade, a typed "
+        "`InvoiceDetail` struct, the same 1.5 s in the same rotation; a child process, so its start, token "
+        "and 50 warm-up calls are outside the measured time). The ratios are taken per run (the clients "
+        "of one run measured seconds apart), then their median. Sandbox binary in its own process, rate "
+        "limits off, keep-alive connections.\n\n" + b1_table(res["quiet"]),
+        f"\nGoals abws ≥ 4× requests and Python's per-call time ≤ 1.25× the Rust facade's: "
+        f"**{fig_q} — {'met' if ok_q else 'missed'}**.\n",
+    ]
+    ok, fig = ok_q, fig_q
+    if "busy" in res:
+        ok_b, fig_b = b1_goal(res["busy"])
+        parts += [
+            "### B1 on a busy machine\n\n"
+            "The same clients and runs while a child process spins on CPU 0 (`while True: pass`, pinned with "
+            f"`os.sched_setaffinity`): one of the {os.cpu_count()} cores is taken, the measured process, the "
+            "sandbox and the client's I/O threads share the rest as the scheduler allows.\n\n" + b1_table(res["busy"]),
+            f"\nThe same goals on the busy machine: **{fig_b} — {'met' if ok_b else 'missed'}**.\n",
+        ]
+        ok = ok_q and ok_b
+        fig = f"{fig_q}; busy machine: {fig_b}"
+    return "\n".join(parts), ok, fig
 
 
 # ---------------------------------------------------------------------------------------
@@ -253,6 +363,27 @@ def build_big_page(sb: Sandbox, n: int) -> Tuple[Dict[str, Any], int]:
         t["transactionId"] = f"{t['transactionId']}-{i:05d}"
         out.append(t)
     return {"transactions": out}, len(real)
+
+
+def b2_memory(f: Callable[[], Any]) -> Dict[str, int]:
+    """What a decoded page holds: Python's allocations (tracemalloc, which sees every object
+    the extension makes through the C API) still live while the result is held, after a
+    collection, and the peak during fetch + decode; bytes. Measured apart from the timed runs
+    (tracing slows allocation)."""
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        page = f()
+        gc.collect()
+        held, peak = tracemalloc.get_traced_memory()
+        del page
+        return {"held": held - before, "peak": peak - before}
+    finally:
+        tracemalloc.stop()
 
 
 def b2(runs: int) -> Dict[str, Any]:
@@ -340,6 +471,9 @@ def b2(runs: int) -> Dict[str, Any]:
                 if not name.startswith("diagnostic: requests"):
                     res[name]["walk"].append(t2 - t0)
                 del p
+        mem = {name: b2_memory(f) for name, f, _ in peers[:3]}
+        for name, m in mem.items():
+            log(f"  B2 memory {name}: holds {m['held'] / 1e6:.1f} MB, peak {m['peak'] / 1e6:.1f} MB")
         hx.close()
         c = sb.cred
         p = subprocess.run([str(RUST_BIN), "page", sb.base, sb.auth, c["client_id"], c["client_secret"],
@@ -351,22 +485,44 @@ def b2(runs: int) -> Dict[str, Any]:
         assert rust["transactions"] == 10_000
         res["reference: Rust `abws::blocking` (typed structs, no Python objects)"] = {
             "decode": rust["seconds"], "walk": []}
-        return {"res": res, "size": size, "real": nreal, "check": {k: str(v) for k, v in check.items()}}
+        return {"res": res, "size": size, "real": nreal, "check": {k: str(v) for k, v in check.items()},
+                "mem": mem}
     finally:
         sb.stop()
 
 
+B2_ABWS, B2_REQ, B2_HTTPX = "abws (typed, Decimal)", "requests + json.loads (dicts)", "httpx + orjson (dicts)"
+
+
 def b2_md(d: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
     res = d["res"]
-    a = res["abws (typed, Decimal)"]
+    a = res[B2_ABWS]
     rows = ["| client | fetch + decode, s (median) | min – max | fetch + decode + sum every line's total, s | min – max | client ÷ abws (decode) |",
             "|---|---:|---:|---:|---:|---:|"]
     for name, x in res.items():
         walk = (f"{med(x['walk']):.3f} | {spread(x['walk'], '{:.3f}')}" if x["walk"] else "— | —")
         rows.append(f"| {name} | {med(x['decode']):.3f} | {spread(x['decode'], '{:.3f}')} | "
                     f"{walk} | {med(x['decode']) / med(a['decode']):.2f}× |")
-    req = res["requests + json.loads (dicts)"]
-    ok = med(a["decode"]) <= med(req["decode"])
+    # per run: abws's fetch + decode time ÷ the peer's of the same run
+    vs_req = [x / y for x, y in zip(a["decode"], res[B2_REQ]["decode"])]
+    vs_hx = [x / y for x, y in zip(a["decode"], res[B2_HTTPX]["decode"])]
+    ok = med(vs_req) <= 0.6 and med(vs_hx) <= 0.75
+    rows += ["", "| abws's time ÷ the peer's, per run | median | min – max | goal |", "|---|---:|---:|---|",
+             f"| ÷ requests + json.loads | {med(vs_req):.2f}× | {spread(vs_req, '{:.2f}×')} | ≤ 0.6× |",
+             f"| ÷ httpx + orjson | {med(vs_hx):.2f}× | {spread(vs_hx, '{:.2f}×')} | ≤ 0.75× |"]
+    mem = ""
+    if d.get("mem"):
+        mrows = ["| client | held by the decoded page, MB | ÷ JSON size | peak during fetch + decode, MB |",
+                 "|---|---:|---:|---:|"]
+        for name, m in d["mem"].items():
+            mrows.append(f"| {name} | {m['held'] / 1e6:.1f} | {m['held'] / d['size']:.2f} | {m['peak'] / 1e6:.1f} |")
+        mem = ("\n\n**Memory.** What the decoded page holds: Python's allocations still live while the result "
+               "is held (`tracemalloc`, after `gc.collect()`; it sees every object the extension builds "
+               "through the C API), and the peak of traced allocations during fetch + decode, one measurement "
+               "per client after the timed runs. The peaks are not alike: the peers' body and parser work "
+               "go through Python's allocators (orjson's parse tree included) and are traced, abws's body "
+               "and parser are Rust's (mimalloc) and are not, so abws's peak is its Python objects "
+               "only.\n\n" + "\n".join(mrows))
     text = (
         f"One getTransactions page of 10,000 transactions ({d['size'] / 1e6:.1f} MB of JSON; the sandbox's "
         f"{d['real']} real transactions with one line item, repeated, money as strings with 1 or 2 "
@@ -374,13 +530,14 @@ def b2_md(d: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         "its own process (`benches/sandbox_host.py`: the control path takes at most 1 MiB). "
         "abws builds typed `Transaction` objects with `Decimal` money and aware datetimes; the peers build "
         "dicts of strings (`float()` per amount in the sum column). "
-        f"{runs} runs, interleaved. Sums of every line's total agree: "
+        f"{runs} runs, interleaved (the order rotating); the ratios are taken per run, then their median. "
+        "Sums of every line's total agree: "
         + ", ".join(f"{k.split(' ')[0]} {v}" for k, v in d["check"].items() if not k.startswith("diag"))
-        + ".\n\n" + "\n".join(rows)
-        + f"\n\nGoal abws no slower than requests + json.loads: **{med(a['decode']):.3f} s vs "
-        f"{med(req['decode']):.3f} s — {'met' if ok else 'missed'}**.\n"
+        + ".\n\n" + "\n".join(rows) + mem
+        + f"\n\nGoals abws ≤ 0.6× requests + json.loads and ≤ 0.75× httpx + orjson (fetch + decode time): "
+        f"**{med(vs_req):.2f}×, {med(vs_hx):.2f}× — {'met' if ok else 'missed'}**.\n"
     )
-    return text, ok, f"{med(a['decode']):.3f} s vs {med(req['decode']):.3f} s ({med(a['decode']) / med(req['decode']):.2f}×)"
+    return text, ok, f"{med(vs_req):.2f}× requests + json.loads, {med(vs_hx):.2f}× httpx + orjson"
 
 
 # ---------------------------------------------------------------------------------------
@@ -711,18 +868,28 @@ def b6_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
 # B7 import time and size
 
 
+B7_CLIENT = "abws, then `abws.Client` (what a program that makes a client loads)"
+
+
 def b7(runs: int) -> Dict[str, Any]:
-    mods = ["abws", "requests", "httpx", "orjson"]
+    # row -> the statement timed in a fresh interpreter
+    codes = {"(interpreter only)": "pass", "abws": "import abws", B7_CLIENT: "import abws; abws.Client",
+             "requests": "import requests", "httpx": "import httpx", "orjson": "import orjson"}
     reps = max(10, runs * 2)
-    t: Dict[str, List[float]] = {"(interpreter only)": []}
-    for m in mods:
-        t[m] = []
+    t: Dict[str, List[float]] = {m: [] for m in codes}
+    cpu: Dict[str, List[float]] = {m: [] for m in codes}  # the child's user + system time
+
+    def children_cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
     for _ in range(reps):
-        for m in ["(interpreter only)"] + mods:
-            code = "pass" if m.startswith("(") else f"import {m}"
+        for m, code in codes.items():
+            c0 = children_cpu()
             t0 = time.perf_counter()
             subprocess.run([PY, "-c", code], check=True)
             t[m].append(time.perf_counter() - t0)
+            cpu[m].append(children_cpu() - c0)
     pkg = Path(abws.__file__).parent
     files = [p for p in pkg.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
     so = [p for p in files if p.name.startswith("_abws") and p.suffix == ".so"]
@@ -753,23 +920,34 @@ def b7(runs: int) -> Dict[str, Any]:
             stripped = Path(f"{tmp}/s.so").stat().st_size
         except (OSError, subprocess.CalledProcessError, IndexError):
             pass
-    return {"times": t, "pkg": sum(p.stat().st_size for p in files), "so": so_size, "stripped": stripped,
+    return {"times": t, "cpu": cpu, "pkg": sum(p.stat().st_size for p in files), "so": so_size, "stripped": stripped,
             "wheel": whl, "reps": reps}
 
 
-def b7_md(d: Dict[str, Any], runs: int) -> Tuple[str, bool]:
+def b7_md(d: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
     t = d["times"]
     base = med(t["(interpreter only)"])
-    rows = ["| module | fresh interpreter + import, ms (median) | min – max | import alone, ms (median minus bare interpreter) |",
-            "|---|---:|---:|---:|"]
+    cpu = d.get("cpu") or {}
+    cbase = med(cpu["(interpreter only)"]) if cpu else 0.0
+    rows = ["| module | fresh interpreter + import, ms (median) | min – max | import alone, ms (median minus bare interpreter) | CPU time (user + system) minus the bare interpreter's, ms (median) |",
+            "|---|---:|---:|---:|---:|"]
     for m, xs in t.items():
         ms = [x * 1000 for x in xs]
+        c = "" if m.startswith("(") or m not in cpu else f"{(med(cpu[m]) - cbase) * 1000:.0f}"
         rows.append(f"| {m} | {med(ms):.1f} | {spread(ms, '{:.1f}')} | "
-                    f"{'' if m.startswith('(') else f'{med(ms) - base * 1000:.1f}'} |")
+                    f"{'' if m.startswith('(') else f'{med(ms) - base * 1000:.1f}'} | {c} |")
     w = d["wheel"]
+    alone = (med(t["abws"]) - base) * 1000
+    ok = alone <= 40.0
+    client = f" (`abws.Client` then: {(med(t[B7_CLIENT]) - base) * 1000:.1f} ms)" if B7_CLIENT in t else ""
     text = (
         f"`python -c 'import X'` in a fresh interpreter, {d['reps']} times each, interleaved; the bare "
-        "interpreter (`python -c pass`) subtracted in the last column.\n\n"
+        "interpreter (`python -c pass`) subtracted; the last column is the child's CPU time (`getrusage`), "
+        "which a busy machine disturbs less than the wall time. `import abws` loads the package's "
+        "`__init__` only: each public name imports its submodule (and the extension, which imports "
+        "`logging`) on first use, so the second abws row is what a program that makes a client pays "
+        "(the client module, the generated operations and models, the extension; not the asyncio client, "
+        "the sandbox or the consent flow).\n\n"
         + "\n".join(rows)
         + "\n\n| size | bytes | MB |\n|---|---:|---:|\n"
         + f"| wheel {w['name']} | {w['size']:,} | {w['size'] / 1e6:.1f} |\n"
@@ -777,8 +955,10 @@ def b7_md(d: Dict[str, Any], runs: int) -> Tuple[str, bool]:
         + f"| of which the extension module `_abws.abi3.so` (not stripped) | {d['so']:,} | {d['so'] / 1e6:.1f} |\n"
         + (f"| the same module after `strip` (symbols removed) | {d['stripped']:,} | {d['stripped'] / 1e6:.1f} |\n"
            if d.get("stripped") else "")
+        + f"\nGoal `import abws` ≤ 40 ms above the bare interpreter: **{alone:.1f} ms — "
+        f"{'met' if ok else 'missed'}**{client}.\n"
     )
-    return text, True
+    return text, ok, f"{alone:.1f} ms above the bare interpreter{' (within the noise)' if alone < 0 else ''}{client}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -804,13 +984,13 @@ def b8(sb: Sandbox, runs: int, n: int = 3000) -> Dict[str, Any]:
     return res
 
 
-def b8_md(res: Dict[str, List[float]], runs: int, b1res: Optional[Dict[str, List[float]]]) -> Tuple[str, bool]:
+def b8_md(res: Dict[str, List[float]], runs: int, b1res: Optional[Dict[str, Any]]) -> Tuple[str, bool]:
     r = med(res["Rust `abws::blocking::Client`"])
     rows = ["| caller | calls/s (median) | min – max | ÷ Rust |", "|---|---:|---:|---:|"]
     for name, xs in res.items():
         rows.append(f"| {name} | {med(xs):,.0f} | {spread(xs)} | {med(xs) / r:.2f} |")
     if b1res:
-        xs = b1res["abws"]
+        xs = b1res["quiet"][B1_ABWS]
         rows.append(f"| Python `abws.Client` (from B1, same sandbox) | {med(xs):,.0f} | {spread(xs)} | {med(xs) / r:.2f} |")
     c = med(res["C API (libabws.so)"])
     text = (
@@ -1098,6 +1278,137 @@ def b10_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
 
 
 # ---------------------------------------------------------------------------------------
+# B11 many accounts in one process
+
+
+B11_CLIENTS = 1000
+
+
+def mint_refresh_tokens(sb: Sandbox, n: int) -> List[str]:
+    """n refresh tokens of n distinct grants, as n customers' consents make them: the
+    consent page's Allow (a single-use code) then the token endpoint's authorization_code
+    grant (a new token family each)."""
+    c = sb.cred
+    s = requests.Session()
+    out = []
+    for i in range(n):
+        r = s.get(f"{sb.auth}/b2b/abws/oauth/allow", allow_redirects=False,
+                  params={"state": f"b11-{i}", "redirect_uri": c["redirect_uri"], "applicationId": c["application_id"]})
+        assert r.status_code == 302, (r.status_code, r.text[:200])
+        code = urllib.parse.parse_qs(urllib.parse.urlsplit(r.headers["location"]).query)["code"][0]
+        r = s.post(f"{sb.auth}/auth/O2/token", data={
+            "grant_type": "authorization_code", "code": code, "redirect_uri": c["redirect_uri"],
+            "client_id": c["client_id"], "client_secret": c["client_secret"]})
+        r.raise_for_status()
+        out.append(r.json()["refresh_token"])
+    s.close()
+    assert len(set(out)) == n
+    return out
+
+
+def b11(runs: int, n: int = B11_CLIENTS) -> List[Dict[str, Any]]:
+    """A sandbox of its own; per run, n fresh grants and a fresh child process
+    (benches/many_clients.py) holding n clients."""
+    sb = Sandbox.binary("off")
+    try:
+        invs = invoice_numbers(sb)
+        out = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for r in range(runs):
+                t0 = time.perf_counter()
+                tokens = mint_refresh_tokens(sb, n)
+                log(f"  B11 run {r + 1}: {n} grants in {time.perf_counter() - t0:.1f} s")
+                spec = Path(tmp) / "spec.json"
+                spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, **sb.cred, "tokens": tokens,
+                                            "invoices": invs}))
+                p = subprocess.run([PY, str(ROOT / "benches" / "many_clients.py"), str(spec)],
+                                   capture_output=True, text=True, timeout=900)
+                if p.returncode != 0:
+                    raise RuntimeError(f"many_clients.py: {p.stderr[-3000:]}")
+                x = json.loads(p.stdout.strip().splitlines()[-1])
+                out.append(x)
+                log(f"  B11 run {r + 1}: create {x['create'] / n * 1e3:.3f} ms/client, "
+                    f"{(x['rss_idle_kb'] - x['rss0_kb']) / n:.0f} kB/client, "
+                    f"rounds {x['first_round']:.2f} s / {x['cached_round']:.2f} s vs one client {x['single']:.2f} s, "
+                    f"connections {x['conn_first']['used']} / {x['conn_cached']['used']}, "
+                    f"open {x['open_first']} / {x['open_cached']}")
+        return out
+    finally:
+        sb.stop()
+
+
+def b11_md(xs: List[Dict[str, Any]], runs: int) -> Tuple[Any, ...]:
+    n = xs[0]["clients"]
+    kb = [(x["rss_idle_kb"] - x["rss0_kb"]) * 1.024 / n for x in xs]  # kB (1000 bytes) per client
+    kb_created = [(x["rss_created_kb"] - x["rss0_kb"]) * 1.024 / n for x in xs]
+    create_ms = [x["create"] / n * 1e3 for x in xs]
+    first = [x["first_round"] for x in xs]
+    cached = [x["cached_round"] for x in xs]
+    single = [x["single"] for x in xs]
+    r_first = [x["first_round"] / x["single"] for x in xs]
+    r_cached = [x["cached_round"] / x["single"] for x in xs]
+
+    def conns(k: str) -> List[float]:
+        return [x[k]["used"] for x in xs if x[k].get("used") is not None]
+
+    c_first, c_cached = conns("conn_first"), conns("conn_cached")
+    o_first, o_cached = [x["open_first"] for x in xs], [x["open_cached"] for x in xs]
+    refreshes = [x["conn_first"]["refreshes"] for x in xs]
+    # both rounds: the token endpoint is on the same host, so one pool per host means one
+    # connection for the refreshes too (the sockets held open when the sandbox does not count)
+    conn = max(c_first + c_cached) if c_cached else max(o_first + o_cached)
+    ok_mem, ok_create, ok_conn, ok_round = med(kb) <= 100, med(create_ms) <= 1.0, conn <= 1, med(r_cached) <= 1.0
+    ok = ok_mem and ok_create and ok_conn and ok_round
+
+    def mark(good: bool) -> str:
+        return "met" if good else "**missed**"
+
+    cs = "— | —" if not c_first else f"{med(c_first):,.0f} | {spread(c_first)}"
+    cc = "— | —" if not c_cached else f"{med(c_cached):,.0f} | {spread(c_cached)}"
+    rows = [
+        "| figure | median | min – max | goal | |", "|---|---:|---:|---|---|",
+        f"| RSS growth per client, idle after its calls (kB) | {med(kb):,.0f} | {spread(kb)} | ≤ 100 kB | {mark(ok_mem)} |",
+        f"| RSS growth per client, just created (kB) | {med(kb_created):,.0f} | {spread(kb_created)} | | |",
+        f"| creation time per client (ms) | {med(create_ms):.3f} | {spread(create_ms, '{:.3f}')} | ≤ 1 ms | {mark(ok_create)} |",
+        f"| connections to the sandbox, round with the refreshes (sandbox's count) | {cs} | 1 (one pool per host) | {mark(max(c_first or o_first) <= 1)} |",
+        f"| connections to the sandbox, rounds with tokens cached (sandbox's count) | {cc} | 1 | {mark(max(c_cached or o_cached) <= 1)} |",
+        f"| connections this process holds open to the sandbox after the first round (`/proc`) | {med(o_first):,.0f} | {spread(o_first)} | | |",
+        f"| connections this process holds open after the cached rounds (`/proc`) | {med(o_cached):,.0f} | {spread(o_cached)} | | |",
+        f"| token refreshes in the first round | {med(refreshes):,.0f} | {spread(refreshes)} | one per client | |",
+        f"| round of one call per client, with each client's token refresh (s) | {med(first):.3f} | {spread(first, '{:.3f}')} | | |",
+        f"| round of one call per client, tokens cached (s) | {med(cached):.3f} | {spread(cached, '{:.3f}')} | | |",
+        f"| {n:,} calls on one client (s) | {med(single):.3f} | {spread(single, '{:.3f}')} | | |",
+        f"| round with refreshes ÷ one client | {med(r_first):.2f}× | {spread(r_first, '{:.2f}×')} | (reported) | |",
+        f"| round, tokens cached ÷ one client | {med(r_cached):.2f}× | {spread(r_cached, '{:.2f}×')} | ≤ 1.0× | {mark(ok_round)} |",
+    ]
+    text = (
+        f"{n:,} `abws.Client`s in one process, each with its own credentials: {n:,} refresh tokens of {n:,} "
+        "distinct grants, made per run through the sandbox's consent flow (the Allow link's single-use "
+        f"code, then the authorization_code grant: a new token family each, as {n:,} customers consenting "
+        "to one application would make; same application, same user e-mail). A fresh child process "
+        f"per run (`benches/many_clients.py`), {runs} runs, against a sandbox of its own (rate limits "
+        "off). In the child: one client made, used 20 times and dropped (the runtime, the extension), "
+        "then the baseline RSS (`VmRSS`); the clients are created (timed); one round of one "
+        "getInvoiceDetailByInvoiceNumber per client, sequentially, which includes each client's first "
+        "token refresh (one token request per client); the RSS after it, idle; then 3 × (a round with "
+        f"the tokens cached, {n:,} calls on one client), alternated. RSS growth per client = (idle RSS − "
+        f"baseline) ÷ {n:,}. Connections: `connectionsUsed` of `GET /_sandbox/counters`, the distinct "
+        "connections that carried a request since the counters were reset (before the first round, "
+        "and again before the cached rounds; the token endpoint is on the same host and listener), "
+        "and the sockets this process holds open to the sandbox (`/proc/self/fd` against "
+        "`/proc/net/tcp`). Calls are sequential, so one connection pool per host shared by all "
+        "clients needs one connection, in both rounds (the goal takes the larger count). The round goal uses the round with tokens cached (the fair "
+        "comparison: the same calls as the one-client loop); the round with the refreshes is reported "
+        "beside it.\n\n" + "\n".join(rows)
+        + f"\n\nGoals ≤ 100 kB and ≤ 1 ms per client, one connection, the round ≤ 1.0× one client: "
+        f"**{'met' if ok else 'missed'}** ({med(kb):,.0f} kB, {med(create_ms):.3f} ms, {conn:,.0f} connection(s), "
+        f"{med(r_cached):.2f}×).\n"
+    )
+    return text, ok, (f"{med(kb):,.0f} kB and {med(create_ms):.3f} ms per client, {conn:,.0f} connection(s), "
+                      f"round {med(r_cached):.2f}× one client")
+
+
+# ---------------------------------------------------------------------------------------
 # B12 the whole main job at the spec's rates
 
 
@@ -1167,7 +1478,7 @@ def b12_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         r, b = plans[op]
         rows.append(f"| {op} | {n} | {r * B12_SCALE:g}/s / {b} | {max(0, n - b) / (r * B12_SCALE):.1f} s |")
     ratio = med(res["ratio"])
-    ok = ratio <= 1.05
+    ok = ratio <= 1.1
     text = (
         "`make month-end`'s close (`examples/month_end_close.py`, JP, the sandbox's previous month: 69 "
         "invoices and credit memos, 69 PDFs) against a sandbox with the spec's rate limits whose clock "
@@ -1189,12 +1500,12 @@ def b12_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         f"{runs} runs, one after the other (each ~1 minute). What the ratio holds: the client paces at 98 % of "
         "the rate it learns (1/0.98 = 1.02×; `docs/decisions.md`, Rate limits), then the last report's "
         "processing and download and the process's start.\n\n"
-        f"Goal ≤ 1.05× the floor: **{ratio:.3f}× — {'met' if ok else 'missed'}**.\n"
+        f"Goal ≤ 1.1× the floor: **{ratio:.3f}× — {'met' if ok else 'missed'}**.\n"
     )
     return text, ok, f"{ratio:.3f}× the floor ({med(res['wall']):.1f} s vs {med(res['floor']):.1f} s)"
 
 
-ORDER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B12"]
+ORDER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B11", "B12"]
 TITLES = {
     "B1": "B1 — per-call cost of a small operation",
     "B2": "B2 — a large page decoded with exact money",
@@ -1206,25 +1517,33 @@ TITLES = {
     "B8": "B8 — the C API against the Rust facade",
     "B9": "B9 — many processes on one account (shared state)",
     "B10": "B10 — asyncio: 500 calls at concurrency 50",
+    "B11": "B11 — many accounts in one process",
     "B12": "B12 — the whole main job at the spec's rates",
 }
 GOALS = {
-    "B1": "abws ≥ 3× requests", "B2": "abws no slower than requests + json.loads",
+    "B1": "abws ≥ 4× requests; Python's per-call time ≤ 1.25× the Rust facade's; on a quiet and on a busy machine",
+    "B2": "abws ≤ 0.6× requests + json.loads and ≤ 0.75× httpx + orjson (fetch + decode time)",
     "B3": "≥ 97 % of the limit, ≤ 1 % 429s", "B4": "streaming ≤ 16 MB RSS growth; bytes ≤ 1.1 × document",
     "B5": "requests = the minimum", "B6": "8 threads not serialised by the GIL",
-    "B7": "(figures only)", "B8": "(figures only)", "B9": "≥ 95 % of the limit, 0 × 429; 16 processes refresh once",
+    "B7": "`import abws` ≤ 40 ms above the bare interpreter", "B8": "(figures only)",
+    "B9": "≥ 95 % of the limit, 0 × 429; 16 processes refresh once",
     "B10": "≥ 2× httpx.AsyncClient's throughput; largest event-loop stall ≤ 5 ms",
-    "B12": "≤ 1.05× the floor of its slowest rate bucket",
+    "B11": "1,000 clients: ≤ 100 kB and ≤ 1 ms per client; one connection pool per host (1 connection); "
+           "a round of one call per client ≤ 1.0× 1,000 calls on one client",
+    "B12": "≤ 1.1× the floor of its slowest rate bucket",
 }
+RUNS_DEFAULT, RUNS_B1_B2 = 5, 9  # B1 and B2: the issue asks for medians of ≥ 9 interleaved runs
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="", help="comma-separated: B1,B2,...")
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=None,
+                    help=f"repetitions (default {RUNS_B1_B2} for B1 and B2, {RUNS_DEFAULT} for the others)")
     ap.add_argument("--b3-runs", type=int, default=2)
     ap.add_argument("--b4-runs", type=int, default=3)
     ap.add_argument("--b9-runs", type=int, default=3)
+    ap.add_argument("--b11-runs", type=int, default=3)
     ap.add_argument("--b12-runs", type=int, default=3)
     ap.add_argument("--out", default=None)
     ap.add_argument("--merge", action="store_true",
@@ -1237,11 +1556,17 @@ def main() -> None:
         render(json.loads((TARGET / "bench-last.json").read_text()))
         return
     only = [x.strip().upper() for x in a.only.split(",") if x.strip()] or ORDER
+    unknown = [b for b in only if b not in TITLES]
+    if unknown:
+        ap.error(f"unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(ORDER)}")
+    only = [b for b in ORDER if b in only]  # the full run's order whatever the order given
     out = Path(a.out) if a.out else (ROOT / "docs" / "benchmarks.md" if only == ORDER or a.merge
                                      else TARGET / "benchmarks-partial.md")
     started = time.time()
     sections: Dict[str, Tuple[Any, ...]] = {}
-    runs = a.runs
+    runs = a.runs or RUNS_DEFAULT
+    runs_b1_b2 = a.runs or RUNS_B1_B2
+    raise_fd_limit()
     sb = Sandbox.binary("off") if any(b in only for b in ("B1", "B4", "B5", "B6", "B8")) else None
     b1res = None
     try:
@@ -1250,10 +1575,10 @@ def main() -> None:
             log(f"{b} ...")
             if b == "B1":
                 assert sb
-                b1res = b1(sb, runs)
-                sections[b] = b1_md(b1res, runs)
-            elif b == "B2":  # more runs: a 0.5 s measurement is noisy on a shared machine
-                sections[b] = b2_md(b2(runs + 4), runs + 4)
+                b1res = b1(sb, runs_b1_b2)
+                sections[b] = b1_md(b1res, runs_b1_b2)
+            elif b == "B2":
+                sections[b] = b2_md(b2(runs_b1_b2), runs_b1_b2)
             elif b == "B3":
                 sections[b] = b3_md(b3(a.b3_runs), a.b3_runs)
             elif b == "B4":
@@ -1274,6 +1599,8 @@ def main() -> None:
                 sections[b] = b9_md(b9(a.b9_runs), a.b9_runs)
             elif b == "B10":
                 sections[b] = b10_md(b10(runs), runs)
+            elif b == "B11":
+                sections[b] = b11_md(b11(a.b11_runs), a.b11_runs)
             elif b == "B12":
                 sections[b] = b12_md(b12(a.b12_runs), a.b12_runs)
             log(f"{b} done in {time.time() - t0:.0f} s")
@@ -1334,7 +1661,8 @@ def render(state: Dict[str, Any]) -> None:
     for b in only:
         md += [f"## {TITLES[b]}", "", sections[b][0].rstrip(), "",
                f"Reproduce: `{CMD} --only {b}`" + ("" if b not in ("B1", "B2", "B6", "B10") else f" (`--runs N` for more runs)")
-               + ("" if b != "B3" else " (`--b3-runs N`)") + ("" if b != "B4" else " (`--b4-runs N`)"), ""]
+               + ("" if b != "B3" else " (`--b3-runs N`)") + ("" if b != "B4" else " (`--b4-runs N`)")
+               + ("" if b != "B11" else " (`--b11-runs N`)"), ""]
     analysis = ROOT / "benches" / "analysis.md"
     if analysis.exists():
         md += [analysis.read_text().rstrip(), ""]

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The benchmark suite (issue 10): abws against requests/httpx + json/orjson, libabws from C
-# against the Rust facade, in one run against the same sandbox; writes docs/benchmarks.md.
-# Not part of `make test`. Takes ~8 minutes on 2 cores once built.
+# The benchmark suite (issues 10 and 19): abws against requests/httpx + json/orjson, libabws
+# from C against the Rust facade, 1,000 clients in one process, the main job at the spec's
+# rates, in one run against the same sandbox; writes docs/benchmarks.md. Not part of
+# `make test`. Takes ~12 minutes on 2 cores once built (B1 with its busy-machine variant ~2,
+# B3 ~3, B9 ~2.5, B12 ~3, B11 ~1).
 #
-#   scripts/bench.sh                 every benchmark, rewrites docs/benchmarks.md
-#   scripts/bench.sh --only B1,B4    some of them, into target-bench/benchmarks-partial.md
+#   scripts/bench.sh                 every benchmark (B1–B12), rewrites docs/benchmarks.md
+#   scripts/bench.sh --only B1,B11   some of them, into target-bench/benchmarks-partial.md
 #   scripts/bench.sh --only B4 --merge   re-run some, keep the rest of the last full run
-#   scripts/bench.sh --runs 7        more repetitions (also --b3-runs, --b4-runs, --out FILE)
+#   scripts/bench.sh --runs 11       more repetitions (default 9 for B1 and B2, 5 for the
+#                                    others; also --b3-runs, --b4-runs, --b9-runs, --b11-runs,
+#                                    --b12-runs, --out FILE)
 #
 # Needs what `make setup` installs (.venv). Installs the peers (benches/requirements.txt)
 # into .venv, and abws itself (`pip install --no-build-isolation .`) only when it is not
@@ -27,7 +31,8 @@ export CARGO_TERM_COLOR=never
 
 echo "bench: installing the peers (benches/requirements.txt)" >&2
 "$PY" -m pip install --quiet -r benches/requirements.txt
-if ! "$PY" -c "import abws" 2>/dev/null; then
+# `import abws` alone no longer loads the extension (B7): import it, so a missing or broken build counts
+if ! "$PY" -c "import abws._abws" 2>/dev/null; then
   echo "bench: abws is not installed in .venv; pip install --no-build-isolation . (a few minutes)" >&2
   "$PY" -m pip install --quiet --no-build-isolation .
 fi

@@ -1,6 +1,6 @@
 //! Counters: the oracles that tests read through `GET /_sandbox/counters`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
@@ -20,6 +20,9 @@ struct Inner {
     token_calls: BTreeMap<String, u64>,
     throttled: BTreeMap<String, u64>,
     connections: Vec<Value>,
+    /// The ids of the connections that carried a request, per listener: not capped like the
+    /// log, so a benchmark of 1,000 clients can count the connections they opened.
+    connection_ids: BTreeMap<&'static str, BTreeSet<u64>>,
     headers_seen: BTreeMap<String, Vec<Value>>,
     page_token_mismatches: u64,
     page_token_expired: u64,
@@ -44,8 +47,12 @@ impl Counters {
     }
 
     /// Connection id and headers of every request.
-    pub fn seen(&self, listener: &str, label: &str, req: &Req) {
+    pub fn seen(&self, listener: &'static str, label: &str, req: &Req) {
         self.with(|i| {
+            i.connection_ids
+                .entry(listener)
+                .or_default()
+                .insert(req.conn_id);
             if i.connections.len() < MAX_LOG {
                 i.connections
                     .push(json!({"listener": listener, "operation": label,
@@ -154,6 +161,7 @@ impl Counters {
                 "tokenCalls": i.token_calls,
                 "throttled": i.throttled,
                 "connections": i.connections,
+                "connectionsUsed": i.connection_ids.iter().map(|(k, v)| (*k, v.len())).collect::<BTreeMap<_, _>>(),
                 "headersSeen": i.headers_seen,
                 "pageTokenMismatches": i.page_token_mismatches,
                 "pageTokenExpired": i.page_token_expired,

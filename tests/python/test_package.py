@@ -90,3 +90,29 @@ def test_every_operation_of_the_core_has_its_method_and_pager():
     for group, names in conveniences.items():
         for n in names:
             assert callable(getattr(getattr(client, group), n)), f"{group}.{n}"
+
+
+def test_import_is_lazy_and_the_surface_complete():
+    """`import abws` loads no submodule nor the extension (B7 of docs/benchmarks.md); each
+    public name loads its module on first use, and `dir` lists every name before that."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "had = set(sys.modules)\n"
+        "import abws\n"
+        "assert set(sys.modules) - had <= {'abws', '__future__'}, sorted(set(sys.modules) - had)\n"
+        "assert set(abws.__all__) <= set(dir(abws))\n"
+        "abws.Client\n"
+        "assert 'abws.async_client' not in sys.modules and 'abws.sandbox' not in sys.modules\n"
+        "import logging\n"
+        "assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger('abws').handlers)\n"
+        "try:\n"
+        "    abws.NoSuchName\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError('abws.NoSuchName resolved')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -2,7 +2,11 @@
 //!
 //! `abws-bench calls BASE_URL AUTH_URL CLIENT_ID CLIENT_SECRET REFRESH_TOKEN INVOICE N`
 //!   B8: getInvoiceDetailByInvoiceNumber N times through `abws::blocking::Client`;
-//!   prints `{"calls":N,"seconds":S}`.
+//!   prints `{"calls":N,"seconds":S}`. N may be a duration instead (`1.5s`, B1): calls
+//!   until that much time has passed, checking the clock every 16 calls as B1's Python loop
+//!   does.
+//! `abws-bench calls-local ...` the same (N or a duration) through the async client on a
+//!   current-thread runtime of the calling thread (an experiment; B1's diagnostic row).
 //! `abws-bench page BASE_URL AUTH_URL CLIENT_ID CLIENT_SECRET REFRESH_TOKEN START END RUNS`
 //!   B2's reference: getTransactions (one big page) RUNS times into typed Rust structs;
 //!   prints `{"transactions":N,"seconds":[S, ...]}`.
@@ -13,6 +17,30 @@ use std::time::Instant;
 use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::reconciliation::GetTransactionsParams;
 use abws::{blocking, Credentials, Region, Settings};
+
+/// How long a `calls` run lasts: a number of calls, or a duration (`1.5s`).
+#[derive(Clone, Copy)]
+enum Budget {
+    Calls(u64),
+    Seconds(f64),
+}
+
+impl Budget {
+    fn parse(s: &str) -> Result<Budget, Box<dyn std::error::Error>> {
+        Ok(match s.strip_suffix('s') {
+            Some(secs) => Budget::Seconds(secs.parse()?),
+            None => Budget::Calls(s.parse()?),
+        })
+    }
+
+    /// Whether a run that has made `n` calls since `t0` goes on.
+    fn more(self, n: u64, t0: Instant) -> bool {
+        match self {
+            Budget::Calls(max) => n < max,
+            Budget::Seconds(secs) => n % 16 != 0 || t0.elapsed().as_secs_f64() < secs,
+        }
+    }
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().collect();
@@ -34,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let client = blocking::Client::new(settings)?;
     match a[1].as_str() {
         "calls" if a.len() == 9 => {
-            let n: u64 = a[8].parse()?;
+            let budget = Budget::parse(&a[8])?;
             for _ in 0..50 {
                 client.invoices().get_invoice_detail_by_invoice_number(
                     &GetInvoiceDetailByInvoiceNumberParams {
@@ -44,38 +72,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )?;
             }
             let t0 = Instant::now();
-            for _ in 0..n {
+            let mut n = 0u64;
+            while budget.more(n, t0) {
                 client.invoices().get_invoice_detail_by_invoice_number(
                     &GetInvoiceDetailByInvoiceNumberParams {
                         invoice_number: a[7].to_string(),
                         region: Some("JP".into()),
                     },
                 )?;
+                n += 1;
             }
             let s = t0.elapsed().as_secs_f64();
             println!("{{\"calls\":{n},\"seconds\":{s:.6}}}");
         }
         "calls-local" if a.len() == 9 => {
             // Experiment: the async client on a current-thread runtime of this thread.
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
             let c = client.inner()?;
-            let n: u64 = a[8].parse()?;
+            let budget = Budget::parse(&a[8])?;
             let p = GetInvoiceDetailByInvoiceNumberParams {
                 invoice_number: a[7].to_string(),
                 region: Some("JP".into()),
             };
             rt.block_on(async {
                 for _ in 0..50 {
-                    c.invoices().get_invoice_detail_by_invoice_number(&p).await?;
+                    c.invoices()
+                        .get_invoice_detail_by_invoice_number(&p)
+                        .await?;
                 }
                 Ok::<(), abws::Error>(())
             })?;
             let t0 = Instant::now();
-            rt.block_on(async {
-                for _ in 0..n {
-                    c.invoices().get_invoice_detail_by_invoice_number(&p).await?;
+            let n = rt.block_on(async {
+                let mut n = 0u64;
+                while budget.more(n, t0) {
+                    c.invoices()
+                        .get_invoice_detail_by_invoice_number(&p)
+                        .await?;
+                    n += 1;
                 }
-                Ok::<(), abws::Error>(())
+                Ok::<u64, abws::Error>(n)
             })?;
             let s = t0.elapsed().as_secs_f64();
             println!("{{\"calls\":{n},\"seconds\":{s:.6}}}");

@@ -4,7 +4,6 @@ classes (``_operations.py``), blocking and asyncio, :class:`Listing` and
 
 from __future__ import annotations
 
-import logging
 import time
 from datetime import date, datetime
 from typing import (
@@ -20,13 +19,13 @@ from typing import (
     Union,
 )
 
+from ._log import logger
+
 if TYPE_CHECKING:
     import asyncio
 
     from .async_client import AsyncClient
     from .client import Client
-
-logger = logging.getLogger("abws")
 
 DateLike = Union[datetime, date, str]
 """A date-time argument: an aware ``datetime`` (a naive one is read as UTC), a ``date``

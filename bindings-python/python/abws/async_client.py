@@ -18,7 +18,8 @@ import functools
 import os
 from typing import Any, BinaryIO, Dict, List, Optional, Sequence, Union
 
-from ._group import AsyncListing, _awaited, logger
+from ._group import AsyncListing, _awaited
+from ._log import logger
 from ._operations import (
     _AsyncCartOperations,
     _AsyncDocumentsOperations,

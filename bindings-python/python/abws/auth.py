@@ -3,18 +3,16 @@ that opens the consent page and receives the redirect on a loopback listener."""
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 import urllib.parse
 from typing import Any, Callable, Dict, Optional
 
 from . import _abws
+from ._log import logger
 from .exceptions import AuthError, Timeout, ValidationError
 
 __all__ = ["Tokens", "Credentials", "consent_url", "exchange_code", "authorize_interactive"]
-
-logger = logging.getLogger("abws")
 
 
 class Tokens:

@@ -29,7 +29,8 @@ from typing import (
 )
 
 from . import _abws
-from ._group import DateLike, Listing, _progress, logger
+from ._group import DateLike, Listing, _progress
+from ._log import logger
 from ._model_base import Model
 from ._operations import (
     _CartOperations,

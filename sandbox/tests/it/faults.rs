@@ -311,6 +311,37 @@ async fn connection_ids_and_counter_reset() {
 }
 
 #[tokio::test]
+async fn connections_used_counts_distinct_connections_per_listener() {
+    let t = start().await;
+    t.control(Method::POST, "/_sandbox/reset-counters", None)
+        .await;
+    for _ in 0..3 {
+        assert_eq!(t.get(TX, &Q).await.status, 200);
+    }
+    let c = t.sb.counters();
+    assert_eq!(c["connectionsUsed"]["api"], 1, "keep-alive: one connection");
+    let other = reqwest::Client::new();
+    other
+        .get(t.url(TX))
+        .query(&Q)
+        .header("x-svc-access-token", &t.token)
+        .send()
+        .await
+        .unwrap();
+    let c = t.sb.counters();
+    assert_eq!(c["connectionsUsed"]["api"], 2);
+    // The control path is not counted (a benchmark reads the counters between rounds).
+    let c = t
+        .control(Method::GET, "/_sandbox/counters", None)
+        .await
+        .body;
+    assert_eq!(c["connectionsUsed"]["api"], 2);
+    t.control(Method::POST, "/_sandbox/reset-counters", None)
+        .await;
+    assert_eq!(t.sb.counters()["connectionsUsed"], json!({}));
+}
+
+#[tokio::test]
 async fn rate_limits_429_and_runtime_change() {
     let mut cfg = config();
     cfg.rate_limits = RateLimits::Spec;
