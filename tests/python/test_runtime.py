@@ -197,3 +197,27 @@ def test_secrets_never_in_repr_or_logs(sb, caplog):
 def test_progress_bar_is_optional(client):
     items = list(client.invoices.iter_invoices(START, END, progress=True))
     assert items
+
+
+def test_clients_of_one_thread_share_its_connection():
+    """Many accounts in one process (B11): the clients of a thread share one pool per host;
+    each thread has its own, which ends with it."""
+    with abws.Sandbox(rate_limits="off", today="2026-11-01") as s:
+        number = s.dataset()["previousMonthInvoices"][0]
+        clients = [s.client("JP", rate_limiting=False, app_name=f"erp-{i % 4}") for i in range(40)]
+
+        def round_of_calls() -> None:
+            for c in clients:
+                assert c.invoices.get_invoice_detail_by_invoice_number(number).invoice_metadata
+
+        round_of_calls()
+        assert s.counters()["connectionsUsed"]["api"] == 1
+        # Another thread: its own connection; the first one's still serves this thread.
+        t = threading.Thread(target=round_of_calls)
+        t.start()
+        t.join()
+        round_of_calls()
+        assert s.counters()["connectionsUsed"]["api"] == 2
+        agents = {h["headers"]["user-agent"] for h in s.counters()["headersSeen"]["api"]}
+        # One pool, each client's own user agent (its app_name).
+        assert all(any(f"erp-{i}" in a for a in agents) for i in range(4)), agents
