@@ -328,8 +328,8 @@ struct Build<'py, 'a> {
     h: &'py Helpers,
     leaves: Leaves<'a>,
     /// The shapes met in this result (a page holds a handful of types): no lock per
-    /// object. The index of a shape here names its fields' string slots in `leaves`.
-    shapes: Vec<(ShapeKey, Arc<Shape>)>,
+    /// object; with the string slot of each one's first field in `leaves`.
+    shapes: Vec<(ShapeKey, Arc<Shape>, crate::leaves::Slot)>,
 }
 
 impl<'py, 'a> Build<'py, 'a> {
@@ -411,14 +411,16 @@ impl<'py, 'a> Build<'py, 'a> {
         }
     }
 
-    fn shape(&mut self, o: &dyn ObjectView) -> PyResult<(usize, Arc<Shape>)> {
+    /// The shape of a model, and the number of the string slot of its first field.
+    fn shape(&mut self, o: &dyn ObjectView) -> PyResult<(crate::leaves::Slot, Arc<Shape>)> {
         let key = shape_key(o);
-        if let Some(i) = self.shapes.iter().position(|(k, _)| *k == key) {
-            return Ok((i, self.shapes[i].1.clone()));
+        if let Some((_, s, slot)) = self.shapes.iter().find(|(k, _, _)| *k == key) {
+            return Ok((*slot, s.clone()));
         }
         let s = shape(self.py, self.h, o)?;
-        self.shapes.push((key, s.clone()));
-        Ok((self.shapes.len() - 1, s))
+        let slot = self.leaves.field_slots(s.names.len());
+        self.shapes.push((key, s.clone(), slot));
+        Ok((slot, s))
     }
 
     /// A fresh instance of a model class, without running `__init__`.
@@ -442,7 +444,7 @@ impl<'py, 'a> Build<'py, 'a> {
 
     fn object(&mut self, o: &'a dyn ObjectView) -> PyResult<Py<PyAny>> {
         let (py, h) = (self.py, self.h);
-        let (index, shape) = self.shape(o)?;
+        let (first_slot, shape) = self.shape(o)?;
         let inst = Fill::new(self.instance(&shape)?)?;
         let mut wire: Option<Bound<'_, PyDict>> = None;
         let mut err = None;
@@ -453,7 +455,7 @@ impl<'py, 'a> Build<'py, 'a> {
             }
             let name = &shape.names[i];
             let value = match node {
-                Node::Str(s) => Ok(self.string(s, crate::leaves::Slot::Field(index, i))),
+                Node::Str(s) => Ok(self.string(s, first_slot + i)),
                 other => self.node(other),
             };
             let done = value
@@ -508,7 +510,7 @@ impl<'py, 'a> Build<'py, 'a> {
         };
         inst.set(&h.amount, amount.bind(py))?;
         let currency = match m.currency_code.as_deref() {
-            Some(c) => self.string(c, crate::leaves::Slot::Currency),
+            Some(c) => self.string(c, crate::leaves::CURRENCY),
             None => py.None(),
         };
         inst.set(&h.currency_code, currency.bind(py))?;
@@ -524,7 +526,7 @@ impl<'py, 'a> Build<'py, 'a> {
             Node::Null => Ok(py.None()),
             Node::Bool(b) => b.into_py_any(py),
             Node::Int(i) => i.into_py_any(py),
-            Node::Str(s) => Ok(self.string(s, crate::leaves::Slot::Item)),
+            Node::Str(s) => Ok(self.string(s, crate::leaves::ITEM)),
             Node::Decimal(a) => self.decimal(&a.value(), a.is_negative_zero()),
             Node::Money(m) => self.money(m),
             Node::DateTime(ts) => self.datetime(ts),
@@ -568,9 +570,9 @@ impl<'py, 'a> Build<'py, 'a> {
                     if err.is_some() {
                         return;
                     }
-                    let key = self.string(k, crate::leaves::Slot::MapKey);
+                    let key = self.string(k, crate::leaves::MAP_KEY);
                     let value = match v {
-                        Node::Str(s) => Ok(self.string(s, crate::leaves::Slot::MapValue)),
+                        Node::Str(s) => Ok(self.string(s, crate::leaves::MAP_VALUE)),
                         other => self.node(other),
                     };
                     if let Err(e) = value.and_then(|v| d.set_item(key, v)) {

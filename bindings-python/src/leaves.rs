@@ -22,17 +22,14 @@ pub enum Leaf<'a> {
     DateTime(&'a str),
 }
 
-/// Where a string sits.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
-    /// Field `.1` of the model type numbered `.0` in this result.
-    Field(usize, usize),
-    Currency,
-    MapKey,
-    MapValue,
-    /// An item of a list of strings, or a string anywhere else.
-    Item,
-}
+/// Where a string sits: one of the fixed slots below, or a model's field (numbered by
+/// `Leaves::field_slots`).
+pub type Slot = usize;
+pub const CURRENCY: Slot = 0;
+pub const MAP_KEY: Slot = 1;
+pub const MAP_VALUE: Slot = 2;
+/// An item of a list of strings, or a string anywhere else.
+pub const ITEM: Slot = 3;
 
 /// Values of a slot looked up before it is judged.
 const TRIAL: u32 = 64;
@@ -46,14 +43,20 @@ struct SlotStats {
 }
 
 /// The leaves of one result.
-#[derive(Default)]
 pub struct Leaves<'a> {
     shared: HashMap<Leaf<'a>, Py<PyAny>, Fast>,
-    strings: HashMap<&'a str, Py<PyAny>, Fast>,
-    fields: Vec<SlotStats>,
-    /// Field slots, by model number: where that model's fields start in `fields`.
-    starts: Vec<usize>,
-    other: [SlotStats; 4],
+    strings: HashMap<Text<'a>, Py<PyAny>, BuildHasherDefault<Passthrough>>,
+    slots: Vec<SlotStats>,
+}
+
+impl Default for Leaves<'_> {
+    fn default() -> Self {
+        Leaves {
+            shared: HashMap::default(),
+            strings: HashMap::default(),
+            slots: vec![SlotStats::default(); ITEM + 1],
+        }
+    }
 }
 
 impl<'a> Leaves<'a> {
@@ -73,38 +76,20 @@ impl<'a> Leaves<'a> {
         Ok(v)
     }
 
-    fn stats(&mut self, slot: Slot) -> &mut SlotStats {
-        match slot {
-            Slot::Field(model, field) => {
-                if model >= self.starts.len() {
-                    self.starts.resize(model + 1, usize::MAX);
-                }
-                if self.starts[model] == usize::MAX {
-                    self.starts[model] = self.fields.len();
-                }
-                let at = self.starts[model] + field;
-                if at >= self.fields.len() {
-                    // A model's fields are numbered from its start; models are numbered in
-                    // the order they are met, so only the newest model can grow here.
-                    self.fields.resize(at + 1, SlotStats::default());
-                }
-                &mut self.fields[at]
-            }
-            Slot::Currency => &mut self.other[0],
-            Slot::MapKey => &mut self.other[1],
-            Slot::MapValue => &mut self.other[2],
-            Slot::Item => &mut self.other[3],
-        }
+    /// `n` new slots (a model's fields); the first one's number.
+    pub fn field_slots(&mut self, n: usize) -> Slot {
+        let first = self.slots.len();
+        self.slots.resize(first + n, SlotStats::default());
+        first
     }
 
     /// A Python string of `s`, shared with an equal earlier one while its slot repeats.
     pub fn string(&mut self, py: Python<'_>, s: &'a str, slot: Slot) -> Py<PyAny> {
-        let stats = self.stats(slot);
-        if stats.off {
+        if self.slots[slot].off {
             return PyString::new(py, s).into_any().unbind();
         }
-        let found = self.strings.get(s).map(|v| v.clone_ref(py));
-        let stats = self.stats(slot);
+        let found = self.strings.get(&Text(s)).map(|v| v.clone_ref(py));
+        let stats = &mut self.slots[slot];
         stats.seen += 1;
         stats.hits += u32::from(found.is_some());
         if stats.seen == TRIAL && stats.hits < TRIAL / 4 {
@@ -115,8 +100,57 @@ impl<'a> Leaves<'a> {
             return v;
         }
         let v = PyString::new(py, s).into_any().unbind();
-        self.strings.insert(s, v.clone_ref(py));
+        self.strings.insert(Text(s), v.clone_ref(py));
         v
+    }
+}
+
+/// A string key hashed by `text_hash` (the map's hasher passes that value through).
+#[derive(PartialEq, Eq)]
+struct Text<'a>(&'a str);
+
+impl std::hash::Hash for Text<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(text_hash(self.0.as_bytes()));
+    }
+}
+
+/// FxHash's step over the text's 8-byte words, the last one read overlapping the one
+/// before (no copy of a tail), and the length.
+#[inline]
+fn text_hash(b: &[u8]) -> u64 {
+    let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+    let mut h = FxHasher(b.len() as u64);
+    if b.len() >= 8 {
+        let mut i = 0;
+        while i + 8 < b.len() {
+            h.add(word(i));
+            i += 8;
+        }
+        h.add(word(b.len() - 8));
+    } else {
+        let mut last = 0u64;
+        for (k, &c) in b.iter().enumerate() {
+            last |= u64::from(c) << (8 * k);
+        }
+        h.add(last);
+    }
+    h.0
+}
+
+/// Hands a `Text`'s precomputed hash to the map.
+#[derive(Default)]
+struct Passthrough(u64);
+
+impl Hasher for Passthrough {
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("Text hashes itself with write_u64")
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
