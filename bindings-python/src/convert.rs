@@ -94,13 +94,25 @@ fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
         let object_new = tp_new(object).ok_or_else(|| {
             crate::errors::to_py_err(abws::Error::internal("object has no tp_new"))
         })?;
+        // `money()` makes `Money`s with `object.__new__`'s C function: only right while
+        // `Money` has no `__new__` of its own.
+        let money = base.getattr("Money")?;
+        let money_new = money
+            .cast::<pyo3::types::PyType>()
+            .ok()
+            .and_then(|t| tp_new(t.as_type_ptr()));
+        if !money_new.is_some_and(|f| std::ptr::fn_addr_eq(f, object_new)) {
+            return Err(crate::errors::to_py_err(abws::Error::internal(
+                "abws.Money has its own __new__; convert.rs makes it with object.__new__",
+            )));
+        }
         Ok(Helpers {
             decimal: dec.getattr("Decimal")?.unbind(),
             datetime: dt.getattr("datetime")?.unbind(),
             utc: dt.getattr("timezone")?.getattr("utc")?.unbind(),
             timezone: dt.getattr("timezone")?.unbind(),
             timedelta: dt.getattr("timedelta")?.unbind(),
-            money: base.getattr("Money")?.unbind(),
+            money: money.unbind(),
             model: base.getattr("Model")?.unbind(),
             models: models.unbind(),
             loads_raw: base.getattr("_loads_raw")?.unbind(),
@@ -499,7 +511,7 @@ impl<'py, 'a> Build<'py, 'a> {
         let (py, h) = (self.py, self.h);
         let amount = self.decimal(&m.amount.value(), m.amount.is_negative_zero())?;
         // Filled directly, without running Money.__init__ (hot path of big pages).
-        // SAFETY: as in `instance`: `Money` is a plain class (`object.__new__`).
+        // SAFETY: as in `instance`; `helpers` checked that `Money`'s `tp_new` is object's.
         let inst = unsafe {
             let obj = (h.object_new)(
                 h.money.as_ptr().cast(),
