@@ -1,17 +1,26 @@
-//! A result's `Node` tree into Python objects: instances of the generated classes of
+//! A result's `Node` view into Python objects: instances of the generated classes of
 //! `abws.models`, `Decimal`, aware `datetime`, `abws.Money`. (Arguments go the other way
 //! in `args.rs`.)
+//!
+//! A big page is ~500,000 Python objects, so the hot path stays off Python's generic
+//! machinery: instances are made by `object.__new__`'s C function and filled through
+//! their `__dict__` without attribute lookups, lists are made at their final length, the
+//! model values are walked in place (`abws::node`, no tree is collected first), and
+//! immutable leaves (`Decimal`, `datetime`, repeated strings) are shared (`leaves.rs`).
 
-use std::collections::HashMap;
+use std::os::raw::c_int;
 use std::sync::{Arc, Mutex};
 
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{intern, IntoPyObjectExt};
 
-use abws::node::{Node, Object, ToNode};
+use abws::node::{Node, ObjectView, ToNode};
 use abws::AmountForm;
+
+use crate::leaves::{Leaf, Leaves};
 
 /// Python objects the conversion needs, looked up once.
 struct Helpers {
@@ -24,9 +33,23 @@ struct Helpers {
     model: Py<PyAny>,
     models: Py<PyModule>,
     loads_raw: Py<PyAny>,
-    object_new: Py<PyAny>,
     offsets: Py<PyDict>,
+    /// `object.__new__`'s C function (`tp_new` of `object`), called without the
+    /// argument tuple and type checks of the Python-level call.
+    object_new: ffi::newfunc,
+    empty_tuple: Py<PyTuple>,
+    /// Attribute names of `Money`.
+    amount: Py<PyString>,
+    currency_code: Py<PyString>,
+    string_form: Py<PyString>,
+    wire: Py<PyString>,
+    extra: Py<PyString>,
+    nulls: Py<PyString>,
 }
+
+// SAFETY (Send + Sync): `object_new` is a plain C function pointer of the interpreter.
+unsafe impl Send for Helpers {}
+unsafe impl Sync for Helpers {}
 
 /// The class of each model type, by the address and length of its name (a `&'static
 /// str`: no hashing of text per object), found in `abws.models` on first use.
@@ -39,13 +62,27 @@ type ShapeKey = (usize, usize);
 struct Shape {
     class: Py<PyAny>,
     names: Vec<Py<PyString>>,
+    /// The class makes its instances with `object.__new__` (true for every generated
+    /// class; checked, so that a class with its own `__new__` is still made by it).
+    plain_new: bool,
 }
 
-fn shape_key(o: &Object<'_>) -> ShapeKey {
-    (o.type_name.as_ptr() as usize, o.type_name.len())
+fn shape_key(o: &dyn ObjectView) -> ShapeKey {
+    let name = o.type_name();
+    (name.as_ptr() as usize, name.len())
 }
 
 static HELPERS: PyOnceLock<Helpers> = PyOnceLock::new();
+
+/// `tp_new` of a type (`PyType_GetSlot` works on static types from Python 3.10, the
+/// oldest this extension supports).
+fn tp_new(t: *mut ffi::PyTypeObject) -> Option<ffi::newfunc> {
+    // SAFETY: `t` is a live type object; the slot holds a `newfunc` or is null.
+    unsafe {
+        let slot = ffi::PyType_GetSlot(t, ffi::Py_tp_new);
+        (!slot.is_null()).then(|| std::mem::transmute::<*mut std::ffi::c_void, ffi::newfunc>(slot))
+    }
+}
 
 fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
     HELPERS.get_or_try_init(py, || {
@@ -53,44 +90,102 @@ fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
         let dt = py.import("datetime")?;
         let base = py.import("abws._model_base")?;
         let models = py.import("abws.models")?;
-        let builtins = py.import("builtins")?;
+        let object = std::ptr::addr_of_mut!(ffi::PyBaseObject_Type);
+        let object_new = tp_new(object).ok_or_else(|| {
+            crate::errors::to_py_err(abws::Error::internal("object has no tp_new"))
+        })?;
+        // `money()` makes `Money`s with `object.__new__`'s C function: only right while
+        // `Money` has no `__new__` of its own.
+        let money = base.getattr("Money")?;
+        let money_new = money
+            .cast::<pyo3::types::PyType>()
+            .ok()
+            .and_then(|t| tp_new(t.as_type_ptr()));
+        if !money_new.is_some_and(|f| std::ptr::fn_addr_eq(f, object_new)) {
+            return Err(crate::errors::to_py_err(abws::Error::internal(
+                "abws.Money has its own __new__; convert.rs makes it with object.__new__",
+            )));
+        }
         Ok(Helpers {
             decimal: dec.getattr("Decimal")?.unbind(),
             datetime: dt.getattr("datetime")?.unbind(),
             utc: dt.getattr("timezone")?.getattr("utc")?.unbind(),
             timezone: dt.getattr("timezone")?.unbind(),
             timedelta: dt.getattr("timedelta")?.unbind(),
-            money: base.getattr("Money")?.unbind(),
+            money: money.unbind(),
             model: base.getattr("Model")?.unbind(),
             models: models.unbind(),
             loads_raw: base.getattr("_loads_raw")?.unbind(),
-            object_new: builtins.getattr("object")?.getattr("__new__")?.unbind(),
             offsets: PyDict::new(py).unbind(),
+            object_new,
+            empty_tuple: PyTuple::empty(py).unbind(),
+            amount: PyString::intern(py, "amount").unbind(),
+            currency_code: PyString::intern(py, "currency_code").unbind(),
+            string_form: PyString::intern(py, "_string_form").unbind(),
+            wire: PyString::intern(py, "_wire").unbind(),
+            extra: PyString::intern(py, "_extra").unbind(),
+            nulls: PyString::intern(py, "_nulls").unbind(),
         })
     })
 }
 
 /// Converts any result to Python.
 pub fn to_py<T: ToNode + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
-    let node = value.to_node();
     Build {
         py,
         h: helpers(py)?,
-        shared: HashMap::new(),
+        leaves: Leaves::default(),
         shapes: Vec::new(),
     }
-    .node(&node)
+    .node(value.to_node())
 }
 
-/// Takes a finished container (model instance, its `__dict__`, `Money`, list) out of the
-/// cyclic collector's lists. A result is a tree made from JSON, so it holds no cycle; a
-/// big page makes ~145,000 such containers, and each later collection would walk them all
+/// Takes a finished container (model instance, `Money`, list, dict) out of the cyclic
+/// collector's lists. A result is a tree made from JSON, so it holds no cycle; a big page
+/// makes ~145,000 such containers, and each later collection would walk them all
 /// (decisions.md, "Python results are not tracked by the cyclic GC"). Call it only once
 /// the container is filled: inserting a tracked value re-tracks a dict.
 fn untrack(obj: &Bound<'_, PyAny>) {
     // SAFETY: `obj` is a live object of a GC type (dict, list or a Python class instance);
     // untracking an object that is not tracked is a no-op.
-    unsafe { pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
+    unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
+}
+
+/// The attributes of a fresh instance being filled: its `__dict__`, made at once
+/// (`PyObject_GenericGetDict`: a dict sharing its class's key table) and taken out of
+/// the collector with the instance once filled.
+struct Fill<'py> {
+    inst: Bound<'py, PyAny>,
+    dict: Bound<'py, PyAny>,
+}
+
+impl<'py> Fill<'py> {
+    fn new(inst: Bound<'py, PyAny>) -> PyResult<Fill<'py>> {
+        // SAFETY: a live instance of a class with a `__dict__`; returns a new reference.
+        let dict = unsafe {
+            Bound::from_owned_ptr_or_err(
+                inst.py(),
+                ffi::PyObject_GenericGetDict(inst.as_ptr(), std::ptr::null_mut()),
+            )?
+        };
+        Ok(Fill { inst, dict })
+    }
+
+    fn set(&self, name: &Py<PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        // SAFETY: three live objects; `PyDict_SetItem` does not steal references.
+        let rc: c_int =
+            unsafe { ffi::PyDict_SetItem(self.dict.as_ptr(), name.as_ptr(), value.as_ptr()) };
+        if rc < 0 {
+            return Err(PyErr::fetch(self.inst.py()));
+        }
+        Ok(())
+    }
+
+    fn done(self) -> Py<PyAny> {
+        untrack(&self.dict);
+        untrack(&self.inst);
+        self.inst.unbind()
+    }
 }
 
 fn tz(py: Python<'_>, h: &Helpers, seconds: i32) -> PyResult<Py<PyAny>> {
@@ -164,17 +259,25 @@ fn renders_as_received(ts: &abws::Timestamp) -> bool {
 /// True when the Python value of a node cannot be written back to the wire exactly
 /// (some date-time texts, string amounts' quotes), so the model keeps the wire value of
 /// that field apart for `to_dict()`.
-fn needs_wire(node: &Node<'_>) -> bool {
+fn needs_wire(node: Node<'_>) -> bool {
     match node {
         Node::DateTime(ts) => !renders_as_received(ts),
         Node::Decimal(a) => a.form() == AmountForm::String,
-        Node::List(items) => items.iter().any(needs_wire),
-        Node::Map(entries) => entries.iter().any(|(_, v)| needs_wire(v)),
+        Node::List(items) => {
+            let mut any = false;
+            items.each(&mut |n| any = any || needs_wire(n));
+            any
+        }
+        Node::Map(entries) => {
+            let mut any = false;
+            entries.each(&mut |_, n| any = any || needs_wire(n));
+            any
+        }
         _ => false,
     }
 }
 
-fn shape(py: Python<'_>, h: &Helpers, o: &Object<'_>) -> PyResult<Arc<Shape>> {
+fn shape(py: Python<'_>, h: &Helpers, o: &dyn ObjectView) -> PyResult<Arc<Shape>> {
     let key = shape_key(o);
     let classes = || CLASSES.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, found)) = classes().iter().find(|(k, _)| *k == key) {
@@ -187,7 +290,8 @@ fn shape(py: Python<'_>, h: &Helpers, o: &Object<'_>) -> PyResult<Arc<Shape>> {
 
 /// Finds the generated class of a model and matches its `_fields` (attribute, wire name)
 /// to the core's fields by wire name.
-fn make_shape(py: Python<'_>, h: &Helpers, o: &Object<'_>) -> PyResult<Shape> {
+fn make_shape(py: Python<'_>, h: &Helpers, o: &dyn ObjectView) -> PyResult<Shape> {
+    let type_name = o.type_name();
     let stale = |what: String| {
         crate::errors::to_py_err(abws::Error::internal(format!(
             "abws.models {what}: the Python package and the extension come from different \
@@ -197,101 +301,94 @@ fn make_shape(py: Python<'_>, h: &Helpers, o: &Object<'_>) -> PyResult<Shape> {
     let class = h
         .models
         .bind(py)
-        .getattr(o.type_name)
-        .map_err(|_| stale(format!("has no class {}", o.type_name)))?;
-    let is_model = class
-        .cast::<pyo3::types::PyType>()
+        .getattr(type_name)
+        .map_err(|_| stale(format!("has no class {type_name}")))?;
+    let class_type = class.cast::<pyo3::types::PyType>().ok();
+    let is_model = class_type
         .map(|t| t.is_subclass(h.model.bind(py)))
         .unwrap_or(Ok(false))?;
     if !is_model {
-        return Err(stale(format!("{} is not a Model class", o.type_name)));
+        return Err(stale(format!("{type_name} is not a Model class")));
     }
     let declared: Vec<(String, String)> = class.getattr(intern!(py, "_fields"))?.extract()?;
-    let mut names = Vec::with_capacity(o.fields.len());
-    for (_, wire, _) in &o.fields {
+    let fields = o.fields();
+    let mut names = Vec::with_capacity(fields.len());
+    for f in fields {
         let name = declared
             .iter()
-            .find(|(_, w)| w == wire)
+            .find(|(_, w)| w == f.wire)
             .map(|(n, _)| n.as_str())
-            .ok_or_else(|| stale(format!("{} has no field for {wire}", o.type_name)))?;
+            .ok_or_else(|| stale(format!("{type_name} has no field for {}", f.wire)))?;
         names.push(PyString::intern(py, name).unbind());
     }
-    if declared.len() != o.fields.len() {
-        return Err(stale(format!("{} declares other fields", o.type_name)));
+    if declared.len() != fields.len() {
+        return Err(stale(format!("{type_name} declares other fields")));
     }
+    let plain_new = class_type
+        .and_then(|t| tp_new(t.as_type_ptr()))
+        .is_some_and(|f| std::ptr::fn_addr_eq(f, h.object_new));
     Ok(Shape {
         class: class.unbind(),
         names,
+        plain_new,
     })
 }
 
-/// An immutable leaf value, by its exact wire value.
-#[derive(Hash, PartialEq, Eq)]
-enum Leaf<'a> {
-    /// `Decimal::serialize()` (sign, scale and digits: 1.0 and 1.00 differ) and a
-    /// negative zero's sign.
-    Decimal([u8; 16], bool),
-    DateTime(&'a str),
-}
-
-/// Builds the Python objects of one result. `Decimal`s and `datetime`s are immutable, so
-/// one object serves every field with the same wire value: pages repeat them (a feed
-/// date, a zero tax, a unit price), and each would otherwise cost a constructor call.
+/// Builds the Python objects of one result.
 struct Build<'py, 'a> {
     py: Python<'py>,
     h: &'py Helpers,
-    shared: HashMap<Leaf<'a>, Py<PyAny>>,
-    /// The shapes met in this result (a page holds a handful of types): no lock per object.
-    shapes: Vec<(ShapeKey, Arc<Shape>)>,
+    leaves: Leaves<'a>,
+    /// The shapes met in this result (a page holds a handful of types): no lock per
+    /// object; with the string slot of each one's first field in `leaves`.
+    shapes: Vec<(ShapeKey, Arc<Shape>, crate::leaves::Slot)>,
 }
 
 impl<'py, 'a> Build<'py, 'a> {
-    fn shared(
-        &mut self,
-        leaf: Leaf<'a>,
-        make: impl FnOnce(&Self) -> PyResult<Py<PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        if let Some(v) = self.shared.get(&leaf) {
-            return Ok(v.clone_ref(self.py));
-        }
-        let v = make(self)?;
-        self.shared.insert(leaf, v.clone_ref(self.py));
-        Ok(v)
-    }
-
     fn decimal(&mut self, v: &abws::Decimal, negative_zero: bool) -> PyResult<Py<PyAny>> {
-        self.shared(Leaf::Decimal(v.serialize(), negative_zero), |b| {
-            let text = if negative_zero {
-                format!("-{v}")
-            } else {
-                v.to_string()
-            };
-            Ok(b.h.decimal.bind(b.py).call1((text,))?.unbind())
-        })
+        let (py, h) = (self.py, self.h);
+        self.leaves
+            .get_or_make(py, Leaf::Decimal(v.serialize(), negative_zero), || {
+                let text = if negative_zero {
+                    format!("-{v}")
+                } else {
+                    v.to_string()
+                };
+                Ok(h.decimal.bind(py).call1((text,))?.unbind())
+            })
     }
 
     fn datetime(&mut self, ts: &'a abws::Timestamp) -> PyResult<Py<PyAny>> {
-        self.shared(Leaf::DateTime(ts.as_str()), |b| {
-            use chrono::{Datelike, Offset, Timelike};
-            let v = ts.value();
-            let zone = tz(b.py, b.h, v.offset().fix().local_minus_utc())?;
-            let micro = (v.nanosecond() % 1_000_000_000) / 1000;
-            let args = (
-                v.year(),
-                v.month(),
-                v.day(),
-                v.hour(),
-                v.minute(),
-                v.second(),
-                micro,
-                zone,
-            );
-            Ok(b.h.datetime.bind(b.py).call1(args)?.unbind())
-        })
+        let (py, h) = (self.py, self.h);
+        self.leaves
+            .get_or_make(py, Leaf::DateTime(ts.as_str()), || {
+                use chrono::{Datelike, Offset, Timelike};
+                let v = ts.value();
+                let zone = tz(py, h, v.offset().fix().local_minus_utc())?;
+                let micro = (v.nanosecond() % 1_000_000_000) / 1000;
+                let args = (
+                    v.year(),
+                    v.month(),
+                    v.day(),
+                    v.hour(),
+                    v.minute(),
+                    v.second(),
+                    micro,
+                    zone,
+                );
+                Ok(h.datetime.bind(py).call1(args)?.unbind())
+            })
+    }
+
+    /// A string; `slot` names where it sits (a model's field, a map's keys or values), so
+    /// that repeated values are shared where a slot repeats them.
+    fn string(&mut self, s: &'a str, slot: crate::leaves::Slot) -> Py<PyAny> {
+        let py = self.py;
+        self.leaves.string(py, s, slot)
     }
 
     /// The value `to_dict()` gives back for a node `needs_wire` picked.
-    fn wire_value(&mut self, node: &'a Node<'a>) -> PyResult<Py<PyAny>> {
+    fn wire_value(&mut self, node: Node<'a>) -> PyResult<Py<PyAny>> {
         let py = self.py;
         match node {
             Node::DateTime(ts) => ts.as_str().into_py_any(py),
@@ -300,112 +397,208 @@ impl<'py, 'a> Build<'py, 'a> {
             }
             Node::List(items) => {
                 let list = PyList::empty(py);
-                for it in items {
-                    list.append(self.wire_value(it)?)?;
-                }
-                Ok(list.into_any().unbind())
+                let mut err = None;
+                items.each(&mut |it| {
+                    if err.is_none() {
+                        if let Err(e) = self.wire_value(it).and_then(|v| list.append(v)) {
+                            err = Some(e);
+                        }
+                    }
+                });
+                err.map_or(Ok(list.into_any().unbind()), Err)
             }
             Node::Map(entries) => {
                 let d = PyDict::new(py);
-                for (k, v) in entries {
-                    d.set_item(*k, self.wire_value(v)?)?;
-                }
-                Ok(d.into_any().unbind())
+                let mut err = None;
+                entries.each(&mut |k, v| {
+                    if err.is_none() {
+                        if let Err(e) = self.wire_value(v).and_then(|v| d.set_item(k, v)) {
+                            err = Some(e);
+                        }
+                    }
+                });
+                err.map_or(Ok(d.into_any().unbind()), Err)
             }
             other => self.node(other),
         }
     }
 
-    fn shape(&mut self, o: &Object<'_>) -> PyResult<Arc<Shape>> {
+    /// The shape of a model, and the number of the string slot of its first field.
+    fn shape(&mut self, o: &dyn ObjectView) -> PyResult<(crate::leaves::Slot, Arc<Shape>)> {
         let key = shape_key(o);
-        if let Some((_, s)) = self.shapes.iter().find(|(k, _)| *k == key) {
-            return Ok(s.clone());
+        if let Some((_, s, slot)) = self.shapes.iter().find(|(k, _, _)| *k == key) {
+            return Ok((*slot, s.clone()));
         }
         let s = shape(self.py, self.h, o)?;
-        self.shapes.push((key, s.clone()));
-        Ok(s)
+        let slot = self.leaves.field_slots(s.names.len());
+        self.shapes.push((key, s.clone(), slot));
+        Ok((slot, s))
     }
 
-    fn object(&mut self, o: &'a Object<'a>) -> PyResult<Py<PyAny>> {
+    /// A fresh instance of a model class, without running `__init__`.
+    fn instance(&self, shape: &Shape) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let class = shape.class.bind(py);
+        if !shape.plain_new {
+            return class.call_method1(intern!(py, "__new__"), (class,));
+        }
+        // SAFETY: `object.__new__`'s C function on a class whose own `tp_new` it is, with
+        // an empty argument tuple: what `object.__new__(class)` does after its checks.
+        unsafe {
+            let obj = (self.h.object_new)(
+                class.as_ptr().cast(),
+                self.h.empty_tuple.as_ptr(),
+                std::ptr::null_mut(),
+            );
+            Bound::from_owned_ptr_or_err(py, obj)
+        }
+    }
+
+    fn object(&mut self, o: &'a dyn ObjectView) -> PyResult<Py<PyAny>> {
         let (py, h) = (self.py, self.h);
-        let shape = self.shape(o)?;
-        let inst = h.object_new.bind(py).call1((shape.class.bind(py),))?;
-        let dict = inst.getattr(intern!(py, "__dict__"))?;
-        let fields = dict.cast::<PyDict>()?;
+        let (first_slot, shape) = self.shape(o)?;
+        let inst = Fill::new(self.instance(&shape)?)?;
         let mut wire: Option<Bound<'_, PyDict>> = None;
-        for ((_, _, node), name) in o.fields.iter().zip(&shape.names) {
-            let name = name.bind(py);
-            fields.set_item(name, self.node(node)?)?;
-            if needs_wire(node) {
-                let w = wire.get_or_insert_with(|| PyDict::new(py));
-                w.set_item(name, self.wire_value(node)?)?;
+        let mut err = None;
+        let mut i = 0;
+        o.each_field(&mut |node| {
+            if err.is_some() {
+                return;
             }
+            let name = &shape.names[i];
+            let value = match node {
+                Node::Str(s) => Ok(self.string(s, first_slot + i)),
+                other => self.node(other),
+            };
+            let done = value
+                .and_then(|v| inst.set(name, v.bind(py)))
+                .and_then(|()| {
+                    if needs_wire(node) {
+                        let w = wire.get_or_insert_with(|| PyDict::new(py));
+                        w.set_item(name, self.wire_value(node)?)?;
+                    }
+                    Ok(())
+                });
+            if let Err(e) = done {
+                err = Some(e);
+            }
+            i += 1;
+        });
+        if let Some(e) = err {
+            return Err(e);
         }
         if let Some(w) = wire {
-            fields.set_item(intern!(py, "_wire"), w)?;
+            inst.set(&h.wire, &w)?;
         }
-        if !o.extra.is_empty() {
-            let extra = PyDict::new(py);
-            for (k, raw) in o.extra.iter() {
-                extra.set_item(k, h.loads_raw.bind(py).call1((raw,))?)?;
+        let extra = o.extra();
+        if !extra.is_empty() {
+            let d = PyDict::new(py);
+            for (k, raw) in extra.iter() {
+                d.set_item(k, h.loads_raw.bind(py).call1((raw,))?)?;
             }
-            fields.set_item(intern!(py, "_extra"), extra)?;
+            inst.set(&h.extra, &d)?;
         }
         // Fields that came as an explicit `null` (bit i: field i), so that `to_dict()`
         // gives them back; absent on almost every object.
-        if o.nulls.bits() != 0 {
-            fields.set_item(intern!(py, "_nulls"), o.nulls.bits())?;
+        let nulls = o.nulls().bits();
+        if nulls != 0 {
+            inst.set(&h.nulls, nulls.into_pyobject(py)?.as_any())?;
         }
-        untrack(&dict);
-        untrack(&inst);
-        Ok(inst.unbind())
+        Ok(inst.done())
     }
 
-    fn money(&mut self, m: &abws::Money) -> PyResult<Py<PyAny>> {
+    fn money(&mut self, m: &'a abws::Money) -> PyResult<Py<PyAny>> {
         let (py, h) = (self.py, self.h);
         let amount = self.decimal(&m.amount.value(), m.amount.is_negative_zero())?;
         // Filled directly, without running Money.__init__ (hot path of big pages).
-        let inst = h.object_new.bind(py).call1((h.money.bind(py),))?;
-        let dict = inst.getattr(intern!(py, "__dict__"))?;
-        let dict = dict.cast::<PyDict>()?;
-        dict.set_item(intern!(py, "amount"), amount)?;
-        dict.set_item(intern!(py, "currency_code"), m.currency_code.as_deref())?;
+        // SAFETY: as in `instance`; `helpers` checked that `Money`'s `tp_new` is object's.
+        let inst = unsafe {
+            let obj = (h.object_new)(
+                h.money.as_ptr().cast(),
+                h.empty_tuple.as_ptr(),
+                std::ptr::null_mut(),
+            );
+            Fill::new(Bound::from_owned_ptr_or_err(py, obj)?)?
+        };
+        inst.set(&h.amount, amount.bind(py))?;
+        let currency = match m.currency_code.as_deref() {
+            Some(c) => self.string(c, crate::leaves::CURRENCY),
+            None => py.None(),
+        };
+        inst.set(&h.currency_code, currency.bind(py))?;
         if m.amount.form() == AmountForm::String {
-            dict.set_item(intern!(py, "_string_form"), true)?;
+            inst.set(&h.string_form, pyo3::types::PyBool::new(py, true).as_any())?;
         }
-        untrack(dict);
-        untrack(&inst);
-        Ok(inst.unbind())
+        Ok(inst.done())
     }
 
-    fn node(&mut self, node: &'a Node<'a>) -> PyResult<Py<PyAny>> {
+    fn node(&mut self, node: Node<'a>) -> PyResult<Py<PyAny>> {
         let py = self.py;
         match node {
             Node::Null => Ok(py.None()),
             Node::Bool(b) => b.into_py_any(py),
             Node::Int(i) => i.into_py_any(py),
-            Node::Str(s) => s.into_py_any(py),
+            Node::Str(s) => Ok(self.string(s, crate::leaves::ITEM)),
             Node::Decimal(a) => self.decimal(&a.value(), a.is_negative_zero()),
             Node::Money(m) => self.money(m),
             Node::DateTime(ts) => self.datetime(ts),
             Node::List(items) => {
-                let list = PyList::empty(py);
-                for it in items {
-                    list.append(self.node(it)?)?;
+                let len = items.len();
+                // SAFETY: a new list of `len` empty slots, each filled once below
+                // (`PyList_SetItem` steals the reference); on an error the list is dropped
+                // with the slots not yet filled still empty, which a list allows.
+                let list = unsafe {
+                    Bound::from_owned_ptr_or_err(py, ffi::PyList_New(len as ffi::Py_ssize_t))?
+                };
+                let mut err = None;
+                let mut i = 0;
+                items.each(&mut |it| {
+                    if err.is_some() || i >= len {
+                        return;
+                    }
+                    match self.node(it) {
+                        Ok(v) => unsafe {
+                            ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, v.into_ptr());
+                        },
+                        Err(e) => err = Some(e),
+                    }
+                    i += 1;
+                });
+                if let Some(e) = err {
+                    return Err(e);
+                }
+                if i != len {
+                    return Err(crate::errors::to_py_err(abws::Error::internal(
+                        "a list gave fewer items than its length",
+                    )));
                 }
                 untrack(&list);
-                Ok(list.into_any().unbind())
+                Ok(list.unbind())
             }
             Node::Map(entries) => {
                 let d = PyDict::new(py);
-                for (k, v) in entries {
-                    d.set_item(*k, self.node(v)?)?;
+                let mut err = None;
+                entries.each(&mut |k, v| {
+                    if err.is_some() {
+                        return;
+                    }
+                    let key = self.string(k, crate::leaves::MAP_KEY);
+                    let value = match v {
+                        Node::Str(s) => Ok(self.string(s, crate::leaves::MAP_VALUE)),
+                        other => self.node(other),
+                    };
+                    if let Err(e) = value.and_then(|v| d.set_item(key, v)) {
+                        err = Some(e);
+                    }
+                });
+                if let Some(e) = err {
+                    return Err(e);
                 }
                 untrack(&d);
                 Ok(d.into_any().unbind())
             }
             Node::Object(o) => self.object(o),
-            Node::Raw(text) => Ok(self.h.loads_raw.bind(py).call1((*text,))?.unbind()),
+            Node::Raw(text) => Ok(self.h.loads_raw.bind(py).call1((text,))?.unbind()),
         }
     }
 }

@@ -9,6 +9,7 @@ mod bytes_buffer;
 mod client;
 mod convert;
 mod errors;
+mod leaves;
 mod pager;
 mod py_writer;
 mod runtime;

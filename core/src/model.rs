@@ -262,16 +262,27 @@ macro_rules! model {
             }
         }
 
+        impl $crate::node::ObjectView for $name {
+            fn type_name(&self) -> &'static str {
+                stringify!($name)
+            }
+            fn fields(&self) -> &'static [$crate::model::FieldInfo] {
+                <$name as $crate::model::Model>::FIELDS
+            }
+            fn each_field<'s>(&'s self, f: &mut dyn FnMut($crate::node::Node<'s>)) {
+                $( f($crate::node::ToNode::to_node(&self.$field)); )*
+            }
+            fn extra(&self) -> &$crate::model::Extra {
+                &self.extra
+            }
+            fn nulls(&self) -> $crate::model::Nulls {
+                self.nulls
+            }
+        }
+
         impl $crate::node::ToNode for $name {
             fn to_node(&self) -> $crate::node::Node<'_> {
-                $crate::node::Node::Object($crate::node::Object {
-                    type_name: stringify!($name),
-                    fields: vec![
-                        $( ($crate::describe::strip_raw(stringify!($field)), $wire, $crate::node::ToNode::to_node(&self.$field)), )*
-                    ],
-                    extra: &self.extra,
-                    nulls: self.nulls,
-                })
+                $crate::node::Node::Object(self)
             }
         }
 

@@ -75,6 +75,20 @@ def test_results_stay_out_of_the_cyclic_gc(client):
     assert gc.is_tracked(tx.__dict__)
 
 
+def test_repeated_values_are_one_object(client):
+    """A page's repeated immutable values (currency, marketplace, a feed date) are shared,
+    not made once per field: a big page holds ~40 % less memory for it (B2)."""
+    txs = client.reconciliation.get_transactions(START, END).transactions
+    a, b = txs[0], txs[1]
+    assert a.marketplace_id == b.marketplace_id and a.marketplace_id is b.marketplace_id
+    assert a.amount.currency_code is b.amount.currency_code
+    same_day = [t.feed_date for t in txs if t.feed_date == a.feed_date]
+    assert all(d is a.feed_date for d in same_day)
+    # each transaction still has its own mutable objects
+    assert a.amount is not b.amount and a.transaction_line_items is not b.transaction_line_items
+    assert len({t.transaction_id for t in txs}) == len(txs)
+
+
 def test_unknown_fields_are_kept(client):
     number = client.invoices.get_invoices(START, END).invoices[0].invoice_metadata.invoice_number
     line = client.invoices.get_invoice_line_items_by_invoice_number(number).line_items[0]
