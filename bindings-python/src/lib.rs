@@ -87,6 +87,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::PyClient>()?;
     m.add_class::<pager::PyPager>()?;
     m.add_class::<runtime::Call>()?;
+    m.add_class::<runtime::Outcome>()?;
     m.add_class::<sandbox::PySandbox>()?;
     m.add_function(wrap_pyfunction!(auth::consent_url, m)?)?;
     m.add_function(wrap_pyfunction!(auth::exchange_code, m)?)?;

@@ -5,8 +5,9 @@
 //!   Ctrl-C interrupts it;
 //! - asyncio (`abws.AsyncClient`): the future is spawned on the same runtime (no thread per
 //!   call) and its result handed back through a callable the Python side gives
-//!   (`deliver(ok, value)`, which calls `loop.call_soon_threadsafe`), so the event loop is
-//!   never blocked. The returned `Call` cancels it.
+//!   (`deliver(outcome)`, which calls `loop.call_soon_threadsafe`; the loop's thread then
+//!   converts it with `Outcome.take`), so the event loop is never blocked. The returned
+//!   `Call` cancels it.
 //!
 //! Both run the same `Job`: the core's future and the conversion of its result to Python,
 //! so an operation or convenience is written once for both clients.
@@ -97,8 +98,8 @@ impl Job {
         }
     }
 
-    /// Starts the job on the process runtime; `deliver(ok, value)` receives its result
-    /// (an exception instance when `ok` is false) on a runtime thread, with the GIL.
+    /// Starts the job on the process runtime; `deliver(outcome)` receives its `Outcome` on
+    /// a runtime thread, with the GIL, to be taken (converted) on the event loop.
     fn spawn(self, deliver: Py<PyAny>) -> PyResult<Call> {
         let ctx = abws::process::context();
         let rt = ctx.runtime().map_err(to_py_err)?;
@@ -122,12 +123,13 @@ impl Job {
             })
             .await;
             let Some(outcome) = outcome else { return };
+            // The conversion is left to the event loop's thread (`Outcome.take`): this
+            // thread holds the GIL only to hand the outcome over, so the loop is not kept
+            // waiting for the GIL while results are built here.
             Python::attach(|py| {
-                let (ok, value) = match outcome.map_err(PyErr::from).and_then(|c| c(py)) {
-                    Ok(v) => (true, v),
-                    Err(e) => (false, e.into_value(py).into_any()),
-                };
-                if let Err(e) = deliver.call1(py, (ok, value)) {
+                let delivered = Py::new(py, Outcome(Mutex::new(Some(outcome))))
+                    .and_then(|o| deliver.call1(py, (o,)));
+                if let Err(e) = delivered {
                     e.write_unraisable(py, None);
                 }
             });
@@ -212,6 +214,29 @@ where
     T: Send,
 {
     py.detach(move || wait_detached(make()))
+}
+
+/// The outcome of a job started for asyncio, handed to `deliver`: `take()` converts it to
+/// `(True, result)` or `(False, exception)` on the thread that calls it (the event loop's).
+#[pyclass(name = "Outcome", module = "abws._abws", frozen)]
+pub struct Outcome(Mutex<Option<Result<Convert, Failed>>>);
+
+#[pymethods]
+impl Outcome {
+    /// `(True, result)` or `(False, exception)`; `(False, RuntimeError)` when taken twice.
+    fn take(&self, py: Python<'_>) -> (bool, Py<PyAny>) {
+        let outcome = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let result = match outcome {
+            Some(o) => o.map_err(PyErr::from).and_then(|c| c(py)),
+            None => Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "abws: this outcome was already taken",
+            )),
+        };
+        match result {
+            Ok(v) => (true, v),
+            Err(e) => (false, e.into_value(py).into_any()),
+        }
+    }
 }
 
 /// A job started for asyncio. Its result reaches the `deliver` callable it was started

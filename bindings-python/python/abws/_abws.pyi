@@ -33,7 +33,13 @@ __version__: str
 _debug_build: bool
 DEFAULT_WAIT_TIMEOUT: float
 
-_Deliver = Callable[[bool, Any], None]
+@final
+class Outcome:
+    """A finished asyncio call, converted by ``take()`` on the calling thread."""
+
+    def take(self) -> Tuple[bool, Any]: ...
+
+_Deliver = Callable[[Outcome], None]
 """Receives an asyncio call's result, ``(True, value)`` or ``(False, exception)``, on an I/O
 thread with the GIL (the Python side passes it to ``loop.call_soon_threadsafe``)."""
 

@@ -24,6 +24,7 @@ from ._log import logger
 if TYPE_CHECKING:
     import asyncio
 
+    from . import _abws
     from .async_client import AsyncClient
     from .client import Client
 
@@ -181,10 +182,12 @@ class AsyncListing(_Pages, AsyncIterator[T], Generic[T]):
             yield page
 
 
-def _settle(fut: "asyncio.Future[Any]", ok: bool, value: Any) -> None:
-    """Completes an awaited call's future on its event loop (unless it was cancelled)."""
+def _settle(fut: "asyncio.Future[Any]", outcome: "_abws.Outcome") -> None:
+    """Completes an awaited call's future on its event loop (unless it was cancelled): the
+    result is converted here, on the loop's thread (the core's thread only handed it over)."""
     if fut.done():
         return
+    ok, value = outcome.take()
     if ok:
         fut.set_result(value)
     else:
@@ -200,9 +203,9 @@ class _Deliver:
         self._loop = loop
         self._fut = fut
 
-    def __call__(self, ok: bool, value: Any) -> None:
+    def __call__(self, outcome: "_abws.Outcome") -> None:
         try:
-            self._loop.call_soon_threadsafe(_settle, self._fut, ok, value)
+            self._loop.call_soon_threadsafe(_settle, self._fut, outcome)
         except RuntimeError:  # the loop is closed: nobody waits for this result any more
             pass
 
