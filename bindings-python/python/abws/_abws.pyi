@@ -14,6 +14,7 @@ __all__ = [
     "Client",
     "Pager",
     "Call",
+    "Outcome",
     "Sandbox",
     "consent_url",
     "exchange_code",
