@@ -48,9 +48,10 @@ fn document_id(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     }
 }
 
-/// The core's rotation callback calling a Python callable (on the library's I/O thread,
-/// taking the GIL). What it raises is reported as unraisable: the new token is in use
-/// either way (`abws.Client` wraps the caller's callable to log its failures).
+/// The core's rotation callback calling a Python callable, taking the GIL (on the calling
+/// thread of a blocking call, on the library's I/O thread for asyncio). What it raises is
+/// reported as unraisable: the new token is in use either way (`abws.Client` wraps the
+/// caller's callable to log its failures).
 fn rotation(callback: Py<PyAny>) -> abws::auth::RotationCallback {
     std::sync::Arc::new(move |token: &str| {
         Python::attach(|py| {

@@ -195,7 +195,8 @@ def _settle(fut: "asyncio.Future[Any]", outcome: "_abws.Outcome") -> None:
 
 
 class _Deliver:
-    """What the core calls with a result, on its I/O thread: hands it to the loop."""
+    """What the core calls with a finished call's `Outcome`, on its I/O thread: hands it to
+    the loop, whose thread converts it (`_settle`)."""
 
     __slots__ = ("_loop", "_fut")
 

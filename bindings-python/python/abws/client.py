@@ -477,7 +477,8 @@ class Client(_ClientBase):
 
     ``on_refresh_token(token)`` is called with every new refresh token the server rotates
     to, before it is used: persist it there (the token it replaces no longer works). It runs
-    on the library's I/O thread while the refresh waits for it; what it raises is logged
+    while the refresh waits for it (on the calling thread for `Client`, on the library's I/O
+    thread for `AsyncClient`); what it raises is logged
     (without the token) and the refresh goes on. It is not pickled.
     """
 
