@@ -153,14 +153,10 @@ where
     Failed: From<E>,
     T: Send,
 {
-    if tokio::runtime::Handle::try_current().is_ok() {
-        return Err(to_py_err(abws::Error::runtime(
-            "abws was called from inside a tokio runtime thread",
-        )));
-    }
     let watch = Watch::new();
     let fut = watch.scope(fut);
-    // On the calling thread's own runtime (a forked child gets a fresh one there).
+    // On the calling thread's own runtime (a forked child gets a fresh one there; inside a
+    // tokio runtime this is a `Runtime` error, not a blocked worker).
     let r = abws::local::block_on(async move {
         let mut fut = std::pin::pin!(fut);
         loop {

@@ -278,14 +278,7 @@ async fn connection_ids_and_counter_reset() {
         .collect();
     assert_eq!(conns.len(), 2);
     assert_eq!(conns[0], conns[1], "keep-alive reuses the connection");
-    let other = reqwest::Client::new();
-    other
-        .get(t.url(TX))
-        .query(&Q)
-        .header("x-svc-access-token", &t.token)
-        .send()
-        .await
-        .unwrap();
+    t.get_on_a_new_connection(TX, &Q).await;
     let c = t.sb.counters();
     let last = c["connections"].as_array().unwrap().last().unwrap()["connection"]
         .as_u64()
@@ -320,14 +313,7 @@ async fn connections_used_counts_distinct_connections_per_listener() {
     }
     let c = t.sb.counters();
     assert_eq!(c["connectionsUsed"]["api"], 1, "keep-alive: one connection");
-    let other = reqwest::Client::new();
-    other
-        .get(t.url(TX))
-        .query(&Q)
-        .header("x-svc-access-token", &t.token)
-        .send()
-        .await
-        .unwrap();
+    t.get_on_a_new_connection(TX, &Q).await;
     let c = t.sb.counters();
     assert_eq!(c["connectionsUsed"]["api"], 2);
     // The control path is not counted (a benchmark reads the counters between rounds).

@@ -119,6 +119,21 @@ impl T {
         .await
     }
 
+    /// A GET from a client of its own: a connection the test's client never used.
+    pub async fn get_on_a_new_connection(&self, path: &str, q: &[(&str, &str)]) -> R {
+        let other = reqwest::Client::new();
+        into_r(
+            other
+                .get(self.url(path))
+                .query(q)
+                .header("x-svc-access-token", &self.token)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
     pub async fn send(
         &self,
         m: reqwest::Method,
