@@ -1412,6 +1412,7 @@ def b11_md(xs: List[Dict[str, Any]], runs: int) -> Tuple[Any, ...]:
 # B12 the whole main job at the spec's rates
 
 
+B12_GOAL = 1.05  # issue 21's, the stricter of the two issues that set one
 B12_SCALE = 60.0  # createReport: 0.0167 × 60 ≈ 1 a second after its burst of 15
 
 
@@ -1478,7 +1479,7 @@ def b12_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         r, b = plans[op]
         rows.append(f"| {op} | {n} | {r * B12_SCALE:g}/s / {b} | {max(0, n - b) / (r * B12_SCALE):.1f} s |")
     ratio = med(res["ratio"])
-    ok = ratio <= 1.1
+    ok = ratio <= B12_GOAL
     text = (
         "`make month-end`'s close (`examples/month_end_close.py`, JP, the sandbox's previous month: 69 "
         "invoices and credit memos, 69 PDFs) against a sandbox with the spec's rate limits whose clock "
@@ -1500,7 +1501,8 @@ def b12_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         f"{runs} runs, one after the other (each ~1 minute). What the ratio holds: the client paces at 98 % of "
         "the rate it learns (1/0.98 = 1.02×; `docs/decisions.md`, Rate limits), then the last report's "
         "processing and download and the process's start.\n\n"
-        f"Goal ≤ 1.1× the floor: **{ratio:.3f}× — {'met' if ok else 'missed'}**.\n"
+        f"Goal ≤ {B12_GOAL}× the floor (issue 21; issue 19 asks ≤ 1.1×): "
+        f"**{ratio:.3f}× — {'met' if ok else 'missed'}**.\n"
     )
     return text, ok, f"{ratio:.3f}× the floor ({med(res['wall']):.1f} s vs {med(res['floor']):.1f} s)"
 
@@ -1530,7 +1532,7 @@ GOALS = {
     "B10": "≥ 2× httpx.AsyncClient's throughput; largest event-loop stall ≤ 5 ms",
     "B11": "1,000 clients: ≤ 100 kB and ≤ 1 ms per client; one connection pool per host (1 connection); "
            "a round of one call per client ≤ 1.0× 1,000 calls on one client",
-    "B12": "≤ 1.1× the floor of its slowest rate bucket",
+    "B12": f"≤ {B12_GOAL}× the floor of its slowest rate bucket (issue 21; issue 19: ≤ 1.1×)",
 }
 RUNS_DEFAULT, RUNS_B1_B2 = 5, 9  # B1 and B2: the issue asks for medians of ≥ 9 interleaved runs
 
