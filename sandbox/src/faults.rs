@@ -1,7 +1,7 @@
 //! Fault rules: what the sandbox does wrong on purpose (status, delay, connection-level faults).
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
@@ -322,8 +322,17 @@ impl FaultAction {
     }
 }
 
+/// A rule that fired: shared with the installed rule (a canned answer can be megabytes,
+/// and a request must not copy it under the set's lock), with its body rendered once.
+pub struct Fired {
+    pub rule: Arc<FaultRule>,
+    /// A `Status` rule's body as sent; made when the rule is installed.
+    pub body: Option<Arc<Vec<u8>>>,
+}
+
 struct Active {
-    rule: FaultRule,
+    rule: Arc<FaultRule>,
+    body: Option<Arc<Vec<u8>>>,
     remaining: Option<u32>,
 }
 
@@ -345,9 +354,20 @@ impl FaultSet {
 
     pub fn add(&self, rule: FaultRule) {
         let mut g = self.rules.lock().unwrap_or_else(|e| e.into_inner());
+        let body = match &rule.action {
+            FaultAction::Status {
+                body: Some(Value::String(s)),
+                ..
+            } => Some(Arc::new(s.clone().into_bytes())),
+            FaultAction::Status { body: Some(b), .. } => {
+                Some(Arc::new(crate::money::render(b).into_bytes()))
+            }
+            _ => None,
+        };
         g.0.push(Active {
             remaining: rule.times,
-            rule,
+            rule: Arc::new(rule),
+            body,
         });
     }
 
@@ -373,7 +393,7 @@ impl FaultSet {
     }
 
     /// The rule that fires for this request, if any (consumes one of its `times`).
-    pub fn take(&self, listener: &str, path: &str, op: Option<&str>) -> Option<FaultRule> {
+    pub fn take(&self, listener: &str, path: &str, op: Option<&str>) -> Option<Fired> {
         let mut g = self.rules.lock().unwrap_or_else(|e| e.into_inner());
         let (rules, rng) = &mut *g;
         let mut fired = None;
@@ -403,7 +423,10 @@ impl FaultSet {
             if let Some(n) = a.remaining.as_mut() {
                 *n -= 1;
             }
-            fired = Some(a.rule.clone());
+            fired = Some(Fired {
+                rule: Arc::clone(&a.rule),
+                body: a.body.clone(),
+            });
             break;
         }
         rules.retain(|a| a.remaining != Some(0));

@@ -163,25 +163,21 @@ impl State {
         } else {
             self.faults.take(kind.name(), &req.path, op.map(|o| o.name))
         };
-        if let Some(r) = &rule {
-            self.counters.fault_fired(r.action.kind());
-            if let FaultAction::Delay { delay_ms } = r.action {
+        if let Some(f) = &rule {
+            self.counters.fault_fired(f.rule.action.kind());
+            if let FaultAction::Delay { delay_ms } = f.rule.action {
                 tokio::time::sleep(Duration::from_millis(delay_ms)).await;
             }
         }
-        let process = rule.as_ref().map(|r| r.process).unwrap_or(true);
-        let action = rule.map(|r| r.action);
-        let resp: Option<Resp> = match &action {
+        let process = rule.as_ref().map(|f| f.rule.process).unwrap_or(true);
+        let canned = rule.as_ref().and_then(|f| f.body.clone());
+        let action = rule.as_ref().map(|f| &f.rule.action);
+        let resp: Option<Resp> = match action {
             Some(FaultAction::Status {
-                status,
-                body,
-                headers,
+                status, headers, ..
             }) => {
-                let mut r = match body {
-                    Some(serde_json::Value::String(s)) => {
-                        Resp::new(*status, "application/json", s.clone().into_bytes())
-                    }
-                    Some(b) => Resp::json(*status, b),
+                let mut r = match canned {
+                    Some(bytes) => Resp::new(*status, "application/json", bytes.to_vec()),
                     None => default_error(*status),
                 };
                 for (k, v) in headers {
@@ -239,7 +235,7 @@ impl State {
             | Some(FaultAction::Oversized(_))
             | Some(FaultAction::Redirect { .. })
             | None => None,
-            other => other,
+            other => other.cloned(),
         };
         Planned { resp, fault }
     }

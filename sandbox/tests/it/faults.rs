@@ -74,6 +74,21 @@ async fn status_faults_count_down_and_keep_headers() {
     assert_eq!(bad.status, 400);
 }
 
+/// A rule's body is rendered once, when it is installed, and every firing sends the same
+/// bytes: exact numbers as written, a string body verbatim.
+#[tokio::test]
+async fn canned_bodies_are_sent_the_same_on_every_firing() {
+    let t = start().await;
+    fault(&t, json!({"path": "getTransactions", "times": 2, "action": {"status": 200, "body": {"transactions": [], "n": 1.10}}})).await;
+    let first = raw(&t).await.unwrap().text().await.unwrap();
+    let second = raw(&t).await.unwrap().text().await.unwrap();
+    assert_eq!(first, second);
+    assert!(first.contains("\"n\":1.1"), "{first}");
+    fault(&t, json!({"path": "getTransactions", "times": 1, "action": {"status": 200, "body": "{\"transactions\": [ ]}"}})).await;
+    assert_eq!(raw(&t).await.unwrap().text().await.unwrap(), "{\"transactions\": [ ]}");
+    assert_eq!(t.get(TX, &Q).await.status, 200);
+}
+
 #[tokio::test]
 async fn delay_reset_truncate_chunking() {
     let t = start().await;
