@@ -85,7 +85,10 @@ async fn canned_bodies_are_sent_the_same_on_every_firing() {
     assert_eq!(first, second);
     assert!(first.contains("\"n\":1.1"), "{first}");
     fault(&t, json!({"path": "getTransactions", "times": 1, "action": {"status": 200, "body": "{\"transactions\": [ ]}"}})).await;
-    assert_eq!(raw(&t).await.unwrap().text().await.unwrap(), "{\"transactions\": [ ]}");
+    assert_eq!(
+        raw(&t).await.unwrap().text().await.unwrap(),
+        "{\"transactions\": [ ]}"
+    );
     assert_eq!(t.get(TX, &Q).await.status, 200);
 }
 
