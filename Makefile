@@ -29,7 +29,7 @@ SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 # The region the month-end job closes (empty: the example's default, JP on the sandbox).
 REGION ?=
 
-.PHONY: test month-end month-end-regions scorecards setup lint lint-and-build rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
+.PHONY: test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
 
 # Three stages, each keeping both cores busy (on 2 cores: ~7 minutes from a fresh clone):
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
@@ -51,6 +51,7 @@ lint-and-build:
 	@rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	$(MAKE) --no-print-directory rust-doc
 	$(MAKE) --no-print-directory rust-build
 	"$(BIN)/xtask" gen --check
 
@@ -84,7 +85,20 @@ $(VENV)/.installed: scripts/requirements-dev.txt
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	$(MAKE) --no-print-directory rust-doc
 	cargo run --quiet -p xtask -- gen --check
+
+# The Rust API reference builds without a rustdoc warning (broken or private links, bare
+# URLs, ...), and the core documents every public item (`#![deny(missing_docs)]`). Two runs:
+# the C library's crate is named `abws` too (libabws), and one run cannot document both.
+rust-doc:
+	RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p abws -p abws-sandbox
+	RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p abws-c
+
+# The Python API reference (docs/api/, pdoc) matches the installed package and pdoc has no
+# warning (scripts/test-python.sh runs it in `make test`; `scripts/api-docs.sh` regenerates).
+api-docs-check:
+	bash scripts/api-docs.sh --check
 
 # Everything the tests and the C suite run, in one selection (--workspace, with dev units), so
 # each crate is compiled once: `cargo run -p abws --example` or `cargo build -p abws-c` would

@@ -402,7 +402,7 @@ const char *abws_error_details(const abws_error *err);
 // NULL when `err` is NULL or not a live error. Thread safety: any thread.
 const char *abws_error_request_id(const abws_error *err);
 
-// The parameter (JSON key, possibly a path such as "line_items[0].external_id") a
+// The parameter (JSON key, possibly a path such as `line_items[0].external_id`) a
 // validation, NULL, UTF-8 or JSON error is about, else "".
 //
 // Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python half of `make test`: builds the abi3 wheel with `pip install .` into .venv,
 # runs the pytest suite (against the embedded sandbox, offline), then checks the type
-# stubs against the runtime module (mypy's stubtest) and the package with mypy --strict.
+# stubs against the runtime module (mypy's stubtest) and the package with mypy --strict,
+# and the committed API reference docs/api/ against the package (scripts/api-docs.sh --check).
 # With arguments, runs pytest with them only (`make scorecards`: test_reliability.py), not
 # the stub checks. `--installed` first: the wheel is installed already (make test built it
 # beside the Rust tests). Exits non-zero on any failure. Needs .venv (make setup).
@@ -59,6 +60,12 @@ trap 'rm -rf "$tmp"' EXIT
 }
 (cd "$tmp" && "$OLDPWD/$PY" -m mypy --strict --no-incremental -p abws) || {
   echo "test-python: mypy --strict failed on the package" >&2
+  status=1
+}
+# The committed Python API reference (docs/api/) is the installed package's, without a pdoc
+# warning.
+bash scripts/api-docs.sh --check || {
+  echo "test-python: the Python API reference (docs/api/) is stale or pdoc warned" >&2
   status=1
 }
 [ "$status" -eq 0 ] && echo "test-python: all Python checks passed"

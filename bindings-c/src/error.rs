@@ -249,7 +249,7 @@ pub extern "C" fn abws_error_request_id(err: *const abws_error) -> *const c_char
     text_of(err, |d| d.request_id.as_ptr())
 }
 
-/// The parameter (JSON key, possibly a path such as "line_items[0].external_id") a
+/// The parameter (JSON key, possibly a path such as `line_items[0].external_id`) a
 /// validation, NULL, UTF-8 or JSON error is about, else "".
 ///
 /// Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.

@@ -41,9 +41,14 @@ pub fn consent_url(
 /// What the token endpoint returns.
 #[derive(Clone, Debug)]
 pub struct TokenSet {
+    /// The access token, sent as `x-svc-access-token`.
     pub access_token: Secret,
+    /// The refresh token, when the server issued one (a code exchange, or a rotation).
     pub refresh_token: Option<Secret>,
+    /// The token type (`bearer` when the server sends none).
     pub token_type: String,
+    /// The access token's lifetime (`expires_in`: 1 hour when absent, kept within
+    /// 1 second to 1 day).
     pub expires_in: Duration,
 }
 
@@ -168,6 +173,9 @@ impl std::fmt::Debug for TokenCache {
 }
 
 impl TokenCache {
+    /// A cache for `credentials`, refreshing at `auth_host`'s token endpoint; rotated
+    /// refresh tokens go to `on_rotate`, and with `shared` the token and the refresh lock are
+    /// the account's (Redis).
     pub fn new(
         credentials: Credentials,
         auth_host: &str,
@@ -199,6 +207,7 @@ impl TokenCache {
         *self.credentials.write().unwrap_or_else(|p| p.into_inner()) = credentials;
     }
 
+    /// The credentials in force (after any refresh-token rotation).
     pub fn credentials(&self) -> Credentials {
         self.credentials
             .read()

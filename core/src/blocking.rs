@@ -36,6 +36,7 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
+    /// Builds a client; checks the settings first.
     pub fn new(settings: Settings) -> Result<Client> {
         Client::with_rotation(settings, None)
     }
@@ -53,6 +54,8 @@ impl Client {
         })
     }
 
+    /// A copy of the settings the client was built with (credentials as last set with
+    /// `set_credentials`; `credentials()` gives those in force).
     pub fn settings(&self) -> Settings {
         self.settings
             .lock()
@@ -129,6 +132,7 @@ pub struct Pager<P: Page> {
 }
 
 impl<P: Page> Pager<P> {
+    /// Wraps an async pager.
     pub fn new(inner: AsyncPager<P>) -> Pager<P> {
         Pager { inner, done: false }
     }
@@ -153,6 +157,7 @@ impl<P: Page> Pager<P> {
         }
     }
 
+    /// Items delivered so far (what `PageTokenExpired` reports).
     pub fn items_yielded(&self) -> u64 {
         self.inner.items_yielded()
     }

@@ -23,6 +23,7 @@ use crate::wire;
 /// body's size, not the body, and hides the user e-mail.
 #[derive(Clone)]
 pub struct Call {
+    /// The operation's row of the table.
     pub op: &'static Operation,
     /// Values of the path's `{name}` placeholders.
     pub path: Vec<(&'static str, String)>,
@@ -56,6 +57,7 @@ impl std::fmt::Debug for Call {
 }
 
 impl Call {
+    /// A call of `op`, with no path value, query parameter or body yet.
     pub fn new(op: &'static Operation) -> Call {
         Call {
             op,
@@ -67,10 +69,12 @@ impl Call {
             group: None,
         }
     }
+    /// Fills the path placeholder `{name}` (the value is percent-encoded when sent).
     pub fn path(mut self, name: &'static str, value: impl Into<String>) -> Call {
         self.path.push((name, value.into()));
         self
     }
+    /// Adds a query parameter.
     pub fn query(mut self, name: &'static str, value: impl Into<String>) -> Call {
         self.query.push((name, value.into()));
         self
@@ -82,6 +86,7 @@ impl Call {
             None => self,
         }
     }
+    /// Sets the JSON body.
     pub fn json<T: serde::Serialize>(mut self, body: &T) -> Result<Call> {
         let bytes = serde_json::to_vec(body)
             .map_err(|e| Error::internal(format!("cannot encode the request body: {e}")))?;
@@ -178,10 +183,12 @@ impl Client {
             .clone()
     }
 
+    /// The addresses in force (the region group's, with the settings' overrides).
     pub fn endpoints(&self) -> &Endpoints {
         &self.inner.endpoints
     }
 
+    /// The HTTP transport (its connection pools), shared by the client's clones.
     pub fn transport(&self) -> &Transport {
         &self.inner.transport
     }
@@ -216,6 +223,7 @@ impl Client {
         self.inner.tokens.access_token().await
     }
 
+    /// The process-wide retry budget this client spends from.
     pub fn retry_budget(&self) -> &RetryBudget {
         &self.inner.ctx.retry_budget
     }

@@ -11,16 +11,27 @@ use crate::wire;
 /// A marketplace region code of the specification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Region {
+    /// Australia (Far East group).
     AU,
+    /// Canada (North America group).
     CA,
+    /// Germany (Europe group).
     DE,
+    /// Spain (Europe group).
     ES,
+    /// France (Europe group).
     FR,
+    /// India (served by the Europe group).
     IN,
+    /// Italy (Europe group).
     IT,
+    /// Japan (Far East group).
     JP,
+    /// Mexico (North America group).
     MX,
+    /// The United Kingdom (Europe group); `GB` is read as `UK`.
     UK,
+    /// The United States (North America group).
     US,
 }
 
@@ -107,8 +118,11 @@ impl fmt::Display for Region {
 /// The three regional groups; each has its own API address and token set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RegionGroup {
+    /// US, CA and MX (`NA`).
     NorthAmerica,
+    /// UK, DE, FR, IT, ES and IN (`EU`).
     Europe,
+    /// JP and AU (`FE`).
     FarEast,
 }
 
@@ -153,9 +167,17 @@ impl RegionGroup {
 /// The addresses of one regional group.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Endpoints {
+    /// The API's base address: every operation is sent there (`Settings::endpoint`
+    /// overrides it).
     pub api: String,
+    /// The platform's sandbox address for this group (informational: to call it, set
+    /// `Settings::endpoint`).
     pub sandbox: String,
+    /// The authorization server, whose token endpoint issues access tokens
+    /// (`Settings::auth_endpoint` overrides it).
     pub auth: String,
+    /// The marketplace address that serves the consent page (`auth::consent_url`;
+    /// `Settings::consent_endpoint` overrides it).
     pub consent: String,
 }
 
@@ -165,8 +187,12 @@ pub enum Credentials {
     /// An app client and a refresh token from the consent flow: access tokens are
     /// obtained and refreshed automatically.
     RefreshToken {
+        /// The app's client id.
         client_id: String,
+        /// The app's client secret.
         client_secret: Secret,
+        /// The refresh token the customer's consent produced; replaced when the server
+        /// rotates it (see `Client::with_rotation`).
         refresh_token: Secret,
     },
     /// A fixed access token (it is not refreshed; it fails after it expires).
@@ -243,6 +269,7 @@ impl Default for Timeouts {
 pub struct Settings {
     /// Default region of calls that take one; its group picks the addresses.
     pub region: Region,
+    /// How the client authenticates (replaceable later with `Client::set_credentials`).
     pub credentials: Credentials,
     /// Default `x-svc-user-email`.
     pub user_email: Option<String>,
@@ -252,6 +279,7 @@ pub struct Settings {
     pub auth_endpoint: Option<String>,
     /// Consent page host override.
     pub consent_endpoint: Option<String>,
+    /// Connect, attempt, operation and stall timeouts.
     pub timeouts: Timeouts,
     /// Attempts per operation, first one included (1..=3 unless raised on purpose).
     pub max_attempts: u32,

@@ -10,9 +10,13 @@ use crate::money::{Amount, Money};
 /// The shape of a value, as the bindings type it.
 #[derive(Clone, Copy, Debug)]
 pub enum Ty {
+    /// A string.
     Str,
+    /// An integer.
     Int,
+    /// A floating-point number.
     Float,
+    /// A boolean.
     Bool,
     /// An exact decimal (`Decimal` in Python).
     Decimal,
@@ -26,6 +30,7 @@ pub enum Ty {
     Raw,
     /// No value (an operation that answers with an empty body).
     Unit,
+    /// A list of the given type.
     List(fn() -> Ty),
     /// A map with string keys.
     Map(fn() -> Ty),
@@ -44,8 +49,11 @@ pub enum Ty {
 /// A result model.
 #[derive(Debug)]
 pub struct ModelInfo {
+    /// The type's name.
     pub name: &'static str,
+    /// The type's doc comment.
     pub doc: &'static str,
+    /// Its declared fields, in wire order.
     pub fields: &'static [FieldInfo],
 }
 
@@ -56,6 +64,7 @@ pub struct FieldInfo {
     pub wire: &'static str,
     /// The Rust and Python name: the snake_case of the wire name.
     pub name: &'static str,
+    /// The field's type.
     pub ty: fn() -> Ty,
     /// The value is a credential (a presigned address): the Rust `Debug` and the Python
     /// `repr` show it redacted (`secret::redact_sensitive`). Declared with `sensitive`
@@ -88,15 +97,20 @@ pub const fn field_marker(word: &str) -> bool {
 /// A string enum.
 #[derive(Debug)]
 pub struct EnumInfo {
+    /// The type's name.
     pub name: &'static str,
+    /// The wire values the library knows.
     pub known: &'static [&'static str],
 }
 
 /// A parameter struct: the arguments of an operation (or a nested part of them).
 #[derive(Debug)]
 pub struct ParamsInfo {
+    /// The type's name.
     pub name: &'static str,
+    /// The type's doc comment.
     pub doc: &'static str,
+    /// Its parameters, in declaration order.
     pub fields: &'static [ParamInfo],
 }
 
@@ -105,14 +119,17 @@ pub struct ParamsInfo {
 pub struct ParamInfo {
     /// The snake_case name (the key of the arguments object).
     pub name: &'static str,
+    /// The parameter's type.
     pub ty: fn() -> Ty,
     /// A call without it is refused.
     pub required: bool,
+    /// The parameter's doc comment (may be empty).
     pub doc: &'static str,
 }
 
 /// A type the generator can describe.
 pub trait Describe {
+    /// The type's shape.
     fn ty() -> Ty;
 }
 
@@ -182,12 +199,16 @@ pub const fn field_index(fields: &[FieldInfo], wire: &str) -> usize {
 /// Every model and parameter struct reachable from a type, each once, in the order met.
 #[derive(Default)]
 pub struct Reachable {
+    /// The result models.
     pub models: Vec<&'static ModelInfo>,
+    /// The parameter structs.
     pub params: Vec<&'static ParamsInfo>,
+    /// The string enums.
     pub enums: Vec<&'static EnumInfo>,
 }
 
 impl Reachable {
+    /// Adds what `ty` reaches and has not been met yet.
     pub fn walk(&mut self, ty: Ty) {
         match ty {
             Ty::List(t) | Ty::Map(t) => self.walk(t()),

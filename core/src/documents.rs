@@ -58,10 +58,14 @@ const MAX_NAME_PART: usize = 255;
 /// The error document found inside an archive when retrieval failed.
 #[derive(Clone, Debug, PartialEq, serde::Deserialize)]
 pub struct ErrorDocument {
+    /// The service's explanation (`errorMessage`).
     #[serde(rename = "errorMessage", default)]
     pub error_message: String,
+    /// The service's error code (`errorCode`).
     #[serde(rename = "errorCode", default)]
     pub error_code: String,
+    /// The parameters of the failed retrieval, as the service echoes them
+    /// (`inputParams`).
     #[serde(rename = "inputParams", default)]
     pub input_params: serde_json::Value,
 }
@@ -444,6 +448,7 @@ impl<W: Write> StreamUnpacker<W> {
 pub struct ArchiveUnpacker(Unpacker<Collect>);
 
 impl ArchiveUnpacker {
+    /// An unpacker that keeps at most `max_bytes` of documents in all.
     pub fn new(max_bytes: u64) -> Self {
         let sink = Collect {
             docs: Vec::new(),

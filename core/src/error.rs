@@ -68,10 +68,13 @@ impl ErrorKind {
 /// One entry of the service's error envelope.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ErrorEntry {
+    /// The service's error code.
     #[serde(default)]
     pub code: String,
+    /// The service's message.
     #[serde(default)]
     pub message: String,
+    /// Further details (empty when absent or `null`).
     #[serde(default, deserialize_with = "null_as_empty")]
     pub details: String,
 }
@@ -114,24 +117,29 @@ pub fn server_text(text: &str) -> String {
 /// The failed HTTP exchange behind an `Api` error (and some others).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiFailure {
+    /// The HTTP status.
     pub status: u16,
     /// Every entry of the envelope; the first one is the headline.
     pub errors: Vec<ErrorEntry>,
+    /// The server's `x-svc-RequestId`, when it sent one.
     pub request_id: Option<String>,
     /// The rate the server applied, from `x-svc-RateLimit-Limit`.
     pub rate_limit: Option<String>,
 }
 
 impl ApiFailure {
+    /// The first entry's code (empty if there is none).
     pub fn code(&self) -> &str {
         self.errors.first().map(|e| e.code.as_str()).unwrap_or("")
     }
+    /// The first entry's message (empty if there is none).
     pub fn message(&self) -> &str {
         self.errors
             .first()
             .map(|e| e.message.as_str())
             .unwrap_or("")
     }
+    /// The first entry's details (empty if there are none).
     pub fn details(&self) -> &str {
         self.errors
             .first()
@@ -168,6 +176,7 @@ struct Inner {
 #[derive(Clone)]
 pub struct Error(Box<Inner>);
 
+/// The library's result type: `Error` by default.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
@@ -206,26 +215,32 @@ impl Error {
         e
     }
 
+    /// The network failed, or a response could not be read.
     pub fn transport(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Transport, message)
     }
 
+    /// An attempt or the operation ran out of time.
     pub fn timeout(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Timeout, message)
     }
 
+    /// Authorization failed.
     pub fn auth(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Auth, message)
     }
 
+    /// A document could not be unpacked, or held an error document.
     pub fn document(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Document, message)
     }
 
+    /// The blocking facade was misused.
     pub fn runtime(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Runtime, message)
     }
 
+    /// A bug in the library.
     pub fn internal(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Internal, message)
     }
@@ -313,6 +328,7 @@ impl Error {
         self
     }
 
+    /// Sets the request id, if `request_id` is one (a `None` keeps the one already set).
     pub fn with_request_id(mut self, request_id: Option<String>) -> Error {
         if request_id.is_some() {
             self.0.request_id = request_id;
@@ -320,6 +336,7 @@ impl Error {
         self
     }
 
+    /// Sets the operationId, unless one is set already (the innermost one is kept).
     pub fn with_operation(mut self, operation: &'static str) -> Error {
         if self.0.operation.is_none() {
             self.0.operation = Some(operation);
@@ -338,16 +355,19 @@ impl Error {
         self.0.hint.as_deref()
     }
 
+    /// Sets how many attempts were made.
     pub fn with_attempts(mut self, attempts: u32) -> Error {
         self.0.attempts = attempts;
         self
     }
 
+    /// Sets the error document's code (`document_code`).
     pub fn with_document_code(mut self, code: impl Into<String>) -> Error {
         self.0.document_code = Some(code.into());
         self
     }
 
+    /// What kind of error this is.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
     }
@@ -371,6 +391,8 @@ impl Error {
     pub fn details(&self) -> Option<&str> {
         self.0.api.as_ref().map(|a| a.details())
     }
+    /// The whole failed exchange (status, every envelope entry, request id), for API
+    /// errors.
     pub fn api_failure(&self) -> Option<&ApiFailure> {
         self.0.api.as_ref()
     }

@@ -43,6 +43,7 @@ impl Cancelled {
 pub struct Watch(Arc<Mutex<Option<Cancelled>>>);
 
 impl Watch {
+    /// A watch with nothing recorded.
     pub fn new() -> Watch {
         Watch::default()
     }

@@ -32,6 +32,7 @@ impl Fields<'_> {
         self.0.get(key).filter(|v| !v.is_null())
     }
 
+    /// A string value.
     pub fn string(&self, key: &str) -> Result<Option<String>> {
         match self.get(key) {
             None => Ok(None),
@@ -43,6 +44,7 @@ impl Fields<'_> {
         }
     }
 
+    /// A boolean value.
     pub fn boolean(&self, key: &str) -> Result<Option<bool>> {
         match self.get(key) {
             None => Ok(None),
@@ -54,6 +56,7 @@ impl Fields<'_> {
         }
     }
 
+    /// A non-negative integer value.
     pub fn unsigned(&self, key: &str) -> Result<Option<u64>> {
         match self.get(key) {
             None => Ok(None),
@@ -68,6 +71,7 @@ impl Fields<'_> {
         }
     }
 
+    /// An integer value.
     pub fn integer(&self, key: &str) -> Result<Option<i64>> {
         match self.get(key) {
             None => Ok(None),

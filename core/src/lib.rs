@@ -4,6 +4,8 @@
 //! The library is async inside (`Client`) with a blocking facade outside
 //! (`blocking::Client`); both share one process-wide rate limiter and retry budget.
 
+#![deny(missing_docs)]
+
 pub mod api;
 pub mod auth;
 pub mod blocking;

@@ -14,9 +14,11 @@ use serde_json::value::RawValue;
 pub struct Key<'de>(Cow<'de, str>);
 
 impl Key<'_> {
+    /// The key's text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
+    /// The key as an owned string (copied only if it was not already owned).
     pub fn into_string(self) -> String {
         self.0.into_owned()
     }
@@ -49,12 +51,16 @@ impl<'de> Deserialize<'de> for Key<'de> {
 pub struct Extra(Vec<(String, Box<RawValue>)>);
 
 impl Extra {
+    /// No unknown field was received.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    /// How many unknown fields were received.
     pub fn len(&self) -> usize {
         self.0.len()
     }
+    /// Appends an unknown field (the models' readers call it for each key they do not
+    /// declare).
     pub fn push(&mut self, name: String, raw: Box<RawValue>) {
         self.0.push((name, raw));
     }
@@ -66,6 +72,8 @@ impl Extra {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.0.iter().map(|(n, v)| (n.as_str(), v.get()))
     }
+    /// Every unknown field with its raw JSON value, in the order received (for writing
+    /// them back unchanged).
     pub fn raw_entries(&self) -> &[(String, Box<RawValue>)] {
         &self.0
     }
@@ -122,6 +130,7 @@ impl Timestamp {
         let text = value.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
         Timestamp { value, text }
     }
+    /// The instant, with the offset it was written in.
     pub fn value(&self) -> DateTime<FixedOffset> {
         self.value
     }
@@ -171,12 +180,15 @@ pub use crate::describe::FieldInfo;
 pub struct Nulls(u64);
 
 impl Nulls {
+    /// Marks the field at `index` (in [`Model::FIELDS`]) as received as `null`.
     pub fn set(&mut self, index: usize) {
         self.0 |= 1 << index;
     }
+    /// The field at `index` (in [`Model::FIELDS`]) came as `null`.
     pub fn has(&self, index: usize) -> bool {
         self.0 & (1 << index) != 0
     }
+    /// The raw bit set (bit i: field i).
     pub fn bits(&self) -> u64 {
         self.0
     }
@@ -218,7 +230,12 @@ macro_rules! model {
         $(#[doc = $doc])*
         #[derive(Clone, PartialEq, Default)]
         pub struct $name {
-            $( $(#[$fmeta])* pub $field: Option<$ty>, )*
+            $(
+                $(#[$fmeta])*
+                #[doc = ""]
+                #[doc = concat!("The wire field `", $wire, "` (`None` when absent or `null`).")]
+                pub $field: Option<$ty>,
+            )*
             /// Fields received that this version does not know, kept exactly.
             pub extra: $crate::model::Extra,
             /// Declared fields that came as an explicit `null`.
@@ -372,7 +389,10 @@ macro_rules! wire_enum {
         $(#[$meta])*
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
         pub enum $name {
-            $( $variant, )*
+            $(
+                #[doc = concat!("`", $wire, "` on the wire.")]
+                $variant,
+            )*
             /// A value this version does not know, kept as sent.
             Other(String),
         }

@@ -33,6 +33,7 @@ pub struct Amount {
 }
 
 impl Amount {
+    /// An amount written in `form`.
     pub fn new(value: Decimal, form: AmountForm) -> Amount {
         Amount {
             value,
@@ -44,6 +45,7 @@ impl Amount {
     pub fn value(&self) -> Decimal {
         self.value
     }
+    /// How the amount is written on the wire (JSON number or string).
     pub fn form(&self) -> AmountForm {
         self.form
     }
@@ -136,12 +138,14 @@ impl Serialize for Amount {
 pub struct Money {
     /// `None` when the field was absent; `Some("")` when sent empty.
     pub currency_code: Option<String>,
+    /// The exact amount.
     pub amount: Amount,
     /// Fields this version does not know, kept exactly.
     pub extra: crate::model::Extra,
 }
 
 impl Money {
+    /// An amount in a currency (written as a JSON number).
     pub fn new(amount: Decimal, currency_code: &str) -> Money {
         Money {
             currency_code: Some(currency_code.to_string()),

@@ -15,15 +15,21 @@ use crate::money::{Amount, Money};
 /// One value of a result.
 #[derive(Clone, Copy)]
 pub enum Node<'a> {
+    /// An absent value or JSON `null`.
     Null,
+    /// A boolean.
     Bool(bool),
+    /// An integer.
     Int(i64),
+    /// A string (also a wire enum's value).
     Str(&'a str),
     /// An exact decimal (with the form it had on the wire, and a negative zero's sign).
     Decimal(Amount),
     /// An amount with its currency (absent or empty currency kept apart).
     Money(&'a Money),
+    /// A date-time with its offset and wire text.
     DateTime(&'a Timestamp),
+    /// A list.
     List(&'a dyn Items),
     /// A free-form string map (businessOrderInfo, productOverview).
     Map(&'a dyn Entries),
@@ -74,7 +80,9 @@ impl std::fmt::Debug for Node<'_> {
 
 /// The items of a list, in order.
 pub trait Items {
+    /// How many items.
     fn len(&self) -> usize;
+    /// True when there is no item.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -84,7 +92,9 @@ pub trait Items {
 
 /// The entries of a string map, in key order.
 pub trait Entries {
+    /// How many entries.
     fn len(&self) -> usize;
+    /// True when there is no entry.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -108,6 +118,7 @@ pub trait ObjectView {
 
 /// Anything that can be viewed as a `Node`.
 pub trait ToNode {
+    /// The value's view.
     fn to_node(&self) -> Node<'_>;
 }
 

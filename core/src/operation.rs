@@ -18,6 +18,7 @@ use crate::paging::{Page, Pager};
 
 /// The parameter struct of an operation. Implemented by the operations table.
 pub trait Operation: DeserializeOwned + Send + Sync + 'static {
+    /// The operation's result.
     type Output: Output + Serialize;
     /// The operation's row of the table.
     fn row() -> &'static Row;
@@ -27,11 +28,13 @@ pub trait Operation: DeserializeOwned + Send + Sync + 'static {
 
 /// An operation that is also a listing.
 pub trait Paged: Operation<Output: Page> {
+    /// Validates the parameters and starts the listing.
     fn pager(&self, client: &Client) -> Result<Pager<Self::Output>>;
 }
 
 /// A result the bindings can walk (`Node`) or write as its wire JSON.
 pub trait Output: ToNode + Send + Sync + 'static {
+    /// The result as JSON text, in its wire form.
     fn to_json(&self) -> Result<String>;
 }
 
@@ -42,10 +45,12 @@ impl<T: ToNode + Serialize + Send + Sync + 'static> Output for T {
     }
 }
 
+/// A boxed, sendable future of a library result.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'static>>;
 
 /// An operation behind its name: what the Python and C bindings call.
 pub trait DynOperation: Sync {
+    /// The operation's row of the table.
     fn row(&self) -> &'static Row;
     /// Reads the arguments (a validation error naming the parameter, before any
     /// request), then gives the call to await.
@@ -59,7 +64,9 @@ pub type NextPage<'a> = Pin<Box<dyn Future<Output = Result<Option<Box<dyn Output
 
 /// A listing of any page type.
 pub trait DynPager: Send {
+    /// Fetches the next page (`None` after the last).
     fn next_page(&mut self) -> NextPage<'_>;
+    /// Items delivered so far.
     fn items_yielded(&self) -> u64;
 }
 
@@ -83,10 +90,12 @@ pub struct Typed<P> {
 }
 
 impl<P> Typed<P> {
+    /// The `DynOperation` of an operation that is not a listing.
     pub const NEW: Typed<P> = Typed {
         paged: false,
         _p: PhantomData,
     };
+    /// The `DynOperation` of a listing (it also has `pager`).
     pub const PAGED: Typed<P> = Typed {
         paged: true,
         _p: PhantomData,
@@ -95,6 +104,7 @@ impl<P> Typed<P> {
 
 /// Dispatches to `Paged::pager` when the parameter struct has one.
 pub trait MaybePaged {
+    /// Starts the listing (an internal error for an operation that is not one).
     fn dyn_pager(&self, client: &Client) -> Result<Box<dyn DynPager>>;
 }
 

@@ -22,9 +22,11 @@ pub struct Operation {
     pub group: &'static str,
     /// The method name in Rust, Python and C (`get_invoices`).
     pub name: &'static str,
+    /// The HTTP method.
     pub method: Method,
     /// Path with `{name}` placeholders, version segment included.
     pub path: &'static str,
+    /// What the operation does to the server's state: decides what may be retried.
     pub kind: OperationKind,
     /// Default usage plan until the server reports its own rate.
     pub plan: Plan,
@@ -57,6 +59,7 @@ impl Operation {
 /// page field `invoices`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PagerInfo {
+    /// The pager's method name (`iter_invoices`).
     pub name: &'static str,
     /// The page's field (snake_case) that holds the items.
     pub items: &'static str,
@@ -75,11 +78,14 @@ pub enum Header {
 /// The headers of a row.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Headers {
+    /// `x-svc-user-email` is sent.
     pub user_email: bool,
+    /// `x-svc-date` is sent.
     pub date: bool,
 }
 
 impl Headers {
+    /// The headers of a list (usable in constants).
     pub const fn of(list: &[Header]) -> Headers {
         let mut h = Headers {
             user_email: false,

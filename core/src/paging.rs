@@ -12,6 +12,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 /// A page of a paged operation.
 pub trait Page: DeserializeOwned + Send + 'static {
+    /// The type of the page's items.
     type Item: Send + 'static;
     /// The token of the next page; `None` or empty on the last page.
     fn next_page_token(&self) -> Option<&str>;

@@ -23,6 +23,14 @@ macro_rules! params {
         pub struct $name {
             $(
                 $(#[doc = $fdoc])*
+                #[doc = ""]
+                #[doc = concat!(
+                    "The key `",
+                    stringify!($field),
+                    "` of the arguments object; ",
+                    $crate::__param_needed!($req),
+                    "."
+                )]
                 $(#[serde($($sattr)*)])*
                 #[serde(skip_serializing_if = "crate::params::Absent::is_absent")]
                 pub $field: $crate::__param_ty!($req $ty),
@@ -94,6 +102,18 @@ macro_rules! __param_ty {
     (opt $ty:ty) => { Option<$ty> };
 }
 
+/// The second half of a parameter's generated doc line.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __param_needed {
+    (req) => {
+        "required"
+    };
+    (opt) => {
+        "optional (`None`: left out)"
+    };
+}
+
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __param_required {
@@ -107,6 +127,7 @@ macro_rules! __param_required {
 
 /// Whether a parameter is left out when a parameter struct is written back as JSON.
 pub trait Absent {
+    /// The value is an `Option` that is `None` (a required parameter is never absent).
     fn is_absent(&self) -> bool;
 }
 

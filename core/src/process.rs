@@ -16,7 +16,9 @@ use crate::retry::RetryBudget;
 #[derive(Debug)]
 pub struct Context {
     pid: u32,
+    /// The rate-limit buckets.
     pub limiters: Limiters,
+    /// The retry budget.
     pub retry_budget: RetryBudget,
     /// The refresh tokens rotations consumed in this process, and their successors.
     pub rotations: Arc<RotationLedger>,
@@ -34,6 +36,7 @@ impl Context {
         }
     }
 
+    /// The process this state was built in (a forked child builds its own).
     pub fn pid(&self) -> u32 {
         self.pid
     }

@@ -20,11 +20,14 @@ const SAFETY_FACTOR: f64 = 0.98;
 /// A usage plan: sustained requests per second and burst.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Plan {
+    /// Sustained requests per second.
     pub rate: f64,
+    /// Requests that may go at once after a pause.
     pub burst: u32,
 }
 
 impl Plan {
+    /// A plan (usable in constants).
     pub const fn new(rate: f64, burst: u32) -> Plan {
         Plan { rate, burst }
     }
@@ -49,6 +52,8 @@ pub struct Bucket {
 }
 
 impl Bucket {
+    /// A full bucket for `plan` (a rate that is not positive and finite becomes 1 per
+    /// second; a burst of 0 becomes 1).
     pub fn new(plan: Plan) -> Bucket {
         Bucket {
             state: Mutex::new(State {
@@ -149,6 +154,7 @@ impl Bucket {
         }
     }
 
+    /// The plan in force (the published one, or the rate the server reported).
     pub fn plan(&self) -> Plan {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).plan
     }
@@ -178,8 +184,11 @@ fn sanitize(plan: Plan) -> Plan {
 /// operationId.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BucketKey {
+    /// The credentials' identity (`Credentials::party`).
     pub party: u64,
+    /// The regional group (`NA`, `EU` or `FE`).
     pub group: &'static str,
+    /// The operationId.
     pub operation: &'static str,
     /// The bucket a process paces with while the shared state is unreachable.
     pub fallback: bool,

@@ -29,6 +29,7 @@ pub enum OperationKind {
 }
 
 impl OperationKind {
+    /// Every kind (for exhaustive tests of the policy).
     pub const ALL: [OperationKind; 7] = [
         OperationKind::SafeRead,
         OperationKind::ReadPost,
@@ -57,6 +58,7 @@ pub enum FailureClass {
 }
 
 impl FailureClass {
+    /// Every class (for exhaustive tests of the policy).
     pub const ALL: [FailureClass; 5] = [
         FailureClass::NotSent,
         FailureClass::RejectedBeforeProcessing,
@@ -151,6 +153,7 @@ impl RetryBudget {
     /// Cost of a retry after a timeout.
     pub const TIMEOUT_COST: i64 = 10;
 
+    /// A full budget of `max` tokens.
     pub fn new(max: i64) -> RetryBudget {
         RetryBudget {
             tokens: AtomicI64::new(max),
@@ -181,6 +184,7 @@ impl RetryBudget {
         self.tokens.store(self.max, Ordering::Release);
     }
 
+    /// Tokens left.
     pub fn available(&self) -> i64 {
         self.tokens.load(Ordering::Acquire)
     }

@@ -9,6 +9,7 @@ use zeroize::Zeroize;
 pub struct Secret(String);
 
 impl Secret {
+    /// Wraps a value.
     pub fn new(value: impl Into<String>) -> Secret {
         Secret(value.into())
     }

@@ -113,8 +113,11 @@ return 0
 /// What the ledger holds for an externalId.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LedgerState {
+    /// A call is sending it.
     Sending,
+    /// A send ended without a known outcome (or the record is unreadable).
     Unknown,
+    /// The service accepted it.
     Done,
 }
 
@@ -438,6 +441,7 @@ impl Shared {
         Some(taken.map(|_| id))
     }
 
+    /// Releases the refresh lock taken with `lock_refresh` (only if it still holds `id`).
     pub async fn unlock_refresh(&self, id: String) {
         let name = format!("{}:token-lock", self.tag);
         self.run("token lock", |mut c| async move {

@@ -21,8 +21,11 @@ use crate::wire;
 /// the body's size, never the body (a token response carries tokens).
 #[derive(Clone)]
 pub struct HttpResponse {
+    /// The HTTP status.
     pub status: u16,
+    /// The response headers.
     pub headers: HeaderMap,
+    /// The whole body.
     pub body: Bytes,
 }
 
@@ -46,6 +49,7 @@ impl std::fmt::Debug for HeaderNames<'_> {
 }
 
 impl HttpResponse {
+    /// A header's value, if present and visible ASCII.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
@@ -82,6 +86,7 @@ impl HttpResponse {
         })
     }
 
+    /// The status is 2xx.
     pub fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
     }
@@ -118,7 +123,7 @@ impl HttpResponse {
         }
     }
 
-    /// "HTTP 502, text/html, body: <html>…" with at most 200 characters of the body.
+    /// `"HTTP 502, text/html, body: <html>…"`, with at most 200 characters of the body.
     pub fn describe_body(&self) -> String {
         let ctype = self.content_type();
         let text = String::from_utf8_lossy(&self.body);
@@ -140,7 +145,9 @@ impl HttpResponse {
 /// A document response whose body is read piece by piece (`Transport::open_document`).
 /// Its `Debug` shows neither the address (presigned: a credential) nor the body.
 pub struct DocumentBody {
+    /// The HTTP status.
     pub status: u16,
+    /// The response headers.
     pub headers: HeaderMap,
     response: reqwest::Response,
     received: u64,
@@ -163,6 +170,7 @@ impl std::fmt::Debug for DocumentBody {
 }
 
 impl DocumentBody {
+    /// The status is 2xx.
     pub fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
     }
@@ -252,7 +260,9 @@ fn budget_spent(timeout: Duration, request_id: Option<String>) -> SendFailure {
 /// A failed attempt: what happened, and how far the request got.
 #[derive(Debug, Clone)]
 pub struct SendFailure {
+    /// How far the request got, which decides whether it may be retried.
     pub class: FailureClass,
+    /// The error to report if it is not retried.
     pub error: Error,
     /// The attempt ran out of time (costs more retry budget).
     pub timed_out: bool,
@@ -273,9 +283,13 @@ impl SendFailure {
 /// type, never a header value or the body (the token form carries the secrets).
 #[derive(Clone)]
 pub struct HttpRequest {
+    /// The HTTP method.
     pub method: Method,
+    /// The full address, query included.
     pub url: String,
+    /// The headers, in order.
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The body and its content type.
     pub body: Option<(Bytes, &'static str)>,
 }
 

@@ -20,19 +20,25 @@ pub const TOKEN_PATH: &str = "/auth/O2/token";
 /// Path of the consent page on the regional marketplace address.
 pub const CONSENT_PATH: &str = "/b2b/abws/oauth";
 
-/// The regional API addresses (North America, Europe, Far East).
+/// The North America group's API address.
 pub const API_HOST_NA: &str = "https://na.business-api.svc.com";
+/// The Europe group's API address.
 pub const API_HOST_EU: &str = "https://eu.business-api.svc.com";
+/// The Far East group's API address.
 pub const API_HOST_FE: &str = "https://jp.business-api.svc.com";
-/// The regional sandbox addresses of the platform.
+/// The North America group's sandbox address.
 pub const SANDBOX_HOST_NA: &str = "https://na.sandbox.business-api.svc.com";
+/// The Europe group's sandbox address.
 pub const SANDBOX_HOST_EU: &str = "https://eu.sandbox.business-api.svc.com";
+/// The Far East group's sandbox address.
 pub const SANDBOX_HOST_FE: &str = "https://jp.sandbox.business-api.svc.com";
 /// The authorization server.
 pub const AUTH_HOST: &str = "https://api.svc.com";
-/// The marketplace addresses serving the consent page.
+/// The North America group's consent-page host.
 pub const CONSENT_HOST_NA: &str = "https://www.svc.com";
+/// The Europe group's consent-page host.
 pub const CONSENT_HOST_EU: &str = "https://www.svc.co.uk";
+/// The Far East group's consent-page host.
 pub const CONSENT_HOST_FE: &str = "https://www.svc.co.jp";
 
 /// Prefix of the user agent; the version and platform follow.

@@ -122,7 +122,8 @@ class OutcomeUnknown(Error):
 
     A call interrupted by Ctrl-C while its request was on the wire raises
     ``KeyboardInterrupt`` as usual, with ``external_id`` and ``operation`` set on it and a
-    note (``add_note``) saying the outcome is unknown.
+    note saying the outcome is unknown (``KeyboardInterrupt.add_note()`` from Python 3.11;
+    on 3.10 the note is only in ``__notes__``, which the traceback does not print).
     """
 
     external_id: Optional[str] = None

@@ -10,8 +10,9 @@ use crate::operations as ops;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
-/// listCarts page size: default and maximum.
+/// The listCarts page size the service uses when none is given.
 pub const DEFAULT_PAGE_SIZE: i64 = 5;
+/// The largest listCarts page size.
 pub const MAX_PAGE_SIZE: i64 = 10;
 
 model! {
@@ -139,14 +140,19 @@ impl CostEstimation {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct AddItem {
+    /// The product (ASIN) from product search.
     #[serde(rename(serialize = "productIdentifier"), alias = "productIdentifier")]
     pub product_identifier: String,
+    /// The buying option (offer id) from product search.
     #[serde(
         rename(serialize = "buyingOptionIdentifier"),
         alias = "buyingOptionIdentifier"
     )]
     pub buying_option_identifier: String,
+    /// How many to add.
     pub quantity: i64,
+    /// The caller's reference for the line (sent as `externalId`), reported in an
+    /// `OutcomeUnknown` error.
     #[serde(
         rename(serialize = "externalId"),
         alias = "externalId",
@@ -161,8 +167,10 @@ crate::objects_only!(AddItem);
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct ModifyItem {
+    /// The cart item to change (`itemId` from getItems).
     #[serde(rename(serialize = "itemId"), alias = "itemId")]
     pub item_id: String,
+    /// The new quantity; 0 removes the item.
     pub quantity: i64,
 }
 crate::objects_only!(ModifyItem);
@@ -172,56 +180,66 @@ crate::objects_only!(ModifyItem);
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields, default)]
 pub struct PhysicalAddress {
+    /// `PhysicalAddress` (the only type; sent as that when not given).
     #[serde(
         rename(serialize = "addressType"),
         alias = "addressType",
         skip_serializing_if = "Option::is_none"
     )]
     pub address_type: Option<String>,
+    /// The recipient's name (required by the estimation).
     #[serde(
         rename(serialize = "fullName"),
         alias = "fullName",
         skip_serializing_if = "Option::is_none"
     )]
     pub full_name: Option<String>,
+    /// The recipient's phone number.
     #[serde(
         rename(serialize = "phoneNumber"),
         alias = "phoneNumber",
         skip_serializing_if = "Option::is_none"
     )]
     pub phone_number: Option<String>,
+    /// The company name.
     #[serde(
         rename(serialize = "companyName"),
         alias = "companyName",
         skip_serializing_if = "Option::is_none"
     )]
     pub company_name: Option<String>,
+    /// The first address line (required by the estimation).
     #[serde(
         rename(serialize = "addressLine1"),
         alias = "addressLine1",
         skip_serializing_if = "Option::is_none"
     )]
     pub address_line1: Option<String>,
+    /// The second address line.
     #[serde(
         rename(serialize = "addressLine2"),
         alias = "addressLine2",
         skip_serializing_if = "Option::is_none"
     )]
     pub address_line2: Option<String>,
+    /// The city (required by the estimation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub city: Option<String>,
+    /// The state or region (required by the estimation).
     #[serde(
         rename(serialize = "stateOrRegion"),
         alias = "stateOrRegion",
         skip_serializing_if = "Option::is_none"
     )]
     pub state_or_region: Option<String>,
+    /// The postal code (required by the estimation).
     #[serde(
         rename(serialize = "postalCode"),
         alias = "postalCode",
         skip_serializing_if = "Option::is_none"
     )]
     pub postal_code: Option<String>,
+    /// The country code (required by the estimation).
     #[serde(
         rename(serialize = "countryCode"),
         alias = "countryCode",

@@ -281,6 +281,8 @@ impl DocumentBuffer for WipeBuf {
     }
 }
 
+/// The reports and documents operations (2021-09-30). Get one with
+/// `Client::documents`.
 pub struct Documents<'a> {
     pub(crate) client: &'a Client,
 }

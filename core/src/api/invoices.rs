@@ -105,6 +105,7 @@ model! {
 /// An artifact of an invoice detail, by `artifactType`.
 #[derive(Clone, Debug)]
 pub enum Artifact {
+    /// The BillingDetails artifact: the invoice's amount details.
     BillingDetails(BillingDetails),
     /// Purchases from an issuer with a tax registration number.
     PurchaseFromQualifiedIssuer(TaxArtifact),

@@ -23,7 +23,9 @@ use crate::error::{Error, Result};
 /// runs (so the error names the parameter).
 #[derive(Clone, PartialEq, Eq)]
 pub enum DateTimeArg {
+    /// A date-time given as a value.
     Value(DateTime<FixedOffset>),
+    /// ISO 8601 text, checked when the call runs.
     Text(String),
 }
 

@@ -23,17 +23,25 @@ use crate::money::Money;
 use crate::operations as ops;
 use crate::{model, validate};
 
-/// Limits published for placeOrder.
+/// The longest order externalId, in characters (this and the next two: placeOrder's
+/// published limits).
 pub const MAX_EXTERNAL_ID_CHARS: usize = 255;
+/// The longest line-item externalId, in characters.
 pub const MAX_LINE_EXTERNAL_ID_CHARS: usize = 127;
+/// The most line items an order may hold.
 pub const MAX_LINE_ITEMS: usize = 50;
 
 /// A shipping or billing address: a physical address, or a customer's external address id.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AddressRef {
+    /// A full address (sent as `PhysicalAddress`).
     Physical(PhysicalAddress),
+    /// An address the customer keeps on the platform, by its id (sent as
+    /// `ExternalAddress`), with an optional physical address alongside.
     External {
+        /// The customer's address id.
         address_id: String,
+        /// The address itself, when given.
         address: Option<PhysicalAddress>,
     },
 }
@@ -42,10 +50,13 @@ pub enum AddressRef {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Segment {
+    /// The segment's description.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The segment's id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The segment's type (`type` on the wire).
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub segment_type: Option<String>,
 }
@@ -55,40 +66,54 @@ pub struct Segment {
 pub enum Attribute {
     /// The product (ASIN) from product search or the cart.
     SelectedProductReference {
+        /// The ASIN.
         id: String,
     },
     /// The buying option (offer id) from product search or the cart.
     SelectedBuyingOptionReference {
+        /// The offer id.
         id: String,
     },
     /// Customer-defined key/value pairs: MLE legal entities, e-invoicing category and
     /// subCategory.
     Auxiliary {
+        /// Label → value (sent as `{"value": ...}` objects).
         values: BTreeMap<String, String>,
     },
     /// Accounting distribution (e-invoicing).
     Distribution {
+        /// The amount distributed (sent as a JSON number).
         charge: Money,
+        /// The accounting's name.
         name: Option<String>,
+        /// The accounting segments.
         segments: Vec<Segment>,
     },
+    /// The region the order is placed in.
     Region {
+        /// The region code.
         region: String,
     },
     /// Pay with the stored payment method.
     SelectedPaymentMethodReference,
     /// The buying group (its identifier), e.g. an e-invoicing or MLE group.
     BuyingGroupReference {
+        /// The group's identifier.
         identifier: String,
     },
     /// The buyer, by e-mail.
     BuyerReference {
+        /// The buyer's e-mail address.
         email: String,
     },
+    /// The customer's purchase order number.
     PurchaseOrderNumber {
+        /// The purchase order number.
         purchase_order_number: String,
     },
+    /// Where to ship.
     ShippingAddress(AddressRef),
+    /// Where to bill.
     BillingAddress(AddressRef),
     /// Any other attribute (TrialMode, ...), sent exactly as given.
     Other(RawJson),
@@ -339,17 +364,24 @@ fn strip_type(mut v: serde_json::Value) -> serde_json::Value {
 /// What the buyer expects; the order is rejected if it does not hold.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expectation {
+    /// The unit price the buyer expects.
     ExpectedUnitPrice {
+        /// The price (sent as a JSON number).
         amount: Money,
     },
     /// source: SUBTOTAL, TAX or SHIPPING.
     ExpectedCharge {
+        /// The amount expected (sent as a JSON number).
         amount: Money,
+        /// SUBTOTAL, TAX or SHIPPING.
         source: String,
     },
+    /// The delivery date the buyer requests.
     ExpectedDeliveryDate {
+        /// The requested date-time.
         requested_delivery_date: DateTime<FixedOffset>,
     },
+    /// Any other expectation, sent exactly as given.
     Other(RawJson),
 }
 
@@ -436,9 +468,12 @@ pub struct LineItem {
         alias = "externalId"
     )]
     pub external_id: String,
+    /// How many to order.
     pub quantity: i64,
+    /// The line's attributes (product, buying option, ...).
     #[serde(default)]
     pub attributes: Vec<Attribute>,
+    /// What the buyer expects of the line (unit price, ...).
     #[serde(default)]
     pub expectations: Vec<Expectation>,
 }
@@ -466,10 +501,12 @@ impl LineItem {
             expectations: vec![],
         }
     }
+    /// Adds an attribute to the line.
     pub fn attribute(mut self, a: Attribute) -> LineItem {
         self.attributes.push(a);
         self
     }
+    /// Adds an expectation to the line.
     pub fn expect(mut self, e: Expectation) -> LineItem {
         self.expectations.push(e);
         self
@@ -486,13 +523,16 @@ pub struct PlaceOrderRequest {
         alias = "externalId"
     )]
     pub external_id: String,
+    /// The order's lines: 1 to `MAX_LINE_ITEMS`.
     #[serde(
         rename(serialize = "lineItems", deserialize = "line_items"),
         alias = "lineItems"
     )]
     pub line_items: Vec<LineItem>,
+    /// Order-level attributes (addresses, payment method, buying group, ...).
     #[serde(default)]
     pub attributes: Vec<Attribute>,
+    /// Order-level expectations (charges, delivery date).
     #[serde(default)]
     pub expectations: Vec<Expectation>,
     /// The buying group is enabled for e-invoicing: line externalIds must be numeric.
@@ -503,24 +543,30 @@ pub struct PlaceOrderRequest {
 crate::objects_only!(PlaceOrderRequest);
 
 impl PlaceOrderRequest {
+    /// An empty order with its externalId.
     pub fn new(external_id: impl Into<String>) -> PlaceOrderRequest {
         PlaceOrderRequest {
             external_id: external_id.into(),
             ..Default::default()
         }
     }
+    /// Adds a line.
     pub fn line(mut self, l: LineItem) -> PlaceOrderRequest {
         self.line_items.push(l);
         self
     }
+    /// Adds an order-level attribute.
     pub fn attribute(mut self, a: Attribute) -> PlaceOrderRequest {
         self.attributes.push(a);
         self
     }
+    /// Adds an order-level expectation.
     pub fn expect(mut self, e: Expectation) -> PlaceOrderRequest {
         self.expectations.push(e);
         self
     }
+    /// Marks the buying group as e-invoicing enabled (line externalIds must then be
+    /// numeric; checked by `check`).
     pub fn e_invoicing(mut self, on: bool) -> PlaceOrderRequest {
         self.e_invoicing = on;
         self

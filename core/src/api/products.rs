@@ -411,6 +411,7 @@ pub struct ProductContext {
     pub locale: Option<String>,
     /// Region to ship to (must not conflict with product_region).
     pub shipping_region: Option<String>,
+    /// Postal code to ship to.
     pub shipping_postal_code: Option<String>,
     /// Needed only if the user belongs to several buying groups.
     pub group_tag: Option<String>,

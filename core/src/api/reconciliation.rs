@@ -104,16 +104,20 @@ impl Page for TransactionsPage {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct OrderLineItemRef {
+    /// The order's id.
     #[serde(rename(serialize = "orderId"), alias = "orderId")]
     pub order_id: String,
+    /// The order line item's id.
     #[serde(rename(serialize = "orderLineItemId"), alias = "orderLineItemId")]
     pub order_line_item_id: String,
+    /// The shipment's id.
     #[serde(rename(serialize = "shipmentId"), alias = "shipmentId")]
     pub shipment_id: String,
 }
 crate::objects_only!(OrderLineItemRef);
 
 impl OrderLineItemRef {
+    /// A reference from its three ids.
     pub fn new(
         order_id: impl Into<String>,
         order_line_item_id: impl Into<String>,

@@ -16,7 +16,9 @@ use crate::{model, validate, Timestamp};
 
 /// Shipment line item reporting: the longest order-date range and the list limits.
 pub const MAX_RANGE_DAYS: i64 = 366;
+/// At most this many purchase order numbers per getShipmentLineItemReports call.
 pub const MAX_PURCHASE_ORDER_NUMBERS: usize = 30;
+/// At most this many order ids per getShipmentLineItemReports call.
 pub const MAX_ORDER_IDS: usize = 30;
 
 model! {
