@@ -29,7 +29,7 @@ SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 # The region the month-end job closes (empty: the example's default, JP on the sandbox).
 REGION ?=
 
-.PHONY: test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
+.PHONY: dist dist-test test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
 
 # Three stages, each keeping both cores busy (on 2 cores: ~7 minutes from a fresh clone):
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
@@ -39,13 +39,26 @@ REGION ?=
 #    still install the release wheel);
 # 3. the Rust tests (four test threads: most wait on sockets and timers, as do the reliability
 #    scenarios, in four processes side by side), then the Python tests, beside the C tests
-#    under valgrind.
+#    under valgrind;
+# 4. the artifacts: `make dist` (the wheel, the sdist, the C tarball; profile dist), then
+#    `make dist-test` installs and uses each one (~13 minutes of the whole on 2 cores: three
+#    optimised builds, the wheel's, libabws's and the sdist's own from scratch).
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target setup lint-and-build
 	$(MAKE) --no-print-directory python-install-dev
 	@echo "the Rust then the Python tests, beside the C tests (each one's output when it ends)"
 	$(MAKE) --no-print-directory -j2 --output-sync=target rust-then-python-tests c-test-built
+	$(MAKE) --no-print-directory dist
+	$(MAKE) --no-print-directory dist-test
 	@echo "all checks passed"
+
+# dist/: the manylinux abi3 wheel, the sdist and the C release tarball (scripts/dist.sh).
+dist: setup
+	bash scripts/dist.sh
+
+# Installs each artifact of dist/ in a clean place and uses it (scripts/dist-test.sh).
+dist-test: setup
+	bash scripts/dist-test.sh
 
 lint-and-build:
 	@rustup component add rustfmt clippy >/dev/null 2>&1 || true

@@ -896,7 +896,8 @@ def b7(runs: int) -> Dict[str, Any]:
     so_size = sum(p.stat().st_size for p in so)
     whl = None
     # a wheel on disk counts only if it holds the installed extension module (same size)
-    for w in sorted(itertools.chain(*(d.glob("abws-*.whl") for d in (ROOT / "target" / "wheels", TARGET / "wheels"))),
+    for w in sorted(itertools.chain(*(d.glob("abws-*.whl") for d in (ROOT / "dist", ROOT / "target" / "wheels",
+                                                                       TARGET / "wheels"))),
                     key=lambda p: -p.stat().st_mtime):
         try:
             with zipfile.ZipFile(w) as z:

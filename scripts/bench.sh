@@ -13,8 +13,8 @@
 #                                    --b12-runs, --out FILE)
 #
 # Needs what `make setup` installs (.venv). Installs the peers (benches/requirements.txt)
-# into .venv, and abws itself (`pip install --no-build-isolation .`) only when it is not
-# importable. Builds the sandbox binary, libabws and the two small bench programs in release
+# into .venv, and abws itself as users get it: the wheel of `scripts/dist.sh wheel` (profile
+# dist, in target-dist/), so every figure is of the current tree. Builds the sandbox binary, libabws and the two small bench programs in release
 # mode in its own target directory (ABWS_BENCH_TARGET, default target-bench/) so that it
 # never waits on another build's lock.
 set -euo pipefail
@@ -32,10 +32,11 @@ export CARGO_TERM_COLOR=never
 echo "bench: installing the peers (benches/requirements.txt)" >&2
 "$PY" -m pip install --quiet -r benches/requirements.txt
 # `import abws` alone no longer loads the extension (B7): import it, so a missing or broken build counts
-if ! "$PY" -c "import abws._abws" 2>/dev/null; then
-  echo "bench: abws is not installed in .venv; pip install --no-build-isolation . (a few minutes)" >&2
-  "$PY" -m pip install --quiet --no-build-isolation .
-fi
+# What users install: the wheel of `make dist` (profile dist), built from this tree (a few
+# minutes from scratch; incremental in target-dist), installed into .venv.
+echo "bench: the wheel (scripts/dist.sh wheel), installed into .venv" >&2
+(unset CARGO_TARGET_DIR; bash scripts/dist.sh wheel >&2)
+"$PY" -m pip install --quiet --force-reinstall --no-deps dist/abws-*.whl
 
 echo "bench: building abws-sandbox and libabws (release)" >&2
 cargo build --quiet --release -p abws-sandbox -p abws-c

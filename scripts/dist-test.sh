@@ -92,7 +92,7 @@ check_venv() { # name, pip args...: a fresh venv with only abws, then the quick 
     shift
     local venv=$WORK/venv-$name
     if ! quiet "$PY" -m venv "$venv"; then ko "$name: a fresh venv"; return 1; fi
-    if ! quiet "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"; then
+    if ! quiet "${PIP_ENV[@]}" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"; then
         ko "$name: pip install"; return 1
     fi
     ok "$name: installed into a fresh venv"
@@ -106,11 +106,14 @@ check_venv() { # name, pip args...: a fresh venv with only abws, then the quick 
         ko "$name: examples/quickstart.py"
     fi
 }
+PIP_ENV=(env)
 check_venv wheel --no-index "$WHEEL"
 
-# 2. The sdist: pip builds it (maturin from PyPI in an isolated build environment, cargo
-# into the dist target directory, so the dependencies compiled for the wheel are reused).
-CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target-dist} check_venv sdist "$SDIST"
+# 2. The sdist: pip builds it as a user's pip would (maturin from PyPI in an isolated build
+# environment, the release profile, a target directory of its own: an existing one would
+# let cargo take its artifacts as fresh and not compile the sdist's sources at all).
+PIP_ENV=(env -u CARGO_TARGET_DIR -u MATURIN_PEP517_ARGS)
+check_venv sdist "$SDIST"
 
 # 3. The C tarball.
 PREFIX=$WORK/prefix

@@ -11,7 +11,8 @@
 #       LICENSE, README.md.
 # All built with the `dist` profile of Cargo.toml (LTO, one codegen unit, stripped) into
 # CARGO_TARGET_DIR (default target-dist). Needs .venv (make setup: maturin, ziglang).
-# `scripts/dist-test.sh` installs each one in a clean place and uses it.
+# `scripts/dist-test.sh` installs each one in a clean place and uses it. `dist.sh wheel`
+# builds the wheel alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -28,11 +29,20 @@ MAJOR=${VERSION%%.*}
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then
     echo "dist: note: the work tree has uncommitted changes; they are in the artifacts"
 fi
+wheel() {
+    echo "dist: the wheel (manylinux2014, abi3, profile dist)"
+    maturin build --quiet --profile dist --zig --compatibility manylinux2014 --out dist
+}
+# `dist.sh wheel`: the wheel only (scripts/bench.sh measures what users install).
+if [ "${1:-}" = wheel ]; then
+    mkdir -p dist
+    rm -f dist/abws-*.whl
+    wheel
+    exit 0
+fi
 rm -rf dist
 mkdir -p dist
-
-echo "dist: the wheel (manylinux2014, abi3, profile dist)"
-maturin build --quiet --profile dist --zig --compatibility manylinux2014 --out dist
+wheel
 echo "dist: the sdist"
 maturin sdist --out dist
 
