@@ -7,7 +7,7 @@
 #   make scorecards  run the reliability scenarios of every suite and write
 #                    docs/reliability.md (docs/reliability-full.md with ABWS_RELIABILITY_FULL=1)
 #
-# `make test` writes only ignored files (target*/, .venv, tests/c/build; the suites' scorecard
+# `make test` writes only ignored files (target*/, dist/, .venv, tests/c/build; the suites' scorecard
 # figures go to target/scorecards/): `git status` stays clean.
 #
 # Everything is installed into the project (.venv); nothing is assumed on the machine but
@@ -31,7 +31,7 @@ REGION ?=
 
 .PHONY: dist dist-test test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
 
-# Three stages, each keeping both cores busy (on 2 cores: ~7 minutes from a fresh clone):
+# Four stages, each keeping both cores busy (on 2 cores: ~20 minutes from a fresh clone):
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
 #    selection: the C library, the sandbox binary, xtask and the example come out of it);
 # 2. the Python extension in the dev profile, into .venv: it reuses that build's dependencies
@@ -41,7 +41,7 @@ REGION ?=
 #    scenarios, in four processes side by side), then the Python tests, beside the C tests
 #    under valgrind;
 # 4. the artifacts: `make dist` (the wheel, the sdist, the C tarball; profile dist), then
-#    `make dist-test` installs and uses each one (~13 minutes of the whole on 2 cores: three
+#    `make dist-test` installs and uses each one (~13 of its ~20 minutes on 2 cores: three
 #    optimised builds, the wheel's, libabws's and the sdist's own from scratch).
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target setup lint-and-build
