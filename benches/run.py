@@ -1043,7 +1043,7 @@ def machine() -> str:
     return (
         f"- Machine: {cpu}, {os.cpu_count()} cores{mem}; {platform.system()} {platform.release()}\n"
         f"- Python {platform.python_version()} ({platform.python_implementation()}); {rustc}\n"
-        f"- abws {getattr(abws, '__version__', '0.1.0')} (release build) at commit {commit}; peers: {vers}, urllib3 {urllib3.__version__}\n"
+        f"- abws {getattr(abws, '__version__', '0.1.0')} (the wheel of `scripts/dist.sh wheel`, profile dist; the Rust and C programs: cargo's release profile) at commit {commit}; peers: {vers}, urllib3 {urllib3.__version__}\n"
     )
 
 
