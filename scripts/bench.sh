@@ -14,8 +14,8 @@
 #
 # Needs what `make setup` installs (.venv). Installs the peers (benches/requirements.txt)
 # into .venv, and abws itself as users get it: the wheel of `scripts/dist.sh wheel` (profile
-# dist, in target-dist/), so every figure is of the current tree. Builds the sandbox binary, libabws and the two small bench programs in release
-# mode in its own target directory (ABWS_BENCH_TARGET, default target-bench/) so that it
+# dist, in target-dist/), so every figure is of the current tree. Builds the sandbox binary,
+# libabws and the two small bench programs in release mode in its own target directory (ABWS_BENCH_TARGET, default target-bench/) so that it
 # never waits on another build's lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +31,6 @@ export CARGO_TERM_COLOR=never
 
 echo "bench: installing the peers (benches/requirements.txt)" >&2
 "$PY" -m pip install --quiet -r benches/requirements.txt
-# `import abws` alone no longer loads the extension (B7): import it, so a missing or broken build counts
 # What users install: the wheel of `make dist` (profile dist), built from this tree (a few
 # minutes from scratch; incremental in target-dist), installed into .venv.
 echo "bench: the wheel (scripts/dist.sh wheel), installed into .venv" >&2

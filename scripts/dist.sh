@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make dist`: the three artifacts people install, into dist/:
-#   abws-V-cp310-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+#   abws-V-cp310-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
 #       the Python package for CPython >= 3.10 (abi3), linked by zig against glibc 2.17
 #       (maturin --zig, zig from its PyPI package `ziglang`), so any manylinux2014 system
 #       loads it;

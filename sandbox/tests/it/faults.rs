@@ -74,8 +74,8 @@ async fn status_faults_count_down_and_keep_headers() {
     assert_eq!(bad.status, 400);
 }
 
-/// A rule's body is rendered once, when it is installed, and every firing sends the same
-/// bytes: exact numbers as written, a string body verbatim.
+/// A rule's body (rendered once, when it is installed, and shared) is sent the same on
+/// every firing: numbers as the JSON value holds them, a string body verbatim.
 #[tokio::test]
 async fn canned_bodies_are_sent_the_same_on_every_firing() {
     let t = start().await;
