@@ -183,6 +183,10 @@ def test_many_workers(tmp_path: Path) -> None:
     # bucket that sets the pace, createReport, refills every 100 ms there, and the fleet
     # paces at 98 %: 2 ms of slack per slot, less than a request's send jitter on this
     # 2-core machine while the C tests run under valgrind beside it (one 429, retried, was
-    # seen once in a fresh-clone `make test`). At the real rate the slack is 1.2 s.
+    # seen in a fresh-clone `make test`, two in another). At the real rate the slack is
+    # 1.2 s. So the bound is a share: at most 5 % of the createReport calls (one per PDF
+    # filed) answered 429, where four workers pacing alone, each at the account's full
+    # rate, would see about three in four answered 429.
     m = re.search(r"\((\d+) of createReport, the bucket that sets the pace\), 1 token refresh;", out)
-    assert m and int(m.group(1)) <= 1, out
+    filed = sum(int(n) for n in re.findall(r"PDFs filed (\d+)", out))
+    assert m and filed > 0 and int(m.group(1)) <= 0.05 * filed, out
