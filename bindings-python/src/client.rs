@@ -18,7 +18,7 @@ use abws::{blocking, Credentials};
 
 use crate::args::args_json;
 use crate::bytes_buffer::BytesBuffer;
-use crate::convert::to_py;
+use crate::convert::{reply_to_py, to_py};
 use crate::errors::to_py_err;
 use crate::pager::PyPager;
 use crate::py_writer::PyWriter;
@@ -175,7 +175,7 @@ impl PyClient {
         let text = args_json(args.as_any(), (dynop.row().params)())?;
         let c = self.inner.inner().map_err(to_py_err)?;
         let fut = dynop.call(&c, &text).map_err(to_py_err)?;
-        Job::new(fut, |py, out| to_py(py, &*out)).run(py, deliver)
+        Job::new(fut, reply_to_py).run(py, deliver)
     }
 
     /// Starts a listing by its pager name (`iter_invoices`, ...) with the arguments of

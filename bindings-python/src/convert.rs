@@ -17,13 +17,15 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{intern, IntoPyObjectExt};
 
+use abws::describe::FieldInfo;
 use abws::node::{Node, ObjectView, ToNode};
+use abws::operation::Reply;
 use abws::AmountForm;
 
 use crate::leaves::{Leaf, Leaves};
 
 /// Python objects the conversion needs, looked up once.
-struct Helpers {
+pub(crate) struct Helpers {
     decimal: Py<PyAny>,
     datetime: Py<PyAny>,
     utc: Py<PyAny>,
@@ -32,7 +34,7 @@ struct Helpers {
     money: Py<PyAny>,
     model: Py<PyAny>,
     models: Py<PyModule>,
-    loads_raw: Py<PyAny>,
+    pub(crate) loads_raw: Py<PyAny>,
     offsets: Py<PyDict>,
     /// `object.__new__`'s C function (`tp_new` of `object`), called without the
     /// argument tuple and type checks of the Python-level call.
@@ -42,9 +44,9 @@ struct Helpers {
     amount: Py<PyString>,
     currency_code: Py<PyString>,
     string_form: Py<PyString>,
-    wire: Py<PyString>,
-    extra: Py<PyString>,
-    nulls: Py<PyString>,
+    pub(crate) wire: Py<PyString>,
+    pub(crate) extra: Py<PyString>,
+    pub(crate) nulls: Py<PyString>,
 }
 
 // SAFETY (Send + Sync): `object_new` is a plain C function pointer of the interpreter.
@@ -59,17 +61,16 @@ type ShapeKey = (usize, usize);
 
 /// A model class and the Python names of its declared fields, in the order of the core's
 /// fields (made once, not per object).
-struct Shape {
+pub(crate) struct Shape {
     class: Py<PyAny>,
-    names: Vec<Py<PyString>>,
+    pub(crate) names: Vec<Py<PyString>>,
     /// The class makes its instances with `object.__new__` (true for every generated
     /// class; checked, so that a class with its own `__new__` is still made by it).
     plain_new: bool,
 }
 
-fn shape_key(o: &dyn ObjectView) -> ShapeKey {
-    let name = o.type_name();
-    (name.as_ptr() as usize, name.len())
+fn shape_key(type_name: &'static str) -> ShapeKey {
+    (type_name.as_ptr() as usize, type_name.len())
 }
 
 static HELPERS: PyOnceLock<Helpers> = PyOnceLock::new();
@@ -131,13 +132,53 @@ fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
 
 /// Converts any result to Python.
 pub fn to_py<T: ToNode + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
-    Build {
-        py,
-        h: helpers(py)?,
-        leaves: Leaves::default(),
-        shapes: Vec::new(),
+    Build::new(py)?.node(value.to_node())
+}
+
+/// Converts an operation's reply: a JSON answer is built straight from its text where
+/// `from_json` can (one pass, no Rust structs in between), else decoded and converted.
+pub fn reply_to_py(py: Python<'_>, reply: Reply) -> PyResult<Py<PyAny>> {
+    match reply {
+        Reply::Decoded(out) => to_py(py, &*out),
+        Reply::Json(answer) => {
+            use crate::from_json::{build, mode, Built, Mode};
+            let built = match mode() {
+                Mode::Off => Built::Unsupported,
+                Mode::On | Mode::Check => build(py, &answer),
+            };
+            let decode = || to_py(py, &*answer.decode().map_err(crate::errors::to_py_err)?);
+            match (built, mode()) {
+                (Built::Done(obj), Mode::Check) => {
+                    check_same(py, answer.operation(), &obj, &decode()?)?;
+                    Ok(obj)
+                }
+                (Built::Done(obj), _) => Ok(obj),
+                (Built::GivenUp, Mode::Check) => {
+                    decode()?;
+                    Err(crate::errors::to_py_err(abws::Error::internal(format!(
+                        "from_json gave up on a {} answer the core decodes",
+                        answer.operation()
+                    ))))
+                }
+                _ => decode(),
+            }
+        }
     }
-    .node(value.to_node())
+}
+
+/// `ABWS_FROM_JSON=check`: the result built from the JSON and the one converted from the
+/// decoded result must be alike (`abws._check.differences`).
+fn check_same(py: Python<'_>, op: &str, built: &Py<PyAny>, decoded: &Py<PyAny>) -> PyResult<()> {
+    let diff: Option<String> = py
+        .import("abws._check")?
+        .call_method1("differences", (built, decoded))?
+        .extract()?;
+    match diff {
+        None => Ok(()),
+        Some(d) => Err(crate::errors::to_py_err(abws::Error::internal(format!(
+            "from_json and the decoded result differ for {op}: {d}"
+        )))),
+    }
 }
 
 /// Takes a finished container (model instance, `Money`, list, dict) out of the cyclic
@@ -145,7 +186,7 @@ pub fn to_py<T: ToNode + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny
 /// makes ~145,000 such containers, and each later collection would walk them all
 /// (decisions.md, "Python results are not tracked by the cyclic GC"). Call it only once
 /// the container is filled: inserting a tracked value re-tracks a dict.
-fn untrack(obj: &Bound<'_, PyAny>) {
+pub(crate) fn untrack(obj: &Bound<'_, PyAny>) {
     // SAFETY: `obj` is a live object of a GC type (dict, list or a Python class instance);
     // untracking an object that is not tracked is a no-op.
     unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
@@ -154,13 +195,13 @@ fn untrack(obj: &Bound<'_, PyAny>) {
 /// The attributes of a fresh instance being filled: its `__dict__`, made at once
 /// (`PyObject_GenericGetDict`: a dict sharing its class's key table) and taken out of
 /// the collector with the instance once filled.
-struct Fill<'py> {
+pub(crate) struct Fill<'py> {
     inst: Bound<'py, PyAny>,
     dict: Bound<'py, PyAny>,
 }
 
 impl<'py> Fill<'py> {
-    fn new(inst: Bound<'py, PyAny>) -> PyResult<Fill<'py>> {
+    pub(crate) fn new(inst: Bound<'py, PyAny>) -> PyResult<Fill<'py>> {
         // SAFETY: a live instance of a class with a `__dict__`; returns a new reference.
         let dict = unsafe {
             Bound::from_owned_ptr_or_err(
@@ -171,7 +212,7 @@ impl<'py> Fill<'py> {
         Ok(Fill { inst, dict })
     }
 
-    fn set(&self, name: &Py<PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    pub(crate) fn set(&self, name: &Py<PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         // SAFETY: three live objects; `PyDict_SetItem` does not steal references.
         let rc: c_int =
             unsafe { ffi::PyDict_SetItem(self.dict.as_ptr(), name.as_ptr(), value.as_ptr()) };
@@ -181,7 +222,7 @@ impl<'py> Fill<'py> {
         Ok(())
     }
 
-    fn done(self) -> Py<PyAny> {
+    pub(crate) fn done(self) -> Py<PyAny> {
         untrack(&self.dict);
         untrack(&self.inst);
         self.inst.unbind()
@@ -206,6 +247,29 @@ fn tz(py: Python<'_>, h: &Helpers, seconds: i32) -> PyResult<Py<PyAny>> {
 }
 
 use pyo3::types::IntoPyDict;
+
+/// A `datetime` of a timestamp (with its fixed offset as a `timezone`).
+pub(crate) fn new_datetime(
+    py: Python<'_>,
+    h: &Helpers,
+    ts: &abws::Timestamp,
+) -> PyResult<Py<PyAny>> {
+    use chrono::{Datelike, Offset, Timelike};
+    let v = ts.value();
+    let zone = tz(py, h, v.offset().fix().local_minus_utc())?;
+    let micro = (v.nanosecond() % 1_000_000_000) / 1000;
+    let args = (
+        v.year(),
+        v.month(),
+        v.day(),
+        v.hour(),
+        v.minute(),
+        v.second(),
+        micro,
+        zone,
+    );
+    Ok(h.datetime.bind(py).call1(args)?.unbind())
+}
 
 /// How `models._iso` writes a date-time back: Python's `isoformat()` with UTC as `Z`.
 fn wire_style(v: &chrono::DateTime<chrono::FixedOffset>) -> String {
@@ -245,7 +309,7 @@ fn wire_style(v: &chrono::DateTime<chrono::FixedOffset>) -> String {
 }
 
 /// True when `models._iso` gives the received text back.
-fn renders_as_received(ts: &abws::Timestamp) -> bool {
+pub(crate) fn renders_as_received(ts: &abws::Timestamp) -> bool {
     use chrono::Timelike;
     let text = ts.as_str().as_bytes();
     // The common `2026-07-06T05:23:00Z`: that exact shape parsed is what `_iso` writes
@@ -277,21 +341,30 @@ fn needs_wire(node: Node<'_>) -> bool {
     }
 }
 
-fn shape(py: Python<'_>, h: &Helpers, o: &dyn ObjectView) -> PyResult<Arc<Shape>> {
-    let key = shape_key(o);
+fn shape(
+    py: Python<'_>,
+    h: &Helpers,
+    type_name: &'static str,
+    fields: &'static [FieldInfo],
+) -> PyResult<Arc<Shape>> {
+    let key = shape_key(type_name);
     let classes = || CLASSES.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, found)) = classes().iter().find(|(k, _)| *k == key) {
         return Ok(found.clone());
     }
-    let made = Arc::new(make_shape(py, h, o)?);
+    let made = Arc::new(make_shape(py, h, type_name, fields)?);
     classes().push((key, made.clone()));
     Ok(made)
 }
 
 /// Finds the generated class of a model and matches its `_fields` (attribute, wire name)
 /// to the core's fields by wire name.
-fn make_shape(py: Python<'_>, h: &Helpers, o: &dyn ObjectView) -> PyResult<Shape> {
-    let type_name = o.type_name();
+fn make_shape(
+    py: Python<'_>,
+    h: &Helpers,
+    type_name: &'static str,
+    fields: &'static [FieldInfo],
+) -> PyResult<Shape> {
     let stale = |what: String| {
         crate::errors::to_py_err(abws::Error::internal(format!(
             "abws.models {what}: the Python package and the extension come from different \
@@ -311,7 +384,6 @@ fn make_shape(py: Python<'_>, h: &Helpers, o: &dyn ObjectView) -> PyResult<Shape
         return Err(stale(format!("{type_name} is not a Model class")));
     }
     let declared: Vec<(String, String)> = class.getattr(intern!(py, "_fields"))?.extract()?;
-    let fields = o.fields();
     let mut names = Vec::with_capacity(fields.len());
     for f in fields {
         let name = declared
@@ -334,18 +406,32 @@ fn make_shape(py: Python<'_>, h: &Helpers, o: &dyn ObjectView) -> PyResult<Shape
     })
 }
 
-/// Builds the Python objects of one result.
-struct Build<'py, 'a> {
-    py: Python<'py>,
-    h: &'py Helpers,
-    leaves: Leaves<'a>,
+/// Builds the Python objects of one result (from its `Node` view here, or straight from
+/// its JSON in `from_json.rs`).
+pub(crate) struct Build<'py, 'a> {
+    pub(crate) py: Python<'py>,
+    pub(crate) h: &'py Helpers,
+    pub(crate) leaves: Leaves<'a>,
     /// The shapes met in this result (a page holds a handful of types): no lock per
     /// object; with the string slot of each one's first field in `leaves`.
     shapes: Vec<(ShapeKey, Arc<Shape>, crate::leaves::Slot)>,
 }
 
 impl<'py, 'a> Build<'py, 'a> {
-    fn decimal(&mut self, v: &abws::Decimal, negative_zero: bool) -> PyResult<Py<PyAny>> {
+    pub(crate) fn new(py: Python<'py>) -> PyResult<Build<'py, 'a>> {
+        Ok(Build {
+            py,
+            h: helpers(py)?,
+            leaves: Leaves::default(),
+            shapes: Vec::new(),
+        })
+    }
+
+    pub(crate) fn decimal(
+        &mut self,
+        v: &abws::Decimal,
+        negative_zero: bool,
+    ) -> PyResult<Py<PyAny>> {
         let (py, h) = (self.py, self.h);
         self.leaves
             .get_or_make(py, Leaf::Decimal(v.serialize(), negative_zero), || {
@@ -359,30 +445,15 @@ impl<'py, 'a> Build<'py, 'a> {
     }
 
     fn datetime(&mut self, ts: &'a abws::Timestamp) -> PyResult<Py<PyAny>> {
-        let (py, h) = (self.py, self.h);
+        let py = self.py;
+        let h = self.h;
         self.leaves
-            .get_or_make(py, Leaf::DateTime(ts.as_str()), || {
-                use chrono::{Datelike, Offset, Timelike};
-                let v = ts.value();
-                let zone = tz(py, h, v.offset().fix().local_minus_utc())?;
-                let micro = (v.nanosecond() % 1_000_000_000) / 1000;
-                let args = (
-                    v.year(),
-                    v.month(),
-                    v.day(),
-                    v.hour(),
-                    v.minute(),
-                    v.second(),
-                    micro,
-                    zone,
-                );
-                Ok(h.datetime.bind(py).call1(args)?.unbind())
-            })
+            .get_or_make(py, Leaf::DateTime(ts.as_str()), || new_datetime(py, h, ts))
     }
 
     /// A string; `slot` names where it sits (a model's field, a map's keys or values), so
     /// that repeated values are shared where a slot repeats them.
-    fn string(&mut self, s: &'a str, slot: crate::leaves::Slot) -> Py<PyAny> {
+    pub(crate) fn string(&mut self, s: &'a str, slot: crate::leaves::Slot) -> Py<PyAny> {
         let py = self.py;
         self.leaves.string(py, s, slot)
     }
@@ -424,19 +495,23 @@ impl<'py, 'a> Build<'py, 'a> {
     }
 
     /// The shape of a model, and the number of the string slot of its first field.
-    fn shape(&mut self, o: &dyn ObjectView) -> PyResult<(crate::leaves::Slot, Arc<Shape>)> {
-        let key = shape_key(o);
+    pub(crate) fn shape(
+        &mut self,
+        type_name: &'static str,
+        fields: &'static [FieldInfo],
+    ) -> PyResult<(crate::leaves::Slot, Arc<Shape>)> {
+        let key = shape_key(type_name);
         if let Some((_, s, slot)) = self.shapes.iter().find(|(k, _, _)| *k == key) {
             return Ok((*slot, s.clone()));
         }
-        let s = shape(self.py, self.h, o)?;
+        let s = shape(self.py, self.h, type_name, fields)?;
         let slot = self.leaves.field_slots(s.names.len());
         self.shapes.push((key, s.clone(), slot));
         Ok((slot, s))
     }
 
     /// A fresh instance of a model class, without running `__init__`.
-    fn instance(&self, shape: &Shape) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn instance(&self, shape: &Shape) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
         let class = shape.class.bind(py);
         if !shape.plain_new {
@@ -456,7 +531,7 @@ impl<'py, 'a> Build<'py, 'a> {
 
     fn object(&mut self, o: &'a dyn ObjectView) -> PyResult<Py<PyAny>> {
         let (py, h) = (self.py, self.h);
-        let (first_slot, shape) = self.shape(o)?;
+        let (first_slot, shape) = self.shape(o.type_name(), o.fields())?;
         let inst = Fill::new(self.instance(&shape)?)?;
         let mut wire: Option<Bound<'_, PyDict>> = None;
         let mut err = None;
@@ -508,8 +583,22 @@ impl<'py, 'a> Build<'py, 'a> {
     }
 
     fn money(&mut self, m: &'a abws::Money) -> PyResult<Py<PyAny>> {
+        let currency = match m.currency_code.as_deref() {
+            Some(c) => self.string(c, crate::leaves::CURRENCY),
+            None => self.py.None(),
+        };
+        self.money_of(&m.amount, currency)
+    }
+
+    /// An `abws.Money` of an amount and its currency code (a string or `None`).
+    pub(crate) fn money_of(
+        &mut self,
+        amount: &abws::Amount,
+        currency: Py<PyAny>,
+    ) -> PyResult<Py<PyAny>> {
         let (py, h) = (self.py, self.h);
-        let amount = self.decimal(&m.amount.value(), m.amount.is_negative_zero())?;
+        let form = amount.form();
+        let amount = self.decimal(&amount.value(), amount.is_negative_zero())?;
         // Filled directly, without running Money.__init__ (hot path of big pages).
         // SAFETY: as in `instance`; `helpers` checked that `Money`'s `tp_new` is object's.
         let inst = unsafe {
@@ -521,12 +610,8 @@ impl<'py, 'a> Build<'py, 'a> {
             Fill::new(Bound::from_owned_ptr_or_err(py, obj)?)?
         };
         inst.set(&h.amount, amount.bind(py))?;
-        let currency = match m.currency_code.as_deref() {
-            Some(c) => self.string(c, crate::leaves::CURRENCY),
-            None => py.None(),
-        };
         inst.set(&h.currency_code, currency.bind(py))?;
-        if m.amount.form() == AmountForm::String {
+        if form == AmountForm::String {
             inst.set(&h.string_form, pyo3::types::PyBool::new(py, true).as_any())?;
         }
         Ok(inst.done())

@@ -161,6 +161,9 @@ pub struct FxHasher(u64);
 
 type Fast = BuildHasherDefault<FxHasher>;
 
+/// The hasher of the leaves' maps, for other maps of short keys of one result.
+pub type FastHash = Fast;
+
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
 impl FxHasher {

@@ -9,6 +9,7 @@ mod bytes_buffer;
 mod client;
 mod convert;
 mod errors;
+mod from_json;
 mod leaves;
 mod pager;
 mod py_writer;
@@ -56,6 +57,13 @@ fn _live_download_buffers() -> usize {
     bytes_buffer::live()
 }
 
+/// Results of JSON answers built straight from the JSON, not built so for their shape,
+/// and given up on (`from_json.rs`), since the process started.
+#[pyfunction]
+fn _from_json_counts() -> (u64, u64, u64) {
+    from_json::counts()
+}
+
 static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
 
 /// Forgets the cached Python logging levels, so a changed level of logger "abws" applies.
@@ -100,6 +108,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sealed::decrypt, m)?)?;
     m.add_function(wrap_pyfunction!(_redact, m)?)?;
     m.add_function(wrap_pyfunction!(_live_download_buffers, m)?)?;
+    m.add_function(wrap_pyfunction!(_from_json_counts, m)?)?;
     Ok(())
 }
 

@@ -10,13 +10,20 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-/// A map key borrowed from the input where possible.
+/// A map key (or any string) borrowed from the input where possible.
 pub struct Key<'de>(Cow<'de, str>);
 
-impl Key<'_> {
+impl<'de> Key<'de> {
     /// The key's text.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+    /// The text when it is a slice of the input (it had no escape to undo).
+    pub fn borrowed(&self) -> Option<&'de str> {
+        match self.0 {
+            Cow::Borrowed(s) => Some(s),
+            Cow::Owned(_) => None,
+        }
     }
     /// The key as an owned string (copied only if it was not already owned).
     pub fn into_string(self) -> String {

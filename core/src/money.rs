@@ -72,14 +72,27 @@ impl Amount {
         })
     }
 
-    fn from_raw_json(raw: &str) -> Result<Amount, String> {
+    /// Reads an amount from its JSON text as received: a number (`12.30`) or a string
+    /// (`"12.30"`), each remembered in its form.
+    pub fn from_json(raw: &str) -> Result<Amount, String> {
         let raw = raw.trim();
-        if raw.starts_with('"') {
-            let s: String = serde_json::from_str(raw).map_err(|e| e.to_string())?;
+        if let Some(quoted) = raw.strip_prefix('"') {
+            // The common string has no escape: read between the quotes, no second parse.
+            let plain = quoted
+                .strip_suffix('"')
+                .filter(|s| !s.contains(['\\', '"']));
+            let owned;
+            let s = match plain {
+                Some(s) => s,
+                None => {
+                    owned = serde_json::from_str::<String>(raw).map_err(|e| e.to_string())?;
+                    &owned
+                }
+            };
             if s.trim().is_empty() {
                 return Err("empty string is not an amount".into());
             }
-            Amount::parse(&s, AmountForm::String).map_err(|e| e.message().to_string())
+            Amount::parse(s, AmountForm::String).map_err(|e| e.message().to_string())
         } else {
             Amount::parse(raw, AmountForm::Number).map_err(|e| e.message().to_string())
         }
@@ -116,7 +129,7 @@ impl From<Decimal> for Amount {
 impl<'de> Deserialize<'de> for Amount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(d)?;
-        Amount::from_raw_json(raw.get()).map_err(de::Error::custom)
+        Amount::from_json(raw.get()).map_err(de::Error::custom)
     }
 }
 

@@ -1,7 +1,9 @@
 //! What every operation is to the client: a parameter struct that knows its row of the
 //! operations table, its result type and its handler (`Operation`), and, for the
-//! bindings, the same behind a name (`DynOperation`): arguments as JSON text in, a result
-//! they can walk (`Output`) out.
+//! bindings, the same behind a name (`DynOperation`): arguments as JSON text in, a
+//! `Reply` out: a result they can walk (`Output`), or, where the result is the answer's
+//! body, that body checked but not yet decoded (`JsonAnswer`), so that a binding can
+//! build its own objects straight from the JSON instead of decoding twice.
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -11,10 +13,12 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::client::Client;
+use crate::describe::{Describe, Ty};
 use crate::error::{Error, Result};
 use crate::node::ToNode;
 use crate::operations::Operation as Row;
 use crate::paging::{Page, Pager};
+use crate::transport::HttpResponse;
 
 /// The parameter struct of an operation. Implemented by the operations table.
 pub trait Operation: DeserializeOwned + Send + Sync + 'static {
@@ -24,6 +28,116 @@ pub trait Operation: DeserializeOwned + Send + Sync + 'static {
     fn row() -> &'static Row;
     /// Validates the parameters and runs the operation.
     fn run(&self, client: &Client) -> impl Future<Output = Result<Self::Output>> + Send;
+    /// Runs the operation for a binding: its result, or its checked answer undecoded.
+    fn reply(&self, client: &Client) -> impl Future<Output = Result<Reply>> + Send;
+}
+
+/// A checked answer whose body is the operation's result as JSON, not yet decoded: what
+/// a handler returns when its result is exactly its answer's body. The Rust API decodes
+/// it (`Finish::finish`); a binding may build its own objects from the JSON instead
+/// (`Reply::Json`).
+pub struct Answer<T> {
+    resp: HttpResponse,
+    op: &'static str,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Answer<T> {
+    /// The answer of `op` (a 2xx response, its body still to be decoded).
+    pub(crate) fn new(resp: HttpResponse, op: &'static str) -> Answer<T> {
+        Answer {
+            resp,
+            op,
+            _t: PhantomData,
+        }
+    }
+}
+
+/// What a handler gives back: its result, or an `Answer` that decodes to it. The table
+/// turns either into the typed result (`finish`) or into a binding's `Reply` (`reply`).
+pub trait Finish<O>: Send {
+    /// The typed result.
+    fn finish(self) -> Result<O>;
+    /// The reply for a binding.
+    fn reply(self) -> Reply;
+}
+
+impl<O: Output> Finish<O> for O {
+    fn finish(self) -> Result<O> {
+        Ok(self)
+    }
+    fn reply(self) -> Reply {
+        Reply::Decoded(Box::new(self))
+    }
+}
+
+impl<O: Output + DeserializeOwned + Describe> Finish<O> for Answer<O> {
+    fn finish(self) -> Result<O> {
+        self.resp.decode(self.op)
+    }
+    fn reply(self) -> Reply {
+        Reply::Json(JsonAnswer {
+            resp: self.resp,
+            op: self.op,
+            ty: O::ty(),
+            decode: decode_boxed::<O>,
+        })
+    }
+}
+
+fn decode_boxed<O: Output + DeserializeOwned>(
+    resp: &HttpResponse,
+    op: &'static str,
+) -> Result<Box<dyn Output>> {
+    Ok(Box::new(resp.decode::<O>(op)?))
+}
+
+/// What an operation called by name gives a binding.
+pub enum Reply {
+    /// The result, decoded.
+    Decoded(Box<dyn Output>),
+    /// The result is the answer's body: checked (a 2xx answer), not yet decoded.
+    Json(JsonAnswer),
+}
+
+impl Reply {
+    /// The typed result (decoding the answer if it is not yet).
+    pub fn into_output(self) -> Result<Box<dyn Output>> {
+        match self {
+            Reply::Decoded(out) => Ok(out),
+            Reply::Json(answer) => answer.decode(),
+        }
+    }
+}
+
+/// An answer whose body is the result as JSON of the shape `ty()`. A binding that builds
+/// its objects from `text()` must give what `decode()` would: on any doubt (a shape it
+/// does not build, a value it does not take), it calls `decode()`, which gives the result
+/// or the error the Rust API reports.
+pub struct JsonAnswer {
+    resp: HttpResponse,
+    op: &'static str,
+    ty: Ty,
+    decode: fn(&HttpResponse, &'static str) -> Result<Box<dyn Output>>,
+}
+
+impl JsonAnswer {
+    /// The body as text (`None` when it is not UTF-8: `decode()` reports it).
+    pub fn text(&self) -> Option<&str> {
+        std::str::from_utf8(&self.resp.body).ok()
+    }
+    /// The shape of the result.
+    pub fn ty(&self) -> Ty {
+        self.ty
+    }
+    /// The operation's id.
+    pub fn operation(&self) -> &'static str {
+        self.op
+    }
+    /// The result decoded into the core's types, or the decoding error.
+    pub fn decode(&self) -> Result<Box<dyn Output>> {
+        (self.decode)(&self.resp, self.op)
+    }
 }
 
 /// An operation that is also a listing.
@@ -54,7 +168,7 @@ pub trait DynOperation: Sync {
     fn row(&self) -> &'static Row;
     /// Reads the arguments (a validation error naming the parameter, before any
     /// request), then gives the call to await.
-    fn call(&self, client: &Client, args: &str) -> Result<BoxFuture<Box<dyn Output>>>;
+    fn call(&self, client: &Client, args: &str) -> Result<BoxFuture<Reply>>;
     /// Reads the arguments and starts the listing (for a paged operation).
     fn pager(&self, client: &Client, args: &str) -> Result<Box<dyn DynPager>>;
 }
@@ -115,13 +229,10 @@ where
     fn row(&self) -> &'static Row {
         P::row()
     }
-    fn call(&self, client: &Client, args: &str) -> Result<BoxFuture<Box<dyn Output>>> {
+    fn call(&self, client: &Client, args: &str) -> Result<BoxFuture<Reply>> {
         let params: P = crate::params::read(args).map_err(|e| e.with_operation(P::row().id))?;
         let client = client.clone();
-        Ok(Box::pin(async move {
-            let out = client.call(&params).await?;
-            Ok(Box::new(out) as Box<dyn Output>)
-        }))
+        Ok(Box::pin(async move { params.reply(&client).await }))
     }
     fn pager(&self, client: &Client, args: &str) -> Result<Box<dyn DynPager>> {
         debug_assert!(self.paged);
@@ -158,6 +269,6 @@ impl crate::blocking::Client {
         let op = crate::operations::dynamic(name)
             .ok_or_else(|| Error::internal(format!("no operation named {name}")))?;
         let fut = op.call(&self.inner()?, args)?;
-        crate::blocking::block_on(fut)
+        crate::blocking::block_on(fut)?.into_output()
     }
 }

@@ -151,11 +151,11 @@ macro_rules! operations {
                 fn row() -> &'static Operation {
                     &$STATIC
                 }
-                fn run(
-                    &self,
-                    client: &crate::Client,
-                ) -> impl std::future::Future<Output = crate::Result<$O>> + Send {
-                    crate::api::$group::$name(client, self)
+                async fn run(&self, client: &crate::Client) -> crate::Result<$O> {
+                    crate::operation::Finish::<$O>::finish(crate::api::$group::$name(client, self).await?)
+                }
+                async fn reply(&self, client: &crate::Client) -> crate::Result<crate::operation::Reply> {
+                    Ok(crate::operation::Finish::<$O>::reply(crate::api::$group::$name(client, self).await?))
                 }
             }
 

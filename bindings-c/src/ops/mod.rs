@@ -43,7 +43,7 @@ pub(crate) unsafe fn call_op(
             )
         })?;
         let future = op.call(&c.client.inner()?, args)?;
-        let json = blocking::block_on(future)?.to_json()?;
+        let json = blocking::block_on(future)?.into_output()?.to_json()?;
         // SAFETY: non-NULL and writable per the exported function's contract.
         unsafe { write_string(result_json, json) };
         Ok(())

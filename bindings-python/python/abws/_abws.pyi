@@ -26,6 +26,7 @@ __all__ = [
     "_refresh_logging",
     "_redact",
     "_live_download_buffers",
+    "_from_json_counts",
     "decrypt_file",
     "decrypt",
 ]
@@ -156,6 +157,9 @@ def _operations() -> List[Tuple[str, str, str, Optional[str]]]:
 
 def _live_download_buffers() -> int:
     """How many document buffers are alive (for the tests)."""
+def _from_json_counts() -> Tuple[int, int, int]:
+    """Results of JSON answers built straight from the JSON, not built so for their shape,
+    and given up on, since the process started (for the tests)."""
 def decrypt_file(src: Any, dest: Any, key: Any = None) -> int:
     """Opens the sealed file ``src`` into the file ``dest`` (0600); returns the PDF's size."""
 

@@ -2,10 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{client_region, decode};
+use super::client_region;
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
+use crate::operation::Answer;
 use crate::operations as ops;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
@@ -383,10 +384,10 @@ fn list_call(c: &Client, p: &ListCartsParams) -> Result<Call> {
 }
 
 /// listCarts: a page of the user's carts (x-svc-user-email required).
-pub(crate) async fn list_carts(c: &Client, p: &ListCartsParams) -> Result<CartsPage> {
+pub(crate) async fn list_carts(c: &Client, p: &ListCartsParams) -> Result<Answer<CartsPage>> {
     let call = list_call(c, p)?.query_opt("pageToken", p.page_token.as_deref());
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::LIST_CARTS.id)
+    Ok(Answer::new(resp, ops::LIST_CARTS.id))
 }
 
 /// Every page of listCarts.
@@ -400,19 +401,19 @@ pub(crate) fn iter_carts(c: &Client, p: &ListCartsParams) -> Result<Pager<CartsP
 }
 
 /// getCart: a cart summary with its subtotal.
-pub(crate) async fn get_cart(c: &Client, p: &GetCartParams) -> Result<CartDetails> {
+pub(crate) async fn get_cart(c: &Client, p: &GetCartParams) -> Result<Answer<CartDetails>> {
     let resp = c
         .execute(&cart_call(c, &ops::GET_CART, &p.cart_id, &p.region)?)
         .await?;
-    decode(&resp, ops::GET_CART.id)
+    Ok(Answer::new(resp, ops::GET_CART.id))
 }
 
 /// getItems: the items of a cart with current price and availability.
-pub(crate) async fn get_items(c: &Client, p: &GetItemsParams) -> Result<CartItems> {
+pub(crate) async fn get_items(c: &Client, p: &GetItemsParams) -> Result<Answer<CartItems>> {
     let resp = c
         .execute(&cart_call(c, &ops::GET_ITEMS, &p.cart_id, &p.region)?)
         .await?;
-    decode(&resp, ops::GET_ITEMS.id)
+    Ok(Answer::new(resp, ops::GET_ITEMS.id))
 }
 
 /// addItems: adds items. Not resent after an ambiguous failure (it could add the
@@ -456,7 +457,7 @@ pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<ItemsRes
 }
 
 /// modifyItems: sets absolute quantities (0 removes); idempotent, retried safely.
-pub(crate) async fn modify_items(c: &Client, p: &ModifyItemsParams) -> Result<ItemsResult> {
+pub(crate) async fn modify_items(c: &Client, p: &ModifyItemsParams) -> Result<Answer<ItemsResult>> {
     let items = &p.items;
     validate::count("items", items.len(), 1, usize::MAX)?;
     for (i, it) in items.iter().enumerate() {
@@ -474,7 +475,7 @@ pub(crate) async fn modify_items(c: &Client, p: &ModifyItemsParams) -> Result<It
     }
     let call = cart_call(c, &ops::MODIFY_ITEMS, &p.cart_id, &p.region)?.json(&Body { items })?;
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::MODIFY_ITEMS.id)
+    Ok(Answer::new(resp, ops::MODIFY_ITEMS.id))
 }
 
 /// deleteItems: empties the cart (after an order).
@@ -489,7 +490,7 @@ pub(crate) async fn delete_items(c: &Client, p: &DeleteItemsParams) -> Result<()
 pub(crate) async fn get_estimated_total_purchase_cost(
     c: &Client,
     p: &GetEstimatedTotalPurchaseCostParams,
-) -> Result<CostEstimation> {
+) -> Result<Answer<CostEstimation>> {
     let address = p.address.normalized("address")?;
     #[derive(Serialize)]
     struct Body<'a> {
@@ -503,5 +504,5 @@ pub(crate) async fn get_estimated_total_purchase_cost(
     )?
     .json(&Body { address: &address })?;
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::GET_ESTIMATED_TOTAL_PURCHASE_COST.id)
+    Ok(Answer::new(resp, ops::GET_ESTIMATED_TOTAL_PURCHASE_COST.id))
 }

@@ -7,11 +7,11 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::time::Instant;
 
-use super::decode;
 use crate::client::{Attempt, AttemptPlan, Attempts, Call, Client, Failure};
 use crate::config::{Region, RegionGroup};
 use crate::documents::{ArchiveUnpacker, StreamUnpacker};
 use crate::error::{Error, ErrorKind, Result};
+use crate::operation::Answer;
 use crate::operations as ops;
 use crate::wipe::{wipe_received, WipeBuf};
 use crate::{model, validate, wire_enum, Timestamp};
@@ -345,7 +345,7 @@ fn check_report_options(o: &ReportOptionsParams, group: Option<RegionGroup>) -> 
 pub(crate) async fn create_report(
     client: &Client,
     p: &CreateReportParams,
-) -> Result<CreateReportResponse> {
+) -> Result<Answer<CreateReportResponse>> {
     let settings = client.settings();
     let report_type = p
         .report_type
@@ -409,26 +409,26 @@ pub(crate) async fn create_report(
         report_options: &p.report_options,
     })?;
     let resp = client.execute(&call).await?;
-    decode(&resp, ops::CREATE_REPORT_OP.id)
+    Ok(Answer::new(resp, ops::CREATE_REPORT_OP.id))
 }
 
 /// getReport: a report created within the last 30 days.
-pub(crate) async fn get_report(client: &Client, p: &GetReportParams) -> Result<Report> {
+pub(crate) async fn get_report(client: &Client, p: &GetReportParams) -> Result<Answer<Report>> {
     validate::non_empty("report_id", &p.report_id)?;
     let call = Call::new(&ops::GET_REPORT).path("reportId", &p.report_id);
     let resp = client.execute(&call).await?;
-    decode(&resp, ops::GET_REPORT.id)
+    Ok(Answer::new(resp, ops::GET_REPORT.id))
 }
 
 /// getReportDocument: the document's presigned address (valid five minutes).
 pub(crate) async fn get_report_document(
     client: &Client,
     p: &GetReportDocumentParams,
-) -> Result<ReportDocument> {
+) -> Result<Answer<ReportDocument>> {
     validate::non_empty("report_document_id", &p.report_document_id)?;
     let call = Call::new(&ops::GET_REPORT_DOCUMENT).path("reportDocumentId", &p.report_document_id);
     let resp = client.execute(&call).await?;
-    decode(&resp, ops::GET_REPORT_DOCUMENT.id)
+    Ok(Answer::new(resp, ops::GET_REPORT_DOCUMENT.id))
 }
 
 impl Documents<'_> {

@@ -13,6 +13,7 @@ use super::{
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
+use crate::operation::Answer;
 use crate::operations as ops;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, wire_enum, RawJson, Timestamp};
@@ -397,7 +398,10 @@ fn list_calls(c: &Client, p: &GetInvoicesParams, windowed: bool) -> Result<Vec<C
 }
 
 /// getInvoices: one page of the invoices issued in a date range (at most 366 days).
-pub(crate) async fn get_invoices(c: &Client, p: &GetInvoicesParams) -> Result<InvoicesPage> {
+pub(crate) async fn get_invoices(
+    c: &Client,
+    p: &GetInvoicesParams,
+) -> Result<Answer<InvoicesPage>> {
     let call = list_calls(c, p, false)?.remove(0);
     let call = match &p.next_page_token {
         Some(t) => {
@@ -407,7 +411,7 @@ pub(crate) async fn get_invoices(c: &Client, p: &GetInvoicesParams) -> Result<In
         None => call,
     };
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::GET_INVOICES.id)
+    Ok(Answer::new(resp, ops::GET_INVOICES.id))
 }
 
 /// Every page of getInvoices. Any date range is accepted: it is walked in windows of at
@@ -463,10 +467,10 @@ fn line_items_call(c: &Client, p: &GetInvoiceLineItemsByInvoiceNumberParams) -> 
 pub(crate) async fn get_invoice_line_items_by_invoice_number(
     c: &Client,
     p: &GetInvoiceLineItemsByInvoiceNumberParams,
-) -> Result<LineItemsPage> {
+) -> Result<Answer<LineItemsPage>> {
     let call = line_items_call(c, p)?.query_opt("nextPageToken", p.next_page_token.as_deref());
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::GET_INVOICE_LINE_ITEMS.id)
+    Ok(Answer::new(resp, ops::GET_INVOICE_LINE_ITEMS.id))
 }
 
 /// Every page of an invoice's line items.

@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::decode;
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::model::RawJson;
 use crate::money::{Amount, Money};
+use crate::operation::Answer;
 use crate::operations as ops;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, normalize, validate, Timestamp};
@@ -706,10 +706,10 @@ fn search_call(p: &SearchProductsRequestParams) -> Result<Call> {
 pub(crate) async fn search_products_request(
     c: &Client,
     p: &SearchProductsRequestParams,
-) -> Result<SearchProductsResult> {
+) -> Result<Answer<SearchProductsResult>> {
     let call = search_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::SEARCH_PRODUCTS.id)
+    Ok(Answer::new(resp, ops::SEARCH_PRODUCTS.id))
 }
 
 /// Every page of a search (at most 13 pages: numbers 0 to 12).
@@ -726,7 +726,10 @@ pub(crate) fn iter_search_products(
 }
 
 /// productsRequest: one product.
-pub(crate) async fn products_request(c: &Client, p: &ProductsRequestParams) -> Result<Product> {
+pub(crate) async fn products_request(
+    c: &Client,
+    p: &ProductsRequestParams,
+) -> Result<Answer<Product>> {
     validate::non_empty("product_id", &p.product_id)?;
     let context = p.context().normalized()?;
     let call = context
@@ -742,7 +745,7 @@ pub(crate) async fn products_request(c: &Client, p: &ProductsRequestParams) -> R
             csv("inclusions_for_offers", &p.inclusions_for_offers)?,
         );
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
-    decode(&resp, ops::PRODUCTS_REQUEST.id)
+    Ok(Answer::new(resp, ops::PRODUCTS_REQUEST.id))
 }
 
 fn offers_call(p: &SearchOffersRequestParams) -> Result<Call> {
@@ -765,10 +768,10 @@ fn offers_call(p: &SearchOffersRequestParams) -> Result<Call> {
 pub(crate) async fn search_offers_request(
     c: &Client,
     p: &SearchOffersRequestParams,
-) -> Result<OffersResult> {
+) -> Result<Answer<OffersResult>> {
     let call = offers_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::SEARCH_OFFERS.id)
+    Ok(Answer::new(resp, ops::SEARCH_OFFERS.id))
 }
 
 /// Every page of a product's offers.
@@ -829,7 +832,7 @@ fn by_ids_body(
 pub(crate) async fn get_products_by_asins(
     c: &Client,
     p: &GetProductsByAsinsParams,
-) -> Result<ProductsByAsinsResponse> {
+) -> Result<Answer<ProductsByAsinsResponse>> {
     let context = p.context().normalized()?;
     let body = by_ids_body(
         "productIds",
@@ -851,14 +854,14 @@ pub(crate) async fn get_products_by_asins(
         .query_opt("groupTag", context.group_tag.clone())
         .json(&body)?;
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
-    decode(&resp, ops::GET_PRODUCTS_BY_ASINS.id)
+    Ok(Answer::new(resp, ops::GET_PRODUCTS_BY_ASINS.id))
 }
 
 /// getOffersByOfferIds: up to 30 offers by id (to load a cart or check quantities).
 pub(crate) async fn get_offers_by_offer_ids(
     c: &Client,
     p: &GetOffersByOfferIdsParams,
-) -> Result<OffersByOfferIdsResponse> {
+) -> Result<Answer<OffersByOfferIdsResponse>> {
     let context = p.context().normalized()?;
     let inclusions = csv(
         "inclusions_for_offers",
@@ -883,5 +886,5 @@ pub(crate) async fn get_offers_by_offer_ids(
         .query_opt("groupTag", context.group_tag.clone())
         .json(&body)?;
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
-    decode(&resp, ops::GET_OFFERS_BY_OFFER_IDS.id)
+    Ok(Answer::new(resp, ops::GET_OFFERS_BY_OFFER_IDS.id))
 }

@@ -5,10 +5,11 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{decode, wire_datetime, Address, DateTimeArg, RegisteredParty};
+use super::{wire_datetime, Address, DateTimeArg, RegisteredParty};
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::{Amount, Money};
+use crate::operation::Answer;
 use crate::operations as ops;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
@@ -332,14 +333,14 @@ fn transactions_call(p: &GetTransactionsParams) -> Result<Call> {
 pub(crate) async fn get_transactions(
     c: &Client,
     p: &GetTransactionsParams,
-) -> Result<TransactionsPage> {
+) -> Result<Answer<TransactionsPage>> {
     let mut call = transactions_call(p)?;
     if let Some(t) = &p.next_page_token {
         validate::non_empty("next_page_token", t)?;
         call.query = vec![("nextPageToken", t.clone())];
     }
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::GET_TRANSACTIONS.id)
+    Ok(Answer::new(resp, ops::GET_TRANSACTIONS.id))
 }
 
 /// Every page of getTransactions.
@@ -371,7 +372,7 @@ fn check_refs(param: &str, items: &[OrderLineItemRef]) -> Result<()> {
 pub(crate) async fn get_invoice_details_by_order_line_items(
     c: &Client,
     p: &GetInvoiceDetailsByOrderLineItemsParams,
-) -> Result<InvoiceDetailsResponse> {
+) -> Result<Answer<InvoiceDetailsResponse>> {
     let items = &p.order_line_items;
     validate::count("order_line_items", items.len(), 1, MAX_LINE_ITEMS)?;
     check_refs("order_line_items", items)?;
@@ -384,7 +385,10 @@ pub(crate) async fn get_invoice_details_by_order_line_items(
         order_line_items: items,
     })?;
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS.id)
+    Ok(Answer::new(
+        resp,
+        ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS.id,
+    ))
 }
 
 impl Reconciliation<'_> {

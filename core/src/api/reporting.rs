@@ -5,11 +5,12 @@ use std::collections::BTreeMap;
 
 use chrono::Utc;
 
-use super::{decode, optional_region, wire_datetime, DateTimeArg};
+use super::{optional_region, wire_datetime, DateTimeArg};
 use crate::client::{Call, Client};
 use crate::error::Result;
 use crate::model::RawJson;
 use crate::money::Money;
+use crate::operation::Answer;
 use crate::operations as ops;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
@@ -311,7 +312,7 @@ fn list(param: &str, v: &Option<Vec<String>>, max: usize) -> Result<Option<Strin
 pub(crate) async fn get_orders_by_order_id(
     c: &Client,
     p: &GetOrdersByOrderIdParams,
-) -> Result<OrdersResponse> {
+) -> Result<Answer<OrdersResponse>> {
     validate::non_empty("order_id", &p.order_id)?;
     let flag = |b: Option<bool>| if b == Some(true) { "true" } else { "false" };
     let mut call = Call::new(&ops::GET_ORDERS_BY_ORDER_ID)
@@ -321,7 +322,7 @@ pub(crate) async fn get_orders_by_order_id(
         .query("includeCharges", flag(p.include_charges));
     call.user_email = p.user_email.clone();
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::GET_ORDERS_BY_ORDER_ID.id)
+    Ok(Answer::new(resp, ops::GET_ORDERS_BY_ORDER_ID.id))
 }
 
 fn sli_call(c: &Client, p: &GetShipmentLineItemReportsParams) -> Result<Call> {
@@ -354,10 +355,10 @@ fn sli_call(c: &Client, p: &GetShipmentLineItemReportsParams) -> Result<Call> {
 pub(crate) async fn get_shipment_line_item_reports(
     c: &Client,
     p: &GetShipmentLineItemReportsParams,
-) -> Result<ShipmentLineItemsPage> {
+) -> Result<Answer<ShipmentLineItemsPage>> {
     let call = sli_call(c, p)?.query_opt("nextPageToken", p.next_page_token.clone());
     let resp = c.execute(&call).await?;
-    decode(&resp, ops::GET_SHIPMENT_LINE_ITEM_REPORTS.id)
+    Ok(Answer::new(resp, ops::GET_SHIPMENT_LINE_ITEM_REPORTS.id))
 }
 
 /// Every page of getShipmentLineItemReports.

@@ -964,10 +964,53 @@ fn dynamic_calls_run_the_operation_with_the_arguments_read() {
     let op = operations::dynamic("getInvoiceDetailByInvoiceNumber").unwrap();
     let args = json!({ "invoice_number": number, "region": "JP" }).to_string();
     let fut = op.call(&client.inner().unwrap(), &args).unwrap();
-    let out = blocking::block_on(fut).unwrap();
+    let out = blocking::block_on(fut).unwrap().into_output().unwrap();
     let v: Value = serde_json::from_str(&out.to_json().unwrap()).unwrap();
     assert_eq!(v["invoiceMetadata"]["invoiceNumber"], number.as_str());
     assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 1);
+}
+
+/// An operation whose result is its answer's body hands the bindings that body, checked
+/// and undecoded, with its shape; decoding it gives what the typed call gives.
+#[test]
+fn dynamic_calls_hand_a_json_answer_where_the_result_is_the_body() {
+    use abws::api::reconciliation::GetTransactionsParams;
+    use abws::operation::Reply;
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let (start, end) = common::previous_month(&sb);
+    let op = operations::dynamic("getTransactions").unwrap();
+    let args = json!({ "feed_start_date": start, "feed_end_date": end }).to_string();
+    let reply = blocking::block_on(op.call(&client.inner().unwrap(), &args).unwrap()).unwrap();
+    let Reply::Json(answer) = reply else {
+        panic!("getTransactions: not a JSON answer")
+    };
+    assert_eq!(answer.operation(), "getTransactions");
+    assert!(matches!(answer.ty(), abws::describe::Ty::Model(m) if m.name == "TransactionsPage"));
+    let text: Value = serde_json::from_str(answer.text().unwrap()).unwrap();
+    assert!(text["transactions"]
+        .as_array()
+        .is_some_and(|t| !t.is_empty()));
+    let typed = client
+        .call(&GetTransactionsParams {
+            feed_start_date: start.as_str().into(),
+            feed_end_date: end.as_str().into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let decoded: Value =
+        serde_json::from_str(&answer.decode().unwrap().to_json().unwrap()).unwrap();
+    // The same transactions (each call mints its own nextPageToken).
+    assert!(
+        decoded["transactions"] == serde_json::to_value(&typed).unwrap()["transactions"],
+        "decoding the answer differs from the typed call"
+    );
+    // A result the handler unwraps from its answer comes decoded.
+    let number = an_invoice(&sb);
+    let op = operations::dynamic("getInvoiceDetailByInvoiceNumber").unwrap();
+    let args = json!({ "invoice_number": number }).to_string();
+    let reply = blocking::block_on(op.call(&client.inner().unwrap(), &args).unwrap()).unwrap();
+    assert!(matches!(reply, Reply::Decoded(_)));
 }
 
 #[test]

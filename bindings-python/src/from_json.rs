@@ -1,0 +1,519 @@
+//! A result built straight from its JSON answer: the parser drives the building of the
+//! Python objects, guided by the result's shape (`abws::describe::Ty`), with no Rust
+//! structs in between. A big page is then read once, not decoded into the core's types
+//! and walked again (issue 19, B2; benches/analysis.md).
+//!
+//! It must give exactly what `convert::to_py` gives for the decoded result. It takes the
+//! leaves through the core's own readers (`Amount::from_json`, `Timestamp::parse`), and
+//! it gives up (`None`) on anything it does not build the same way: a shape it does not
+//! handle (checked once per shape, `supported`), a value the core would refuse or read
+//! differently, a Python error. The caller then decodes the answer the usual way, which
+//! gives the result or the error the Rust API reports. Tests compare both ways on every
+//! operation (`tests/python/test_from_json.py`).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use pyo3::IntoPyObjectExt;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use abws::describe::{ModelInfo, Ty};
+use abws::model::Key;
+use abws::operation::JsonAnswer;
+use abws::{Amount, AmountForm, Timestamp};
+
+use crate::convert::{new_datetime, renders_as_received, untrack, Build, Fill};
+use crate::leaves::{self, Slot};
+
+/// The most fields a model may have (the core's null mask is 64 bits).
+const MAX_FIELDS: usize = 64;
+
+/// How results with a JSON answer are built: `ABWS_FROM_JSON` (read once), a diagnostic
+/// switch documented in docs/decisions.md.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// Straight from the JSON where the shape allows (the default).
+    On,
+    /// Always decoded into the core's types first, then converted (`off`).
+    Off,
+    /// Both, compared; a difference is an internal error (`check`: the tests' mode).
+    Check,
+}
+
+/// The mode of this process.
+pub fn mode() -> Mode {
+    static MODE: OnceLock<Mode> = OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var("ABWS_FROM_JSON").as_deref() {
+        Ok("off") => Mode::Off,
+        Ok("check") => Mode::Check,
+        _ => Mode::On,
+    })
+}
+
+/// Results built here, results whose shape is not built here, and answers given up on
+/// (a value the core refuses or reads otherwise): the tests check which way a call went.
+static COUNTS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+const BUILT: usize = 0;
+const UNSUPPORTED: usize = 1;
+const GIVEN_UP: usize = 2;
+
+/// (built, unsupported shape, given up) since the process started.
+pub fn counts() -> (u64, u64, u64) {
+    let c = |i: usize| COUNTS[i].load(Ordering::Relaxed);
+    (c(BUILT), c(UNSUPPORTED), c(GIVEN_UP))
+}
+
+/// What `build` made of an answer.
+pub enum Built {
+    /// The result.
+    Done(Py<PyAny>),
+    /// A shape not built here: the result comes from the decoded answer.
+    Unsupported,
+    /// Given up on a value: the decoded answer gives the result or the error.
+    GivenUp,
+}
+
+/// The Python objects of `answer`'s result, when they can be built here.
+pub fn build(py: Python<'_>, answer: &JsonAnswer) -> Built {
+    let ty = answer.ty();
+    if !supported_shape(answer.operation(), ty) {
+        COUNTS[UNSUPPORTED].fetch_add(1, Ordering::Relaxed);
+        return Built::Unsupported;
+    }
+    match build_supported(py, answer, ty) {
+        Some(obj) => {
+            COUNTS[BUILT].fetch_add(1, Ordering::Relaxed);
+            Built::Done(obj)
+        }
+        None => {
+            COUNTS[GIVEN_UP].fetch_add(1, Ordering::Relaxed);
+            Built::GivenUp
+        }
+    }
+}
+
+fn build_supported(py: Python<'_>, answer: &JsonAnswer, ty: Ty) -> Option<Py<PyAny>> {
+    let text = answer.text()?;
+    let mut b = Direct {
+        b: Build::new(py).ok()?,
+        datetimes: HashMap::default(),
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Value {
+        b: &mut b,
+        ty,
+        slot: leaves::ITEM,
+    }
+    .deserialize(&mut de)
+    .ok()?;
+    de.end().ok()?;
+    Some(value.value)
+}
+
+/// Whether the result of an operation (by id) has a shape built here; decided once each.
+fn supported_shape(op: &'static str, ty: Ty) -> bool {
+    static KNOWN: Mutex<Vec<(&'static str, bool)>> = Mutex::new(Vec::new());
+    let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, ok)) = known.iter().find(|(id, _)| *id == op) {
+        return *ok;
+    }
+    let ok = supported(ty, &mut Vec::new());
+    known.push((op, ok));
+    ok
+}
+
+/// The shapes built here: every leaf but floats, and lists and maps of anything but
+/// date-times and decimals (whose wire text `to_dict()` keeps per field, not per item).
+fn supported(ty: Ty, seen: &mut Vec<&'static str>) -> bool {
+    match ty {
+        Ty::Str | Ty::Enum(_) | Ty::Int | Ty::Bool | Ty::Decimal | Ty::Money | Ty::DateTime => true,
+        Ty::Raw => true,
+        Ty::List(t) | Ty::Map(t) => {
+            let item = t();
+            !matches!(item, Ty::DateTime | Ty::Decimal) && supported(item, seen)
+        }
+        Ty::Model(m) => {
+            if seen.contains(&m.name) {
+                return true;
+            }
+            seen.push(m.name);
+            m.fields.len() <= MAX_FIELDS && m.fields.iter().all(|f| supported((f.ty)(), seen))
+        }
+        Ty::Float | Ty::Unit | Ty::OneOf(_) | Ty::DateTimeArg | Ty::Params(_) | Ty::Object(_) => {
+            false
+        }
+    }
+}
+
+/// The builder, with the date-times met so far: by their text, the `datetime` and, when
+/// Python would not write it back as received, that text for `to_dict()`.
+struct Direct<'py, 'a> {
+    b: Build<'py, 'a>,
+    datetimes: HashMap<&'a str, Part, leaves::FastHash>,
+}
+
+/// A built value, and what a model keeps of its wire text (a date-time Python would
+/// write differently, an amount sent as a string).
+struct Part {
+    value: Py<PyAny>,
+    wire: Option<Py<PyAny>>,
+}
+
+impl Part {
+    fn plain(value: Py<PyAny>) -> Part {
+        Part { value, wire: None }
+    }
+    /// Another reference to the same objects (they are immutable).
+    fn share(&self, py: Python<'_>) -> Part {
+        Part {
+            value: self.value.clone_ref(py),
+            wire: self.wire.as_ref().map(|w| w.clone_ref(py)),
+        }
+    }
+}
+
+/// A Python error as the parser's error (the build is then given up).
+fn py_err<E: de::Error>(e: PyErr) -> E {
+    E::custom(format_args!("while building the Python result: {e}"))
+}
+
+/// A value of shape `ty`; `slot` is where a string of it sits (`leaves`).
+struct Value<'s, 'py, 'a> {
+    b: &'s mut Direct<'py, 'a>,
+    ty: Ty,
+    slot: Slot,
+}
+
+impl<'a> DeserializeSeed<'a> for Value<'_, '_, 'a> {
+    type Value = Part;
+
+    fn deserialize<D: Deserializer<'a>>(self, d: D) -> Result<Part, D::Error> {
+        let py = self.b.b.py;
+        match self.ty {
+            Ty::Str | Ty::Enum(_) => d
+                .deserialize_str(Text {
+                    b: &mut self.b.b,
+                    slot: self.slot,
+                })
+                .map(Part::plain),
+            Ty::Int => {
+                let v = i64::deserialize(d)?;
+                v.into_py_any(py).map(Part::plain).map_err(py_err)
+            }
+            Ty::Bool => {
+                let v = bool::deserialize(d)?;
+                v.into_py_any(py).map(Part::plain).map_err(py_err)
+            }
+            Ty::Decimal => {
+                let raw = <&'a RawValue>::deserialize(d)?;
+                let a = Amount::from_json(raw.get()).map_err(de::Error::custom)?;
+                let value = self
+                    .b
+                    .b
+                    .decimal(&a.value(), a.is_negative_zero())
+                    .map_err(py_err)?;
+                let wire = match a.form() {
+                    AmountForm::String => Some(a.to_wire_string().into_py_any(py).map_err(py_err)?),
+                    AmountForm::Number => None,
+                };
+                Ok(Part { value, wire })
+            }
+            Ty::Money => d.deserialize_map(MoneyV(&mut self.b.b)).map(Part::plain),
+            Ty::DateTime => self.b.datetime(Key::deserialize(d)?),
+            Ty::Raw => {
+                let raw = <&'a RawValue>::deserialize(d)?;
+                let h = self.b.b.h;
+                h.loads_raw
+                    .bind(py)
+                    .call1((raw.get(),))
+                    .map(|v| Part::plain(v.unbind()))
+                    .map_err(py_err)
+            }
+            Ty::List(item) => d
+                .deserialize_seq(ListV {
+                    b: self.b,
+                    item: item(),
+                })
+                .map(Part::plain),
+            Ty::Map(value) => d
+                .deserialize_map(MapV {
+                    b: self.b,
+                    value: value(),
+                })
+                .map(Part::plain),
+            Ty::Model(m) => d.deserialize_map(ModelV { b: self.b, m }).map(Part::plain),
+            _ => Err(de::Error::custom("a shape from_json does not build")),
+        }
+    }
+}
+
+impl<'a> Direct<'_, 'a> {
+    /// A date-time, shared by its text; parsed by the core's reader the first time.
+    fn datetime<E: de::Error>(&mut self, text: Key<'a>) -> Result<Part, E> {
+        let py = self.b.py;
+        let borrowed = text.borrowed();
+        if let Some(known) = borrowed.and_then(|s| self.datetimes.get(s)) {
+            return Ok(known.share(py));
+        }
+        let ts = Timestamp::parse(text.as_str()).map_err(E::custom)?;
+        let value = new_datetime(py, self.b.h, &ts).map_err(py_err)?;
+        let wire = if renders_as_received(&ts) {
+            None
+        } else {
+            Some(ts.as_str().into_py_any(py).map_err(py_err)?)
+        };
+        let part = Part { value, wire };
+        if let Some(s) = borrowed {
+            self.datetimes.insert(s, part.share(py));
+        }
+        Ok(part)
+    }
+}
+
+/// A string: shared through its slot when it is a slice of the body (no escapes).
+struct Text<'s, 'py, 'a> {
+    b: &'s mut Build<'py, 'a>,
+    slot: Slot,
+}
+
+impl<'a> Visitor<'a> for Text<'_, '_, 'a> {
+    type Value = Py<PyAny>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'a str) -> Result<Py<PyAny>, E> {
+        Ok(self.b.string(v, self.slot))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Py<PyAny>, E> {
+        Ok(PyString::new(self.b.py, v).into_any().unbind())
+    }
+}
+
+/// A string key or value that may have been unescaped (not a slice of the body).
+fn any_string(b: &mut Build<'_, '_>, text: &Key<'_>) -> Py<PyAny> {
+    PyString::new(b.py, text.as_str()).into_any().unbind()
+}
+
+/// `abws.Money`: `amount` (required) and `currencyCode`; other fields are read and left,
+/// as `convert.rs` leaves the core's `Money.extra`.
+struct MoneyV<'s, 'py, 'a>(&'s mut Build<'py, 'a>);
+
+impl<'a> Visitor<'a> for MoneyV<'_, '_, 'a> {
+    type Value = Py<PyAny>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a money object {currencyCode, amount}")
+    }
+    fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Py<PyAny>, A::Error> {
+        let b = self.0;
+        let mut amount = None;
+        let mut currency = None;
+        while let Some(key) = map.next_key::<Key<'a>>()? {
+            match key.as_str() {
+                "amount" => {
+                    let raw = map.next_value::<&'a RawValue>()?;
+                    amount = Some(Amount::from_json(raw.get()).map_err(de::Error::custom)?);
+                }
+                "currencyCode" => currency = Some(map.next_value::<Option<Key<'a>>>()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let amount = amount.ok_or_else(|| de::Error::missing_field("amount"))?;
+        let currency = match currency.flatten() {
+            None => b.py.None(),
+            Some(c) => match c.borrowed() {
+                Some(s) => b.string(s, leaves::CURRENCY),
+                None => any_string(b, &c),
+            },
+        };
+        b.money_of(&amount, currency).map_err(py_err)
+    }
+}
+
+/// A list, made at its final length and taken out of the cyclic collector.
+struct ListV<'s, 'py, 'a> {
+    b: &'s mut Direct<'py, 'a>,
+    item: Ty,
+}
+
+impl<'a> Visitor<'a> for ListV<'_, '_, 'a> {
+    type Value = Py<PyAny>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list")
+    }
+    fn visit_seq<A: SeqAccess<'a>>(self, mut seq: A) -> Result<Py<PyAny>, A::Error> {
+        let py = self.b.b.py;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(v) = seq.next_element_seed(Value {
+            b: &mut *self.b,
+            ty: self.item,
+            slot: leaves::ITEM,
+        })? {
+            items.push(v.value);
+        }
+        // SAFETY: a new list of `len` empty slots, each filled once (`PyList_SetItem`
+        // steals the reference).
+        unsafe {
+            let list = Bound::from_owned_ptr_or_err(py, ffi::PyList_New(items.len() as isize))
+                .map_err(py_err)?;
+            for (i, v) in items.into_iter().enumerate() {
+                ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, v.into_ptr());
+            }
+            untrack(&list);
+            Ok(list.unbind())
+        }
+    }
+}
+
+/// A string map, in key order as the core's `BTreeMap` gives it (the last of repeated
+/// keys kept).
+struct MapV<'s, 'py, 'a> {
+    b: &'s mut Direct<'py, 'a>,
+    value: Ty,
+}
+
+impl<'a> Visitor<'a> for MapV<'_, '_, 'a> {
+    type Value = Py<PyAny>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a map")
+    }
+    fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Py<PyAny>, A::Error> {
+        let py = self.b.b.py;
+        let mut entries: Vec<(Key<'a>, Py<PyAny>)> = Vec::new();
+        while let Some(key) = map.next_key::<Key<'a>>()? {
+            let v = map.next_value_seed(Value {
+                b: &mut *self.b,
+                ty: self.value,
+                slot: leaves::MAP_VALUE,
+            })?;
+            entries.push((key, v.value));
+        }
+        entries.sort_by(|(a, _), (b, _)| a.as_str().cmp(b.as_str()));
+        let d = PyDict::new(py);
+        for (k, v) in entries {
+            let key = match k.borrowed() {
+                Some(s) => self.b.b.string(s, leaves::MAP_KEY),
+                None => any_string(&mut self.b.b, &k),
+            };
+            d.set_item(key, v).map_err(py_err)?;
+        }
+        untrack(&d);
+        Ok(d.into_any().unbind())
+    }
+}
+
+/// A model: its class made without `__init__`, every declared field set in declared
+/// order (`None` when absent or `null`), then the wire texts kept, the unknown fields and
+/// the fields that came as `null`, as `convert.rs` sets them.
+struct ModelV<'s, 'py, 'a> {
+    b: &'s mut Direct<'py, 'a>,
+    m: &'static ModelInfo,
+}
+
+/// A field's value: `None` for `null`.
+struct FieldV<'s, 'py, 'a> {
+    b: &'s mut Direct<'py, 'a>,
+    ty: Ty,
+    slot: Slot,
+}
+
+impl<'a> DeserializeSeed<'a> for FieldV<'_, '_, 'a> {
+    type Value = Option<Part>;
+    fn deserialize<D: Deserializer<'a>>(self, d: D) -> Result<Option<Part>, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'a> Visitor<'a> for FieldV<'_, '_, 'a> {
+    type Value = Option<Part>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field's value")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Option<Part>, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Part>, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'a>>(self, d: D) -> Result<Option<Part>, D::Error> {
+        Value {
+            b: self.b,
+            ty: self.ty,
+            slot: self.slot,
+        }
+        .deserialize(d)
+        .map(Some)
+    }
+}
+
+impl<'a> Visitor<'a> for ModelV<'_, '_, 'a> {
+    type Value = Py<PyAny>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a {} object", self.m.name)
+    }
+    fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Py<PyAny>, A::Error> {
+        let (m, py) = (self.m, self.b.b.py);
+        let (first_slot, shape) = self.b.b.shape(m.name, m.fields).map_err(py_err)?;
+        let mut values: [Option<Part>; MAX_FIELDS] = std::array::from_fn(|_| None);
+        let mut nulls = 0u64;
+        let mut extra: Option<Bound<'_, PyDict>> = None;
+        // Fields mostly come in declared order: the one after the last is tried first.
+        let mut next = 0;
+        while let Some(key) = map.next_key::<Key<'a>>()? {
+            let name = key.as_str();
+            let found = match m.fields.get(next) {
+                Some(f) if f.wire == name => Some(next),
+                _ => m.fields.iter().position(|f| f.wire == name),
+            };
+            let Some(i) = found else {
+                let raw = map.next_value::<&'a RawValue>()?;
+                let value = self.b.b.h.loads_raw.bind(py).call1((raw.get(),));
+                let d = extra.get_or_insert_with(|| PyDict::new(py));
+                value.and_then(|v| d.set_item(name, v)).map_err(py_err)?;
+                continue;
+            };
+            next = i + 1;
+            values[i] = map.next_value_seed(FieldV {
+                b: &mut *self.b,
+                ty: (m.fields[i].ty)(),
+                slot: first_slot + i,
+            })?;
+            if values[i].is_none() {
+                nulls |= 1 << i;
+            }
+        }
+        let inst = Fill::new(self.b.b.instance(&shape).map_err(py_err)?).map_err(py_err)?;
+        let mut wire: Option<Bound<'_, PyDict>> = None;
+        for (name, value) in shape.names.iter().zip(values.iter_mut()) {
+            let (value, kept) = match value.take() {
+                Some(Part { value, wire }) => (value, wire),
+                None => (py.None(), None),
+            };
+            inst.set(name, value.bind(py)).map_err(py_err)?;
+            if let Some(w) = kept {
+                let d = wire.get_or_insert_with(|| PyDict::new(py));
+                d.set_item(name, w).map_err(py_err)?;
+            }
+        }
+        let h = self.b.b.h;
+        if let Some(w) = wire {
+            inst.set(&h.wire, &w).map_err(py_err)?;
+        }
+        if let Some(d) = extra {
+            inst.set(&h.extra, &d).map_err(py_err)?;
+        }
+        if nulls != 0 {
+            let bits = nulls.into_py_any(py).map_err(py_err)?;
+            inst.set(&h.nulls, bits.bind(py)).map_err(py_err)?;
+        }
+        Ok(inst.done())
+    }
+}

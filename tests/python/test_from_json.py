@@ -1,0 +1,193 @@
+"""Results built straight from the JSON answer (bindings-python/src/from_json.rs, issue 19).
+
+The whole suite runs with ``ABWS_FROM_JSON=check`` (scripts/test-python.sh): every JSON
+answer is built both ways, straight from the JSON and decoded into the core's types then
+converted, and a difference fails the call. These tests make sure the first way is taken
+where it should be (a fallback on everything would pass that check), and feed it the
+answers that make its rules work: explicit nulls, unknown fields, escaped strings,
+repeated keys, amounts as strings and numbers, negative zero, date-times Python writes
+back differently, unsorted map keys, and values the core refuses.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from decimal import Decimal
+from typing import Any, Tuple
+
+import pytest
+
+import abws
+from abws import _abws
+from conftest import END, START
+
+
+def counts() -> Tuple[int, int, int]:
+    """(built from the JSON, shape not built so, given up) so far in this process."""
+    return _abws._from_json_counts()
+
+
+def delta(before: Tuple[int, int, int]) -> Tuple[int, int, int]:
+    now = counts()
+    return (now[0] - before[0], now[1] - before[1], now[2] - before[2])
+
+
+def canned(sb: abws.Sandbox, body: str, op: str = "getTransactions") -> None:
+    """The next answer of `op` is `body`, sent as it is written."""
+    sb.fail(op, action={"status": 200, "body": body}, times=1)
+
+
+def test_the_suite_runs_in_check_mode() -> None:
+    assert os.environ.get("ABWS_FROM_JSON") == "check", "scripts/test-python.sh sets ABWS_FROM_JSON=check"
+
+
+def test_pages_are_built_from_the_json(client: abws.Client) -> None:
+    before = counts()
+    page = client.reconciliation.get_transactions(START, END)
+    invoices = client.invoices.get_invoices(START, END, region="JP")
+    carts = client.cart.list_carts()
+    assert page.transactions and invoices.invoices and carts.cart_details_list
+    assert delta(before) == (3, 0, 0)
+
+
+def test_wrapped_results_are_decoded(client: abws.Client, sb: abws.Sandbox) -> None:
+    """getInvoiceDetailByInvoiceNumber answers a wrapper the handler unwraps: its result
+    is not the answer's body, so it comes decoded (no JSON answer counted)."""
+    number = client.invoices.get_invoices(START, END, region="JP").invoices[0].invoice_metadata.invoice_number
+    before = counts()
+    detail = client.invoices.get_invoice_detail_by_invoice_number(number)
+    assert detail.invoice_metadata.invoice_number == number
+    assert delta(before) == (0, 0, 0)
+
+
+EDGES = r"""{
+  "transactions": [
+    {
+      "transactionId": "caf\u00e9 \"one\"",
+      "marketplaceId": null,
+      "transactionType": "CHARGE",
+      "transactionType": "REFUND",
+      "feedDate": "2026-07-06T05:23:00Z",
+      "transactionDate": "2026-07-06T14:23:00.123456789+09:00",
+      "amount": {"amount": "-0.00", "currencyCode": "JPY", "zz": [1, {"a": null}]},
+      "buyer": {"id": "b-1", "name": "Ann", "email": null, "nickname": "annie"},
+      "payer": null,
+      "associatedTransactionDetails": [],
+      "newTopLevel": {"nested": [1, 2.50, "x"]},
+      "transactionLineItems": [
+        {
+          "totalAmount": {"amount": "1751.0", "currencyCode": "JPY"},
+          "principalAmount": {"amount": 12.30, "currencyCode": "JPY"},
+          "shippingCharge": {"amount": "1e3"},
+          "discount": {"amount": "0", "currencyCode": null},
+          "tax": {"currencyCode": "", "amount": "-1.50"},
+          "itemQuantity": 3,
+          "shipmentDate": "2026-07-06",
+          "businessOrderInfo": {"z": "last", "a\u00e9": "esc", "m": "1", "m": "2"},
+          "productTitle": "Caf\u00e9 \\ cable",
+          "unknownLine": true
+        },
+        {"itemQuantity": -7, "shipmentDate": "2026-07-06T05:23:00+00:00", "businessOrderInfo": {}}
+      ]
+    },
+    {"transactionId": "T2", "feedDate": "2026-07-06T05:23:00Z", "transactionLineItems": null}
+  ],
+  "nextPageToken": null,
+  "pageMeta": {"count": 2}
+}"""
+
+
+def test_edge_cases_are_built_as_the_decoded_result(client: abws.Client, sb: abws.Sandbox) -> None:
+    canned(sb, EDGES)
+    before = counts()
+    page = client.reconciliation.get_transactions(START, END)
+    assert delta(before) == (1, 0, 0), "built from the JSON (check mode compared it with the decoded result)"
+    t, t2 = page.transactions
+    assert t.transaction_id == 'café "one"'
+    assert t.transaction_type == "REFUND", "the last of a repeated key"
+    assert t.amount.amount == Decimal("-0.00") and str(t.amount.amount) == "-0.00"
+    line = t.transaction_line_items[0]
+    assert str(line.total_amount.amount) == "1751.0"
+    assert line.principal_amount.amount == Decimal("12.30")
+    assert line.business_order_info == {"aé": "esc", "m": "2", "z": "last"}
+    assert list(line.business_order_info) == ["aé", "m", "z"], "key order as the core's map"
+    assert line.product_title == "Café \\ cable"
+    assert t2.transaction_line_items is None
+    d = page.to_dict()
+    assert d["nextPageToken"] is None and "nextPageToken" in d, "explicit null given back"
+    assert d["pageMeta"] == {"count": 2}, "unknown fields given back"
+    tx = d["transactions"][0]
+    assert tx["marketplaceId"] is None and "payer" in tx and tx["payer"] is None
+    assert tx["transactionDate"] == "2026-07-06T14:23:00.123456789+09:00", "wire text kept"
+    assert tx["newTopLevel"] == {"nested": [1, Decimal("2.50"), "x"]}
+    assert str(tx["newTopLevel"]["nested"][1]) == "2.50"
+    assert tx["amount"]["amount"] == "-0.00"
+    assert tx["buyer"]["nickname"] == "annie" and tx["buyer"]["email"] is None
+    assert tx["transactionLineItems"][0]["shipmentDate"] == "2026-07-06"
+    assert tx["transactionLineItems"][0]["unknownLine"] is True
+    assert pickle.loads(pickle.dumps(page)) == page
+    assert repr(page).startswith("TransactionsPage(")
+
+
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ('{"transactions": [{"amount": {"amount": "twelve"}}]}', "twelve"),
+        ('{"transactions": [{"transactionId": 12}]}', "invalid type"),
+        ('{"transactions": [{"transactionLineItems": [{"itemQuantity": 1.5}]}]}', None),
+        ('{"transactions": [{"feedDate": "yesterday"}]}', "yesterday"),
+        ('{"transactions": [{"amount": {"currencyCode": "JPY"}}]}', "amount"),
+        ('{"transactions": [null]}', None),
+        ('{"transactions": []} trailing', "trailing"),
+    ],
+)
+def test_values_the_core_refuses_give_its_error(one_shot: abws.Client, sb: abws.Sandbox, body: str, message: Any) -> None:
+    canned(sb, body)
+    before = counts()
+    with pytest.raises(abws.Error) as e:
+        one_shot.reconciliation.get_transactions(START, END)
+    assert "getTransactions" in str(e.value)
+    if message:
+        assert message in str(e.value)
+    assert delta(before) == (0, 0, 1), "given up, then the decoded answer's error"
+
+
+def test_off_switch_decodes_every_answer(sb: abws.Sandbox) -> None:
+    """`ABWS_FROM_JSON=off` (a diagnostic): every result decoded, none built from JSON."""
+    code = (
+        "import json, sys, abws\n"
+        "from abws import _abws\n"
+        "info = json.loads(sys.argv[1])\n"
+        "c = abws.Client(region='JP', client_id=info['client_id'], client_secret=info['client_secret'],\n"
+        "    refresh_token=info['refresh_token'], endpoint=info['endpoint'], auth_endpoint=info['auth'],\n"
+        "    rate_limiting=False)\n"
+        f"p = c.reconciliation.get_transactions({START!r}, {END!r})\n"
+        "assert p.transactions\n"
+        "print(_abws._from_json_counts())\n"
+    )
+    creds = sb.credentials()
+    import json
+
+    info = json.dumps({**creds, "endpoint": sb.group_url("JP"), "auth": sb.base_url})
+    env = {**os.environ, "ABWS_FROM_JSON": "off"}
+    out = subprocess.run([sys.executable, "-c", code, info], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(0, 0, 0)"
+
+
+def test_the_check_sees_what_differs() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from abws._check import differences
+
+    m = abws.Money(Decimal("1.0"), "JPY")
+    assert differences([m, {"a": 1}], [abws.Money(Decimal("1.0"), "JPY"), {"a": 1}]) is None
+    assert differences(Decimal("1.0"), Decimal("1.00")) == "$: Decimal('1.0') != Decimal('1.00')"
+    assert differences({"a": 1, "b": 2}, {"b": 2, "a": 1}) is not None, "key order"
+    assert differences(m, abws.Money(Decimal("1.0"), "JPY", _string_form=True)) is not None, "wire form"
+    utc = datetime(2026, 7, 6, 5, 23, tzinfo=timezone.utc)
+    assert differences(utc, utc.astimezone(timezone(timedelta(hours=9)))) is not None, "offset"
+    assert differences(1, True) is not None, "type"
