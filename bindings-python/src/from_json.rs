@@ -1,6 +1,7 @@
 //! A result built straight from its JSON answer: the parser drives the building of the
-//! Python objects, guided by the result's shape (`abws::describe::Ty`), with no Rust
-//! structs in between. A big page is then read once, not decoded into the core's types
+//! Python objects, guided by the body's shape (`abws::describe::Ty`), with no Rust
+//! structs in between; a result held in the one field of its body (`invoiceDetail`) is
+//! built from that field. A big page is then read once, not decoded into the core's types
 //! and walked again (issue 19, B2; benches/analysis.md).
 //!
 //! It must give exactly what `convert::to_py` gives for the decoded result. It takes the
@@ -83,7 +84,7 @@ pub enum Built {
 /// The Python objects of `answer`'s result, when they can be built here.
 pub fn build(py: Python<'_>, answer: &JsonAnswer) -> Built {
     let ty = answer.ty();
-    if !supported_shape(answer.operation(), ty) {
+    if !supported_shape(answer.operation(), ty, answer.part()) {
         COUNTS[UNSUPPORTED].fetch_add(1, Ordering::Relaxed);
         return Built::Unsupported;
     }
@@ -106,31 +107,84 @@ fn build_supported(py: Python<'_>, answer: &JsonAnswer, ty: Ty) -> Option<Py<PyA
         datetimes: HashMap::default(),
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Value {
-        b: &mut b,
-        ty,
-        slot: leaves::ITEM,
-    }
-    .deserialize(&mut de)
-    .ok()?;
+    let value = match (answer.part(), ty) {
+        (None, _) => {
+            let top = Value {
+                b: &mut b,
+                ty,
+                slot: leaves::ITEM,
+            };
+            top.deserialize(&mut de).ok()?.value
+        }
+        (Some(field), Ty::Model(m)) => de
+            .deserialize_map(PartV {
+                b: &mut b,
+                m,
+                field,
+            })
+            .ok()??,
+        (Some(_), _) => return None,
+    };
     de.end().ok()?;
-    Some(value.value)
+    Some(value)
+}
+
+/// A body whose one declared field holds the result (`{"invoiceDetail": {...}}`): that
+/// field's value (`None` when absent or `null`: the decoded answer gives the error), the
+/// other fields read and left, as the core's wrapper keeps them as unknown fields.
+struct PartV<'s, 'py, 'a> {
+    b: &'s mut Direct<'py, 'a>,
+    m: &'static ModelInfo,
+    field: &'static str,
+}
+
+impl<'a> Visitor<'a> for PartV<'_, '_, 'a> {
+    type Value = Option<Py<PyAny>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a {} object", self.m.name)
+    }
+    fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Option<Py<PyAny>>, A::Error> {
+        let f = self.m.fields.iter().find(|f| f.wire == self.field);
+        let f = f.ok_or_else(|| de::Error::custom("the part is not a field of the body"))?;
+        let mut part = None;
+        while let Some(key) = map.next_key::<Key<'a>>()? {
+            if key.as_str() == self.field {
+                part = map.next_value_seed(FieldV {
+                    b: &mut *self.b,
+                    ty: (f.ty)(),
+                    slot: leaves::ITEM,
+                })?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(part.map(|p| p.value))
+    }
 }
 
 /// Whether the result of an operation (by id) has a shape built here; decided once each.
-fn supported_shape(op: &'static str, ty: Ty) -> bool {
+fn supported_shape(op: &'static str, ty: Ty, part: Option<&str>) -> bool {
     static KNOWN: Mutex<Vec<(&'static str, bool)>> = Mutex::new(Vec::new());
     let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, ok)) = known.iter().find(|(id, _)| *id == op) {
         return *ok;
     }
-    let ok = supported(ty, &mut Vec::new());
+    let ok = match (part, ty) {
+        (None, _) => supported(ty, &mut Vec::new()),
+        // A wrapper: its one declared field holds the result (the others are left).
+        (Some(field), Ty::Model(m)) => match m.fields {
+            [f] => f.wire == field && supported((f.ty)(), &mut Vec::new()),
+            _ => false,
+        },
+        (Some(_), _) => false,
+    };
     known.push((op, ok));
     ok
 }
 
-/// The shapes built here: every leaf but floats, and lists and maps of anything but
-/// date-times and decimals (whose wire text `to_dict()` keeps per field, not per item).
+/// The shapes built here: every leaf but floats, models, one-ofs, and lists and maps of
+/// anything but date-times and decimals (whose wire text `to_dict()` keeps per field, not
+/// per item).
 fn supported(ty: Ty, seen: &mut Vec<&'static str>) -> bool {
     match ty {
         Ty::Str | Ty::Enum(_) | Ty::Int | Ty::Bool | Ty::Decimal | Ty::Money | Ty::DateTime => true,
@@ -146,9 +200,8 @@ fn supported(ty: Ty, seen: &mut Vec<&'static str>) -> bool {
             seen.push(m.name);
             m.fields.len() <= MAX_FIELDS && m.fields.iter().all(|f| supported((f.ty)(), seen))
         }
-        Ty::Float | Ty::Unit | Ty::OneOf(_) | Ty::DateTimeArg | Ty::Params(_) | Ty::Object(_) => {
-            false
-        }
+        Ty::OneOf(o) => o.variants.iter().all(|t| supported(t(), seen)),
+        Ty::Float | Ty::Unit | Ty::DateTimeArg | Ty::Params(_) | Ty::Object(_) => false,
     }
 }
 
@@ -249,6 +302,25 @@ impl<'a> DeserializeSeed<'a> for Value<'_, '_, 'a> {
                 })
                 .map(Part::plain),
             Ty::Model(m) => d.deserialize_map(ModelV { b: self.b, m }).map(Part::plain),
+            Ty::OneOf(o) => {
+                // The core reads the value whole, then as the shape its tag names.
+                let raw = <&'a RawValue>::deserialize(d)?;
+                let i = (o.choose)(raw.get()).map_err(de::Error::custom)?;
+                let ty = o
+                    .variants
+                    .get(i)
+                    .ok_or_else(|| de::Error::custom("no such shape"))?;
+                let mut inner = serde_json::Deserializer::from_str(raw.get());
+                let part = Value {
+                    b: self.b,
+                    ty: ty(),
+                    slot: self.slot,
+                }
+                .deserialize(&mut inner)
+                .map_err(de::Error::custom)?;
+                inner.end().map_err(de::Error::custom)?;
+                Ok(part)
+            }
             _ => Err(de::Error::custom("a shape from_json does not build")),
         }
     }

@@ -38,8 +38,8 @@ pub enum Ty {
     Model(&'static ModelInfo),
     /// A string enum of the wire (unknown values kept as `str`).
     Enum(&'static EnumInfo),
-    /// One of several models, told apart by a field of the wire.
-    OneOf(&'static [fn() -> Ty]),
+    /// One of several shapes, told apart by a field of the wire.
+    OneOf(&'static OneOfInfo),
     /// A parameter struct declared with `params!`.
     Params(&'static ParamsInfo),
     /// A parameter object the bindings pass through as it is (a nested request body).
@@ -92,6 +92,16 @@ pub const fn field_marker(word: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// The shapes of a one-of, and how the core tells which one a value is.
+#[derive(Debug)]
+pub struct OneOfInfo {
+    /// The shapes.
+    pub variants: &'static [fn() -> Ty],
+    /// Which shape (an index into `variants`) the core reads a value as, from its raw
+    /// JSON text; an error where the core refuses it.
+    pub choose: fn(&str) -> Result<usize, String>,
 }
 
 /// A string enum.
@@ -212,7 +222,7 @@ impl Reachable {
     pub fn walk(&mut self, ty: Ty) {
         match ty {
             Ty::List(t) | Ty::Map(t) => self.walk(t()),
-            Ty::OneOf(ts) => ts.iter().for_each(|t| self.walk(t())),
+            Ty::OneOf(o) => o.variants.iter().for_each(|t| self.walk(t())),
             Ty::Model(m)
                 if !self
                     .models

@@ -32,25 +32,61 @@ pub trait Operation: DeserializeOwned + Send + Sync + 'static {
     fn reply(&self, client: &Client) -> impl Future<Output = Result<Reply>> + Send;
 }
 
-/// A checked answer whose body is the operation's result as JSON, not yet decoded: what
-/// a handler returns when its result is exactly its answer's body. The Rust API decodes
-/// it (`Finish::finish`); a binding may build its own objects from the JSON instead
-/// (`Reply::Json`).
+/// A checked answer whose body is the operation's result as JSON, or holds it in one
+/// field (`{"invoiceDetail": {...}}`), not yet decoded: what a handler returns when its
+/// result is exactly that. The Rust API decodes it (`Finish::finish`); a binding may build
+/// its own objects from the JSON instead (`Reply::Json`).
 pub struct Answer<T> {
     resp: HttpResponse,
     op: &'static str,
-    _t: PhantomData<fn() -> T>,
+    part: Option<&'static str>,
+    body: fn() -> Ty,
+    decode: fn(&HttpResponse, &'static str) -> Result<T>,
 }
 
-impl<T> Answer<T> {
-    /// The answer of `op` (a 2xx response, its body still to be decoded).
+impl<T: DeserializeOwned + Describe> Answer<T> {
+    /// The answer of `op` (a 2xx response) whose whole body is the result.
     pub(crate) fn new(resp: HttpResponse, op: &'static str) -> Answer<T> {
         Answer {
             resp,
             op,
-            _t: PhantomData,
+            part: None,
+            body: T::ty,
+            decode: |resp, op| resp.decode(op),
         }
     }
+}
+
+impl<T> Answer<T> {
+    /// The answer of `op` whose body `W` holds the result in its one field.
+    pub(crate) fn part<W: Wrapper<Part = T>>(resp: HttpResponse, op: &'static str) -> Answer<T> {
+        Answer {
+            resp,
+            op,
+            part: Some(W::FIELD),
+            body: W::ty,
+            decode: decode_part::<W>,
+        }
+    }
+}
+
+/// A body that holds an operation's result in its one declared field; an answer without
+/// it is a transport error.
+pub trait Wrapper: DeserializeOwned + Describe {
+    /// The result's type.
+    type Part;
+    /// The field's wire name.
+    const FIELD: &'static str;
+    /// The result, if the field was there.
+    fn into_part(self) -> Option<Self::Part>;
+}
+
+fn decode_part<W: Wrapper>(resp: &HttpResponse, op: &'static str) -> Result<W::Part> {
+    resp.decode::<W>(op)?.into_part().ok_or_else(|| {
+        Error::transport(format!("{op} answered without {}", W::FIELD))
+            .with_request_id(resp.request_id())
+            .with_operation(op)
+    })
 }
 
 /// What a handler gives back: its result, or an `Answer` that decodes to it. The table
@@ -71,32 +107,24 @@ impl<O: Output> Finish<O> for O {
     }
 }
 
-impl<O: Output + DeserializeOwned + Describe> Finish<O> for Answer<O> {
+impl<O: Output> Finish<O> for Answer<O> {
     fn finish(self) -> Result<O> {
-        self.resp.decode(self.op)
+        (self.decode)(&self.resp, self.op)
     }
     fn reply(self) -> Reply {
         Reply::Json(JsonAnswer {
-            resp: self.resp,
-            op: self.op,
-            ty: O::ty(),
-            decode: decode_boxed::<O>,
+            ty: (self.body)(),
+            part: self.part,
+            answer: Box::new(self),
         })
     }
-}
-
-fn decode_boxed<O: Output + DeserializeOwned>(
-    resp: &HttpResponse,
-    op: &'static str,
-) -> Result<Box<dyn Output>> {
-    Ok(Box::new(resp.decode::<O>(op)?))
 }
 
 /// What an operation called by name gives a binding.
 pub enum Reply {
     /// The result, decoded.
     Decoded(Box<dyn Output>),
-    /// The result is the answer's body: checked (a 2xx answer), not yet decoded.
+    /// The result is the answer's body (or one field of it): checked, not yet decoded.
     Json(JsonAnswer),
 }
 
@@ -110,33 +138,56 @@ impl Reply {
     }
 }
 
-/// An answer whose body is the result as JSON of the shape `ty()`. A binding that builds
-/// its objects from `text()` must give what `decode()` would: on any doubt (a shape it
-/// does not build, a value it does not take), it calls `decode()`, which gives the result
-/// or the error the Rust API reports.
+/// An `Answer` of any result type.
+trait Undecoded: Send {
+    fn resp(&self) -> &HttpResponse;
+    fn op(&self) -> &'static str;
+    fn decode(&self) -> Result<Box<dyn Output>>;
+}
+
+impl<O: Output> Undecoded for Answer<O> {
+    fn resp(&self) -> &HttpResponse {
+        &self.resp
+    }
+    fn op(&self) -> &'static str {
+        self.op
+    }
+    fn decode(&self) -> Result<Box<dyn Output>> {
+        Ok(Box::new((self.decode)(&self.resp, self.op)?))
+    }
+}
+
+/// An answer whose body, of the shape `ty()`, is the result or holds it in the field
+/// `part()`. A binding that builds its objects from `text()` must give what `decode()`
+/// would: on any doubt (a shape it does not build, a value it does not take, the field
+/// missing), it calls `decode()`, which gives the result or the error the Rust API
+/// reports.
 pub struct JsonAnswer {
-    resp: HttpResponse,
-    op: &'static str,
     ty: Ty,
-    decode: fn(&HttpResponse, &'static str) -> Result<Box<dyn Output>>,
+    part: Option<&'static str>,
+    answer: Box<dyn Undecoded>,
 }
 
 impl JsonAnswer {
     /// The body as text (`None` when it is not UTF-8: `decode()` reports it).
     pub fn text(&self) -> Option<&str> {
-        std::str::from_utf8(&self.resp.body).ok()
+        std::str::from_utf8(&self.answer.resp().body).ok()
     }
-    /// The shape of the result.
+    /// The shape of the body.
     pub fn ty(&self) -> Ty {
         self.ty
     }
+    /// The wire name of the body's field that holds the result (`None`: the whole body).
+    pub fn part(&self) -> Option<&'static str> {
+        self.part
+    }
     /// The operation's id.
     pub fn operation(&self) -> &'static str {
-        self.op
+        self.answer.op()
     }
     /// The result decoded into the core's types, or the decoding error.
     pub fn decode(&self) -> Result<Box<dyn Output>> {
-        (self.decode)(&self.resp, self.op)
+        self.answer.decode()
     }
 }
 

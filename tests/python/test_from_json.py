@@ -53,13 +53,26 @@ def test_pages_are_built_from_the_json(client: abws.Client) -> None:
     assert delta(before) == (3, 0, 0)
 
 
-def test_wrapped_results_are_decoded(client: abws.Client, sb: abws.Sandbox) -> None:
-    """getInvoiceDetailByInvoiceNumber answers a wrapper the handler unwraps: its result
-    is not the answer's body, so it comes decoded (no JSON answer counted)."""
+def test_a_result_held_in_a_field_is_built_from_the_json(client: abws.Client, sb: abws.Sandbox) -> None:
+    """getInvoiceDetailByInvoiceNumber answers `{"invoiceDetail": {...}}`: the result is
+    taken from the body built; without the field, the decoded answer's error."""
     number = client.invoices.get_invoices(START, END, region="JP").invoices[0].invoice_metadata.invoice_number
     before = counts()
     detail = client.invoices.get_invoice_detail_by_invoice_number(number)
+    assert type(detail).__name__ == "InvoiceDetail"
     assert detail.invoice_metadata.invoice_number == number
+    assert delta(before) == (1, 0, 0)
+    canned(sb, '{"invoiceDetail": null, "other": 1}', op="getInvoiceDetailByInvoiceNumber")
+    before = counts()
+    with pytest.raises(abws.Error, match="getInvoiceDetailByInvoiceNumber answered without invoiceDetail"):
+        client.invoices.get_invoice_detail_by_invoice_number(number)
+    assert delta(before) == (0, 0, 1)
+
+
+def test_results_made_by_the_handler_are_converted(client: abws.Client) -> None:
+    """deleteItems answers an empty body: its result is the handler's, not JSON."""
+    before = counts()
+    client.cart.delete_items("cart-0005")
     assert delta(before) == (0, 0, 0)
 
 

@@ -4,7 +4,8 @@
 //!   B8: getInvoiceDetailByInvoiceNumber N times through `abws::blocking::Client`;
 //!   prints `{"calls":N,"seconds":S}`. N may be a duration instead (`1.5s`, B1): calls
 //!   until that much time has passed, checking the clock every 16 calls as B1's Python loop
-//!   does.
+//!   does. INVOICE may be a comma-separated list: call i asks for invoice i mod its length,
+//!   as B1's Python clients do (the invoices differ in size: 1.4 to 1.9 kB).
 //! `abws-bench calls-local ...` the same (N or a duration) through the async client on a
 //!   current-thread runtime of the calling thread (an experiment; B1's diagnostic row).
 //! `abws-bench page BASE_URL AUTH_URL CLIENT_ID CLIENT_SECRET REFRESH_TOKEN START END RUNS`
@@ -63,23 +64,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     match a[1].as_str() {
         "calls" if a.len() == 9 => {
             let budget = Budget::parse(&a[8])?;
-            for _ in 0..50 {
-                client.invoices().get_invoice_detail_by_invoice_number(
-                    &GetInvoiceDetailByInvoiceNumberParams {
-                        invoice_number: a[7].to_string(),
-                        region: Some("JP".into()),
-                    },
-                )?;
+            let params = invoice_params(&a[7]);
+            let call = |i: u64| {
+                client
+                    .invoices()
+                    .get_invoice_detail_by_invoice_number(&params[i as usize % params.len()])
+            };
+            for i in 0..50 {
+                call(i)?;
             }
             let t0 = Instant::now();
             let mut n = 0u64;
             while budget.more(n, t0) {
-                client.invoices().get_invoice_detail_by_invoice_number(
-                    &GetInvoiceDetailByInvoiceNumberParams {
-                        invoice_number: a[7].to_string(),
-                        region: Some("JP".into()),
-                    },
-                )?;
+                call(n)?;
                 n += 1;
             }
             let s = t0.elapsed().as_secs_f64();
@@ -92,14 +89,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .build()?;
             let c = client.inner()?;
             let budget = Budget::parse(&a[8])?;
-            let p = GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: a[7].to_string(),
-                region: Some("JP".into()),
-            };
+            let params = invoice_params(&a[7]);
+            let p = |i: u64| &params[i as usize % params.len()];
             rt.block_on(async {
-                for _ in 0..50 {
+                for i in 0..50 {
                     c.invoices()
-                        .get_invoice_detail_by_invoice_number(&p)
+                        .get_invoice_detail_by_invoice_number(p(i))
                         .await?;
                 }
                 Ok::<(), abws::Error>(())
@@ -109,7 +104,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let mut n = 0u64;
                 while budget.more(n, t0) {
                     c.invoices()
-                        .get_invoice_detail_by_invoice_number(&p)
+                        .get_invoice_detail_by_invoice_number(p(n))
                         .await?;
                     n += 1;
                 }
@@ -147,4 +142,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// The parameters of each invoice of a comma-separated list.
+fn invoice_params(list: &str) -> Vec<GetInvoiceDetailByInvoiceNumberParams> {
+    list.split(',')
+        .map(|n| GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: n.to_string(),
+            region: Some("JP".into()),
+        })
+        .collect()
 }

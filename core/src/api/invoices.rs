@@ -7,8 +7,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::{
-    client_region, decode, optional_region, wire_datetime, Address, DateTimeArg, DateValue,
-    RegisteredParty,
+    client_region, optional_region, wire_datetime, Address, DateTimeArg, DateValue, RegisteredParty,
 };
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
@@ -165,26 +164,53 @@ impl Artifact {
     }
 }
 
-impl<'de> Deserialize<'de> for Artifact {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let raw = Box::<RawValue>::deserialize(d)?;
+/// The kinds of artifact, by `artifactType`.
+enum ArtifactKind {
+    Billing,
+    QualifiedIssuer,
+    OtherIssuer,
+    Unknown,
+}
+
+impl ArtifactKind {
+    /// The kind of a raw artifact (an object, whose `artifactType` may be absent).
+    fn of(raw: &str) -> std::result::Result<ArtifactKind, serde_json::Error> {
         #[derive(Deserialize)]
         struct Kind {
             #[serde(rename = "artifactType")]
             artifact_type: Option<String>,
         }
-        let kind: Kind = serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
+        let kind: Kind = serde_json::from_str(raw)?;
         Ok(match kind.artifact_type.as_deref() {
-            Some("BillingDetails") => Artifact::BillingDetails(
+            Some("BillingDetails") => ArtifactKind::Billing,
+            Some("PurchaseFromQualifiedIssuer") => ArtifactKind::QualifiedIssuer,
+            Some("PurchaseFromOtherIssuer") => ArtifactKind::OtherIssuer,
+            _ => ArtifactKind::Unknown,
+        })
+    }
+
+    /// The kind's shape in `Artifact::ty()`.
+    fn shape(raw: &str) -> std::result::Result<usize, String> {
+        Ok(match ArtifactKind::of(raw).map_err(|e| e.to_string())? {
+            ArtifactKind::Billing => 0,
+            ArtifactKind::QualifiedIssuer | ArtifactKind::OtherIssuer => 1,
+            ArtifactKind::Unknown => 2,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Artifact {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        let kind = ArtifactKind::of(raw.get()).map_err(de::Error::custom)?;
+        let tax = || serde_json::from_str(raw.get()).map_err(de::Error::custom);
+        Ok(match kind {
+            ArtifactKind::Billing => Artifact::BillingDetails(
                 serde_json::from_str(raw.get()).map_err(de::Error::custom)?,
             ),
-            Some("PurchaseFromQualifiedIssuer") => Artifact::PurchaseFromQualifiedIssuer(
-                serde_json::from_str(raw.get()).map_err(de::Error::custom)?,
-            ),
-            Some("PurchaseFromOtherIssuer") => Artifact::PurchaseFromOtherIssuer(
-                serde_json::from_str(raw.get()).map_err(de::Error::custom)?,
-            ),
-            _ => Artifact::Other(raw),
+            ArtifactKind::QualifiedIssuer => Artifact::PurchaseFromQualifiedIssuer(tax()?),
+            ArtifactKind::OtherIssuer => Artifact::PurchaseFromOtherIssuer(tax()?),
+            ArtifactKind::Unknown => Artifact::Other(raw),
         })
     }
 }
@@ -230,6 +256,14 @@ model! {
     /// The body of getInvoiceDetailByInvoiceNumber.
     pub struct InvoiceDetailResponse {
         "invoiceDetail" invoice_detail: InvoiceDetail,
+    }
+}
+
+impl crate::operation::Wrapper for InvoiceDetailResponse {
+    type Part = InvoiceDetail;
+    const FIELD: &'static str = "invoiceDetail";
+    fn into_part(self) -> Option<InvoiceDetail> {
+        self.invoice_detail
     }
 }
 
@@ -441,18 +475,17 @@ pub(crate) fn iter_invoices(c: &Client, p: &GetInvoicesParams) -> Result<Pager<I
 pub(crate) async fn get_invoice_detail_by_invoice_number(
     c: &Client,
     p: &GetInvoiceDetailByInvoiceNumberParams,
-) -> Result<InvoiceDetail> {
+) -> Result<Answer<InvoiceDetail>> {
     validate::non_empty("invoice_number", &p.invoice_number)?;
     let region = client_region(c, &p.region)?;
     let call = Call::new(&ops::GET_INVOICE_DETAIL)
         .path("invoiceNumber", &p.invoice_number)
         .query("region", region.as_str());
     let resp = c.execute(&call).await?;
-    let body: InvoiceDetailResponse = decode(&resp, ops::GET_INVOICE_DETAIL.id)?;
-    body.invoice_detail.ok_or_else(|| {
-        Error::transport("getInvoiceDetailByInvoiceNumber answered without an invoiceDetail")
-            .with_request_id(resp.request_id())
-    })
+    Ok(Answer::part::<InvoiceDetailResponse>(
+        resp,
+        ops::GET_INVOICE_DETAIL.id,
+    ))
 }
 
 fn line_items_call(c: &Client, p: &GetInvoiceLineItemsByInvoiceNumberParams) -> Result<Call> {
@@ -488,7 +521,11 @@ pub(crate) fn iter_invoice_line_items(
 
 impl crate::describe::Describe for Artifact {
     fn ty() -> crate::describe::Ty {
-        crate::describe::Ty::OneOf(&[BillingDetails::ty, TaxArtifact::ty, RawJson::ty])
+        static INFO: crate::describe::OneOfInfo = crate::describe::OneOfInfo {
+            variants: &[BillingDetails::ty, TaxArtifact::ty, RawJson::ty],
+            choose: ArtifactKind::shape,
+        };
+        crate::describe::Ty::OneOf(&INFO)
     }
 }
 

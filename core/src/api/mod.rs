@@ -135,14 +135,6 @@ pub(crate) fn region_arg(param: &str, value: &str, settings: &Settings) -> Resul
     Ok(region)
 }
 
-/// Decodes a response body into `T`, naming the operation on failure.
-pub(crate) fn decode<T: for<'de> Deserialize<'de>>(
-    resp: &crate::transport::HttpResponse,
-    op: &'static str,
-) -> Result<T> {
-    resp.decode(op)
-}
-
 crate::model! {
     /// A postal address as the invoice and reconciliation documents return it.
     pub struct Address {

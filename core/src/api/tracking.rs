@@ -1,8 +1,9 @@
 //! Package tracking 2025-07-02: status, carrier, events and milestones of one package.
 
-use super::{client_region, decode};
+use super::client_region;
 use crate::client::{Call, Client};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{ErrorKind, Result};
+use crate::operation::Answer;
 use crate::operations as ops;
 use crate::{model, validate, Timestamp};
 
@@ -76,6 +77,14 @@ model! {
     }
 }
 
+impl crate::operation::Wrapper for PackageTrackingResponse {
+    type Part = PackageTrackingDetails;
+    const FIELD: &'static str = "packageTrackingDetails";
+    fn into_part(self) -> Option<PackageTrackingDetails> {
+        self.package_tracking_details
+    }
+}
+
 crate::params! {
     /// The arguments of getPackageTrackingDetails.
     pub struct GetPackageTrackingDetailsParams {
@@ -109,7 +118,7 @@ impl Client {
 pub(crate) async fn get_package_tracking_details(
     c: &Client,
     p: &GetPackageTrackingDetailsParams,
-) -> Result<PackageTrackingDetails> {
+) -> Result<Answer<PackageTrackingDetails>> {
     let (order_id, shipment_id, package_id) = (&p.order_id, &p.shipment_id, &p.package_id);
     validate::non_empty("order_id", order_id)?;
     validate::non_empty("shipment_id", shipment_id)?;
@@ -140,9 +149,8 @@ pub(crate) async fn get_package_tracking_details(
             e
         }
     })?;
-    let body: PackageTrackingResponse = decode(&resp, ops::GET_PACKAGE_TRACKING_DETAILS.id)?;
-    body.package_tracking_details.ok_or_else(|| {
-        Error::transport("getPackageTrackingDetails answered without packageTrackingDetails")
-            .with_request_id(resp.request_id())
-    })
+    Ok(Answer::part::<PackageTrackingResponse>(
+        resp,
+        ops::GET_PACKAGE_TRACKING_DETAILS.id,
+    ))
 }

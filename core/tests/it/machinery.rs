@@ -778,7 +778,7 @@ fn reachable_models_and_params_are_named_by_the_rules() {
     fn models(ty: Ty, out: &mut Vec<&'static ModelInfo>) {
         match ty {
             Ty::List(t) | Ty::Map(t) => models(t(), out),
-            Ty::OneOf(ts) => ts.iter().for_each(|t| models(t(), out)),
+            Ty::OneOf(o) => o.variants.iter().for_each(|t| models(t(), out)),
             Ty::Model(m) if !out.iter().any(|x| std::ptr::eq(*x, m)) => {
                 out.push(m);
                 m.fields.iter().for_each(|f| models((f.ty)(), out));
@@ -1005,10 +1005,23 @@ fn dynamic_calls_hand_a_json_answer_where_the_result_is_the_body() {
         decoded["transactions"] == serde_json::to_value(&typed).unwrap()["transactions"],
         "decoding the answer differs from the typed call"
     );
-    // A result the handler unwraps from its answer comes decoded.
+    // A result held in one field of the answer: the body's shape and that field.
     let number = an_invoice(&sb);
     let op = operations::dynamic("getInvoiceDetailByInvoiceNumber").unwrap();
     let args = json!({ "invoice_number": number }).to_string();
+    let reply = blocking::block_on(op.call(&client.inner().unwrap(), &args).unwrap()).unwrap();
+    let Reply::Json(answer) = reply else {
+        panic!("getInvoiceDetailByInvoiceNumber: not a JSON answer")
+    };
+    assert_eq!(answer.part(), Some("invoiceDetail"));
+    assert!(
+        matches!(answer.ty(), abws::describe::Ty::Model(m) if m.name == "InvoiceDetailResponse")
+    );
+    let detail: Value = serde_json::from_str(&answer.decode().unwrap().to_json().unwrap()).unwrap();
+    assert_eq!(detail["invoiceMetadata"]["invoiceNumber"], number.as_str());
+    // A result the handler makes itself (deleteItems: an empty answer) comes decoded.
+    let op = operations::dynamic("deleteItems").unwrap();
+    let args = json!({ "cart_id": "cart-0005" }).to_string();
     let reply = blocking::block_on(op.call(&client.inner().unwrap(), &args).unwrap()).unwrap();
     assert!(matches!(reply, Reply::Decoded(_)));
 }

@@ -68,7 +68,8 @@ pub fn json_type(ty: Ty) -> String {
         Ty::Map(t) => format!("object of {}", plural(t())),
         Ty::Model(m) => format!("`{}` object", m.name),
         Ty::Enum(e) => format!("string ({})", e.known.join(", ")),
-        Ty::OneOf(ts) => ts
+        Ty::OneOf(o) => o
+            .variants
             .iter()
             .map(|t| json_type(t()))
             .collect::<Vec<_>>()

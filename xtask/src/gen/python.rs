@@ -138,7 +138,7 @@ impl Models {
     fn walk(&mut self, ty: Ty) -> Result<(), String> {
         match ty {
             Ty::List(t) | Ty::Map(t) => self.walk(t()),
-            Ty::OneOf(ts) => ts.iter().try_for_each(|t| self.walk(t())),
+            Ty::OneOf(o) => o.variants.iter().try_for_each(|t| self.walk(t())),
             Ty::Model(info) => {
                 if let Some(seen) = self.list.iter().find(|x| x.name == info.name) {
                     if !std::ptr::eq(*seen, info) && seen.fields != info.fields {
@@ -291,9 +291,9 @@ fn out_type(ty: Ty) -> Result<String, String> {
         Ty::List(t) => format!("List[{}]", out_type(t())?),
         Ty::Map(t) => format!("Dict[str, {}]", out_type(t())?),
         Ty::Model(m) => m.name.into(),
-        Ty::OneOf(ts) => {
+        Ty::OneOf(o) => {
             let mut alts: Vec<String> = vec![];
-            for t in ts.iter() {
+            for t in o.variants.iter() {
                 let a = out_type(t())?;
                 if !alts.contains(&a) {
                     alts.push(a);
@@ -321,8 +321,9 @@ fn in_type(ty: Ty) -> Result<String, String> {
         Ty::List(t) => format!("Sequence[{}]", in_type(t())?),
         Ty::Map(t) => format!("Mapping[str, {}]", in_type(t())?),
         Ty::Model(m) => m.name.into(),
-        Ty::OneOf(ts) => {
-            let alts: Result<Vec<String>, String> = ts.iter().map(|t| in_type(t())).collect();
+        Ty::OneOf(o) => {
+            let alts: Result<Vec<String>, String> =
+                o.variants.iter().map(|t| in_type(t())).collect();
             format!("Union[{}]", alts?.join(", "))
         }
         // A nested part: a mapping of its fields, a result model holding them (picked by
