@@ -540,3 +540,50 @@ impl crate::node::ToNode for Artifact {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::describe::{Describe, Ty};
+
+    /// The one-of's chooser (which the Python binding builds from) names, for each
+    /// `artifactType`, the shape the core's own `Deserialize` reads the artifact as.
+    #[test]
+    fn the_artifact_chooser_agrees_with_the_decoder() {
+        let Ty::OneOf(info) = Artifact::ty() else {
+            panic!("Artifact is not described as a one-of")
+        };
+        for (raw, want) in [
+            (
+                r#"{"artifactType":"BillingDetails","amountDetails":[]}"#,
+                "BillingDetails",
+            ),
+            (
+                r#"{"artifactType":"PurchaseFromQualifiedIssuer"}"#,
+                "TaxArtifact",
+            ),
+            (
+                r#"{"artifactType":"PurchaseFromOtherIssuer","taxBreakdown":[]}"#,
+                "TaxArtifact",
+            ),
+            (r#"{"artifactType":"SomethingNew","x":1}"#, "raw"),
+            (r#"{"x":1}"#, "raw"),
+        ] {
+            let chosen = match (info.variants[(info.choose)(raw).unwrap()])() {
+                Ty::Model(m) => m.name,
+                Ty::Raw => "raw",
+                other => panic!("unexpected shape {other:?}"),
+            };
+            let decoded = match serde_json::from_str::<Artifact>(raw).unwrap() {
+                Artifact::BillingDetails(_) => "BillingDetails",
+                Artifact::PurchaseFromQualifiedIssuer(_) | Artifact::PurchaseFromOtherIssuer(_) => {
+                    "TaxArtifact"
+                }
+                Artifact::Other(_) => "raw",
+            };
+            assert_eq!((chosen, decoded), (want, want), "{raw}");
+        }
+        assert!((info.choose)(r#""text""#).is_err());
+        assert!(serde_json::from_str::<Artifact>(r#""text""#).is_err());
+    }
+}
