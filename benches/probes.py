@@ -1,0 +1,164 @@
+"""The probes behind figures of benches/analysis.md that no benchmark table gives (issue 19):
+
+    .venv/bin/python benches/probes.py b2 [--rounds 9]
+        B2's 10,000-transaction page: abws against requests + json.loads, interleaved, one
+        process; prints the medians, min – max, the per-round ratio and abws's
+        `_from_json_counts()`. An A/B of two builds: install each wheel in turn (or in two
+        venvs) and run this with each.
+    .venv/bin/python benches/probes.py rotation [--rounds 4]
+        B1's loop (getInvoiceDetailByInvoiceNumber, 1.5 s per loop, alternating) on the
+        previous-month invoices in turn against the first invoice alone, and their sizes.
+    .venv/bin/python benches/probes.py clients [--rounds 7]
+        1,000 `abws.Client`s on one access token: a round of one call per client against
+        1,000 calls on one client, through the generated methods and through each client's
+        compiled client (`_native.call`), alternating.
+
+after `scripts/bench.sh` has built target-bench/ (the release sandbox) and installed the wheel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, List
+
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run  # noqa: E402  (benches/run.py: the sandboxes, B2's page)
+
+import abws  # noqa: E402
+from abws import _abws  # noqa: E402
+
+
+def spread(xs: List[float], fmt: str) -> str:
+    return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))} – {fmt.format(max(xs))})"
+
+
+def b2(rounds: int) -> None:
+    base = run.Sandbox.binary()
+    try:
+        page, _ = run.build_big_page(base, 10_000)
+    finally:
+        base.stop()
+    with tempfile.TemporaryDirectory() as tmp:
+        rule = Path(tmp) / "rule.json"
+        rule.write_text(json.dumps({"path": "getTransactions", "times": 1_000_000,
+                                    "action": {"status": 200, "body": page}}))
+        sb = run.Sandbox.hosted(str(rule))
+    try:
+        start, end = "2026-06-01T00:00:00Z", "2026-11-01T00:00:00Z"
+        client = sb.client()
+        session = requests.Session()
+        session.headers.update(sb.headers())
+        url = f"{sb.base}/reconciliation/2021-01-08/transactions"
+
+        def f_abws() -> Any:
+            return client.reconciliation.get_transactions(start, end)
+
+        def f_requests() -> Any:
+            r = session.get(url, params={"feedStartDate": start, "feedEndDate": end})
+            r.raise_for_status()
+            return json.loads(r.content)
+
+        assert len(f_abws().transactions) == 10_000 and len(f_requests()["transactions"]) == 10_000
+        ta: List[float] = []
+        tr: List[float] = []
+        for _ in range(rounds):
+            for f, out in ((f_abws, ta), (f_requests, tr)):
+                gc.collect()
+                t0 = time.perf_counter()
+                p = f()
+                out.append(time.perf_counter() - t0)
+                del p
+        ratios = [a / r for a, r in zip(ta, tr)]
+        print(f"abws {spread(ta, '{:.4f}')} s, requests + json.loads {spread(tr, '{:.4f}')} s, "
+              f"abws ÷ requests {spread(ratios, '{:.3f}')}; from_json counts {_abws._from_json_counts()}")
+    finally:
+        sb.stop()
+
+
+def loop(f: Callable[[int], Any], seconds: float = 1.5) -> float:
+    """Calls per second of `f(i)` for `seconds` (the clock read every 16 calls, as B1)."""
+    n, t0 = 0, time.perf_counter()
+    while True:
+        for _ in range(16):
+            f(n)
+            n += 1
+        if time.perf_counter() - t0 > seconds:
+            return n / (time.perf_counter() - t0)
+
+
+def rotation(rounds: int) -> None:
+    sb = run.Sandbox.binary()
+    try:
+        invs = run.invoice_numbers(sb)
+        get = sb.client().invoices.get_invoice_detail_by_invoice_number
+        sizes = [len(json.dumps(get(i).to_dict(), default=str)) for i in invs]
+        print(f"{len(invs)} invoices, to_dict() JSON {min(sizes)} – {max(sizes)} characters "
+              f"(median {statistics.median(sizes):.0f}), the first {sizes[0]}")
+        turn: List[float] = []
+        first: List[float] = []
+        for _ in range(rounds):
+            turn.append(loop(lambda n: get(invs[n % len(invs)])))
+            first.append(loop(lambda n: get(invs[0])))
+        print(f"µs a call: in turn {1e6 / statistics.median(turn):.1f}, the first alone {1e6 / statistics.median(first):.1f}")
+    finally:
+        sb.stop()
+
+
+def clients(rounds: int) -> None:
+    sb = run.Sandbox.binary()
+    try:
+        invs = run.invoice_numbers(sb)
+        token = sb.token()
+        many = [abws.Client("JP", access_token=token, endpoint=sb.base, auth_endpoint=sb.auth,
+                            rate_limiting=False, user_email=sb.cred["user_email"]) for _ in range(1000)]
+        op = "get_invoice_detail_by_invoice_number"
+
+        def call(c: abws.Client, i: int, native: bool) -> None:
+            if native:
+                c._native.call(op, {"invoice_number": invs[i % len(invs)]})
+            else:
+                c.invoices.get_invoice_detail_by_invoice_number(invs[i % len(invs)])
+
+        def timed(pairs: Any, native: bool) -> float:
+            t = time.perf_counter()
+            for i, c in pairs:
+                call(c, i, native)
+            return time.perf_counter() - t
+
+        for i, c in enumerate(many):
+            call(c, i, False)
+        for native in (False, True):
+            r: List[float] = []
+            o: List[float] = []
+            for k in range(rounds):
+                legs = [(r, lambda: timed(enumerate(many), native)),
+                        (o, lambda: timed(((i, many[0]) for i in range(len(many))), native))]
+                for out, f in legs if k % 2 else legs[::-1]:
+                    out.append(f())
+            ratio = [a / b for a, b in zip(r, o)]
+            print(f"{'_native.call' if native else 'generated methods'}: round {statistics.median(r) * 1e3:.2f} ms, "
+                  f"one client {statistics.median(o) * 1e3:.2f} ms, round ÷ one client {spread(ratio, '{:.4f}')}")
+    finally:
+        sb.stop()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("probe", choices=["b2", "rotation", "clients"])
+    ap.add_argument("--rounds", type=int, default=None)
+    a = ap.parse_args()
+    probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7)}[a.probe]
+    probe[0](a.rounds or probe[1])
+
+
+if __name__ == "__main__":
+    main()
