@@ -25,7 +25,7 @@ from typing import Any, Dict, List
 
 import abws
 
-REPEATS = 3  # the tokens-cached round and the one-client loop, alternated
+REPEATS = 9  # the tokens-cached round and the one-client loop, alternated (which goes first, too)
 
 
 def rss_kb() -> int:
@@ -123,15 +123,19 @@ def main() -> None:
     ctl("POST", "/_sandbox/reset-counters")
     cached: List[float] = []
     single: List[float] = []
-    for _ in range(REPEATS):
-        cached.append(round_())
-        single.append(one_client())
+    for k in range(REPEATS):
+        if k % 2:
+            single.append(one_client())
+            cached.append(round_())
+        else:
+            cached.append(round_())
+            single.append(one_client())
     conn_cached = connections()
     open_cached = sockets_open_to(port)
     print(json.dumps({
         "clients": len(clients), "create": create, "rss0_kb": rss0, "rss_created_kb": rss_created,
         "rss_idle_kb": rss_idle, "first_round": first, "cached_round": statistics.median(cached),
-        "single": statistics.median(single), "cached_rounds": cached, "singles": single,
+        "single": statistics.median(single), "cached_rounds": cached, "singles": single, "repeats": REPEATS,
         "conn_first": conn_first, "conn_cached": conn_cached,
         "open_first": open_first, "open_cached": open_cached,
     }))

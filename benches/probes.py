@@ -12,6 +12,11 @@
         1,000 `abws.Client`s on one access token: a round of one call per client against
         1,000 calls on one client, through the generated methods and through each client's
         compiled client (`_native.call`), alternating.
+    .venv/bin/python benches/probes.py misses [--python PY]
+        The same comparison counted, not timed (B11, 1,000 refresh-token clients): the
+        last-level-cache misses valgrind's cachegrind simulates in a child making 2 rounds
+        against one making the same calls on one client; prints the round's extra misses
+        per call. `--python` runs the children with another interpreter (an A/B of wheels).
 
 after `scripts/bench.sh` has built target-bench/ (the release sandbox) and installed the wheel.
 """
@@ -151,11 +156,55 @@ def clients(rounds: int) -> None:
         sb.stop()
 
 
+MISSES_LOOPS = 2  # rounds (or as many calls on one client) counted
+
+
+def misses(python: str) -> None:
+    """B11's round against one client's loop, counted instead of timed: the simulated
+    last-level-cache misses (cachegrind, a 2 MB 16-way LL like one core's L2 here) of a
+    child holding 1,000 refresh-token clients, once making MISSES_LOOPS rounds, once the
+    same calls on one client; everything else in the two children is the same, so the
+    difference over the calls is what the round's cold clients cost. Deterministic: the
+    wall-clock ratio's spread (±10 %) hides an effect of 0.1 %."""
+    import subprocess
+
+    sb = run.Sandbox.binary()
+    try:
+        invs = run.invoice_numbers(sb)
+        counts = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for mode in ("single", "round"):
+                spec = Path(tmp) / "spec.json"
+                spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, **sb.cred, "invoices": invs,
+                                            "tokens": run.mint_refresh_tokens(sb, 1000)}))
+                out = Path(tmp) / f"cg.{mode}"
+                p = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--LL=2097152,16,64",
+                                    f"--cachegrind-out-file={out}", python, str(Path(__file__).parent / "misses_child.py"),
+                                    str(spec), mode, str(MISSES_LOOPS)],
+                                   capture_output=True, text=True, timeout=1800)
+                if p.returncode != 0:
+                    raise RuntimeError(p.stderr[-2000:])
+                ll = [ln for ln in p.stderr.splitlines() if "LL misses:" in ln][-1]
+                irefs = [ln for ln in p.stderr.splitlines() if "I refs:" in ln or "I   refs:" in ln][-1]
+                counts[mode] = (int(ll.split(":")[1].split()[0].replace(",", "")),
+                                int(irefs.split(":")[1].split()[0].replace(",", "")))
+        calls = MISSES_LOOPS * 1000
+        d_ll = (counts["round"][0] - counts["single"][0]) / calls
+        d_ir = (counts["round"][1] - counts["single"][1]) / calls
+        print(f"{python}: LL misses {counts['single'][0]:,} (one client) / {counts['round'][0]:,} (rounds); "
+              f"the round's extra per call: {d_ll:.1f} LL misses, {d_ir:+.0f} instructions")
+    finally:
+        sb.stop()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("probe", choices=["b2", "rotation", "clients"])
+    ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses"])
     ap.add_argument("--rounds", type=int, default=None)
+    ap.add_argument("--python", default=sys.executable, help="misses: the interpreter (and abws) of the children")
     a = ap.parse_args()
+    if a.probe == "misses":
+        return misses(a.python)
     probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7)}[a.probe]
     probe[0](a.rounds or probe[1])
 

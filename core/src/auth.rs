@@ -154,6 +154,11 @@ pub struct TokenCache {
     token_url: String,
     transport: Transport,
     state: Mutex<Option<Cached>>,
+    /// `state`'s token while it is outside the refresh margin, and its refresh point: what
+    /// nearly every call needs, read without waiting on the refresh lock (one cache line
+    /// and the token, not the two locks; issue 19, B11). Written only under `state`'s lock;
+    /// emptied when the credentials change.
+    current: RwLock<Option<(Secret, Instant)>>,
     on_rotate: RwLock<Option<RotationCallback>>,
     /// A refresh token sent in a refresh whose outcome is unknown (an ambiguous failure, or
     /// a refresh cancelled in flight), and what happened: if the server rotates refresh
@@ -188,6 +193,7 @@ impl TokenCache {
             token_url: format!("{}{}", auth_host.trim_end_matches('/'), wire::TOKEN_PATH),
             transport,
             state: Mutex::new(None),
+            current: RwLock::new(None),
             on_rotate: RwLock::new(on_rotate),
             unsure: std::sync::Mutex::new(None),
             ledger: crate::process::context().rotations.clone(),
@@ -204,7 +210,20 @@ impl TokenCache {
     /// Replaces the credentials (a rotated client secret, a new refresh token); the next
     /// refresh uses them. A cached access token stays valid until it expires.
     pub fn set_credentials(&self, credentials: Credentials) {
-        *self.credentials.write().unwrap_or_else(|p| p.into_inner()) = credentials;
+        let mut held = self.credentials.write().unwrap_or_else(|p| p.into_inner());
+        *held = credentials;
+        // New access-token credentials come before a cached token (`access_token`); the
+        // credentials' lock is held so a refresh ending now cannot put its token back.
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// Copies the cached token for the calls' fast path (call with `state` locked); none
+    /// while the credentials are an access token, which comes first.
+    fn remember(&self, cached: Option<&Cached>) {
+        let credentials = self.credentials.read().unwrap_or_else(|p| p.into_inner());
+        let keep = cached.filter(|_| !matches!(*credentials, Credentials::AccessToken(_)));
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) =
+            keep.map(|c| (c.token.clone(), c.refresh_at));
     }
 
     /// The credentials in force (after any refresh-token rotation).
@@ -218,25 +237,36 @@ impl TokenCache {
     /// A valid access token: the cached one while it is outside the refresh margin,
     /// otherwise a fresh one. Concurrent callers wait for one refresh.
     pub async fn access_token(&self) -> Result<Secret> {
-        let creds = self.credentials();
-        if let Credentials::AccessToken(token) = creds {
-            return Ok(token);
+        if let Some((token, refresh_at)) = &*self.current.read().unwrap_or_else(|p| p.into_inner())
+        {
+            if Instant::now() < *refresh_at {
+                return Ok(token.clone());
+            }
+        }
+        // Read in place: a copy of the credentials is three secrets cloned per call.
+        if let Credentials::AccessToken(token) =
+            &*self.credentials.read().unwrap_or_else(|p| p.into_inner())
+        {
+            return Ok(token.clone());
         }
         let mut state = self.state.lock().await;
         if let Some(c) = state.as_ref() {
             if Instant::now() < c.refresh_at {
+                self.remember(Some(c));
                 return Ok(c.token.clone());
             }
         }
         if let Some(shared) = self.shared.clone() {
             if let Some(fresh) = self.fleet_token(&shared).await? {
                 let token = fresh.token.clone();
+                self.remember(Some(&fresh));
                 *state = Some(fresh);
                 return Ok(token);
             }
         }
         let fresh = self.refresh().await?;
         let token = fresh.token.clone();
+        self.remember(Some(&fresh));
         *state = Some(fresh);
         Ok(token)
     }
@@ -321,6 +351,7 @@ impl TokenCache {
         let mut state = self.state.lock().await;
         if state.as_ref().is_some_and(|c| &c.token == used) {
             *state = None;
+            self.remember(None);
         }
     }
 

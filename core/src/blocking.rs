@@ -4,6 +4,7 @@
 //! reused.
 
 use std::future::Future;
+use std::mem::ManuallyDrop;
 use std::sync::Mutex;
 
 use crate::auth::RotationCallback;
@@ -19,10 +20,18 @@ pub fn block_on<T>(fut: impl Future<Output = Result<T>>) -> Result<T> {
 }
 
 /// A blocking client. Share it freely between threads (`&Client` is enough).
+// repr(C): the client of the building process comes first, next to the Python object's
+// header in the binding, so a call through one of a thousand clients reads one cold cache
+// line there (issue 19, B11).
+#[repr(C)]
 pub struct Client {
+    /// The process that built this client, and its async client: every call outside a
+    /// forked child (no lock). Never dropped in a child (`Drop`).
+    home: (u32, ManuallyDrop<AsyncClient>),
+    /// In a forked child: the client rebuilt there (the process it belongs to, the client).
+    forked: Mutex<Option<(u32, AsyncClient)>>,
     settings: Mutex<Settings>,
     on_rotate: Mutex<Option<RotationCallback>>,
-    current: Mutex<Option<(u32, AsyncClient)>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -32,6 +41,17 @@ impl std::fmt::Debug for Client {
             .field("region", &s.region)
             .field("endpoint", &s.endpoints().api)
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        // In a forked child the home client's connections and token lock are the
+        // parent's: left alone, as the rebuilt clients of earlier forks are.
+        if self.home.0 == crate::process::pid() {
+            // SAFETY: dropped once, here; `home` is not used after.
+            unsafe { ManuallyDrop::drop(&mut self.home.1) };
+        }
     }
 }
 
@@ -48,9 +68,10 @@ impl Client {
     ) -> Result<Client> {
         let inner = AsyncClient::with_rotation(settings.clone(), on_rotate.clone())?;
         Ok(Client {
+            home: (crate::process::pid(), ManuallyDrop::new(inner)),
+            forked: Mutex::new(None),
             settings: Mutex::new(settings),
             on_rotate: Mutex::new(on_rotate),
-            current: Mutex::new(Some((std::process::id(), inner))),
         })
     }
 
@@ -65,8 +86,11 @@ impl Client {
 
     /// The async client behind this one, rebuilt from the settings in a forked child.
     pub fn inner(&self) -> Result<AsyncClient> {
-        let pid = std::process::id();
-        let mut cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        let pid = crate::process::pid();
+        if self.home.0 == pid {
+            return Ok(AsyncClient::clone(&self.home.1));
+        }
+        let mut cur = self.forked.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((owner, client)) = cur.as_ref() {
             if *owner == pid {
                 return Ok(client.clone());
@@ -75,9 +99,10 @@ impl Client {
         // A fork: the parent's connections and token lock belong to the parent. Carry the
         // credentials in force (a rotated refresh token included) into the new client.
         let mut settings = self.settings();
-        if let Some((_, old)) = cur.as_ref() {
-            settings.credentials = old.credentials();
-        }
+        settings.credentials = match cur.as_ref() {
+            Some((_, old)) => old.credentials(),
+            None => self.home.1.credentials(),
+        };
         if let Some(old) = cur.take() {
             std::mem::forget(old);
         }

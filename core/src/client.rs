@@ -95,12 +95,47 @@ impl Call {
     }
 }
 
+/// See `Inner::defaults`.
+struct CallDefaults {
+    region: crate::config::Region,
+    /// `x-svc-user-email` of `settings.user_email`, checked.
+    user_email: Option<HeaderValue>,
+    rate_limiting: bool,
+    max_attempts: u32,
+    attempt_timeout: Duration,
+    operation_timeout: Duration,
+}
+
+impl CallDefaults {
+    /// Of settings already checked (`Settings::check`), timeouts clamped.
+    fn new(s: &Settings) -> Result<CallDefaults> {
+        Ok(CallDefaults {
+            region: s.region,
+            user_email: s
+                .user_email
+                .as_deref()
+                .map(|e| transport::sensitive(e, "user_email"))
+                .transpose()?,
+            rate_limiting: s.rate_limiting,
+            max_attempts: s.max_attempts,
+            attempt_timeout: s.timeouts.attempt,
+            operation_timeout: s.timeouts.operation,
+        })
+    }
+}
+
 pub(crate) struct Inner {
     /// Shared with each call in flight (replaced whole when the credentials change).
     settings: std::sync::RwLock<Arc<Settings>>,
+    /// What every call reads of the settings (they never change but for the credentials,
+    /// which calls take from `tokens`): copied out and packed together, so a call through
+    /// one of a thousand clients reads a cache line or two here, not the settings behind
+    /// their lock (issue 19, B11).
+    defaults: CallDefaults,
     endpoints: Endpoints,
-    /// The API endpoint, parsed once (each call's address starts from a copy).
-    api_base: url::Url,
+    /// The API endpoint, parsed once (each call's address starts from a copy); one per
+    /// distinct endpoint in the process (`process::interned`).
+    api_base: Arc<url::Url>,
     transport: Transport,
     tokens: TokenCache,
     ctx: Arc<Context>,
@@ -141,8 +176,11 @@ impl Client {
         let mut settings = settings;
         settings.timeouts = settings.timeouts.clamped();
         let endpoints = settings.endpoints();
+        static API_BASES: std::sync::Mutex<Vec<std::sync::Weak<url::Url>>> =
+            std::sync::Mutex::new(Vec::new());
         let api_base = url::Url::parse(&endpoints.api)
             .map_err(|e| Error::validation("endpoint", format!("must be an absolute URL ({e})")))?;
+        let api_base = process::interned(&API_BASES, api_base);
         let transport = Transport::new(&settings)?;
         let shared = settings
             .shared_state
@@ -158,6 +196,7 @@ impl Client {
         );
         Ok(Client {
             inner: Arc::new(Inner {
+                defaults: CallDefaults::new(&settings)?,
                 settings: std::sync::RwLock::new(Arc::new(settings)),
                 endpoints,
                 api_base,
@@ -174,13 +213,19 @@ impl Client {
         Settings::clone(&self.current_settings())
     }
 
-    /// The settings in force, shared (what a call reads them through).
-    fn current_settings(&self) -> Arc<Settings> {
+    /// The settings in force, shared (what a call reads them through: a copy would clone
+    /// every string of them, credentials included, per call).
+    pub(crate) fn current_settings(&self) -> Arc<Settings> {
         self.inner
             .settings
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// The default region of calls that take one (`Settings::region`).
+    pub fn region(&self) -> crate::config::Region {
+        self.inner.defaults.region
     }
 
     /// The addresses in force (the region group's, with the settings' overrides).
@@ -304,7 +349,7 @@ impl Client {
 
     /// The full address of a call (placeholders filled and encoded, query appended).
     pub fn url(&self, call: &Call) -> Result<String> {
-        let mut url = self.inner.api_base.clone();
+        let mut url = url::Url::clone(&self.inner.api_base);
         {
             let mut segs = url
                 .path_segments_mut()
@@ -370,28 +415,28 @@ impl Client {
 
     async fn execute_inner(&self, call: &Call) -> Result<HttpResponse> {
         let op = call.op;
-        let settings = self.current_settings();
+        let defaults = &self.inner.defaults;
         let url = self.url(call)?;
-        let email = call.user_email.clone().or(settings.user_email.clone());
-        if op.needs_user_email() && email.is_none() {
+        let email_header = match call.user_email.as_deref() {
+            Some(e) => {
+                crate::validate::email("user_email", e)?;
+                Some(transport::sensitive(e, "user_email")?)
+            }
+            None => defaults.user_email.clone(),
+        };
+        if op.needs_user_email() && email_header.is_none() {
             return Err(Error::validation(
                 "user_email",
                 format!("{} requires the x-svc-user-email header: pass user_email or set it on the client", op.id),
             ));
         }
-        let email_header = match &email {
-            Some(e) => {
-                crate::validate::email("user_email", e)?;
-                Some(transport::sensitive(e, "user_email")?)
-            }
-            None => None,
-        };
-        let bucket = settings.rate_limiting.then(|| self.bucket(op, call.group));
+        let bucket = defaults.rate_limiting.then(|| self.bucket(op, call.group));
         let plan = AttemptPlan {
             what: op.id,
             kind: op.kind,
-            settings: &settings,
-            attempt_timeout: settings.timeouts.attempt,
+            operation_timeout: defaults.operation_timeout,
+            max_attempts: defaults.max_attempts,
+            attempt_timeout: defaults.attempt_timeout,
             external_id: call.external_id.as_deref(),
         };
         let mut send = ApiSend {
@@ -400,7 +445,6 @@ impl Client {
             url: &url,
             email_header: email_header.as_ref(),
             bucket: bucket.as_ref(),
-            settings: &settings,
         };
         // An unsafe write with an externalId goes through the account's write ledger: a
         // second call (any process) with a recorded externalId is refused unsent.
@@ -445,14 +489,14 @@ impl Client {
         let group = send
             .call
             .group
-            .unwrap_or(send.settings.region.group())
+            .unwrap_or(self.inner.defaults.region.group())
             .as_str();
         if let Some(b) = send.bucket {
             if !self.pace(b, op, group, a.deadline).await {
                 return Err(Failure::stop(
                     Error::timeout(format!(
                         "the rate limit would delay the call past its {:.0} s deadline",
-                        send.settings.timeouts.operation.as_secs_f64()
+                        self.inner.defaults.operation_timeout.as_secs_f64()
                     ))
                     .with_attempts(a.number - 1),
                 ));
@@ -588,8 +632,7 @@ impl Client {
         plan: AttemptPlan<'_>,
         attempts: &mut A,
     ) -> Result<A::Output> {
-        let settings = plan.settings;
-        let deadline = deadline_after(settings.timeouts.operation);
+        let deadline = deadline_after(plan.operation_timeout);
         let budget = &self.inner.ctx.retry_budget;
         let mut number = 0u32;
         let mut ambiguous_retries = 0u32;
@@ -618,7 +661,7 @@ impl Client {
                 plan.kind,
                 class,
                 number,
-                settings.max_attempts,
+                plan.max_attempts,
                 ambiguous_retries,
             ) {
                 Decision::Fail => return Err(error),
@@ -696,7 +739,6 @@ struct ApiSend<'a> {
     url: &'a str,
     email_header: Option<&'a HeaderValue>,
     bucket: Option<&'a Arc<Bucket>>,
-    settings: &'a Settings,
 }
 
 impl Attempts for ApiSend<'_> {
@@ -712,8 +754,10 @@ pub(crate) struct AttemptPlan<'a> {
     pub what: &'static str,
     /// What a resend may do to the server's state (`retry::decide`).
     pub kind: OperationKind,
-    /// The settings in force: the operation deadline and the attempts allowed.
-    pub settings: &'a Settings,
+    /// The operation's deadline from its start (`Timeouts::operation`).
+    pub operation_timeout: Duration,
+    /// Attempts allowed, the first included (`Settings::max_attempts`).
+    pub max_attempts: u32,
     /// The longest one attempt may take (cut to the deadline).
     pub attempt_timeout: Duration,
     /// Reported with `OutcomeUnknown`.

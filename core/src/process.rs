@@ -3,7 +3,8 @@
 //! built (runtime threads, locks, pooled connections) does not exist or must not be shared
 //! there, so it is rebuilt, never reused.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, Once, OnceLock, Weak};
 
 use tokio::runtime::Runtime;
 
@@ -28,7 +29,7 @@ pub struct Context {
 impl Context {
     fn new() -> Context {
         Context {
-            pid: std::process::id(),
+            pid: pid(),
             limiters: Limiters::default(),
             retry_budget: RetryBudget::default(),
             rotations: Arc::default(),
@@ -62,9 +63,36 @@ impl Context {
 
 static CURRENT: Mutex<Option<Arc<Context>>> = Mutex::new(None);
 
+static PID: AtomicU32 = AtomicU32::new(0);
+
+/// This process's id. Every blocking call compares it with its client's, runtime's and
+/// pool's owner to notice a fork; `std::process::id()` is a system call each time (glibc
+/// does not cache getpid), three per call. Read once, and again in a forked child.
+pub fn pid() -> u32 {
+    static WATCH_FORKS: Once = Once::new();
+    WATCH_FORKS.call_once(|| {
+        // Registered before the first read, so a fork after it always updates the copy.
+        #[cfg(unix)]
+        // SAFETY: registers a handler that only stores the child's id (getpid is
+        // async-signal-safe); the handler lives as long as the program (a plain fn).
+        unsafe {
+            libc::pthread_atfork(None, None, Some(after_fork_in_child));
+        }
+        PID.store(std::process::id(), Ordering::Relaxed);
+    });
+    // (Without fork, the first read stays right.)
+    PID.load(Ordering::Relaxed)
+}
+
+#[cfg(unix)]
+extern "C" fn after_fork_in_child() {
+    // SAFETY: getpid has no preconditions.
+    PID.store(unsafe { libc::getpid() } as u32, Ordering::Relaxed);
+}
+
 /// The context of the current process, rebuilt after a fork.
 pub fn context() -> Arc<Context> {
-    let pid = std::process::id();
+    let pid = pid();
     let mut slot = CURRENT.lock().unwrap_or_else(|p| p.into_inner());
     match slot.as_ref() {
         Some(ctx) if ctx.pid == pid => ctx.clone(),
@@ -83,5 +111,53 @@ pub fn context() -> Arc<Context> {
             *slot = Some(ctx.clone());
             ctx
         }
+    }
+}
+
+/// The process's one copy of `value` among the equal ones still in use in `table`, else
+/// `value`, recorded. For what every call of a client reads and many clients hold alike
+/// (the API address, the user agent): a thousand clients of one account each read the same
+/// copy, warm in the cache, not a thousand cold ones (issue 19, B11). The table holds no
+/// copy alive; it is as long as the number of distinct values in use.
+pub(crate) fn interned<T: PartialEq>(table: &Mutex<Vec<Weak<T>>>, value: T) -> Arc<T> {
+    let mut table = table.lock().unwrap_or_else(|p| p.into_inner());
+    table.retain(|w| w.strong_count() > 0);
+    if let Some(same) = table
+        .iter()
+        .filter_map(Weak::upgrade)
+        .find(|held| **held == value)
+    {
+        return same;
+    }
+    let fresh = Arc::new(value);
+    table.push(Arc::downgrade(&fresh));
+    fresh
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_values_in_use_share_one_copy_and_dropped_ones_are_forgotten() {
+        let table = Mutex::new(Vec::new());
+        let a = interned(&table, String::from("https://api.example"));
+        let b = interned(&table, String::from("https://api.example"));
+        let c = interned(&table, String::from("https://other.example"));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+        drop((a, b, c));
+        let d = interned(&table, String::from("https://api.example"));
+        assert_eq!(*d, "https://api.example");
+        assert_eq!(
+            table.lock().unwrap().len(),
+            1,
+            "the dropped entries are gone"
+        );
+    }
+
+    #[test]
+    fn the_process_id_is_the_systems() {
+        assert_eq!(pid(), std::process::id());
     }
 }

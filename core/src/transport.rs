@@ -319,8 +319,9 @@ pub struct Transport {
     /// call runs); reset after a transient failure so that a connection that may be in a
     /// bad state (a reset, a half-read body, a server in trouble) is not reused.
     api: Pool,
-    /// Sent on every request (the pools are shared by clients of different applications).
-    user_agent: HeaderValue,
+    /// Sent on every request (the pools are shared by clients of different applications);
+    /// one per distinct value in the process (`process::interned`).
+    user_agent: std::sync::Arc<HeaderValue>,
     /// The longest wait for the next body byte once a response has started.
     stall_timeout: Duration,
     /// For presigned document addresses: a separate pool that never carries our headers.
@@ -442,8 +443,11 @@ impl Transport {
     /// The transport of a client: its pools, with the proxy route of the settings (or of
     /// the environment) decided here, once.
     pub fn new(settings: &Settings) -> Result<Transport, Error> {
+        static USER_AGENTS: std::sync::Mutex<Vec<std::sync::Weak<HeaderValue>>> =
+            std::sync::Mutex::new(Vec::new());
         let user_agent = HeaderValue::from_str(&settings.user_agent())
             .map_err(|_| Error::validation("app_name", "must be printable ASCII text"))?;
+        let user_agent = crate::process::interned(&USER_AGENTS, user_agent);
         let route = Route::new(settings)?;
         let connect = settings.timeouts.connect;
         let pool = |kind| Pool::new(kind, route.proxy.clone(), route.localhost.clone(), connect);
@@ -524,7 +528,10 @@ impl Transport {
             .get()
             .map_err(no_pool)?
             .request(Method::GET, url)
-            .header(http::header::USER_AGENT, self.user_agent.clone())
+            .header(
+                http::header::USER_AGENT,
+                HeaderValue::clone(&self.user_agent),
+            )
             .send();
         // The response head counts as body bytes do: silent for `stall`, it is stalled.
         let wait = self.stall_timeout.min(timeout);

@@ -238,6 +238,10 @@ async def _awaited(start: Callable[..., Any]) -> Any:
 class _Group:
     """The base of every API group: runs operations through the client."""
 
+    # A group is one object with one slot: a call through one of a thousand clients reads
+    # fewer cold cache lines (issue 19, B11).
+    __slots__ = ("_client",)
+
     def __init__(self, client: "Client") -> None:
         self._client = client
 
@@ -253,6 +257,8 @@ class _Group:
 
 class _AsyncGroup:
     """The base of every asyncio API group: awaits operations through the client."""
+
+    __slots__ = ("_client",)
 
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client

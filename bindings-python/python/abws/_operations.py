@@ -74,6 +74,8 @@ class _InvoicesOperations(_Group):
     adds the conveniences.
     """
 
+    __slots__ = ()
+
     def get_invoices(
         self,
         invoice_issue_start_date: DateLike,
@@ -253,6 +255,8 @@ class _ReconciliationOperations(_Group):
     ``abws.Reconciliation`` adds the conveniences.
     """
 
+    __slots__ = ()
+
     def get_transactions(
         self,
         feed_start_date: DateLike,
@@ -347,6 +351,8 @@ class _DocumentsOperations(_Group):
     adds the conveniences.
     """
 
+    __slots__ = ()
+
     def create_report(
         self,
         report_options: Union[Mapping[str, Any], Model],
@@ -435,6 +441,8 @@ class _CartOperations(_Group):
     """The operations of the cart group, one method each (generated); ``abws.Cart`` adds the
     conveniences.
     """
+
+    __slots__ = ()
 
     def list_carts(
         self,
@@ -682,6 +690,8 @@ class _ProductsOperations(_Group):
     """The operations of the products group, one method each (generated); ``abws.Products``
     adds the conveniences.
     """
+
+    __slots__ = ()
 
     def search_products_request(
         self,
@@ -1144,6 +1154,8 @@ class _OrderingOperations(_Group):
     adds the conveniences.
     """
 
+    __slots__ = ()
+
     def place_order(
         self,
         external_id: str,
@@ -1189,6 +1201,8 @@ class _ReportingOperations(_Group):
     """The operations of the reporting group, one method each (generated); ``abws.Reporting``
     adds the conveniences.
     """
+
+    __slots__ = ()
 
     def get_orders_by_order_id(
         self,
@@ -1317,6 +1331,8 @@ class _TrackingOperations(_Group):
     adds the conveniences.
     """
 
+    __slots__ = ()
+
     def get_package_tracking_details(
         self,
         order_id: str,
@@ -1361,6 +1377,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
     """The operations of the invoices group, one method each (generated);
     ``abws.AsyncInvoices`` adds the conveniences.
     """
+
+    __slots__ = ()
 
     async def get_invoices(
         self,
@@ -1541,6 +1559,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
     ``abws.AsyncReconciliation`` adds the conveniences.
     """
 
+    __slots__ = ()
+
     async def get_transactions(
         self,
         feed_start_date: DateLike,
@@ -1636,6 +1656,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
     ``abws.AsyncDocuments`` adds the conveniences.
     """
 
+    __slots__ = ()
+
     async def create_report(
         self,
         report_options: Union[Mapping[str, Any], Model],
@@ -1724,6 +1746,8 @@ class _AsyncCartOperations(_AsyncGroup):
     """The operations of the cart group, one method each (generated); ``abws.AsyncCart`` adds
     the conveniences.
     """
+
+    __slots__ = ()
 
     async def list_carts(
         self,
@@ -1971,6 +1995,8 @@ class _AsyncProductsOperations(_AsyncGroup):
     """The operations of the products group, one method each (generated);
     ``abws.AsyncProducts`` adds the conveniences.
     """
+
+    __slots__ = ()
 
     async def search_products_request(
         self,
@@ -2433,6 +2459,8 @@ class _AsyncOrderingOperations(_AsyncGroup):
     ``abws.AsyncOrdering`` adds the conveniences.
     """
 
+    __slots__ = ()
+
     async def place_order(
         self,
         external_id: str,
@@ -2478,6 +2506,8 @@ class _AsyncReportingOperations(_AsyncGroup):
     """The operations of the reporting group, one method each (generated);
     ``abws.AsyncReporting`` adds the conveniences.
     """
+
+    __slots__ = ()
 
     async def get_orders_by_order_id(
         self,
@@ -2605,6 +2635,8 @@ class _AsyncTrackingOperations(_AsyncGroup):
     """The operations of the tracking group, one method each (generated);
     ``abws.AsyncTracking`` adds the conveniences.
     """
+
+    __slots__ = ()
 
     async def get_package_tracking_details(
         self,

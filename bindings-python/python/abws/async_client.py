@@ -58,9 +58,13 @@ __all__ = [
 class AsyncInvoices(_AsyncInvoicesOperations):
     """Invoices 2026-02-01 (awaitable)."""
 
+    __slots__ = ()
+
 
 class AsyncReconciliation(_AsyncReconciliationOperations):
     """Reconciliation 2021-01-08 (awaitable)."""
+
+    __slots__ = ()
 
     async def invoice_details_for(self, line_items: Sequence[LineItemRef]) -> List[InvoiceDetailsByOrderLineItem]:
         """As ``Reconciliation.invoice_details_for``: the invoice data of any number of line
@@ -73,6 +77,8 @@ class AsyncReconciliation(_AsyncReconciliationOperations):
 
 class AsyncDocuments(_AsyncDocumentsOperations):
     """Reports and documents 2021-09-30 (awaitable)."""
+
+    __slots__ = ()
 
     async def wait_for_report(
         self,
@@ -142,9 +148,13 @@ class AsyncDocuments(_AsyncDocumentsOperations):
 class AsyncCart(_AsyncCartOperations):
     """Cart 2025-04-30 (awaitable)."""
 
+    __slots__ = ()
+
 
 class AsyncProducts(_AsyncProductsOperations):
     """Product search 2020-08-26 (awaitable)."""
+
+    __slots__ = ()
 
 
 class AsyncOrdering(_AsyncOrderingOperations):
@@ -152,13 +162,19 @@ class AsyncOrdering(_AsyncOrderingOperations):
     ambiguous failure (``OutcomeUnknown`` with the ``external_id``), nor after its task was
     cancelled while the request was in flight (the ``CancelledError`` carries it)."""
 
+    __slots__ = ()
+
 
 class AsyncReporting(_AsyncReportingOperations):
     """Order reporting 2021-01-08 and shipment line item reporting 2025-06-09 (awaitable)."""
 
+    __slots__ = ()
+
 
 class AsyncTracking(_AsyncTrackingOperations):
     """Package tracking 2025-07-02 (awaitable)."""
+
+    __slots__ = ()
 
 
 class AsyncClient(_ClientBase):

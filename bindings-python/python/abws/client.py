@@ -112,9 +112,13 @@ def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
 class Invoices(_InvoicesOperations):
     """Invoices 2026-02-01."""
 
+    __slots__ = ()
+
 
 class Reconciliation(_ReconciliationOperations):
     """Reconciliation 2021-01-08."""
+
+    __slots__ = ()
 
     def invoice_details_for(self, line_items: Sequence[LineItemRef]) -> List[InvoiceDetailsByOrderLineItem]:
         """The invoice data of any number of line items with the fewest requests
@@ -223,6 +227,8 @@ def _wait_args(report_id: str, poll_interval: Optional[float], timeout: Optional
 class Documents(_DocumentsOperations):
     """Reports and documents 2021-09-30 (PDF invoices and credit notes)."""
 
+    __slots__ = ()
+
     def wait_for_report(
         self,
         report_id: str,
@@ -310,24 +316,34 @@ class Cart(_CartOperations):
     """Cart 2025-04-30. Carts are the buying user's: the client's ``user_email`` or the
     call's."""
 
+    __slots__ = ()
+
 
 class Products(_ProductsOperations):
     """Product search 2020-08-26. Every call names the products' region and a locale
     (``en-US``, ``ja-JP``, ...); the buying user is the client's ``user_email`` or the
     call's."""
 
+    __slots__ = ()
+
 
 class Ordering(_OrderingOperations):
     """Ordering 2022-10-30. ``place_order`` is never resent after an ambiguous failure:
     that raises ``OutcomeUnknown`` with the ``external_id`` to check."""
 
+    __slots__ = ()
+
 
 class Reporting(_ReportingOperations):
     """Order reporting 2021-01-08 and shipment line item reporting 2025-06-09."""
 
+    __slots__ = ()
+
 
 class Tracking(_TrackingOperations):
     """Package tracking 2025-07-02."""
+
+    __slots__ = ()
 
 
 _Self = TypeVar("_Self", bound="_ClientBase")

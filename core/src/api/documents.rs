@@ -346,7 +346,7 @@ pub(crate) async fn create_report(
     client: &Client,
     p: &CreateReportParams,
 ) -> Result<Answer<CreateReportResponse>> {
-    let settings = client.settings();
+    let settings = client.current_settings();
     let report_type = p
         .report_type
         .clone()
@@ -552,7 +552,7 @@ impl Documents<'_> {
         &self,
         report_document_id: &str,
     ) -> Result<Vec<crate::documents::NamedDocument>> {
-        let settings = self.client.settings();
+        let settings = self.client.current_settings();
         let mut all = StreamedAll {
             address: Presigned::new(self, report_document_id, &settings).await?,
         };
@@ -583,7 +583,8 @@ impl Documents<'_> {
         AttemptPlan {
             what: "the document download",
             kind: crate::retry::OperationKind::SafeRead,
-            settings,
+            operation_timeout: settings.timeouts.operation,
+            max_attempts: settings.max_attempts,
             attempt_timeout: DOCUMENT_ATTEMPT,
             external_id: None,
         }
@@ -601,7 +602,7 @@ impl Documents<'_> {
         size_hint: Option<fn(&mut &mut W, u64)>,
         rewind: fn(&mut W) -> bool,
     ) -> Result<u64> {
-        let settings = self.client.settings();
+        let settings = self.client.current_settings();
         let mut stream = Streamed {
             address: Presigned::new(self, report_document_id, &settings).await?,
             writer,

@@ -98,10 +98,9 @@ impl serde::Serialize for DateTimeArg {
 /// The region of a call that names one: the argument, else the client's region (the
 /// one place this default is applied).
 pub(crate) fn client_region(client: &crate::Client, region: &Option<String>) -> Result<Region> {
-    let settings = client.settings();
     match region {
-        Some(r) => region_arg("region", r, &settings),
-        None => Ok(settings.region),
+        Some(r) => region_arg("region", r, &client.current_settings()),
+        None => Ok(client.region()),
     }
 }
 
@@ -110,10 +109,9 @@ pub(crate) fn optional_region(
     client: &crate::Client,
     region: &Option<String>,
 ) -> Result<Option<Region>> {
-    let settings = client.settings();
     region
         .as_deref()
-        .map(|r| region_arg("region", r, &settings))
+        .map(|r| region_arg("region", r, &client.current_settings()))
         .transpose()
 }
 

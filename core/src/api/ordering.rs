@@ -806,7 +806,7 @@ pub(crate) async fn place_order(c: &Client, order: &PlaceOrderRequest) -> Result
     order.check()?;
     // Region attributes in the spec's form, and served by the client's address.
     let mut order = order.clone();
-    let settings = c.settings();
+    let settings = c.current_settings();
     for (param, attrs) in std::iter::once(("attributes".to_string(), &mut order.attributes)).chain(
         order
             .line_items

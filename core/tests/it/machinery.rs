@@ -539,6 +539,33 @@ fn a_rotated_client_secret_is_used_by_the_next_refresh() {
 }
 
 #[test]
+fn a_client_switched_to_an_access_token_sends_it_at_once() {
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let n = an_invoice(&sb);
+    detail(&client, &n).unwrap(); // a refreshed token, cached
+    client
+        .set_credentials(abws::Credentials::AccessToken(abws::Secret::new(
+            "Atza|not-a-token",
+        )))
+        .unwrap();
+    let err = detail(&client, &n).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Auth | ErrorKind::Api),
+        "the cached token was sent instead of the new one: {err}"
+    );
+    let creds = sb.credentials();
+    client
+        .set_credentials(abws::Credentials::RefreshToken {
+            client_id: creds.client_id.clone(),
+            client_secret: creds.client_secret.clone().into(),
+            refresh_token: creds.refresh_token.clone().into(),
+        })
+        .unwrap();
+    detail(&client, &n).unwrap();
+}
+
+#[test]
 fn a_rotated_refresh_token_is_handed_over_before_use() {
     let sb = common::sandbox_with(|c| {
         c.token_lifetime = Duration::from_secs(1);

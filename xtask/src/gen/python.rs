@@ -468,6 +468,8 @@ fn operations(models: &Models, flavours: &[&Flavour]) -> Result<String, String> 
                 ),
                 4,
             ));
+            // No instance dict: a call reads one object, not the object and its dict.
+            body.push_str("\n    __slots__ = ()\n");
             for op in ops {
                 body.push('\n');
                 body.push_str(&method(op, fl, &model_names, &mut used)?);
