@@ -156,8 +156,8 @@ pub struct TokenCache {
     state: Mutex<Option<Cached>>,
     /// `state`'s token while it is outside the refresh margin, and its refresh point: what
     /// nearly every call needs, read without waiting on the refresh lock (one cache line
-    /// and the token, not the two locks; issue 19, B11). Written only under `state`'s lock;
-    /// emptied when the credentials change.
+    /// and the token, not the two locks; issue 19, B11). Filled only under `state`'s lock;
+    /// emptied by `invalidate` and by `set_credentials` (under the credentials' lock).
     current: RwLock<Option<(Secret, Instant)>>,
     on_rotate: RwLock<Option<RotationCallback>>,
     /// A refresh token sent in a refresh whose outcome is unknown (an ambiguous failure, or

@@ -46,9 +46,16 @@ impl std::fmt::Debug for Client {
 
 impl Drop for Client {
     fn drop(&mut self) {
-        // In a forked child the home client's connections and token lock are the
-        // parent's: left alone, as the rebuilt clients of earlier forks are.
-        if self.home.0 == crate::process::pid() {
+        // In a forked child the clients built by its ancestors (their connections, token
+        // locks, runtime wakers) are theirs: left alone, never dropped here.
+        let pid = crate::process::pid();
+        let forked = self.forked.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some((owner, client)) = forked.take() {
+            if owner != pid {
+                std::mem::forget(client);
+            }
+        }
+        if self.home.0 == pid {
             // SAFETY: dropped once, here; `home` is not used after.
             unsafe { ManuallyDrop::drop(&mut self.home.1) };
         }

@@ -3,8 +3,8 @@
 //! built (runtime threads, locks, pooled connections) does not exist or must not be shared
 //! there, so it is rebuilt, never reused.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use tokio::runtime::Runtime;
 
@@ -69,25 +69,30 @@ static PID: AtomicU32 = AtomicU32::new(0);
 /// pool's owner to notice a fork; `std::process::id()` is a system call each time (glibc
 /// does not cache getpid), three per call. Read once, and again in a forked child.
 pub fn pid() -> u32 {
-    static WATCH_FORKS: Once = Once::new();
-    WATCH_FORKS.call_once(|| {
-        // Registered before the first read, so a fork after it always updates the copy.
+    static WATCHING: AtomicBool = AtomicBool::new(false);
+    let cached = PID.load(Ordering::Acquire);
+    if cached != 0 {
+        return cached;
+    }
+    // No `Once`: a fork while another thread ran it would leave the child's stuck. The
+    // first caller registers the handler, then stores the id; until then (and in a child
+    // forked in between, whose copy stays 0) the id is asked for each time.
+    if !WATCHING.swap(true, Ordering::AcqRel) {
         #[cfg(unix)]
         // SAFETY: registers a handler that only stores the child's id (getpid is
         // async-signal-safe); the handler lives as long as the program (a plain fn).
         unsafe {
             libc::pthread_atfork(None, None, Some(after_fork_in_child));
         }
-        PID.store(std::process::id(), Ordering::Relaxed);
-    });
-    // (Without fork, the first read stays right.)
-    PID.load(Ordering::Relaxed)
+        PID.store(std::process::id(), Ordering::Release);
+    }
+    std::process::id()
 }
 
 #[cfg(unix)]
 extern "C" fn after_fork_in_child() {
     // SAFETY: getpid has no preconditions.
-    PID.store(unsafe { libc::getpid() } as u32, Ordering::Relaxed);
+    PID.store(unsafe { libc::getpid() } as u32, Ordering::Release);
 }
 
 /// The context of the current process, rebuilt after a fork.
@@ -120,7 +125,13 @@ pub fn context() -> Arc<Context> {
 /// copy, warm in the cache, not a thousand cold ones (issue 19, B11). The table holds no
 /// copy alive; it is as long as the number of distinct values in use.
 pub(crate) fn interned<T: PartialEq>(table: &Mutex<Vec<Weak<T>>>, value: T) -> Arc<T> {
-    let mut table = table.lock().unwrap_or_else(|p| p.into_inner());
+    // Never waits: a forked child may have inherited the table locked by a thread that is
+    // not there. Sharing is an optimisation; a busy table gives the client its own copy.
+    let mut table = match table.try_lock() {
+        Ok(t) => t,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return Arc::new(value),
+    };
     table.retain(|w| w.strong_count() > 0);
     if let Some(same) = table
         .iter()

@@ -221,3 +221,19 @@ def test_clients_of_one_thread_share_its_connection():
         agents = {h["headers"]["user-agent"] for h in s.counters()["headersSeen"]["api"]}
         # One pool, each client's own user agent (its app_name).
         assert all(any(f"erp-{i}" in a for a in agents) for i in range(4)), agents
+
+
+def test_a_groups_methods_can_be_patched_and_it_can_be_weakly_referenced(sb):
+    """The groups keep their client in a slot (issue 19, B11) and still take attributes,
+    `mock.patch.object` and weak references, as plain objects do."""
+    import unittest.mock
+    import weakref
+
+    c = sb.client()
+    with unittest.mock.patch.object(c.invoices, "get_invoices", return_value="patched") as m:
+        assert c.invoices.get_invoices() == "patched"
+    assert m.call_count == 1
+    assert c.invoices.get_invoices is not m
+    assert weakref.ref(c.invoices)() is c.invoices
+    c.invoices.note = 1
+    assert c.invoices.note == 1

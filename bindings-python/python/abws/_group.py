@@ -238,9 +238,11 @@ async def _awaited(start: Callable[..., Any]) -> Any:
 class _Group:
     """The base of every API group: runs operations through the client."""
 
-    # A group is one object with one slot: a call through one of a thousand clients reads
-    # fewer cold cache lines (issue 19, B11).
-    __slots__ = ("_client",)
+    # The client in a slot: a call through one of a thousand clients reads the group object
+    # alone, not its dict too (issue 19, B11). The dict stays (made on first use), so
+    # attributes can still be set and methods patched (`mock.patch.object`); so do weak
+    # references.
+    __slots__ = ("_client", "__dict__", "__weakref__")
 
     def __init__(self, client: "Client") -> None:
         self._client = client
@@ -258,7 +260,7 @@ class _Group:
 class _AsyncGroup:
     """The base of every asyncio API group: awaits operations through the client."""
 
-    __slots__ = ("_client",)
+    __slots__ = ("_client", "__dict__", "__weakref__")
 
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client

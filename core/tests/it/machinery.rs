@@ -692,6 +692,40 @@ fn a_forked_child_rebuilds_the_runtime_and_works() {
     detail(&client, &n).unwrap();
 }
 
+#[test]
+fn a_client_dropped_in_a_grandchild_leaves_its_parents_alone() {
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let n = an_invoice(&sb);
+    detail(&client, &n).unwrap();
+    // SAFETY: the child and the grandchild only use the library and exit.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        // The child rebuilds its client, then a grandchild drops it unused: the client
+        // built in the child (and the parent's) must be left to them.
+        let ok = detail(&client, &n).is_ok() && {
+            let grandchild = unsafe { libc::fork() };
+            if grandchild == 0 {
+                drop(client);
+                unsafe { libc::_exit(0) };
+            }
+            let mut status = 0;
+            unsafe { libc::waitpid(grandchild, &mut status, 0) };
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 && detail(&client, &n).is_ok()
+        };
+        unsafe { libc::_exit(if ok { 0 } else { 3 }) };
+    }
+    let mut status = 0;
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "child failed: {status}"
+    );
+    assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 3);
+    detail(&client, &n).unwrap();
+}
+
 // ---- The operations table, the argument reader, explicit nulls, `type`, region default ----
 
 /// The snake_case of a wire name: a word starts at an uppercase letter after a lowercase

@@ -468,7 +468,7 @@ fn operations(models: &Models, flavours: &[&Flavour]) -> Result<String, String> 
                 ),
                 4,
             ));
-            // No instance dict: a call reads one object, not the object and its dict.
+            // Nothing more per instance than the base's slots (`abws/_group.py`).
             body.push_str("\n    __slots__ = ()\n");
             for op in ops {
                 body.push('\n');
