@@ -661,6 +661,13 @@ fn user_agent_names_the_library_and_version() {
     );
 }
 
+/// Waits for a forked process; true when it exited with status 0.
+fn exited_ok(pid: libc::pid_t) -> bool {
+    let mut status = 0;
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+}
+
 #[test]
 fn a_forked_child_rebuilds_the_runtime_and_works() {
     let sb = common::sandbox();
@@ -676,12 +683,7 @@ fn a_forked_child_rebuilds_the_runtime_and_works() {
             .unwrap_or(false);
         unsafe { libc::_exit(if ok { 0 } else { 3 }) };
     }
-    let mut status = 0;
-    unsafe { libc::waitpid(pid, &mut status, 0) };
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "child failed: {status}"
-    );
+    assert!(exited_ok(pid), "the child failed");
     assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 2);
     // The child did not reuse the parent's connection.
     let conns: Vec<_> = seen(&sb, "/ab-invoice/")
@@ -710,18 +712,11 @@ fn a_client_dropped_in_a_grandchild_leaves_its_parents_alone() {
                 drop(client);
                 unsafe { libc::_exit(0) };
             }
-            let mut status = 0;
-            unsafe { libc::waitpid(grandchild, &mut status, 0) };
-            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 && detail(&client, &n).is_ok()
+            exited_ok(grandchild) && detail(&client, &n).is_ok()
         };
         unsafe { libc::_exit(if ok { 0 } else { 3 }) };
     }
-    let mut status = 0;
-    unsafe { libc::waitpid(pid, &mut status, 0) };
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "child failed: {status}"
-    );
+    assert!(exited_ok(pid), "the child failed");
     assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 3);
     detail(&client, &n).unwrap();
 }
