@@ -12,11 +12,18 @@
         1,000 `abws.Client`s on one access token: a round of one call per client against
         1,000 calls on one client, through the generated methods and through each client's
         compiled client (`_native.call`), alternating.
-    .venv/bin/python benches/probes.py misses [--python PY]
+    .venv/bin/python benches/probes.py misses [--python PY] [--keep DIR]
         The same comparison counted, not timed (B11, 1,000 refresh-token clients): the
         last-level-cache misses valgrind's cachegrind simulates in a child making 2 rounds
         against one making the same calls on one client; prints the round's extra misses
-        per call. `--python` runs the children with another interpreter (an A/B of wheels).
+        per call. `--python` runs the children with another interpreter (an A/B of wheels);
+        `--keep` keeps the two cachegrind files there, for `cg_diff` and `cg_annotate`
+        (with a wheel built with symbols: `CARGO_PROFILE_DIST_STRIP=false
+        CARGO_PROFILE_DIST_DEBUG=line-tables-only scripts/dist.sh wheel`).
+    .venv/bin/python benches/probes.py wheels --python PY_A --python PY_B [--rounds 6]
+        B1's call on one client (getInvoiceDetailByInvoiceNumber, the invoices in turn) with
+        two interpreters, each with its wheel, alternating: a child per round and
+        interpreter, 5 loops of 1,000 calls each; prints each one's median µs a call.
 
 after `scripts/bench.sh` has built target-bench/ (the release sandbox) and installed the wheel.
 """
@@ -159,7 +166,10 @@ def clients(rounds: int) -> None:
 MISSES_LOOPS = 2  # rounds (or as many calls on one client) counted
 
 
-def misses(python: str) -> None:
+CHILD = Path(__file__).resolve().parent / "clients_child.py"
+
+
+def misses(python: str, keep: str | None) -> None:
     """B11's round against one client's loop, counted instead of timed: the simulated
     last-level-cache misses (cachegrind, a 2 MB 16-way LL like one core's L2 here) of a
     child holding 1,000 refresh-token clients, once making MISSES_LOOPS rounds, once the
@@ -177,10 +187,10 @@ def misses(python: str) -> None:
                 spec = Path(tmp) / "spec.json"
                 spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, **sb.cred, "invoices": invs,
                                             "tokens": run.mint_refresh_tokens(sb, 1000)}))
-                out = Path(tmp) / f"cg.{mode}"
+                out = Path(keep or tmp) / f"cg.{mode}"
                 p = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--LL=2097152,16,64",
-                                    f"--cachegrind-out-file={out}", python, str(Path(__file__).parent / "misses_child.py"),
-                                    str(spec), mode, str(MISSES_LOOPS)],
+                                    f"--cachegrind-out-file={out}", python, str(CHILD), str(spec), mode,
+                                    str(MISSES_LOOPS)],
                                    capture_output=True, text=True, timeout=1800)
                 if p.returncode != 0:
                     raise RuntimeError(p.stderr[-2000:])
@@ -197,14 +207,41 @@ def misses(python: str) -> None:
         sb.stop()
 
 
+def wheels(pythons: List[str], rounds: int) -> None:
+    import subprocess
+
+    sb = run.Sandbox.binary()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            spec = Path(tmp) / "spec.json"
+            spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, "user_email": sb.cred["user_email"],
+                                        "token": sb.token(), "invoices": run.invoice_numbers(sb)}))
+            got: dict = {py: [] for py in pythons}
+            for k in range(rounds):
+                for py in pythons if k % 2 == 0 else pythons[::-1]:
+                    out = subprocess.run([py, str(CHILD), str(spec), "time", "5"], capture_output=True, text=True,
+                                         check=True, timeout=600).stdout
+                    got[py].append(float(out.split()[-1]))
+        for py, xs in got.items():
+            print(f"{py}: {spread(xs, '{:.1f}')} µs a call")
+    finally:
+        sb.stop()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses"])
+    ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses", "wheels"])
     ap.add_argument("--rounds", type=int, default=None)
-    ap.add_argument("--python", default=sys.executable, help="misses: the interpreter (and abws) of the children")
+    ap.add_argument("--python", action="append", default=[],
+                    help="misses: the interpreter (and abws) of the children; wheels: each of the two")
+    ap.add_argument("--keep", default=None, help="misses: a directory for the cachegrind files")
     a = ap.parse_args()
     if a.probe == "misses":
-        return misses(a.python)
+        return misses(a.python[0] if a.python else sys.executable, a.keep)
+    if a.probe == "wheels":
+        if len(a.python) != 2:
+            ap.error("wheels takes two --python")
+        return wheels(a.python, a.rounds or 6)
     probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7)}[a.probe]
     probe[0](a.rounds or probe[1])
 

@@ -230,6 +230,7 @@ def test_a_groups_methods_can_be_patched_and_it_can_be_weakly_referenced(sb):
     import weakref
 
     c = sb.client()
+    assert "_client" not in vars(c.invoices), "the client is held in the slot, not the dict"
     with unittest.mock.patch.object(c.invoices, "get_invoices", return_value="patched") as m:
         assert c.invoices.get_invoices() == "patched"
     assert m.call_count == 1
