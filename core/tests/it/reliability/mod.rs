@@ -202,6 +202,10 @@ fn scenarios() {
     });
     assert!(!figures.is_empty(), "no child wrote its figures");
     write_scorecard(&figures, started.elapsed().as_secs_f64());
+    // The children's output comes first; a CI log that keeps only the tail sees these.
+    for f in figures.iter().filter(|f| !f.pass) {
+        eprintln!("FAIL {}: {}", f.id, f.text);
+    }
     if let Err(p) = outcome {
         std::panic::resume_unwind(p);
     }
@@ -291,7 +295,18 @@ fn scorecard() {
         write_scorecard(&figures, started.elapsed().as_secs_f64());
     }
     println!("{passed} passed, {failed} failed");
-    assert_eq!(failed, 0, "{failed} scenarios missed their bar");
+    // The misses again, last: a CI log that keeps only its tail still names them.
+    let missed: Vec<_> = figures
+        .iter()
+        .filter(|f| !f.pass)
+        .map(|f| format!("{}: {}", f.id, f.text))
+        .collect();
+    assert_eq!(
+        failed,
+        0,
+        "{failed} scenarios missed their bar:\n{}",
+        missed.join("\n")
+    );
 }
 
 /// Where the suites write their scorecard figures: `$ABWS_SCORECARD_DIR`, or

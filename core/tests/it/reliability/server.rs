@@ -56,9 +56,12 @@ pub fn run() -> Vec<Figure> {
     let mut out = vec![];
     let budget = || abws::process::context();
 
-    // B1: 503 with p = 0.3 on a safe read.
+    // B1: 503 with p = 0.3 on a safe read. The plan's 1,000 calls put its 96 % bar 2.5 σ
+    // below the theory's 97.3 %: about 1 run in 110 missed it by chance (one CI run did).
+    // Five times the calls put the same bar 5.7 σ below (odds about 1 in 10^8).
+    let started = std::time::Instant::now();
     let sb = common::sandbox();
-    let calls = n(1000, 1000);
+    let (calls, threads) = (n(5000, 5000), 64);
     sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", status(503)).probability(0.3));
     let client = std::sync::Arc::new(common::client(&sb, Region::JP));
     let number = sb.dataset()["previousMonthInvoices"][0]
@@ -71,11 +74,11 @@ pub fn run() -> Vec<Figure> {
         String,
         usize,
     >::new()));
-    let hs: Vec<_> = (0..16)
+    let hs: Vec<_> = (0..threads)
         .map(|_| {
             let (c, nn, ok, why) = (client.clone(), number.clone(), ok.clone(), why.clone());
             std::thread::spawn(move || {
-                for _ in 0..calls / 16 {
+                for _ in 0..calls / threads {
                     match c.invoices().get_invoice_detail_by_invoice_number(
                         &GetInvoiceDetailByInvoiceNumberParams {
                             invoice_number: nn.to_string(),
@@ -97,7 +100,7 @@ pub fn run() -> Vec<Figure> {
     for h in hs {
         h.join().unwrap();
     }
-    let total = calls / 16 * 16;
+    let total = calls / threads * threads;
     let ok = ok.load(std::sync::atomic::Ordering::SeqCst);
     let rate = ok as f64 / total as f64;
     let requests = common::requests(&sb, "getInvoiceDetailByInvoiceNumber");
@@ -105,9 +108,10 @@ pub fn run() -> Vec<Figure> {
         "B1",
         rate >= 0.96,
         format!(
-            "{:.1} % of {total} calls succeeded with 503 at p = 0.3 (theory 97.3 %); {requests} attempts in all; failures: {:?}",
+            "{:.1} % of {total} calls succeeded with 503 at p = 0.3 (theory 97.3 %); {requests} attempts in all; failures: {:?}; {:.1} s",
             rate * 100.0,
-            why.lock().unwrap()
+            why.lock().unwrap(),
+            started.elapsed().as_secs_f64()
         ),
     ));
 
