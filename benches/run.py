@@ -25,6 +25,7 @@ import math
 import os
 import platform
 import resource
+import socket
 import statistics
 import subprocess
 import sys
@@ -191,6 +192,43 @@ B1_SECONDS = 1.5  # per client per run
 B1_ABWS, B1_REQ, B1_HTTPX = "abws", "requests.Session + json", "httpx.Client + orjson"
 B1_RUST = "Rust facade `abws::blocking::Client` (typed result)"
 B1_LOCAL = "diagnostic: Rust async client on a current-thread runtime of the calling thread (`calls-local`)"
+B1_FLOOR = "floor: a raw socket from Python, nothing parsed (`RawGet`)"
+
+
+class RawGet:
+    """B1's floor: the same GETs as prebuilt bytes on one keep-alive socket, each answer read
+    to its Content-Length, nothing parsed. What the sandbox and the round trip cost, which no
+    client goes below; call i asks for invoice i mod their number, as the clients do."""
+
+    def __init__(self, sb: "Sandbox", urls: List[str]) -> None:
+        host = urllib.parse.urlsplit(sb.base)
+        head = "".join(f"{k}: {v}\r\n" for k, v in sb.headers().items())
+        self.requests = []
+        for url in urls:
+            u = urllib.parse.urlsplit(url)
+            self.requests.append(f"GET {u.path}?{u.query} HTTP/1.1\r\nhost: {host.netloc}\r\n{head}"
+                                 "accept: application/json\r\n\r\n".encode())
+        self.sock = socket.create_connection((host.hostname, host.port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def __call__(self, i: int) -> bytes:
+        self.sock.sendall(self.requests[i % len(self.requests)])
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the sandbox closed the connection")
+            buf += chunk
+        head, _, body = buf.partition(b"\r\n\r\n")
+        if not head.startswith(b"HTTP/1.1 200"):
+            raise RuntimeError(f"floor: {head.splitlines()[0]!r}")
+        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+        while len(body) < length:
+            body += self.sock.recv(65536)
+        return body
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 class CpuHog:
@@ -257,7 +295,9 @@ def b1(sb: Sandbox, runs: int) -> Dict[str, Any]:
             return x["calls"] / x["seconds"]
         return run
 
-    py = [(B1_ABWS, f_abws), (B1_REQ, f_requests), (B1_HTTPX, f_httpx)]
+    floor = RawGet(sb, urls)
+    py: List[Tuple[str, Callable[[int], Any]]] = [
+        (B1_ABWS, f_abws), (B1_REQ, f_requests), (B1_HTTPX, f_httpx), (B1_FLOOR, floor)]
     for _, f in py:  # warm-up: token, connections, caches
         for i in range(200):
             f(i)
@@ -275,6 +315,7 @@ def b1(sb: Sandbox, runs: int) -> Dict[str, Any]:
                                                                 for n, x in res.items()))
         out[variant] = res
     hx.close()
+    floor.close()
     return out
 
 
@@ -282,9 +323,17 @@ def b1_ratios(res: Dict[str, List[float]]) -> Dict[str, List[float]]:
     """Per run: abws ÷ requests and ÷ httpx (calls per second), and Python's per-call time ÷
     the Rust facade's (the facade's calls/s ÷ abws's)."""
     a = res[B1_ABWS]
-    return {"requests": [x / y for x, y in zip(a, res[B1_REQ])],
-            "httpx": [x / y for x, y in zip(a, res[B1_HTTPX])],
-            "rust": [y / x for x, y in zip(a, res[B1_RUST])]}
+    q = {"requests": [x / y for x, y in zip(a, res[B1_REQ])],
+         "httpx": [x / y for x, y in zip(a, res[B1_HTTPX])],
+         "rust": [y / x for x, y in zip(a, res[B1_RUST])]}
+    if B1_FLOOR in res:
+        # A client costing nothing above the floor would be floor ÷ requests; the clients'
+        # own costs are their per-call times less the floor's.
+        q["ceiling"] = [f / r for f, r in zip(res[B1_FLOOR], res[B1_REQ])]
+        q["above"] = [(1 / r - 1 / f) / (1 / x - 1 / f) for x, r, f in zip(a, res[B1_REQ], res[B1_FLOOR])]
+        q["abws above"] = [1e6 * (1 / x - 1 / f) for x, f in zip(a, res[B1_FLOOR])]
+        q["requests above"] = [1e6 * (1 / r - 1 / f) for r, f in zip(res[B1_REQ], res[B1_FLOOR])]
+    return q
 
 
 def b1_goal(res: Dict[str, List[float]]) -> Tuple[bool, str]:
@@ -305,6 +354,16 @@ def b1_table(res: Dict[str, List[float]]) -> str:
              f"| abws ÷ httpx (calls/s) | {med(q['httpx']):.2f}× | {spread(q['httpx'], '{:.2f}×')} | |",
              f"| Python per-call time ÷ Rust facade per-call time | {med(q['rust']):.2f}× | "
              f"{spread(q['rust'], '{:.2f}×')} | ≤ 1.25× |"]
+    if "ceiling" in q:
+        rows += [
+            f"| diagnostic: floor ÷ requests (calls/s), what a client costing nothing above the floor would reach "
+            f"| {med(q['ceiling']):.2f}× | {spread(q['ceiling'], '{:.2f}×')} | |",
+            f"| diagnostic: µs a call above the floor, abws | {med(q['abws above']):.0f} | "
+            f"{spread(q['abws above'])} | |",
+            f"| diagnostic: µs a call above the floor, requests | {med(q['requests above']):.0f} | "
+            f"{spread(q['requests above'])} | |",
+            f"| diagnostic: requests' cost above the floor ÷ abws's | {med(q['above']):.2f}× | "
+            f"{spread(q['above'], '{:.2f}×')} | |"]
     return "\n".join(rows)
 
 
@@ -321,7 +380,9 @@ def b1_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         "`InvoiceDetail` struct, the same 1.5 s and the same invoices in turn; a child process, so its start, token "
         "and 50 warm-up calls are outside the measured time). The ratios are taken per run (the clients "
         "of one run measured seconds apart), then their median. Sandbox binary in its own process, rate "
-        "limits off, keep-alive connections.\n\n" + b1_table(res["quiet"]),
+        "limits off, keep-alive connections. The floor row is no client: `RawGet` of benches/run.py sends the "
+        "same GETs as prebuilt bytes on one socket and reads each answer to its Content-Length, nothing "
+        "parsed, in the same runs; what is left above it is each client's own cost.\n\n" + b1_table(res["quiet"]),
         f"\nGoals abws ≥ 4× requests and Python's per-call time ≤ 1.25× the Rust facade's: "
         f"**{fig_q} — {'met' if ok_q else 'missed'}**.\n",
     ]
