@@ -5,7 +5,8 @@ to the sandbox, and the CPU each client spends per call.
 
 after `scripts/bench.sh` has built target-bench/ (the release sandbox and benches/rust) and
 `make python-install` the release wheel. Prints, for the same sandbox:
-- a raw keep-alive socket loop from Python (one pre-built GET, read to Content-Length):
+- a raw keep-alive socket loop from Python (`run.RawGet`: one pre-built GET, read to its
+  Content-Length):
   wall time per call and the sandbox's CPU per request (`/proc/PID/stat`) — every client's
   floor;
 - abws (`abws.Client`, typed result): wall and CPU (`time.process_time`) per call;
@@ -20,9 +21,9 @@ import argparse
 import contextlib
 import os
 import resource
-import socket
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Tuple
 
@@ -33,29 +34,6 @@ import run  # noqa: E402  (benches/run.py: the sandbox, the Rust program, the CP
 def sandbox_cpu(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def raw_loop(sb: run.Sandbox, inv: str) -> Callable[[], None]:
-    """One GET on a kept-alive socket, read until the declared length: no HTTP library."""
-    host, port = sb.base.split("//")[1].split(":")
-    path = run.detail_url(sb, inv).split(f":{port}", 1)[1]
-    head = "".join(f"{k}: {v}\r\n" for k, v in sb.headers().items())
-    req = f"GET {path} HTTP/1.1\r\nhost: {host}:{port}\r\n{head}\r\n".encode()
-    s = socket.create_connection((host, int(port)))
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def one() -> None:
-        s.sendall(req)
-        buf = b""
-        while True:
-            buf += s.recv(65536)
-            end = buf.find(b"\r\n\r\n")
-            if end >= 0:
-                length = int(buf[:end].lower().split(b"content-length: ")[1].split(b"\r\n")[0])
-                if len(buf) >= end + 4 + length:
-                    return
-
-    return one
 
 
 def measure(sb: run.Sandbox, f: Callable[[], Any], n: int) -> Tuple[float, float, float]:
@@ -108,7 +86,8 @@ def main() -> None:
         inv = run.invoice_numbers(sb)[0]
         client = sb.client()
         rows = [
-            ("raw socket loop (floor)", lambda: measure(sb, raw_loop(sb, inv), a.calls)),
+            ("raw socket loop (floor)", lambda: measure(sb, partial(run.RawGet(sb, [run.detail_url(sb, inv)]), 0),
+                                                        a.calls)),
             ("abws (Python)", lambda: measure(
                 sb, lambda: client.invoices.get_invoice_detail_by_invoice_number(inv), a.calls)),
             ("Rust facade", lambda: rust(sb, inv, a.calls)),

@@ -25,12 +25,6 @@
         two interpreters, each with its wheel, alternating: a child per round and
         interpreter, 5 loops of 1,000 calls each; prints each one's median µs a call.
 
-    .venv/bin/python benches/probes.py floor [--rounds 9]
-        B1's call three ways, interleaved, 1.5 s loops: abws, requests + json.loads, and the
-        floor (`run.RawGet`: the same GETs as prebuilt bytes on a keep-alive socket, each
-        answer read to its Content-Length, nothing parsed): what the sandbox and the round
-        trip cost, which no client goes below.
-
 after `scripts/bench.sh` has built target-bench/ (the release sandbox) and installed the wheel.
 """
 
@@ -44,7 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable, List
 
 import requests
 
@@ -234,40 +228,9 @@ def wheels(pythons: List[str], rounds: int) -> None:
         sb.stop()
 
 
-def floor(rounds: int) -> None:
-    sb = run.Sandbox.binary()
-    try:
-        invs = run.invoice_numbers(sb)
-        get = sb.client().invoices.get_invoice_detail_by_invoice_number
-        session = requests.Session()
-        session.headers.update(sb.headers())
-        urls = [run.detail_url(sb, i) for i in invs]
-        raw = run.RawGet(sb, urls)
-
-        def req(n: int) -> Any:
-            r = session.get(urls[n % len(urls)])
-            r.raise_for_status()
-            return json.loads(r.content)
-
-        ways: List[Tuple[str, Callable[[int], Any]]] = [
-            ("abws", lambda n: get(invs[n % len(invs)])), ("requests + json", req), ("floor (RawGet)", raw)]
-        for _, f in ways:
-            for i in range(200):
-                f(i)
-        got: dict = {name: [] for name, _ in ways}
-        for k in range(rounds):
-            for name, f in ways[k % 3:] + ways[:k % 3]:
-                got[name].append(1e6 / loop(f))
-        for name, xs in got.items():
-            print(f"{name}: {spread(xs, '{:.0f}')} µs a call")
-        raw.close()
-    finally:
-        sb.stop()
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses", "wheels", "floor"])
+    ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses", "wheels"])
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--python", action="append", default=[],
                     help="misses: the interpreter (and abws) of the children; wheels: each of the two")
@@ -279,7 +242,7 @@ def main() -> None:
         if len(a.python) != 2:
             ap.error("wheels takes two --python")
         return wheels(a.python, a.rounds or 6)
-    probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7), "floor": (floor, 9)}[a.probe]
+    probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7)}[a.probe]
     probe[0](a.rounds or probe[1])
 
 
