@@ -384,16 +384,18 @@ async fn rate_limits_429_and_runtime_change() {
         .control(
             Method::POST,
             "/_sandbox/rate",
-            Some(json!({"operation": "getInvoices", "rate": 20, "burst": 2})),
+            // 2 a second: the three requests below have 500 ms to arrive before a token
+            // comes back (at 20 a second, 50 ms was too little on a loaded machine).
+            Some(json!({"operation": "getInvoices", "rate": 2, "burst": 2})),
         )
         .await;
     assert_eq!(r.status, 200);
     let r = t.get(list, &q).await;
     assert_eq!(r.status, 200);
-    assert_eq!(r.header("x-svc-ratelimit-limit"), Some("20.0"));
+    assert_eq!(r.header("x-svc-ratelimit-limit"), Some("2.0"));
     assert_eq!(t.get(list, &q).await.status, 200);
     assert_eq!(t.get(list, &q).await.status, 429);
-    tokio::time::sleep(Duration::from_millis(120)).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(t.get(list, &q).await.status, 200);
     assert_eq!(
         t.control(
@@ -423,15 +425,16 @@ async fn rate_limit_overrides_and_time_scale() {
             .into_iter()
             .collect(),
     );
-    cfg.time_scale = 10.0;
+    cfg.time_scale = 2.0;
     let t = start_with(cfg).await;
-    // 1 per virtual second is 10 per real second at scale 10: the header gives the latter.
+    // 1 per virtual second is 2 per real second at scale 2: the header gives the latter.
     assert_eq!(
         t.get(TX, &Q).await.header("x-svc-ratelimit-limit"),
-        Some("10.0")
+        Some("2.0")
     );
+    // The second request has 500 ms to arrive (at scale 10 it had 100 ms).
     assert_eq!(t.get(TX, &Q).await.status, 429);
-    // One token per virtual second = 100 ms real at scale 10.
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    // One token per virtual second = 500 ms real at scale 2.
+    tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(t.get(TX, &Q).await.status, 200);
 }

@@ -145,3 +145,31 @@ pub fn ready_document(sb: &Sandbox, client: &blocking::Client) -> (String, Strin
         .unwrap();
     (id, r.report_document_id.unwrap())
 }
+
+/// Requests the sandbox has held with a delay rule (counted when the hold starts).
+pub fn delays_fired(sb: &Sandbox) -> u64 {
+    sb.counters()["faultsFired"]["delay"].as_u64().unwrap_or(0)
+}
+
+/// Resolves once the sandbox holds a request with a delay rule beyond the `before` it had
+/// held: that request is on the wire and not yet answered. Cancelling then, not after a
+/// fixed time, is what a loaded machine cannot make late.
+pub async fn held(sb: &Sandbox, before: u64) {
+    while delays_fired(sb) <= before {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
+/// Checks `f` every 10 ms until it holds or `within` passes; whether it held.
+pub fn eventually(within: std::time::Duration, mut f: impl FnMut() -> bool) -> bool {
+    let until = std::time::Instant::now() + within;
+    loop {
+        if f() {
+            return true;
+        }
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}

@@ -107,14 +107,18 @@ pub fn run() -> Vec<Figure> {
     let sb2 = rotating();
     let client2 = common::client(&sb2, Region::JP);
     sb2.inject(FaultRule::new("/auth/O2/token", FaultAction::Delay { delay_ms: 300 }).times(1));
+    let sbr = &sb2;
     let cancelled = client2.run(|c| async move {
-        Ok(
-            tokio::time::timeout(Duration::from_millis(100), c.access_token())
-                .await
-                .is_err(),
-        )
+        // Dropped once the sandbox holds the refresh: sent, its rotation not yet answered.
+        Ok(tokio::select! {
+            _ = c.access_token() => false,
+            _ = common::held(sbr, 0) => true,
+        })
     });
-    std::thread::sleep(Duration::from_millis(400));
+    // The server rotates when its 300 ms hold ends.
+    common::eventually(Duration::from_secs(5), || {
+        common::requests(&sb2, "token") >= 1
+    });
     let e2 = call(&sb2, &client2).unwrap_err();
     let cancel_precise = matches!(cancelled, Ok(true)) && precise(&e2);
     out.push(figure(

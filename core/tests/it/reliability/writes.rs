@@ -130,13 +130,14 @@ pub fn run() -> Vec<Figure> {
             let watch = Watch::new();
             let w = watch.clone();
             let dynop = abws::operations::dynamic(op.name).unwrap();
+            let (sbr, held_before) = (&sb, common::delays_fired(&sb));
             let r = client.run(|c| async move {
                 let call = dynop.call(&c, &args)?;
-                Ok(
-                    tokio::time::timeout(Duration::from_millis(150), w.scope(call))
-                        .await
-                        .is_err(),
-                )
+                // Dropped once the sandbox holds the request: sent, not yet applied.
+                Ok(tokio::select! {
+                    _ = w.scope(call) => false,
+                    _ = common::held(sbr, held_before) => true,
+                })
             });
             if !matches!(r, Ok(true)) {
                 eprintln!("B8 {}: not cancelled: {r:?}", op.id);
@@ -155,8 +156,8 @@ pub fn run() -> Vec<Figure> {
             {
                 warned += 1;
             }
-            std::thread::sleep(Duration::from_millis(500));
-            if applied(&sb, op.id, &id) >= 1 {
+            // The sandbox applies it when its 400 ms hold ends.
+            if common::eventually(Duration::from_secs(5), || applied(&sb, op.id, &id) >= 1) {
                 applied_after += 1;
             }
         }
