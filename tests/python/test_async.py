@@ -356,8 +356,9 @@ async def test_200_calls_in_flight_neither_stall_the_loop_nor_make_threads(sb: a
         took = time.perf_counter() - started
     finally:
         sb.clear_faults()
-    # A blocking call on the loop would stall it for ≥ 300 ms; 200 of them, for a minute.
-    assert stall < 0.1, f"the event loop stalled {stall * 1000:.1f} ms"
+    # A blocking call on the loop would stall it for ≥ 300 ms; 200 of them, for a minute. The
+    # bar leaves room for a full garbage collection and a loaded machine (a debug build here).
+    assert stall < 0.25, f"the event loop stalled {stall * 1000:.1f} ms"
     assert took < 10, f"200 concurrent calls of 300 ms took {took:.1f} s: not concurrent"
     assert peak - threads_before <= 4, f"threads grew from {threads_before} to {peak}: a thread per call?"
 

@@ -219,9 +219,9 @@ def test_j5_ctrl_c_during_place_order_carries_the_external_id(client, sb, offer,
     with caplog.at_level(logging.WARNING, logger="abws"):
         abws.refresh_logging()
         for ext in ids:
-            # The sandbox holds the order 600 ms, then places it: Ctrl-C comes while the
-            # request is on the wire.
-            sb.fail("placeOrder", delay_ms=600, times=1)
+            # The sandbox holds the order 1.5 s, then places it: Ctrl-C comes while the
+            # request is on the wire (after 0.2 s, with room for a late timer).
+            sb.fail("placeOrder", delay_ms=1500, times=1)
             timer = threading.Timer(0.2, ctrl_c)
             timer.start()
             try:
@@ -233,7 +233,7 @@ def test_j5_ctrl_c_during_place_order_carries_the_external_id(client, sb, offer,
             timer.join()
             sb.clear_faults()
         # A read interrupted the same way carries nothing.
-        sb.fail("getInvoices", delay_ms=600, times=1)
+        sb.fail("getInvoices", delay_ms=1500, times=1)
         timer = threading.Timer(0.2, ctrl_c)
         timer.start()
         read_marked = 0
@@ -243,7 +243,7 @@ def test_j5_ctrl_c_during_place_order_carries_the_external_id(client, sb, offer,
             read_marked = int(hasattr(e, "external_id") or bool(getattr(e, "__notes__", [])))
         timer.join()
         sb.clear_faults()
-        time.sleep(0.8)
+        time.sleep(1.6)  # the last order's hold ends, and the sandbox places it
     warned = sum(
         any(r.levelno == logging.WARNING and r.name.startswith("abws") and ext in r.getMessage() for r in caplog.records)
         for ext in ids
