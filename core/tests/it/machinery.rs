@@ -668,22 +668,37 @@ fn exited_ok(pid: libc::pid_t) -> bool {
     libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
 }
 
-#[test]
-fn a_forked_child_rebuilds_the_runtime_and_works() {
+/// Runs `f` in a forked child and waits for it; whether `f` returned true there.
+fn in_forked_child(f: impl FnOnce() -> bool) -> bool {
+    // SAFETY: the child only runs `f` (the library, which rebuilds what it needs) and exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        let ok = f();
+        unsafe { libc::_exit(if ok { 0 } else { 3 }) };
+    }
+    exited_ok(pid)
+}
+
+/// A sandbox, a client and an invoice number, after one call (the runtime and a
+/// connection exist before a fork).
+fn called_once() -> (abws_sandbox::Sandbox, abws::blocking::Client, String) {
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);
     let n = an_invoice(&sb);
     detail(&client, &n).unwrap();
-    // SAFETY: the child only uses the library (which rebuilds its runtime) and exits.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0);
-    if pid == 0 {
-        let ok = detail(&client, &n)
+    (sb, client, n)
+}
+
+#[test]
+fn a_forked_child_rebuilds_the_runtime_and_works() {
+    let (sb, client, n) = called_once();
+    let child = in_forked_child(|| {
+        detail(&client, &n)
             .map(|r| r.status == 200)
-            .unwrap_or(false);
-        unsafe { libc::_exit(if ok { 0 } else { 3 }) };
-    }
-    assert!(exited_ok(pid), "the child failed");
+            .unwrap_or(false)
+    });
+    assert!(child, "the child failed");
     assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 2);
     // The child did not reuse the parent's connection.
     let conns: Vec<_> = seen(&sb, "/ab-invoice/")
@@ -696,27 +711,20 @@ fn a_forked_child_rebuilds_the_runtime_and_works() {
 
 #[test]
 fn a_client_dropped_in_a_grandchild_leaves_its_parents_alone() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    let n = an_invoice(&sb);
-    detail(&client, &n).unwrap();
-    // SAFETY: the child and the grandchild only use the library and exit.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0);
-    if pid == 0 {
-        // The child rebuilds its client, then a grandchild drops it unused: the client
-        // built in the child (and the parent's) must be left to them.
-        let ok = detail(&client, &n).is_ok() && {
-            let grandchild = unsafe { libc::fork() };
-            if grandchild == 0 {
-                drop(client);
-                unsafe { libc::_exit(0) };
-            }
-            exited_ok(grandchild) && detail(&client, &n).is_ok()
-        };
-        unsafe { libc::_exit(if ok { 0 } else { 3 }) };
-    }
-    assert!(exited_ok(pid), "the child failed");
+    let (sb, client, n) = called_once();
+    // The child rebuilds its client, then a grandchild drops it unused: the client built
+    // in the child (and the parent's) must be left to them.
+    let child = in_forked_child(|| {
+        detail(&client, &n).is_ok()
+            && in_forked_child(|| {
+                // SAFETY: this process's copy of the client, dropped once: the borrowed
+                // original is never dropped here (the grandchild `_exit`s).
+                drop(unsafe { std::ptr::read(&client) });
+                true
+            })
+            && detail(&client, &n).is_ok()
+    });
+    assert!(child, "the child failed");
     assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 3);
     detail(&client, &n).unwrap();
 }
