@@ -818,7 +818,7 @@ def b4_md(d: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
 def b5(sb: Sandbox, runs: int) -> Dict[str, Any]:
     client = sb.client()
     tx = list(client.reconciliation.iter_transactions("2026-06-01T00:00:00Z", "2026-11-01T00:00:00Z"))
-    real = [li for t in tx for li in t.transaction_line_items]
+    real = [li for t in tx for li in t.transaction_line_items or []]
     items = list(itertools.islice(itertools.cycle(real), 10_000))
     pairs = {(li.order_id, li.shipment_id) for li in items}
     lines = {(li.order_id, li.order_line_item_id) for li in items}
@@ -1268,7 +1268,7 @@ def b10(runs: int) -> Dict[str, Any]:
     try:
         import uvloop
     except ImportError:
-        uvloop = None
+        uvloop = None  # type: ignore[assignment]
     sb = Sandbox.binary("off")
     loops = {"asyncio": asyncio.new_event_loop()}
     if uvloop:

@@ -453,6 +453,15 @@ class JobState:
         return str(r["report_id"]) if datetime.now(timezone.utc) - created < self.LOOK_BACK else None
 
 
+def invoice_number(summary: Any) -> str:
+    """An invoice summary's number (the spec requires it; a summary without one stops the close
+    with the reason, rather than with an AttributeError)."""
+    meta = summary.invoice_metadata
+    if meta is None or not meta.invoice_number:
+        raise SystemExit(f"the service listed an invoice without an invoice number: {summary!r}")
+    return str(meta.invoice_number)
+
+
 def invoice_record(summary: Any, detail: Any, lines: List[Any]) -> Dict[str, Any]:
     """What the ledger and the PDF need of one invoice, as JSON."""
     meta = detail.invoice_metadata
@@ -513,7 +522,7 @@ class Close:
         return self.secret.derive(KDF_SCRYPT, bytes.fromhex(salt_hex))
 
     def load(self, summary: Any) -> Tuple[str, Dict[str, Any]]:
-        n = summary.invoice_metadata.invoice_number
+        n = invoice_number(summary)
         done = self.state.data["invoices"].get(n)
         if done is not None:
             return n, done
@@ -618,12 +627,12 @@ class Close:
 
         # 1. The list of invoices: the count the plan needs.
         summaries = list(self.client.invoices.iter_invoices(self.start, self.end, region=self.region))
-        numbers = [s.invoice_metadata.invoice_number for s in summaries]
+        numbers = [invoice_number(s) for s in summaries]
         with_pdf: Set[str] = set(n for n in numbers if in_scope(n, patterns)) if pdfs else set()
         no_pdf: List[Tuple[str, str]] = []
         if pdfs and self.region.upper() in NORTH_AMERICA:
             # North America: PDFs exist only for Pay-by-Invoice orders (the credit account, BCA).
-            bca = {s.invoice_metadata.invoice_number for s in self.client.invoices.iter_invoices(
+            bca = {invoice_number(s) for s in self.client.invoices.iter_invoices(
                 self.start, self.end, region=self.region, payment_method_types=["BCA"])}
             no_pdf = [(n, "paid by card: no PDF in North America") for n in sorted(with_pdf - bca)]
             with_pdf &= bca
@@ -721,8 +730,8 @@ class Close:
                no_pdf: List[Tuple[str, str]], key: Optional[bytes]) -> None:
         args, state, start = self.args, self.state, self.start
         entity = args.legal_entity.casefold() if args.legal_entity else None
-        numbers = [s.invoice_metadata.invoice_number for s in summaries
-                   if entity is None or records[s.invoice_metadata.invoice_number]["customer"].casefold() == entity]
+        numbers = [n for n in map(invoice_number, summaries)
+                   if entity is None or records[n]["customer"].casefold() == entity]
         transactions = state.data["transactions"] or []
         by_invoice: Dict[str, List[Dict[str, Any]]] = defaultdict(list)
         for t in transactions:
