@@ -191,8 +191,9 @@ def raise_fd_limit() -> None:
 B1_SECONDS = 1.5  # per client per run
 B1_ABWS, B1_REQ, B1_HTTPX = "abws", "requests.Session + json", "httpx.Client + orjson"
 B1_RUST = "Rust facade `abws::blocking::Client` (typed result)"
-B1_LOCAL = "diagnostic: Rust async client on a current-thread runtime of the calling thread (`calls-local`)"
 B1_FLOOR = "floor: a raw socket from Python, nothing parsed (`RawGet`)"
+B1_RAW_RUST = "floor: a raw socket from Rust, nothing parsed (`abws-bench raw`)"
+B1_BARE = "floor of the HTTP stack: bare reqwest, the body read, not parsed (`abws-bench reqwest`)"
 
 
 class RawGet:
@@ -250,10 +251,12 @@ class CpuHog:
 
 def rust_calls(sb: Sandbox, mode: str, inv: str, budget: str) -> Dict[str, float]:
     """benches/rust: `calls` (the blocking facade) or `calls-local`, for a number of calls
-    or a duration (`1.5s`); {"calls": n, "seconds": s}."""
+    or a duration (`1.5s`); {"calls": n, "seconds": s}. `raw` and `reqwest` (no abws) take
+    `inv` as the path of a file holding the GETs' urls and headers."""
     c = sb.cred
-    p = subprocess.run([str(RUST_BIN), mode, sb.base, sb.auth, c["client_id"], c["client_secret"],
-                        c["refresh_token"], inv, budget], capture_output=True, text=True, timeout=300)
+    args = [inv, budget] if mode in ("raw", "reqwest") else [
+        sb.base, sb.auth, c["client_id"], c["client_secret"], c["refresh_token"], inv, budget]
+    p = subprocess.run([str(RUST_BIN), mode, *args], capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         raise RuntimeError(f"abws-bench {mode}: {p.stderr[-2000:]}")
     x: Dict[str, float] = json.loads(p.stdout.strip().splitlines()[-1])
@@ -287,11 +290,17 @@ def b1(sb: Sandbox, runs: int) -> Dict[str, Any]:
     def in_process(f: Callable[[int], Any]) -> Callable[[], float]:
         return lambda: rate_loop(f, B1_SECONDS)
 
+    # The Rust floors' GETs: the same addresses and headers as RawGet's.
+    gets = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    with gets:
+        json.dump({"urls": urls, "headers": sb.headers()}, gets)
+
     def child(mode: str) -> Callable[[], float]:
         def run() -> float:
             # The same invoices in the same order as the Python clients (they differ in
             # size: a loop on the first alone was ~15 % faster).
-            x = rust_calls(sb, mode, ",".join(invs), f"{B1_SECONDS}s")
+            what = gets.name if mode in ("raw", "reqwest") else ",".join(invs)
+            x = rust_calls(sb, mode, what, f"{B1_SECONDS}s")
             return x["calls"] / x["seconds"]
         return run
 
@@ -301,10 +310,11 @@ def b1(sb: Sandbox, runs: int) -> Dict[str, Any]:
     for _, f in py:  # warm-up: token, connections, caches
         for i in range(200):
             f(i)
-    peers = [(n, in_process(f)) for n, f in py] + [(B1_RUST, child("calls")), (B1_LOCAL, child("calls-local"))]
+    peers = [(n, in_process(f)) for n, f in py] + [
+        (B1_RUST, child("calls")), (B1_BARE, child("reqwest")), (B1_RAW_RUST, child("raw"))]
     out: Dict[str, Any] = {}
     for variant in ("quiet", "busy"):
-        todo = peers if variant == "quiet" else [p for p in peers if p[0] != B1_LOCAL]
+        todo = peers
         res: Dict[str, List[float]] = {name: [] for name, _ in todo}
         with (CpuHog() if variant == "busy" else contextlib.nullcontext()):
             for r in range(runs):
@@ -316,6 +326,7 @@ def b1(sb: Sandbox, runs: int) -> Dict[str, Any]:
         out[variant] = res
     hx.close()
     floor.close()
+    os.unlink(gets.name)
     return out
 
 
@@ -333,6 +344,12 @@ def b1_ratios(res: Dict[str, List[float]]) -> Dict[str, List[float]]:
         q["above"] = [(1 / r - 1 / f) / (1 / x - 1 / f) for x, r, f in zip(a, res[B1_REQ], res[B1_FLOOR])]
         q["abws above"] = [1e6 * (1 / x - 1 / f) for x, f in zip(a, res[B1_FLOOR])]
         q["requests above"] = [1e6 * (1 / r - 1 / f) for r, f in zip(res[B1_REQ], res[B1_FLOOR])]
+    if B1_BARE in res:
+        # The HTTP library abws is built on, alone: what abws would reach if it cost nothing
+        # above it, and what abws and the library each cost a call above a Rust raw socket.
+        q["stack ceiling"] = [b / r for b, r in zip(res[B1_BARE], res[B1_REQ])]
+        q["abws above stack"] = [1e6 * (1 / x - 1 / b) for x, b in zip(a, res[B1_BARE])]
+        q["stack above raw"] = [1e6 * (1 / b - 1 / w) for b, w in zip(res[B1_BARE], res[B1_RAW_RUST])]
     return q
 
 
@@ -364,6 +381,14 @@ def b1_table(res: Dict[str, List[float]]) -> str:
             f"{spread(q['requests above'])} | |",
             f"| diagnostic: requests' cost above the floor ÷ abws's | {med(q['above']):.2f}× | "
             f"{spread(q['above'], '{:.2f}×')} | |"]
+    if "stack ceiling" in q:
+        rows += [
+            f"| diagnostic: bare reqwest ÷ requests (calls/s), what abws would reach costing nothing above its "
+            f"HTTP library | {med(q['stack ceiling']):.2f}× | {spread(q['stack ceiling'], '{:.2f}×')} | |",
+            f"| diagnostic: µs a call, bare reqwest above the Rust raw socket | {med(q['stack above raw']):.0f} | "
+            f"{spread(q['stack above raw'])} | |",
+            f"| diagnostic: µs a call, abws (Python, typed) above bare reqwest | {med(q['abws above stack']):.0f} | "
+            f"{spread(q['abws above stack'])} | |"]
     return "\n".join(rows)
 
 
@@ -382,7 +407,11 @@ def b1_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         "of one run measured seconds apart), then their median. Sandbox binary in its own process, rate "
         "limits off, keep-alive connections. The floor row is no client: `RawGet` of benches/run.py sends the "
         "same GETs as prebuilt bytes on one socket and reads each answer to its Content-Length, nothing "
-        "parsed, in the same runs; what is left above it is each client's own cost.\n\n" + b1_table(res["quiet"]),
+        "parsed, in the same runs; what is left above it is each client's own cost. The two Rust floors are "
+        "`benches/rust` without abws, child processes for the same 1.5 s and the same GETs: `raw`, the prebuilt "
+        "bytes on a `std::net::TcpStream`, and `reqwest`, a bare `reqwest::Client` (the HTTP library abws is "
+        "built on, as abws configures it) on a current-thread runtime, each body read whole and not parsed.\n\n"
+        + b1_table(res["quiet"]),
         f"\nGoals abws ≥ 4× requests and Python's per-call time ≤ 1.25× the Rust facade's: "
         f"**{fig_q} — {'met' if ok_q else 'missed'}**.\n",
     ]

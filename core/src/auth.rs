@@ -13,7 +13,7 @@ use crate::config::Credentials;
 use crate::error::{Error, Result};
 use crate::retry::{self, Decision, OperationKind};
 use crate::secret::Secret;
-use crate::transport::{HttpRequest, HttpResponse, Transport};
+use crate::transport::{HttpRequest, HttpResponse, SendFailure, Transport};
 use crate::wire;
 
 /// Builds the consent-page address the customer's admin opens in a browser.
@@ -605,7 +605,7 @@ async fn token_attempt(
     let grant = form[0].1;
     let req = HttpRequest {
         method: Method::POST,
-        url: url.to_string(),
+        url: crate::transport::address(url)?,
         headers: vec![(
             http::header::ACCEPT,
             http::HeaderValue::from_static("application/json"),
@@ -627,11 +627,17 @@ async fn token_attempt(
                 oauth_code: code,
             })
         }
-        Err(f) => Err(TokenFailure {
+        Err(f) => Err(f.into()),
+    }
+}
+
+impl From<SendFailure> for TokenFailure {
+    fn from(f: SendFailure) -> TokenFailure {
+        TokenFailure {
             class: f.class,
             error: f.error,
             oauth_code: None,
-        }),
+        }
     }
 }
 

@@ -348,7 +348,7 @@ impl Client {
     }
 
     /// The full address of a call (placeholders filled and encoded, query appended).
-    pub fn url(&self, call: &Call) -> Result<String> {
+    pub fn url(&self, call: &Call) -> Result<url::Url> {
         let mut url = url::Url::clone(&self.inner.api_base);
         {
             let mut segs = url
@@ -381,7 +381,7 @@ impl Client {
                 q.append_pair(k, v);
             }
         }
-        Ok(url.into())
+        Ok(url)
     }
 
     /// Runs one call to completion: paces it, authenticates it, sends it, and retries what
@@ -529,7 +529,7 @@ impl Client {
         }
         let req = HttpRequest {
             method: op.method.clone(),
-            url: send.url.to_string(),
+            url: send.url.clone(),
             headers,
             body: send.call.body.clone().map(|b| (b, "application/json")),
         };
@@ -736,7 +736,7 @@ pub(crate) trait Attempts {
 struct ApiSend<'a> {
     client: &'a Client,
     call: &'a Call,
-    url: &'a str,
+    url: &'a url::Url,
     email_header: Option<&'a HeaderValue>,
     bucket: Option<&'a Arc<Bucket>>,
 }

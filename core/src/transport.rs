@@ -285,8 +285,8 @@ impl SendFailure {
 pub struct HttpRequest {
     /// The HTTP method.
     pub method: Method,
-    /// The full address, query included.
-    pub url: String,
+    /// The full address, query included, parsed once (the HTTP client takes it as is).
+    pub url: reqwest::Url,
     /// The headers, in order.
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// The body and its content type.
@@ -298,7 +298,7 @@ impl std::fmt::Debug for HttpRequest {
         let names: Vec<&HeaderName> = self.headers.iter().map(|(n, _)| n).collect();
         f.debug_struct("HttpRequest")
             .field("method", &self.method)
-            .field("url", &crate::secret::redact_url(&self.url))
+            .field("url", &crate::secret::redact_url(self.url.as_str()))
             .field("headers", &names)
             .field(
                 "body",
@@ -499,7 +499,7 @@ impl Transport {
     ) -> Result<HttpResponse, SendFailure> {
         let req = HttpRequest {
             method: Method::GET,
-            url: url.to_string(),
+            url: address(url)?,
             headers: vec![],
             body: None,
         };
@@ -604,7 +604,7 @@ impl Transport {
         stall: Duration,
     ) -> Result<HttpResponse, SendFailure> {
         let mut builder = client
-            .request(req.method.clone(), &req.url)
+            .request(req.method.clone(), req.url)
             .header(http::header::USER_AGENT, user_agent.clone());
         for (name, value) in req.headers {
             builder = builder.header(name, value);
@@ -727,6 +727,19 @@ fn redirect_host(location: &str) -> String {
 
 /// Classifies a reqwest error: a connect failure never reached the server (F0); anything
 /// after the request may have been written is ambiguous (F2).
+/// A request's address, parsed: a malformed one is final, as the HTTP client's own refusal
+/// to build the request would be (the error names the rule, not the address).
+pub(crate) fn address(url: &str) -> Result<reqwest::Url, SendFailure> {
+    reqwest::Url::parse(url).map_err(|e| {
+        SendFailure::new(
+            FailureClass::Final,
+            Error::transport(format!(
+                "the request could not be built: invalid address: {e}"
+            )),
+        )
+    })
+}
+
 pub(crate) fn classify_reqwest(e: reqwest::Error) -> SendFailure {
     let chain = error_chain(&e);
     if e.is_connect() {

@@ -8,11 +8,19 @@
 //!   as B1's Python clients do (the invoices differ in size: 1.4 to 1.9 kB).
 //! `abws-bench calls-local ...` the same (N or a duration) through the async client on a
 //!   current-thread runtime of the calling thread (an experiment; B1's diagnostic row).
+//! `abws-bench raw REQUESTS.json N` and `abws-bench reqwest REQUESTS.json N`: B1's floors in
+//!   Rust, no abws: the same GETs (REQUESTS.json: `{"urls": [...], "headers": {...}}`, call i
+//!   asks for url i mod their number) for N calls or a duration, as prebuilt bytes on a
+//!   `std::net::TcpStream` read to their Content-Length (`raw`), or through a bare
+//!   `reqwest::Client` on a current-thread runtime, the body read whole and not parsed
+//!   (`reqwest`: the HTTP stack abws is built on, alone); prints `{"calls":N,"seconds":S}`.
 //! `abws-bench page BASE_URL AUTH_URL CLIENT_ID CLIENT_SECRET REFRESH_TOKEN START END RUNS`
 //!   B2's reference: getTransactions (one big page) RUNS times into typed Rust structs;
 //!   prints `{"transactions":N,"seconds":[S, ...]}`.
 //! Rate limiting is off.
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::time::Instant;
 
 use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
@@ -38,13 +46,16 @@ impl Budget {
     fn more(self, n: u64, t0: Instant) -> bool {
         match self {
             Budget::Calls(max) => n < max,
-            Budget::Seconds(secs) => n % 16 != 0 || t0.elapsed().as_secs_f64() < secs,
+            Budget::Seconds(secs) => !n.is_multiple_of(16) || t0.elapsed().as_secs_f64() < secs,
         }
     }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().collect();
+    if a.len() == 4 && (a[1] == "raw" || a[1] == "reqwest") {
+        return floor(&a[1], &a[2], Budget::parse(&a[3])?);
+    }
     if a.len() < 8 {
         eprintln!("usage: abws-bench calls|page BASE_URL AUTH_URL CLIENT_ID CLIENT_SECRET REFRESH_TOKEN ...");
         std::process::exit(2);
@@ -142,6 +153,152 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+type BoxError = Box<dyn std::error::Error>;
+
+/// Calls through no client at all (`raw`) or through bare reqwest (`reqwest`), after 50
+/// warm-up calls; each answer must be a 200 of more than 1,000 bytes.
+fn floor(mode: &str, requests: &str, budget: Budget) -> Result<(), Box<dyn std::error::Error>> {
+    let spec: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(requests)?)?;
+    let urls: Vec<&str> = spec["urls"]
+        .as_array()
+        .ok_or("no urls")?
+        .iter()
+        .filter_map(|u| u.as_str())
+        .collect();
+    let mut headers: Vec<(&str, &str)> = spec["headers"]
+        .as_object()
+        .ok_or("no headers")?
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+        .collect();
+    headers.push(("accept", "application/json"));
+    let mut call: Box<dyn FnMut(u64) -> Result<usize, BoxError>> = match mode {
+        "raw" => {
+            let mut raw = RawGet::new(&urls, &headers)?;
+            Box::new(move |i| raw.call(i as usize))
+        }
+        _ => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let client = reqwest::Client::builder()
+                .tcp_nodelay(true)
+                .redirect(reqwest::redirect::Policy::none())
+                .no_proxy()
+                .build()?;
+            let urls: Vec<reqwest::Url> =
+                urls.iter().map(|u| u.parse()).collect::<Result<_, _>>()?;
+            Box::new(move |i| {
+                rt.block_on(async {
+                    let mut rb = client.get(urls[i as usize % urls.len()].clone());
+                    for (k, v) in &headers {
+                        rb = rb.header(*k, *v);
+                    }
+                    let r = rb.send().await?;
+                    if r.status() != 200 {
+                        return Err(format!("status {}", r.status()).into());
+                    }
+                    Ok(r.bytes().await?.len())
+                })
+            })
+        }
+    };
+    for i in 0..50 {
+        call(i)?;
+    }
+    let t0 = Instant::now();
+    let mut n = 0u64;
+    while budget.more(n, t0) {
+        let len = call(n)?;
+        if len <= 1000 {
+            return Err(format!("a body of {len} bytes").into());
+        }
+        n += 1;
+    }
+    let s = t0.elapsed().as_secs_f64();
+    println!("{{\"calls\":{n},\"seconds\":{s:.6}}}");
+    Ok(())
+}
+
+/// benches/run.py's `RawGet` in Rust: prebuilt GETs on one keep-alive socket, each answer
+/// read to its Content-Length, nothing else parsed.
+struct RawGet {
+    sock: TcpStream,
+    requests: Vec<Vec<u8>>,
+    buf: Vec<u8>,
+}
+
+impl RawGet {
+    fn new(urls: &[&str], headers: &[(&str, &str)]) -> Result<RawGet, Box<dyn std::error::Error>> {
+        let first = reqwest::Url::parse(urls.first().ok_or("no urls")?)?;
+        let host = format!(
+            "{}:{}",
+            first.host_str().ok_or("no host")?,
+            first.port_or_known_default().ok_or("no port")?
+        );
+        let head: String = headers
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}\r\n"))
+            .collect();
+        let requests = urls
+            .iter()
+            .map(|u| {
+                let u = reqwest::Url::parse(u)?;
+                let query = u.query().map(|q| format!("?{q}")).unwrap_or_default();
+                Ok(format!(
+                    "GET {}{query} HTTP/1.1\r\nhost: {host}\r\n{head}\r\n",
+                    u.path()
+                )
+                .into_bytes())
+            })
+            .collect::<Result<_, Box<dyn std::error::Error>>>()?;
+        let sock = TcpStream::connect(&host)?;
+        sock.set_nodelay(true)?;
+        Ok(RawGet {
+            sock,
+            requests,
+            buf: Vec::with_capacity(1 << 16),
+        })
+    }
+
+    /// The body length of call i's answer.
+    fn call(&mut self, i: usize) -> Result<usize, Box<dyn std::error::Error>> {
+        self.sock
+            .write_all(&self.requests[i % self.requests.len()])?;
+        self.buf.clear();
+        let mut chunk = [0u8; 65536];
+        let mut end: Option<(usize, usize)> = None; // (head length, whole answer length)
+        loop {
+            if end.is_none() {
+                if let Some(p) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&self.buf[..p]).to_ascii_lowercase();
+                    if !head.starts_with("http/1.1 200") {
+                        return Err(format!("raw: {}", head.lines().next().unwrap_or("")).into());
+                    }
+                    let len: usize = head
+                        .split("content-length:")
+                        .nth(1)
+                        .and_then(|x| x.lines().next())
+                        .ok_or("no content-length")?
+                        .trim()
+                        .parse()?;
+                    end = Some((p + 4, p + 4 + len));
+                }
+            }
+            if let Some((head, total)) = end {
+                if self.buf.len() >= total {
+                    return Ok(total - head);
+                }
+            }
+            let n = self.sock.read(&mut chunk)?;
+            if n == 0 {
+                return Err("raw: the sandbox closed the connection".into());
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
 }
 
 /// The parameters of each invoice of a comma-separated list.

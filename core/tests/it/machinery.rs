@@ -391,7 +391,8 @@ fn path_parameters_are_encoded() {
     let client = common::client(&sb, Region::JP);
     let url = client.inner().unwrap().url(&detail_call("A/B C")).unwrap();
     assert!(
-        url.ends_with("/ab-invoice/2026-02-01/invoices/A%2FB%20C/detail?region=JP"),
+        url.as_str()
+            .ends_with("/ab-invoice/2026-02-01/invoices/A%2FB%20C/detail?region=JP"),
         "{url}"
     );
 }

@@ -732,7 +732,7 @@ fn l8_redaction() -> Figure {
     let mut texts: Vec<(&str, String)> = vec![("ReportDocument", format!("{rd:?}"))];
     let req = HttpRequest {
         method: http::Method::POST,
-        url: url.clone(),
+        url: reqwest::Url::parse(&url).unwrap(),
         headers: vec![(
             http::HeaderName::from_static("x-svc-access-token"),
             http::HeaderValue::from_str(token.expose()).unwrap(),
