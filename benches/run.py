@@ -251,10 +251,10 @@ class CpuHog:
 
 def rust_calls(sb: Sandbox, mode: str, inv: str, budget: str) -> Dict[str, float]:
     """benches/rust: `calls` (the blocking facade) or `calls-local`, for a number of calls
-    or a duration (`1.5s`); {"calls": n, "seconds": s}. `raw` and `reqwest` (no abws) take
+    or a duration (`1.5s`); {"calls": n, "seconds": s}. `raw`, `reqwest` and `ureq` (no abws) take
     `inv` as the path of a file holding the GETs' urls and headers."""
     c = sb.cred
-    args = [inv, budget] if mode in ("raw", "reqwest") else [
+    args = [inv, budget] if mode in ("raw", "reqwest", "ureq") else [
         sb.base, sb.auth, c["client_id"], c["client_secret"], c["refresh_token"], inv, budget]
     p = subprocess.run([str(RUST_BIN), mode, *args], capture_output=True, text=True, timeout=300)
     if p.returncode != 0:

@@ -7,13 +7,16 @@
 //!   does. INVOICE may be a comma-separated list: call i asks for invoice i mod its length,
 //!   as B1's Python clients do (the invoices differ in size: 1.4 to 1.9 kB).
 //! `abws-bench calls-local ...` the same (N or a duration) through the async client on a
-//!   current-thread runtime of the calling thread (an experiment; B1's diagnostic row).
+//!   current-thread runtime of the calling thread (an earlier experiment; the blocking facade
+//!   now works this way, benches/analysis.md).
 //! `abws-bench raw REQUESTS.json N` and `abws-bench reqwest REQUESTS.json N`: B1's floors in
 //!   Rust, no abws: the same GETs (REQUESTS.json: `{"urls": [...], "headers": {...}}`, call i
 //!   asks for url i mod their number) for N calls or a duration, as prebuilt bytes on a
 //!   `std::net::TcpStream` read to their Content-Length (`raw`), or through a bare
 //!   `reqwest::Client` on a current-thread runtime, the body read whole and not parsed
 //!   (`reqwest`: the HTTP stack abws is built on, alone); prints `{"calls":N,"seconds":S}`.
+//!   Built with `--features ureq`, `abws-bench ureq REQUESTS.json N` does the same through a
+//!   ureq `Agent` (benches/ureq_probe.py: a synchronous HTTP library, measured once).
 //! `abws-bench page BASE_URL AUTH_URL CLIENT_ID CLIENT_SECRET REFRESH_TOKEN START END RUNS`
 //!   B2's reference: getTransactions (one big page) RUNS times into typed Rust structs;
 //!   prints `{"transactions":N,"seconds":[S, ...]}`.
@@ -53,7 +56,7 @@ impl Budget {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().collect();
-    if a.len() == 4 && (a[1] == "raw" || a[1] == "reqwest") {
+    if a.len() == 4 && ["raw", "reqwest", "ureq"].contains(&a[1].as_str()) {
         return floor(&a[1], &a[2], Budget::parse(&a[3])?);
     }
     if a.len() < 8 {
@@ -157,9 +160,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 type BoxError = Box<dyn std::error::Error>;
 
-/// Calls through no client at all (`raw`) or through bare reqwest (`reqwest`), after 50
+/// Calls through no client at all (`raw`), bare reqwest (`reqwest`) or ureq, after 50
 /// warm-up calls; each answer must be a 200 of more than 1,000 bytes.
-fn floor(mode: &str, requests: &str, budget: Budget) -> Result<(), Box<dyn std::error::Error>> {
+fn floor(mode: &str, requests: &str, budget: Budget) -> Result<(), BoxError> {
     let spec: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(requests)?)?;
     let urls: Vec<&str> = spec["urls"]
         .as_array()
@@ -179,7 +182,27 @@ fn floor(mode: &str, requests: &str, budget: Budget) -> Result<(), Box<dyn std::
             let mut raw = RawGet::new(&urls, &headers)?;
             Box::new(move |i| raw.call(i as usize))
         }
-        _ => {
+        #[cfg(feature = "ureq")]
+        "ureq" => {
+            let agent: ureq::Agent = ureq::Agent::config_builder()
+                .proxy(None)
+                .http_status_as_error(false)
+                .build()
+                .into();
+            let urls: Vec<String> = urls.iter().map(|u| u.to_string()).collect();
+            Box::new(move |i| {
+                let mut rb = agent.get(&urls[i as usize % urls.len()]);
+                for (k, v) in &headers {
+                    rb = rb.header(*k, *v);
+                }
+                let mut r = rb.call()?;
+                if r.status() != 200 {
+                    return Err(format!("status {}", r.status()).into());
+                }
+                Ok(r.body_mut().read_to_vec()?.len())
+            })
+        }
+        "reqwest" => {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
@@ -204,6 +227,7 @@ fn floor(mode: &str, requests: &str, budget: Budget) -> Result<(), Box<dyn std::
                 })
             })
         }
+        _ => return Err(format!("{mode}: not in this build").into()),
     };
     for i in 0..50 {
         call(i)?;
@@ -231,7 +255,7 @@ struct RawGet {
 }
 
 impl RawGet {
-    fn new(urls: &[&str], headers: &[(&str, &str)]) -> Result<RawGet, Box<dyn std::error::Error>> {
+    fn new(urls: &[&str], headers: &[(&str, &str)]) -> Result<RawGet, BoxError> {
         let first = reqwest::Url::parse(urls.first().ok_or("no urls")?)?;
         let host = format!(
             "{}:{}",
@@ -253,7 +277,7 @@ impl RawGet {
                 )
                 .into_bytes())
             })
-            .collect::<Result<_, Box<dyn std::error::Error>>>()?;
+            .collect::<Result<_, BoxError>>()?;
         let sock = TcpStream::connect(&host)?;
         sock.set_nodelay(true)?;
         Ok(RawGet {
@@ -264,7 +288,7 @@ impl RawGet {
     }
 
     /// The body length of call i's answer.
-    fn call(&mut self, i: usize) -> Result<usize, Box<dyn std::error::Error>> {
+    fn call(&mut self, i: usize) -> Result<usize, BoxError> {
         self.sock
             .write_all(&self.requests[i % self.requests.len()])?;
         self.buf.clear();
