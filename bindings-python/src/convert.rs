@@ -435,6 +435,13 @@ impl<'py, 'a> Build<'py, 'a> {
         let (py, h) = (self.py, self.h);
         self.leaves
             .get_or_make(py, Leaf::Decimal(v.serialize(), negative_zero), || {
+                // A whole amount (yen, most tax lines) from an int: the same `Decimal`
+                // (exponent 0) without writing and parsing its text.
+                if v.scale() == 0 && !negative_zero {
+                    if let Ok(whole) = i64::try_from(v.mantissa()) {
+                        return Ok(h.decimal.bind(py).call1((whole,))?.unbind());
+                    }
+                }
                 let text = if negative_zero {
                     format!("-{v}")
                 } else {

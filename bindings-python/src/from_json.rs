@@ -534,7 +534,11 @@ impl<'a> Visitor<'a> for ModelV<'_, '_, 'a> {
     fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Py<PyAny>, A::Error> {
         let (m, py) = (self.m, self.b.b.py);
         let (first_slot, shape) = self.b.b.shape(m.name, m.fields).map_err(py_err)?;
-        let mut values: [Option<Part>; MAX_FIELDS] = std::array::from_fn(|_| None);
+        // As many slots as the model has fields (a fixed array of MAX_FIELDS was made and
+        // dropped whole for every object: ~1,100 instructions each, issue 19).
+        let mut values: Vec<Option<Part>> = std::iter::repeat_with(|| None)
+            .take(m.fields.len())
+            .collect();
         let mut nulls = 0u64;
         let mut extra: Option<Bound<'_, PyDict>> = None;
         // Fields mostly come in declared order: the one after the last is tried first.

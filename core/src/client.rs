@@ -542,7 +542,11 @@ impl Client {
         if let Some(g) = in_flight {
             g.done();
         }
+        // Checked first: the record's arguments (the request id, a `String`) would be
+        // built for every call even when the level is off (issue 19).
+        let debug = log::log_enabled!(target: "abws", log::Level::Debug);
         match &outcome {
+            _ if !debug => {}
             Ok(resp) => log::debug!(
                 target: "abws",
                 "{} attempt {attempt}: HTTP {} in {} ms (request id {})",

@@ -16,6 +16,7 @@ pub mod documents;
 pub mod error;
 pub mod inflight;
 pub mod json_args;
+mod json_peek;
 pub mod local;
 pub mod model;
 pub mod money;

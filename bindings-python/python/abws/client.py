@@ -10,6 +10,7 @@ documents). Each blocking call releases the GIL and can be interrupted with Ctrl
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from typing import (
@@ -520,6 +521,10 @@ class Client(_ClientBase):
 
     def _call(self, op: str, args: Dict[str, Any]) -> Any:
         """Runs an operation of the table by name (the generated methods call this)."""
+        if not logger.isEnabledFor(logging.DEBUG):
+            # Without debug logging: straight to the compiled client (four Python frames
+            # fewer a call, issue 19).
+            return self._native.call(op, args)
         return self._run("call", op, args)
 
     def _run(self, method: str, *args: Any) -> Any:

@@ -180,8 +180,17 @@ impl ArtifactKind {
             #[serde(rename = "artifactType")]
             artifact_type: Option<String>,
         }
-        let kind: Kind = serde_json::from_str(raw)?;
-        Ok(match kind.artifact_type.as_deref() {
+        // A scan of the top level (the artifact is read in its shape next); serde for
+        // whatever the scan leaves open (escapes, other types, errors).
+        let decoded;
+        let artifact_type = match crate::json_peek::top_level_str(raw, "artifactType") {
+            Some(t) => t,
+            None => {
+                decoded = serde_json::from_str::<Kind>(raw)?.artifact_type;
+                decoded.as_deref()
+            }
+        };
+        Ok(match artifact_type {
             Some("BillingDetails") => ArtifactKind::Billing,
             Some("PurchaseFromQualifiedIssuer") => ArtifactKind::QualifiedIssuer,
             Some("PurchaseFromOtherIssuer") => ArtifactKind::OtherIssuer,
