@@ -8,6 +8,9 @@ they import abws only, so any interpreter with a wheel installed can run them.
     python benches/clients_child.py SPEC.json time LOOPS
         (`probes.py wheels`) one access-token client, 200 calls to warm it, then LOOPS
         loops of 1,000 calls; prints the median µs a call.
+    python benches/clients_child.py SPEC.json calls N
+        (`probes.py instructions`, under cachegrind) the same client, 200 calls to warm
+        it, then N more; prints nothing.
 """
 
 import json
@@ -26,11 +29,15 @@ def main() -> None:
     def call(c: abws.Client, i: int) -> None:
         c.invoices.get_invoice_detail_by_invoice_number(invs[i % len(invs)])
 
-    if mode == "time":
+    if mode in ("time", "calls"):
         one = abws.Client("JP", access_token=spec["token"], user_email=spec["user_email"], endpoint=spec["base"],
                           auth_endpoint=spec["auth"], rate_limiting=False)
         for i in range(200):
             call(one, i)
+        if mode == "calls":
+            for i in range(loops):
+                call(one, i)
+            return
         per_call = []
         for _ in range(loops):
             t = time.perf_counter()
