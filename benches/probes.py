@@ -30,7 +30,7 @@
         getInvoiceDetailByInvoiceNumber (the invoices in turn, one access-token client)
         executes in user space, under valgrind's cachegrind: a child making 200 warm-up
         calls and then 1,200 more against one making 200 more, the difference per call.
-        Deterministic to ~0.1 %, where the timed per-call figures spread by ±20 %; one
+        Repeatable to ~0.5 %, where the timed per-call figures spread by ±20 %; one
         line per `--python` (an A/B of wheels in two venvs).
 
 after `scripts/bench.sh` has built target-bench/ (the release sandbox) and installed the wheel.
@@ -39,6 +39,7 @@ after `scripts/bench.sh` has built target-bench/ (the release sandbox) and insta
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import statistics
@@ -46,7 +47,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, List
+from typing import Any, Callable, Iterator, List
 
 import requests
 
@@ -215,25 +216,33 @@ def misses(python: str, keep: str | None) -> None:
         sb.stop()
 
 
-def wheels(pythons: List[str], rounds: int) -> None:
-    import subprocess
-
+@contextlib.contextmanager
+def one_client_spec() -> Iterator[Path]:
+    """A sandbox and the spec file of `clients_child.py`'s one access-token client (its
+    `time` and `calls` modes), for the `with` block."""
     sb = run.Sandbox.binary()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             spec = Path(tmp) / "spec.json"
             spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, "user_email": sb.cred["user_email"],
                                         "token": sb.token(), "invoices": run.invoice_numbers(sb)}))
-            got: dict = {py: [] for py in pythons}
-            for k in range(rounds):
-                for py in pythons if k % 2 == 0 else pythons[::-1]:
-                    out = subprocess.run([py, str(CHILD), str(spec), "time", "5"], capture_output=True, text=True,
-                                         check=True, timeout=600).stdout
-                    got[py].append(float(out.split()[-1]))
-        for py, xs in got.items():
-            print(f"{py}: {spread(xs, '{:.1f}')} µs a call")
+            yield spec
     finally:
         sb.stop()
+
+
+def wheels(pythons: List[str], rounds: int) -> None:
+    import subprocess
+
+    with one_client_spec() as spec:
+        got: dict = {py: [] for py in pythons}
+        for k in range(rounds):
+            for py in pythons if k % 2 == 0 else pythons[::-1]:
+                out = subprocess.run([py, str(CHILD), str(spec), "time", "5"], capture_output=True, text=True,
+                                     check=True, timeout=600).stdout
+                got[py].append(float(out.split()[-1]))
+    for py, xs in got.items():
+        print(f"{py}: {spread(xs, '{:.1f}')} µs a call")
 
 
 INSTRUCTION_CALLS = (200, 1_400)  # the two children's calls after the warm-up
@@ -245,26 +254,19 @@ def instructions(pythons: List[str]) -> None:
     the import and the warm-up cancel out."""
     import subprocess
 
-    sb = run.Sandbox.binary()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            spec = Path(tmp) / "spec.json"
-            spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, "user_email": sb.cred["user_email"],
-                                        "token": sb.token(), "invoices": run.invoice_numbers(sb)}))
-            for py in pythons:
-                refs = []
-                for n in INSTRUCTION_CALLS:
-                    p = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
-                                        f"--cachegrind-out-file={tmp}/cg.out", py, str(CHILD), str(spec), "calls",
-                                        str(n)], capture_output=True, text=True, timeout=1800)
-                    if p.returncode != 0:
-                        raise RuntimeError(p.stderr[-2000:])
-                    line = [ln for ln in p.stderr.splitlines() if "I refs:" in ln or "I   refs:" in ln][-1]
-                    refs.append(int(line.split(":")[1].split()[0].replace(",", "")))
-                per_call = (refs[1] - refs[0]) / (INSTRUCTION_CALLS[1] - INSTRUCTION_CALLS[0])
-                print(f"{py}: {per_call:,.0f} instructions a call")
-    finally:
-        sb.stop()
+    with one_client_spec() as spec:
+        for py in pythons:
+            refs = []
+            for n in INSTRUCTION_CALLS:
+                p = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                                    f"--cachegrind-out-file={spec.parent}/cg.out", py, str(CHILD), str(spec),
+                                    "calls", str(n)], capture_output=True, text=True, timeout=1800)
+                if p.returncode != 0:
+                    raise RuntimeError(p.stderr[-2000:])
+                line = [ln for ln in p.stderr.splitlines() if "I refs:" in ln or "I   refs:" in ln][-1]
+                refs.append(int(line.split(":")[1].split()[0].replace(",", "")))
+            per_call = (refs[1] - refs[0]) / (INSTRUCTION_CALLS[1] - INSTRUCTION_CALLS[0])
+            print(f"{py}: {per_call:,.0f} instructions a call")
 
 
 def main() -> None:
