@@ -194,6 +194,20 @@ def test_secrets_never_in_repr_or_logs(sb, caplog):
     assert "user_email" not in repr(client)
 
 
+def test_call_timing_is_logged_only_at_debug(client, caplog):
+    """`Client._call` skips its timing records when logger "abws" is not at DEBUG (the
+    per-call fast path) and writes them, with the operation's name, when it is."""
+    with caplog.at_level(logging.INFO, logger="abws"):
+        client.invoices.get_invoices(START, END)
+    assert not [r for r in caplog.records if "get_invoices: " in r.getMessage()]
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="abws"):
+        client.invoices.get_invoices(START, END)
+    messages = [r.getMessage() for r in caplog.records]
+    assert "get_invoices: calling" in messages
+    assert any(m.startswith("get_invoices: done in ") for m in messages)
+
+
 def test_progress_bar_is_optional(client):
     items = list(client.invoices.iter_invoices(START, END, progress=True))
     assert items
