@@ -172,48 +172,14 @@ def clients(rounds: int) -> None:
         sb.stop()
 
 
-MISSES_LOOPS = 2  # rounds (or as many calls on one client) counted
-
-
 CHILD = Path(__file__).resolve().parent / "clients_child.py"
 
 
 def misses(python: str, keep: str | None) -> None:
-    """B11's round against one client's loop, counted instead of timed: the simulated
-    last-level-cache misses (cachegrind, a 2 MB 16-way LL like one core's L2 here) of a
-    child holding 1,000 refresh-token clients, once making MISSES_LOOPS rounds, once the
-    same calls on one client; everything else in the two children is the same, so the
-    difference over the calls is what the round's cold clients cost. Deterministic: the
-    wall-clock ratio's spread (±10 %) hides an effect of 0.1 %."""
-    import subprocess
-
-    sb = run.Sandbox.binary()
-    try:
-        invs = run.invoice_numbers(sb)
-        counts = {}
-        with tempfile.TemporaryDirectory() as tmp:
-            for mode in ("single", "round"):
-                spec = Path(tmp) / "spec.json"
-                spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, **sb.cred, "invoices": invs,
-                                            "tokens": run.mint_refresh_tokens(sb, 1000)}))
-                out = Path(keep or tmp) / f"cg.{mode}"
-                p = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--LL=2097152,16,64",
-                                    f"--cachegrind-out-file={out}", python, str(CHILD), str(spec), mode,
-                                    str(MISSES_LOOPS)],
-                                   capture_output=True, text=True, timeout=1800)
-                if p.returncode != 0:
-                    raise RuntimeError(p.stderr[-2000:])
-                ll = [ln for ln in p.stderr.splitlines() if "LL misses:" in ln][-1]
-                irefs = [ln for ln in p.stderr.splitlines() if "I refs:" in ln or "I   refs:" in ln][-1]
-                counts[mode] = (int(ll.split(":")[1].split()[0].replace(",", "")),
-                                int(irefs.split(":")[1].split()[0].replace(",", "")))
-        calls = MISSES_LOOPS * 1000
-        d_ll = (counts["round"][0] - counts["single"][0]) / calls
-        d_ir = (counts["round"][1] - counts["single"][1]) / calls
-        print(f"{python}: LL misses {counts['single'][0]:,} (one client) / {counts['round'][0]:,} (rounds); "
-              f"the round's extra per call: {d_ll:.1f} LL misses, {d_ir:+.0f} instructions")
-    finally:
-        sb.stop()
+    """B11's round against one client's loop, counted instead of timed (`run.b11_counted`)."""
+    c = run.b11_counted(python, keep)
+    print(f"{python}: LL misses {c['single_ll']:,} (one client) / {c['round_ll']:,} (rounds); "
+          f"the round's extra per call: {c['extra_ll']:.1f} LL misses, {c['extra_ir']:+.0f} instructions")
 
 
 @contextlib.contextmanager

@@ -2,8 +2,8 @@
 # The benchmark suite (issues 10 and 19): abws against requests/httpx + json/orjson, libabws
 # from C against the Rust facade, 1,000 clients in one process, the main job at the spec's
 # rates, in one run against the same sandbox; writes docs/benchmarks.md. Not part of
-# `make test`. Takes ~12 minutes on 2 cores once built (B1 with its busy-machine variant ~2,
-# B3 ~3, B9 ~2.5, B12 ~3, B11 ~1).
+# `make test`. Takes ~13 minutes on 2 cores once built (B1 with its busy-machine variant ~2,
+# B3 ~3, B9 ~2.5, B12 ~3, B11 ~2 with its count under valgrind's cachegrind).
 #
 #   scripts/bench.sh                 every benchmark (B1–B12), rewrites docs/benchmarks.md
 #   scripts/bench.sh --only B1,B11   some of them, into target-bench/benchmarks-partial.md

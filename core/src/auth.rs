@@ -5,7 +5,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::Method;
+use http::{HeaderValue, Method};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
@@ -15,6 +15,24 @@ use crate::retry::{self, Decision, OperationKind};
 use crate::secret::Secret;
 use crate::transport::{HttpRequest, HttpResponse, SendFailure, Transport};
 use crate::wire;
+
+/// `current`'s entry for access-token credentials: their token's header, never refreshed
+/// (none for other credentials, or a token that cannot be a header).
+fn fixed_header(credentials: &Credentials) -> Option<(HeaderValue, Option<Instant>)> {
+    match credentials {
+        Credentials::AccessToken(t) => {
+            let header = crate::transport::sensitive(t.expose(), "access_token").ok()?;
+            Some((header, None))
+        }
+        _ => None,
+    }
+}
+
+/// The token a header built by `transport::sensitive` carries (its bytes are the token's,
+/// text by construction).
+pub(crate) fn header_secret(header: &HeaderValue) -> Secret {
+    Secret::new(String::from_utf8_lossy(header.as_bytes()).into_owned())
+}
 
 /// Builds the consent-page address the customer's admin opens in a browser.
 pub fn consent_url(
@@ -149,16 +167,21 @@ struct Cached {
 }
 
 /// Holds the current access token and refreshes it (single flight).
+// repr(C), `current` first: what nearly every call reads of it sits next to what it reads
+// of the rest of the client (`client::Inner`), a cache line or two for a call through one
+// of a thousand clients (issue 19, B11).
+#[repr(C)]
 pub struct TokenCache {
+    /// The token calls send, as their header (built once per token: a call clones it
+    /// instead of copying the token twice), and its refresh point: `state`'s token while it
+    /// is outside the refresh margin, or the access-token credentials' token (no refresh
+    /// point). What nearly every call needs, read without waiting on the refresh lock
+    /// (issue 19, B11). Set under `state`'s lock (`remember`) or the credentials' lock.
+    pub(crate) current: RwLock<Option<(HeaderValue, Option<Instant>)>>,
     credentials: RwLock<Credentials>,
     token_url: String,
     transport: Transport,
     state: Mutex<Option<Cached>>,
-    /// `state`'s token while it is outside the refresh margin, and its refresh point: what
-    /// nearly every call needs, read without waiting on the refresh lock (one cache line
-    /// and the token, not the two locks; issue 19, B11). Filled only under `state`'s lock;
-    /// emptied by `invalidate` and by `set_credentials` (under the credentials' lock).
-    current: RwLock<Option<(Secret, Instant)>>,
     on_rotate: RwLock<Option<RotationCallback>>,
     /// A refresh token sent in a refresh whose outcome is unknown (an ambiguous failure, or
     /// a refresh cancelled in flight), and what happened: if the server rotates refresh
@@ -189,11 +212,11 @@ impl TokenCache {
         shared: Option<Arc<crate::shared::Shared>>,
     ) -> TokenCache {
         TokenCache {
+            current: RwLock::new(fixed_header(&credentials)),
             credentials: RwLock::new(credentials),
             token_url: format!("{}{}", auth_host.trim_end_matches('/'), wire::TOKEN_PATH),
             transport,
             state: Mutex::new(None),
-            current: RwLock::new(None),
             on_rotate: RwLock::new(on_rotate),
             unsure: std::sync::Mutex::new(None),
             ledger: crate::process::context().rotations.clone(),
@@ -211,19 +234,45 @@ impl TokenCache {
     /// refresh uses them. A cached access token stays valid until it expires.
     pub fn set_credentials(&self, credentials: Credentials) {
         let mut held = self.credentials.write().unwrap_or_else(|p| p.into_inner());
-        *held = credentials;
         // New access-token credentials come before a cached token (`access_token`); the
         // credentials' lock is held so a refresh ending now cannot put its token back.
-        *self.current.write().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = fixed_header(&credentials);
+        *held = credentials;
     }
 
-    /// Copies the cached token for the calls' fast path (call with `state` locked); none
-    /// while the credentials are an access token, which comes first.
+    /// Makes the cached token the calls' fast path, as their header (call with `state`
+    /// locked); while the credentials are an access token, that one, which comes first.
+    /// None when the token cannot be a header: then every call reports it (`access_header`).
     fn remember(&self, cached: Option<&Cached>) {
         let credentials = self.credentials.read().unwrap_or_else(|p| p.into_inner());
-        let keep = cached.filter(|_| !matches!(*credentials, Credentials::AccessToken(_)));
-        *self.current.write().unwrap_or_else(|p| p.into_inner()) =
-            keep.map(|c| (c.token.clone(), c.refresh_at));
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = match &*credentials {
+            Credentials::AccessToken(_) => fixed_header(&credentials),
+            _ => cached.and_then(|c| {
+                let header = crate::transport::sensitive(c.token.expose(), "access_token").ok()?;
+                Some((header, Some(c.refresh_at)))
+            }),
+        };
+    }
+
+    /// The header of the token in force while it is outside the refresh margin.
+    fn current_header(&self) -> Option<HeaderValue> {
+        match &*self.current.read().unwrap_or_else(|p| p.into_inner()) {
+            Some((header, None)) => Some(header.clone()),
+            Some((header, Some(refresh_at))) if Instant::now() < *refresh_at => {
+                Some(header.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// The `x-svc-access-token` header of a valid access token (`access_token`): the cached
+    /// token's header shared (a reference count), else built from the token.
+    pub async fn access_header(&self) -> Result<HeaderValue> {
+        if let Some(header) = self.current_header() {
+            return Ok(header);
+        }
+        let token = self.access_token().await?;
+        crate::transport::sensitive(token.expose(), "access_token")
     }
 
     /// The credentials in force (after any refresh-token rotation).
@@ -237,11 +286,8 @@ impl TokenCache {
     /// A valid access token: the cached one while it is outside the refresh margin,
     /// otherwise a fresh one. Concurrent callers wait for one refresh.
     pub async fn access_token(&self) -> Result<Secret> {
-        if let Some((token, refresh_at)) = &*self.current.read().unwrap_or_else(|p| p.into_inner())
-        {
-            if Instant::now() < *refresh_at {
-                return Ok(token.clone());
-            }
+        if let Some(header) = self.current_header() {
+            return Ok(header_secret(&header));
         }
         // Read in place: a copy of the credentials is three secrets cloned per call.
         if let Credentials::AccessToken(token) =

@@ -217,6 +217,11 @@ impl Pool {
         })
     }
 
+    /// Whether its connections go through a proxy.
+    pub fn proxied(&self) -> bool {
+        self.spec.proxy.is_some()
+    }
+
     /// The pool to send with from where the current call runs.
     pub fn get(&self) -> Result<reqwest::Client, Error> {
         match place() {

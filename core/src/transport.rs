@@ -313,7 +313,9 @@ impl std::fmt::Debug for HttpRequest {
 
 /// The HTTP layer shared by a client's operations. Its `Debug` shows no pool (a pool's
 /// `Debug` would print the proxy address, password included).
+// repr(C): what an API call reads first, together (`client::Inner`, issue 19, B11).
 #[derive(Clone)]
+#[repr(C)]
 pub struct Transport {
     /// The API pool (`pools.rs`: shared with the other clients of the same route where the
     /// call runs); reset after a transient failure so that a connection that may be in a
@@ -322,12 +324,11 @@ pub struct Transport {
     /// Sent on every request (the pools are shared by clients of different applications);
     /// one per distinct value in the process (`process::interned`).
     user_agent: std::sync::Arc<HeaderValue>,
+    max_response_bytes: usize,
     /// The longest wait for the next body byte once a response has started.
     stall_timeout: Duration,
     /// For presigned document addresses: a separate pool that never carries our headers.
     documents: Pool,
-    max_response_bytes: usize,
-    proxied: bool,
 }
 
 /// How the pools reach hosts, decided once when the transport is built.
@@ -429,7 +430,7 @@ impl std::fmt::Debug for Transport {
         f.debug_struct("Transport")
             .field("stall_timeout", &self.stall_timeout)
             .field("max_response_bytes", &self.max_response_bytes)
-            .field("proxied", &self.proxied)
+            .field("proxied", &self.proxied())
             .finish_non_exhaustive()
     }
 }
@@ -457,13 +458,12 @@ impl Transport {
             stall_timeout: settings.timeouts.stall,
             documents: pool(PoolKind::Documents)?,
             max_response_bytes: settings.max_response_bytes,
-            proxied: route.proxy.is_some(),
         })
     }
 
     /// Whether remote https addresses go through a proxy (for diagnostics and tests).
     pub fn proxied(&self) -> bool {
-        self.proxied
+        self.api.proxied()
     }
 
     /// The API pool of where the call runs, for callers that stream.

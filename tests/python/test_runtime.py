@@ -237,6 +237,25 @@ def test_clients_of_one_thread_share_its_connection():
         assert all(any(f"erp-{i}" in a for a in agents) for i in range(4)), agents
 
 
+def test_a_client_keeps_what_a_call_reads_in_slots_and_still_takes_attributes(sb):
+    """What a call reads of its client (the compiled client, the groups) is in slots next to
+    the object's header, not in its dict (issue 19, B11), for both flavours; a client still
+    takes the attributes, weak references and pickling of a plain object."""
+    import weakref
+
+    for cls in (abws.Client, abws.AsyncClient):
+        assert set(cls._GROUPS) <= set(cls.__slots__), cls
+    c = sb.client("JP", rate_limiting=False, pickle_secrets=True)
+    held = vars(c)
+    assert not {"_native", "_settings", "pickle_secrets", *abws.Client._GROUPS} & set(held), held
+    assert isinstance(c.invoices, abws.client.Invoices) and c.invoices._client is c
+    c.tenant = "erp-7"
+    assert c.tenant == "erp-7" and vars(c) == {"tenant": "erp-7"}
+    assert weakref.ref(c)() is c
+    back = pickle.loads(pickle.dumps(c))
+    assert type(back) is abws.Client and back.settings == c.settings and back.invoices._client is back
+
+
 def test_a_groups_methods_can_be_patched_and_it_can_be_weakly_referenced(sb):
     """The groups keep their client in a slot (issue 19, B11) and still take attributes,
     `mock.patch.object` and weak references, as plain objects do."""

@@ -211,6 +211,7 @@ class AsyncClient(_ClientBase):
         "reporting": AsyncReporting,
         "tracking": AsyncTracking,
     }
+    __slots__ = tuple(_GROUPS)
 
     async def _call(self, op: str, args: Dict[str, Any]) -> Any:
         """Awaits an operation of the table by name (the generated methods call this)."""
