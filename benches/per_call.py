@@ -66,7 +66,7 @@ def wrapper_only(n: int = 200_000) -> float:
     c = run.abws.Client("JP", client_id="stub", client_secret="stub", refresh_token="stub",
                         endpoint="http://127.0.0.1:9", auth_endpoint="http://127.0.0.1:9",
                         rate_limiting=False)
-    c.__dict__["_native"] = _StubNative()
+    c._native = _StubNative()
     f = c.invoices.get_invoice_detail_by_invoice_number
     for _ in range(1000):
         f("X")

@@ -25,6 +25,14 @@ if [ ! -x "$PY" ]; then
   echo "bench: .venv is missing; run 'make setup' first" >&2
   exit 2
 fi
+# B11 counts its round under valgrind's cachegrind: installed as the C tests install it, and
+# missing, stop now rather than after ten minutes of runs.
+if ! command -v valgrind >/dev/null 2>&1; then
+  . scripts/apt.sh
+  echo "bench: installing valgrind (B11's count)..."
+  apt_install valgrind || true
+  command -v valgrind >/dev/null 2>&1 || { echo "bench: valgrind is missing and could not be installed (B11 counts under it)" >&2; exit 2; }
+fi
 export ABWS_BENCH_TARGET="${ABWS_BENCH_TARGET:-$ROOT/target-bench}"
 export CARGO_TARGET_DIR="$ABWS_BENCH_TARGET"
 export CARGO_TERM_COLOR=never
