@@ -20,6 +20,10 @@
         `--keep` keeps the two cachegrind files there, for `cg_diff` and `cg_annotate`
         (with a wheel built with symbols: `CARGO_PROFILE_DIST_STRIP=false
         CARGO_PROFILE_DIST_DEBUG=line-tables-only scripts/dist.sh wheel`).
+    .venv/bin/python benches/probes.py sandbox-misses [--python PY] [--keep DIR]
+        The sandbox's side of the same comparison: the sandbox itself under cachegrind while
+        the children make their calls; prints the sandbox's extra last-level misses per call
+        of the round (its table of distinct access tokens), not the client's.
     .venv/bin/python benches/probes.py wheels --python PY_A --python PY_B [--rounds 6]
         B1's call on one client (getInvoiceDetailByInvoiceNumber, the invoices in turn) with
         two interpreters, each with its wheel, alternating: a child per round and
@@ -182,6 +186,41 @@ def misses(python: str, keep: str | None) -> None:
           f"the round's extra per call: {c['extra_ll']:.1f} LL misses, {c['extra_ir']:+.0f} instructions")
 
 
+def sandbox_misses(python: str, keep: str | None) -> None:
+    """The sandbox's side of B11's round: the sandbox itself under cachegrind (same cache as
+    `misses`), a fresh one per child, while a child makes MISSES rounds over 1,000
+    refresh-token clients, and while one makes the same calls on one client; the
+    difference of the sandbox's last-level misses per call is what the round's distinct
+    tokens cost the emulated service (its token table), not the client."""
+    import subprocess
+
+    misses_ll = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode in ("single", "round"):
+            out = Path(keep or tmp) / f"cg.sandbox.{mode}"
+            sb = run.Sandbox(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--LL=2097152,16,64",
+                              f"--cachegrind-out-file={out}", str(run.SANDBOX_BIN), "--rate-limits", "off",
+                              "--today", run.TODAY])
+            try:
+                spec = Path(tmp) / "spec.json"
+                spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, **sb.cred,
+                                            "invoices": run.invoice_numbers(sb),
+                                            "tokens": run.mint_refresh_tokens(sb, run.B11_CLIENTS)}))
+                subprocess.run([python, str(CHILD), str(spec), mode, str(run.B11_COUNTED_LOOPS)],
+                               check=True, timeout=1800)
+            finally:
+                sb.stop()
+                sb.proc.wait(timeout=120)  # cachegrind writes its file as the sandbox ends
+            totals = subprocess.run(["cg_annotate", str(out)], capture_output=True, text=True,
+                                    check=True).stdout
+            line = next(ln for ln in totals.splitlines() if "PROGRAM TOTALS" in ln)
+            nums = [int(f.replace(",", "")) for f in line.split() if f[0].isdigit() and "%" not in f]
+            misses_ll[mode] = nums[5]  # Ir I1mr ILmr Dr D1mr DLmr ...: the data reads' LL misses
+    extra = (misses_ll["round"] - misses_ll["single"]) / (run.B11_COUNTED_LOOPS * run.B11_CLIENTS)
+    print(f"sandbox: LL read misses {misses_ll['single']:,} (one client) / {misses_ll['round']:,} (rounds); "
+          f"the round's extra per call: {extra:.1f}")
+
+
 @contextlib.contextmanager
 def one_client_spec() -> Iterator[Path]:
     """A sandbox and the spec file of `clients_child.py`'s one access-token client (its
@@ -237,7 +276,8 @@ def instructions(pythons: List[str]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses", "wheels", "instructions"])
+    ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses", "sandbox-misses", "wheels",
+                                      "instructions"])
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--python", action="append", default=[],
                     help="misses: the interpreter (and abws) of the children; wheels, instructions: each one")
@@ -245,6 +285,8 @@ def main() -> None:
     a = ap.parse_args()
     if a.probe == "misses":
         return misses(a.python[0] if a.python else sys.executable, a.keep)
+    if a.probe == "sandbox-misses":
+        return sandbox_misses(a.python[0] if a.python else sys.executable, a.keep)
     if a.probe == "instructions":
         return instructions(a.python or [sys.executable])
     if a.probe == "wheels":
