@@ -188,7 +188,7 @@ def misses(python: str, keep: str | None) -> None:
 
 def sandbox_misses(python: str, keep: str | None) -> None:
     """The sandbox's side of B11's round: the sandbox itself under cachegrind (same cache as
-    `misses`), a fresh one per child, while a child makes MISSES rounds over 1,000
+    `misses`), a fresh one per child, while a child makes `run.B11_COUNTED_LOOPS` rounds over 1,000
     refresh-token clients, and while one makes the same calls on one client; the
     difference of the sandbox's last-level misses per call is what the round's distinct
     tokens cost the emulated service (its token table), not the client."""
@@ -198,9 +198,8 @@ def sandbox_misses(python: str, keep: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for mode in ("single", "round"):
             out = Path(keep or tmp) / f"cg.sandbox.{mode}"
-            sb = run.Sandbox(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--LL=2097152,16,64",
-                              f"--cachegrind-out-file={out}", str(run.SANDBOX_BIN), "--rate-limits", "off",
-                              "--today", run.TODAY])
+            sb = run.Sandbox([*run.CACHEGRIND_B11, f"--cachegrind-out-file={out}", str(run.SANDBOX_BIN),
+                              "--rate-limits", "off", "--today", run.TODAY])
             try:
                 spec = Path(tmp) / "spec.json"
                 spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, **sb.cred,

@@ -1434,6 +1434,8 @@ def b11(runs: int, n: int = B11_CLIENTS) -> List[Dict[str, Any]]:
 
 
 B11_COUNTED_LOOPS = 2  # rounds (or as many calls on one client) counted
+# The simulated caches of B11's counts: a 2 MB 16-way last level, like one core's L2 here.
+CACHEGRIND_B11 = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--LL=2097152,16,64"]
 CLIENTS_CHILD = ROOT / "benches" / "clients_child.py"
 
 
@@ -1457,9 +1459,8 @@ def b11_counted(python: str = PY, keep: Optional[str] = None) -> Dict[str, Any]:
                 spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, **sb.cred, "invoices": invs,
                                             "tokens": mint_refresh_tokens(sb, B11_CLIENTS)}))
                 out = Path(keep or tmp) / f"cg.{mode}"
-                p = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--LL=2097152,16,64",
-                                    f"--cachegrind-out-file={out}", python, str(CLIENTS_CHILD), str(spec), mode,
-                                    str(B11_COUNTED_LOOPS)],
+                p = subprocess.run([*CACHEGRIND_B11, f"--cachegrind-out-file={out}", python, str(CLIENTS_CHILD),
+                                    str(spec), mode, str(B11_COUNTED_LOOPS)],
                                    capture_output=True, text=True, timeout=1800)
                 if p.returncode != 0:
                     raise RuntimeError(p.stderr[-2000:])

@@ -16,14 +16,16 @@ use crate::secret::Secret;
 use crate::transport::{HttpRequest, HttpResponse, SendFailure, Transport};
 use crate::wire;
 
+/// The `x-svc-access-token` header of a token (marked sensitive, wiped when dropped).
+fn token_header(token: &Secret) -> Result<HeaderValue> {
+    crate::transport::sensitive(token.expose(), "access_token")
+}
+
 /// `current`'s entry for access-token credentials: their token's header, never refreshed
 /// (none for other credentials, or a token that cannot be a header).
 fn fixed_header(credentials: &Credentials) -> Option<(HeaderValue, Option<Instant>)> {
     match credentials {
-        Credentials::AccessToken(t) => {
-            let header = crate::transport::sensitive(t.expose(), "access_token").ok()?;
-            Some((header, None))
-        }
+        Credentials::AccessToken(t) => Some((token_header(t).ok()?, None)),
         _ => None,
     }
 }
@@ -247,10 +249,7 @@ impl TokenCache {
         let credentials = self.credentials.read().unwrap_or_else(|p| p.into_inner());
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = match &*credentials {
             Credentials::AccessToken(_) => fixed_header(&credentials),
-            _ => cached.and_then(|c| {
-                let header = crate::transport::sensitive(c.token.expose(), "access_token").ok()?;
-                Some((header, Some(c.refresh_at)))
-            }),
+            _ => cached.and_then(|c| Some((token_header(&c.token).ok()?, Some(c.refresh_at)))),
         };
     }
 
@@ -271,8 +270,7 @@ impl TokenCache {
         if let Some(header) = self.current_header() {
             return Ok(header);
         }
-        let token = self.access_token().await?;
-        crate::transport::sensitive(token.expose(), "access_token")
+        token_header(&self.access_token().await?)
     }
 
     /// The credentials in force (after any refresh-token rotation).

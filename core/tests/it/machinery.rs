@@ -567,6 +567,32 @@ fn a_client_switched_to_an_access_token_sends_it_at_once() {
 }
 
 #[test]
+fn an_access_token_that_cannot_be_a_header_is_refused_unsent_on_every_call() {
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let n = an_invoice(&sb);
+    detail(&client, &n).unwrap(); // a refreshed token cached, the counter started
+    let before = sb.counters();
+    client
+        .set_credentials(abws::Credentials::AccessToken(abws::Secret::new(
+            "Atza|line\nbreak",
+        )))
+        .unwrap();
+    for _ in 0..2 {
+        let err = detail(&client, &n).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Validation, "{err}");
+        assert!(err.to_string().contains("access_token"), "{err}");
+        assert!(
+            !err.to_string().contains("line"),
+            "the token is not shown: {err}"
+        );
+    }
+    let sent = |c: &serde_json::Value| c["requests"]["getInvoiceDetailByInvoiceNumber"].clone();
+    assert!(sent(&before).is_object(), "{before}");
+    assert_eq!(sent(&sb.counters()), sent(&before), "nothing was sent");
+}
+
+#[test]
 fn a_rotated_refresh_token_is_handed_over_before_use() {
     let sb = common::sandbox_with(|c| {
         c.token_lifetime = Duration::from_secs(1);
