@@ -194,7 +194,7 @@ class ArchiveSecret:
             return self.key
         if self.password is None:
             raise ValueError("this archive was sealed with a password (ABWS_ARCHIVE_PASSWORD)")
-        from cryptography.hazmat.primitives.kdf.scrypt import Scrypt  # type: ignore[import-not-found]
+        from cryptography.hazmat.primitives.kdf.scrypt import Scrypt  # type: ignore[import-not-found,unused-ignore]
 
         return bytes(Scrypt(salt=salt, length=32, n=2**15, r=8, p=1).derive(self.password.encode()))
 
@@ -230,7 +230,7 @@ def archive_secret(sandbox: bool, interactive: bool) -> ArchiveSecret:
 def seal_archive(plain: bytes, secret: ArchiveSecret) -> bytes:
     """The zip, sealed with AES-256-GCM (the format in the module's docstring). The one
     place the archive format lives."""
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # type: ignore[import-not-found]
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # type: ignore[import-not-found,unused-ignore]
 
     kdf = KDF_RAW if secret.key is not None else KDF_SCRYPT
     salt = bytes(16) if kdf == KDF_RAW else os.urandom(16)
@@ -242,7 +242,7 @@ def seal_archive(plain: bytes, secret: ArchiveSecret) -> bytes:
 def open_archive(blob: bytes, secret: ArchiveSecret) -> bytes:
     """The zip inside a sealed archive (raises when the key is wrong or the file was
     changed)."""
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # type: ignore[import-not-found]
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # type: ignore[import-not-found,unused-ignore]
 
     if len(blob) < 37 + 16 or blob[:8] != MAGIC:
         raise ValueError("not a sealed month-end archive")
@@ -373,7 +373,7 @@ class Progress:
         self.quiet = quiet
         if not quiet:
             try:
-                from tqdm.auto import tqdm  # type: ignore[import-not-found,import-untyped]
+                from tqdm.auto import tqdm  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
                 self.bar = tqdm(total=total, desc=desc, unit="", leave=False)
             except ImportError:

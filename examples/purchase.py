@@ -4,8 +4,19 @@ package tracking. Runs against the embedded sandbox (orders there are not real).
 
 import sys
 import uuid
+from typing import Optional, TypeVar
 
 import abws
+
+T = TypeVar("T")
+
+
+def need(value: Optional[T], what: str) -> T:
+    """A field this flow cannot go on without. Every field of a result may be None (the
+    service sends explicit nulls), so typed code says which ones it relies on."""
+    if value is None:
+        raise SystemExit(f"the service's answer has no {what}")
+    return value
 
 ADDRESS = {
     "full_name": "Hanako Yamada",
@@ -27,26 +38,26 @@ def main() -> int:
         )
         print(f"search: {result.matching_product_count} products match")
         product = offer = None
-        for p in result.products:
+        for p in result.products or []:
             offers = (p.included_data_types.offers if p.included_data_types else None) or []
             if p.asin_type != "VARIATION_PARENT" and offers:
                 product, offer = p, offers[0]
                 break
-        if product is None:
+        if product is None or offer is None:
             result = client.products.search_products_request("JP", "ja-JP", facets=["OFFERS"])
-            product = next(p for p in result.products if p.asin_type != "VARIATION_PARENT" and p.included_data_types)
-            offer = product.included_data_types.offers[0]
-        print(f"chose {product.asin}: {product.title} at {offer.price.value}")
+            product = next(p for p in result.products or [] if p.asin_type != "VARIATION_PARENT" and p.included_data_types)
+            offer = need(need(product.included_data_types, "offers").offers, "offers")[0]
+        print(f"chose {product.asin}: {product.title} at {offer.price.value if offer.price else '?'}")
 
         # Cart: add, read back, estimate.
-        cart = next(iter(client.cart.iter_carts()))
-        client.cart.add_items(cart.id, [{"product_identifier": product.asin, "buying_option_identifier": offer.offer_id, "quantity": 2}])
-        items = client.cart.get_items(cart.id).items
-        estimate = client.cart.get_estimated_total_purchase_cost(cart.id, ADDRESS)
+        cart_id = need(next(iter(client.cart.iter_carts())).id, "cart id")
+        client.cart.add_items(cart_id, [{"product_identifier": product.asin, "buying_option_identifier": offer.offer_id, "quantity": 2}])
+        items = client.cart.get_items(cart_id).items or []
+        estimate = client.cart.get_estimated_total_purchase_cost(cart_id, ADDRESS)
         if estimate.rejection_artifacts:
             print("estimate rejected:", [r.message for r in estimate.rejection_artifacts])
             return 1
-        for c in estimate.charges:
+        for c in estimate.charges or []:
             print(f"  {c.category} {c.type}: {c.amount}")
 
         # Order what the cart holds, at the price it shows.
@@ -59,7 +70,7 @@ def main() -> int:
                     {"attributeType": "SelectedProductReference", "productReference": {"id": it.product_identifier, "productReferenceType": "ProductIdentifier"}},
                     {"attributeType": "SelectedBuyingOptionReference", "buyingOptionReference": {"id": it.buying_option_identifier, "buyingOptionReferenceType": "BuyingOptionIdentifier"}},
                 ],
-                "expectations": [{"expectationType": "ExpectedUnitPrice", "amount": it.price.to_dict()}],
+                "expectations": [{"expectationType": "ExpectedUnitPrice", "amount": need(it.price, "item price").to_dict()}],
             })
         external_id = f"PO-{uuid.uuid4().hex[:12]}"
         placed = client.ordering.place_order(
@@ -71,22 +82,29 @@ def main() -> int:
                 {"attributeType": "SelectedPaymentMethodReference", "paymentMethodReference": {"paymentMethodReferenceType": "StoredPaymentMethod"}},
             ],
         )
-        order_id = next(a.identifier for a in placed.acceptance_artifacts if a.acceptance_artifact_type == "OrderIdentifier")
+        order_id = need(
+            next(a.identifier for a in placed.acceptance_artifacts or [] if a.acceptance_artifact_type == "OrderIdentifier"),
+            "order identifier",
+        )
         print(f"order {order_id} placed ({external_id})")
-        client.cart.delete_items(cart.id)
+        client.cart.delete_items(cart_id)
 
         # The order report, then a package of an earlier, shipped order.
         report = client.reporting.get_orders_by_order_id(order_id, include_line_items=True)
-        print(f"report: {report.orders[0].order_status or 'placed'}, net {report.orders[0].order_net_total}")
+        order = need(report.orders, "orders")[0]
+        print(f"report: {order.order_status or 'placed'}, net {order.order_net_total}")
         from datetime import datetime, timedelta, timezone
 
         now = datetime.now(timezone.utc)
         sli = next(
             s for s in client.reporting.iter_shipment_line_item_reports(now - timedelta(days=30), now) if s.packages
         )
-        pkg = sli.packages[0]
+        pkg = need(sli.packages, "packages")[0]
         tracking = client.tracking.get_package_tracking_details(
-            sli.order_metadata.order_id, sli.shipment_metadata.shipment_id, pkg.package_id, locale="en-US"
+            need(need(sli.order_metadata, "order metadata").order_id, "order id"),
+            need(need(sli.shipment_metadata, "shipment metadata").shipment_id, "shipment id"),
+            need(pkg.package_id, "package id"),
+            locale="en-US",
         )
         print(f"package {pkg.tracking_id}: {tracking.tracking_status} — {tracking.localized_delivery_promise}")
     return 0

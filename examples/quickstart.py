@@ -19,9 +19,14 @@ end = date.today().replace(day=1) - timedelta(days=1)
 start = end.replace(day=1)
 invoices = list(client.invoices.iter_invoices(start, end))
 print(f"{len(invoices)} invoices issued {start} .. {end}")
-first = client.invoices.get_invoice_detail_by_invoice_number(invoices[0].invoice_metadata.invoice_number)
-print(first.invoice_metadata.invoice_number, first.total_amount, first.issuer.name)
-for artifact in first.artifacts:
+# Every field of a result may be None (the service sends explicit nulls), so typed code
+# checks the ones it relies on.
+meta = invoices[0].invoice_metadata
+if meta is None or meta.invoice_number is None:
+    raise SystemExit("the first invoice came without its number")
+first = client.invoices.get_invoice_detail_by_invoice_number(meta.invoice_number)
+print(meta.invoice_number, first.total_amount, first.issuer.name if first.issuer else "")
+for artifact in first.artifacts or []:
     for t in getattr(artifact, "tax_breakdown", None) or []:
         print(f"  tax {t.tax_rate}: {t.tax_amount}")
 if sandbox is not None:

@@ -152,6 +152,28 @@ def test_month_end_close_helpers(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f", "link"]
 
 
+def test_the_python_examples_pass_mypy_strict(tmp_path: Path) -> None:
+    """What users copy type-checks: every field of a result may be None, so the examples
+    say which ones they rely on (a missing mypy fails, never skips)."""
+    scripts = sorted(str(p) for p in EXAMPLES.glob("*.py"))
+    assert len(scripts) >= 4, scripts
+    r = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
+         str(tmp_path / ".mypy_cache"), "--hide-error-context", "--no-error-summary", *scripts],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )
+    assert r.returncode == 0 and ": error:" not in r.stdout, r.stdout + r.stderr
+    # The check can fail: an Optional field used as its type is refused.
+    probe = tmp_path / "probe.py"
+    probe.write_text("import abws\n\ndef f(d: abws.models.InvoiceDetail) -> str:\n    return d.payment_method\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
+         str(tmp_path / ".mypy_cache"), probe.name],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )
+    assert r.returncode != 0 and "Incompatible return value" in r.stdout, r.stdout
+
+
 def test_quickstart(tmp_path: Path) -> None:
     out = run("quickstart.py", cwd=tmp_path)
     assert "invoices issued" in out and "tax" in out
