@@ -17,7 +17,8 @@ import json
 import re
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, Iterable, List, Optional, Tuple
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
 
 __all__ = ["Model", "Money", "to_pandas"]
 
@@ -69,6 +70,7 @@ class Money:
 
 
 _MISSING = object()
+_NONE: Mapping[str, Any] = MappingProxyType({})
 
 
 def _redact(value: str) -> str:
@@ -139,11 +141,21 @@ class Model:
     #: ``_repr_html_`` show them redacted by the core's rule; ``to_dict()`` and the
     #: attribute keep the value.
     _sensitive: ClassVar[Tuple[str, ...]] = ()
+    # What only some instances carry, read without their ``__dict__``: an instance made by
+    # the extension keeps its attributes in its class's shared key table and has no
+    # ``__dict__`` until something asks for one (asking makes one, which the cyclic GC then
+    # tracks). The extension sets them on the instances that have them.
+    #: Field name → wire form, where it differs from the value's rendering.
+    _wire: ClassVar[Mapping[str, Any]] = _NONE
+    #: Wire name → value of the fields this version does not declare.
+    _extra: ClassVar[Mapping[str, Any]] = _NONE
+    #: Bit i set: declared field i came as ``null``.
+    _nulls: ClassVar[int] = 0
 
     def __init__(self, **fields: Any) -> None:
         known = {name for name, _ in self._fields}
         for name, _ in self._fields:
-            self.__dict__[name] = fields.pop(name, None)
+            object.__setattr__(self, name, fields.pop(name, None))
         if fields:
             unknown = ", ".join(sorted(set(fields) - known))
             raise TypeError(f"{type(self).__name__} has no field(s) {unknown}")
@@ -151,7 +163,7 @@ class Model:
     @property
     def extra(self) -> Dict[str, Any]:
         """Fields received that this version does not declare (wire name → value)."""
-        return dict(self.__dict__.get("_extra", {}))
+        return dict(self._extra)
 
     if not TYPE_CHECKING:
         # Unknown fields as attributes, at run time only: to a type checker a misspelt
@@ -160,8 +172,7 @@ class Model:
         def __getattr__(self, name: str) -> Any:
             if name.startswith("__"):
                 raise AttributeError(name)
-            extra = self.__dict__.get("_extra", {})
-            for wire, value in extra.items():
+            for wire, value in self._extra.items():
                 if _snake(wire) == name or wire == name:
                     return value
             raise AttributeError(f"{type(self).__name__!s} has no field {name!r}")
@@ -174,26 +185,24 @@ class Model:
         wire writes them as strings), so ``json.dumps(..., default=str)`` gives the wire
         JSON back.
         """
-        state = self.__dict__
-        wire_values = state.get("_wire", {})
-        nulls = state.get("_nulls", 0)
+        wire_values = self._wire
+        nulls = self._nulls
         out: Dict[str, Any] = {}
         for i, (name, wire) in enumerate(self._fields):
             value = wire_values.get(name, _MISSING)
             if value is _MISSING:
-                value = state.get(name)
+                value = getattr(self, name, None)
             if value is None:
                 if nulls >> i & 1:
                     out[wire] = None
                 continue
             out[wire] = _wire(value)
-        for wire, value in self.__dict__.get("_extra", {}).items():
-            out[wire] = value
+        out.update(self._extra)
         return out
 
     def fields(self) -> Dict[str, Any]:
         """The declared fields as a snake_case dict of Python values (nested models kept)."""
-        return {name: self.__dict__.get(name) for name, _ in self._fields}
+        return {name: getattr(self, name, None) for name, _ in self._fields}
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Model):
@@ -204,7 +213,7 @@ class Model:
 
     def _shown(self, name: str) -> Any:
         """A field's value as repr shows it (redacted when the core marks it sensitive)."""
-        value = self.__dict__.get(name)
+        value = getattr(self, name, None)
         if value is not None and name in self._sensitive:
             return _redact(str(value))
         return value
@@ -213,9 +222,9 @@ class Model:
         parts = [
             f"{name}={_short(self._shown(name), depth)}"
             for name, _ in self._fields
-            if self.__dict__.get(name) is not None
+            if getattr(self, name, None) is not None
         ]
-        extra = self.__dict__.get("_extra")
+        extra = self._extra
         if extra:
             parts.append(f"extra={{{', '.join(map(repr, extra))}}}")
         return f"{type(self).__name__}({', '.join(parts)})"
@@ -233,7 +242,7 @@ class Model:
                 f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
                 f"<td style='text-align:left'>{html.escape(_short(value, 1))}</td></tr>"
             )
-        for wire, value in self.__dict__.get("_extra", {}).items():
+        for wire, value in self._extra.items():
             rows.append(
                 f"<tr><th style='text-align:left'><i>{html.escape(wire)}</i></th>"
                 f"<td style='text-align:left'>{html.escape(_short(value, 1))}</td></tr>"
@@ -258,8 +267,8 @@ def _rebuild_model(cls: type, state: Dict[str, Any]) -> Model:
 def _flatten(value: Any, prefix: str, out: Dict[str, Any]) -> None:
     if isinstance(value, Model):
         for name, _ in value._fields:
-            _flatten(value.__dict__.get(name), f"{prefix}{name}.", out)
-        for wire, v in value.__dict__.get("_extra", {}).items():
+            _flatten(getattr(value, name, None), f"{prefix}{name}.", out)
+        for wire, v in value._extra.items():
             out[f"{prefix}{_snake(wire)}"] = v
     elif isinstance(value, Money):
         out[f"{prefix}amount"] = value.amount
