@@ -3,6 +3,9 @@ limits) and clients of it. Tests that need their own settings start their own sa
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any, Dict, Iterator
 
 import pytest
@@ -12,6 +15,16 @@ import abws
 TODAY = "2026-03-18"
 # A month of data well inside the sandbox's 120 days, never in the future.
 START, END = "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"
+
+
+def mypy_strict(tmp_path: Path, *files: str) -> "subprocess.CompletedProcess[str]":
+    """`mypy --strict` over `files` (relative to `tmp_path`, or absolute), run in
+    `tmp_path` with its own cache, so `abws` is the installed package."""
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
+         str(tmp_path / ".mypy_cache"), "--hide-error-context", "--no-error-summary", *files],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )
 
 
 @pytest.fixture(scope="session")

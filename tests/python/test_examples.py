@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional
 
 import pytest
+from conftest import mypy_strict
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -157,20 +158,12 @@ def test_the_python_examples_pass_mypy_strict(tmp_path: Path) -> None:
     say which ones they rely on (a missing mypy fails, never skips)."""
     scripts = sorted(str(p) for p in EXAMPLES.glob("*.py"))
     assert len(scripts) >= 4, scripts
-    r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
-         str(tmp_path / ".mypy_cache"), "--hide-error-context", "--no-error-summary", *scripts],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
-    )
+    r = mypy_strict(tmp_path, *scripts)
     assert r.returncode == 0 and ": error:" not in r.stdout, r.stdout + r.stderr
     # The check can fail: an Optional field used as its type is refused.
     probe = tmp_path / "probe.py"
     probe.write_text("import abws\n\ndef f(d: abws.models.InvoiceDetail) -> str:\n    return d.payment_method\n")
-    r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
-         str(tmp_path / ".mypy_cache"), probe.name],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
-    )
+    r = mypy_strict(tmp_path, probe.name)
     assert r.returncode != 0 and "Incompatible return value" in r.stdout, r.stdout
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 import collections.abc
 import inspect
 import re
-import subprocess
-import sys
 import typing
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
@@ -29,6 +27,7 @@ import abws
 from abws import _abws
 from abws._group import AsyncListing, Listing, _AsyncGroup, _Group
 from abws._model_base import Model
+from conftest import mypy_strict
 
 
 def _has_any(tp: Any) -> bool:
@@ -169,11 +168,7 @@ def test_every_method_of_every_group_is_typed_without_any(tmp_path: Path, client
             assert (group, pager) in covered, f"{group}.{pager} is not a method of the client"
     path = tmp_path / "typed_calls.py"
     path.write_text(script)
-    r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
-         str(tmp_path / ".mypy_cache"), "--hide-error-context", "--no-error-summary", path.name],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
-    )
+    r = mypy_strict(tmp_path, path.name)
     out = r.stdout + r.stderr
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert not errors, "the script does not type-check:\n" + "\n".join(errors) + "\n\n" + script
@@ -184,9 +179,5 @@ def test_every_method_of_every_group_is_typed_without_any(tmp_path: Path, client
     # The check can fail: an Any result is seen (guards against a vacuous pass).
     probe = tmp_path / "probe.py"
     probe.write_text("import abws\nreveal_type(abws.Client('JP', access_token='t')._call('x', {}))\n")
-    r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
-         str(tmp_path / ".mypy_cache"), probe.name],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
-    )
+    r = mypy_strict(tmp_path, probe.name)
     assert 'Revealed type is "Any"' in r.stdout, r.stdout
