@@ -36,7 +36,7 @@ import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import httpx
 import orjson
@@ -256,22 +256,36 @@ class OneCpu:
     client; on one CPU the sandbox and the client hand over without that wait."""
 
     def __init__(self, *pids: int) -> None:
-        self.pids = (os.getpid(), *pids)
+        self.pids = (os.getpid(), *pids)  # this process first: restored first
 
     def _tasks(self) -> List[int]:
-        return [int(t) for pid in self.pids for t in os.listdir(f"/proc/{pid}/task")]
+        tids = []
+        for pid in self.pids:
+            with contextlib.suppress(FileNotFoundError):  # a process that has ended
+                tids += [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        return tids
 
     def __enter__(self) -> "OneCpu":
         self.cpu = max(os.sched_getaffinity(0))  # the CPU the busy variant's hog leaves free
-        self.before = {t: os.sched_getaffinity(t) for t in self._tasks()}
-        for t in self.before:
-            os.sched_setaffinity(t, {self.cpu})
+        self.before: Dict[int, Set[int]] = {}
+        try:
+            # Until no thread is new: one started while the others were moved is moved too.
+            while new := [t for t in self._tasks() if t not in self.before]:
+                for t in new:
+                    with contextlib.suppress(ProcessLookupError):  # a thread that has ended
+                        self.before[t] = os.sched_getaffinity(t)
+                        os.sched_setaffinity(t, {self.cpu})
+                    self.before.setdefault(t, set())
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        wide = set().union(*self.before.values()) or set(range(os.cpu_count() or 1))
         for t in self._tasks():  # threads started meanwhile: the widest set seen before
             with contextlib.suppress(ProcessLookupError):
-                os.sched_setaffinity(t, self.before.get(t, set().union(*self.before.values())))
+                os.sched_setaffinity(t, self.before.get(t) or wide)
 
 
 def rust_calls(sb: Sandbox, mode: str, inv: str, budget: str) -> Dict[str, float]:
@@ -291,7 +305,8 @@ def rust_calls(sb: Sandbox, mode: str, inv: str, budget: str) -> Dict[str, float
 def b1(sb: Sandbox, runs: int) -> Dict[str, Any]:
     """Calls per second of each client, `runs` runs interleaved (the order rotating); the
     Rust facade's run is a child process calling for the same 1.5 s. Then the same with a
-    CPU hog on CPU 0."""
+    CPU hog on CPU 0 (`CpuHog`), then with every process on one CPU (`OneCpu`, a
+    diagnostic)."""
     invs = invoice_numbers(sb)
     urls = [detail_url(sb, i) for i in invs]
     client = sb.client()

@@ -52,7 +52,7 @@ def main() -> int:
         # Cart: add, read back, estimate.
         cart_id = need(next(iter(client.cart.iter_carts())).id, "cart id")
         client.cart.add_items(cart_id, [{"product_identifier": product.asin, "buying_option_identifier": offer.offer_id, "quantity": 2}])
-        items = client.cart.get_items(cart_id).items or []
+        items = need(client.cart.get_items(cart_id).items, "cart items")
         estimate = client.cart.get_estimated_total_purchase_cost(cart_id, ADDRESS)
         if estimate.rejection_artifacts:
             print("estimate rejected:", [r.message for r in estimate.rejection_artifacts])

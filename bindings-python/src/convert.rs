@@ -192,24 +192,30 @@ pub(crate) fn untrack(obj: &Bound<'_, PyAny>) {
     unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
 }
 
-/// A fresh instance being filled: each attribute stored by the generic `object.__setattr__`
-/// (`PyObject_GenericSetAttr`: into the values its class's shared key table indexes, no
-/// `__dict__` made until something asks for one), then the instance taken out of the
-/// collector once filled.
+/// The attributes of a fresh instance being filled: its `__dict__`, made at once
+/// (`PyObject_GenericGetDict`: a dict sharing its class's key table) and taken out of
+/// the collector with the instance once filled.
 pub(crate) struct Fill<'py> {
     inst: Bound<'py, PyAny>,
+    dict: Bound<'py, PyAny>,
 }
 
 impl<'py> Fill<'py> {
     pub(crate) fn new(inst: Bound<'py, PyAny>) -> PyResult<Fill<'py>> {
-        Ok(Fill { inst })
+        // SAFETY: a live instance of a class with a `__dict__`; returns a new reference.
+        let dict = unsafe {
+            Bound::from_owned_ptr_or_err(
+                inst.py(),
+                ffi::PyObject_GenericGetDict(inst.as_ptr(), std::ptr::null_mut()),
+            )?
+        };
+        Ok(Fill { inst, dict })
     }
 
     pub(crate) fn set(&self, name: &Py<PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        // SAFETY: three live objects; `PyObject_GenericSetAttr` does not steal references.
-        let rc: c_int = unsafe {
-            ffi::PyObject_GenericSetAttr(self.inst.as_ptr(), name.as_ptr(), value.as_ptr())
-        };
+        // SAFETY: three live objects; `PyDict_SetItem` does not steal references.
+        let rc: c_int =
+            unsafe { ffi::PyDict_SetItem(self.dict.as_ptr(), name.as_ptr(), value.as_ptr()) };
         if rc < 0 {
             return Err(PyErr::fetch(self.inst.py()));
         }
@@ -217,6 +223,7 @@ impl<'py> Fill<'py> {
     }
 
     pub(crate) fn done(self) -> Py<PyAny> {
+        untrack(&self.dict);
         untrack(&self.inst);
         self.inst.unbind()
     }

@@ -17,8 +17,7 @@ import json
 import re
 from datetime import datetime
 from decimal import Decimal
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, Iterable, List, Optional, Tuple
 
 __all__ = ["Model", "Money", "to_pandas"]
 
@@ -70,7 +69,6 @@ class Money:
 
 
 _MISSING = object()
-_NONE: Mapping[str, Any] = MappingProxyType({})
 
 
 def _redact(value: str) -> str:
@@ -141,21 +139,11 @@ class Model:
     #: ``_repr_html_`` show them redacted by the core's rule; ``to_dict()`` and the
     #: attribute keep the value.
     _sensitive: ClassVar[Tuple[str, ...]] = ()
-    # What only some instances carry, read without their ``__dict__``: an instance made by
-    # the extension keeps its attributes in its class's shared key table and has no
-    # ``__dict__`` until something asks for one (asking makes one, which the cyclic GC then
-    # tracks). The extension sets them on the instances that have them.
-    #: Field name → wire form, where it differs from the value's rendering.
-    _wire: ClassVar[Mapping[str, Any]] = _NONE
-    #: Wire name → value of the fields this version does not declare.
-    _extra: ClassVar[Mapping[str, Any]] = _NONE
-    #: Bit i set: declared field i came as ``null``.
-    _nulls: ClassVar[int] = 0
 
     def __init__(self, **fields: Any) -> None:
         known = {name for name, _ in self._fields}
         for name, _ in self._fields:
-            object.__setattr__(self, name, fields.pop(name, None))
+            self.__dict__[name] = fields.pop(name, None)
         if fields:
             unknown = ", ".join(sorted(set(fields) - known))
             raise TypeError(f"{type(self).__name__} has no field(s) {unknown}")
@@ -163,7 +151,7 @@ class Model:
     @property
     def extra(self) -> Dict[str, Any]:
         """Fields received that this version does not declare (wire name → value)."""
-        return dict(self._extra)
+        return dict(self.__dict__.get("_extra", {}))
 
     if not TYPE_CHECKING:
         # Unknown fields as attributes, at run time only: to a type checker a misspelt
@@ -172,7 +160,8 @@ class Model:
         def __getattr__(self, name: str) -> Any:
             if name.startswith("__"):
                 raise AttributeError(name)
-            for wire, value in self._extra.items():
+            extra = self.__dict__.get("_extra", {})
+            for wire, value in extra.items():
                 if _snake(wire) == name or wire == name:
                     return value
             raise AttributeError(f"{type(self).__name__!s} has no field {name!r}")
@@ -185,24 +174,26 @@ class Model:
         wire writes them as strings), so ``json.dumps(..., default=str)`` gives the wire
         JSON back.
         """
-        wire_values = self._wire
-        nulls = self._nulls
+        state = self.__dict__
+        wire_values = state.get("_wire", {})
+        nulls = state.get("_nulls", 0)
         out: Dict[str, Any] = {}
         for i, (name, wire) in enumerate(self._fields):
             value = wire_values.get(name, _MISSING)
             if value is _MISSING:
-                value = getattr(self, name, None)
+                value = state.get(name)
             if value is None:
                 if nulls >> i & 1:
                     out[wire] = None
                 continue
             out[wire] = _wire(value)
-        out.update(self._extra)
+        for wire, value in self.__dict__.get("_extra", {}).items():
+            out[wire] = value
         return out
 
     def fields(self) -> Dict[str, Any]:
         """The declared fields as a snake_case dict of Python values (nested models kept)."""
-        return {name: getattr(self, name, None) for name, _ in self._fields}
+        return {name: self.__dict__.get(name) for name, _ in self._fields}
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Model):
@@ -213,7 +204,7 @@ class Model:
 
     def _shown(self, name: str) -> Any:
         """A field's value as repr shows it (redacted when the core marks it sensitive)."""
-        value = getattr(self, name, None)
+        value = self.__dict__.get(name)
         if value is not None and name in self._sensitive:
             return _redact(str(value))
         return value
@@ -222,9 +213,9 @@ class Model:
         parts = [
             f"{name}={_short(self._shown(name), depth)}"
             for name, _ in self._fields
-            if getattr(self, name, None) is not None
+            if self.__dict__.get(name) is not None
         ]
-        extra = self._extra
+        extra = self.__dict__.get("_extra")
         if extra:
             parts.append(f"extra={{{', '.join(map(repr, extra))}}}")
         return f"{type(self).__name__}({', '.join(parts)})"
@@ -242,7 +233,7 @@ class Model:
                 f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
                 f"<td style='text-align:left'>{html.escape(_short(value, 1))}</td></tr>"
             )
-        for wire, value in self._extra.items():
+        for wire, value in self.__dict__.get("_extra", {}).items():
             rows.append(
                 f"<tr><th style='text-align:left'><i>{html.escape(wire)}</i></th>"
                 f"<td style='text-align:left'>{html.escape(_short(value, 1))}</td></tr>"
@@ -267,8 +258,8 @@ def _rebuild_model(cls: type, state: Dict[str, Any]) -> Model:
 def _flatten(value: Any, prefix: str, out: Dict[str, Any]) -> None:
     if isinstance(value, Model):
         for name, _ in value._fields:
-            _flatten(getattr(value, name, None), f"{prefix}{name}.", out)
-        for wire, v in value._extra.items():
+            _flatten(value.__dict__.get(name), f"{prefix}{name}.", out)
+        for wire, v in value.__dict__.get("_extra", {}).items():
             out[f"{prefix}{_snake(wire)}"] = v
     elif isinstance(value, Money):
         out[f"{prefix}amount"] = value.amount
