@@ -360,7 +360,7 @@ impl FaultSet {
                 ..
             } => Some(Arc::new(s.clone().into_bytes())),
             FaultAction::Status { body: Some(b), .. } => {
-                Some(Arc::new(crate::money::render(b).into_bytes()))
+                Some(Arc::new(crate::money::render_bytes(b)))
             }
             _ => None,
         };

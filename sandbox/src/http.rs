@@ -80,11 +80,7 @@ impl Resp {
     }
 
     pub fn json(status: u16, v: &Value) -> Resp {
-        Resp::new(
-            status,
-            "application/json",
-            crate::money::render(v).into_bytes(),
-        )
+        Resp::new(status, "application/json", crate::money::render_bytes(v))
     }
 
     /// JSON text already serialised (used where exact decimal numbers are embedded).

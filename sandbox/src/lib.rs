@@ -6,6 +6,19 @@
 //! println!("{} {:?}", sb.base_url(), sb.credentials());
 //! ```
 
+/// A JSON object whose values are moved in. `serde_json::json!` serialises every value it is
+/// given into a new tree, so a `Value` built by a helper (an amount, an address) is copied
+/// whole at every level it is nested in, and the original dropped; responses that nest
+/// built values use this instead. Values: anything `Into<Value>` (`&str`, `String`, numbers,
+/// `Option`s, `Vec<Value>`, `Value`).
+macro_rules! obj {
+    ({ $($k:literal : $v:expr),* $(,)? }) => {{
+        let mut m = serde_json::Map::new();
+        $(m.insert(String::from($k), serde_json::Value::from($v));)*
+        serde_json::Value::Object(m)
+    }};
+}
+
 mod archive;
 mod auth;
 mod clock;

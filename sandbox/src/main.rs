@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use abws_sandbox::{FaultRule, RateLimits, Sandbox, SandboxConfig};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "usage: abws-sandbox [--port N] [--seed N] [--today YYYY-MM-DD] \
 [--rate-limits spec|off] [--token-lifetime SECS] [--time-scale X] [--static] \
 [--rotate-refresh-tokens] [--fault SPEC]...\n\

@@ -6,7 +6,6 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 const MARK: &str = "\u{1}N:";
-const MARK_JSON: &str = "\"\\u0001N:";
 
 /// A JSON number with exactly the digits of `d`.
 pub fn num(d: Decimal) -> Value {
@@ -15,7 +14,7 @@ pub fn num(d: Decimal) -> Value {
 
 /// Money with a numeric amount.
 pub fn money(d: Decimal, currency: &str) -> Value {
-    json!({"currencyCode": currency, "amount": num(d)})
+    obj!({"currencyCode": currency, "amount": num(d)})
 }
 
 /// `d` with exactly `scale` decimals (adds trailing zeros or rounds).
@@ -32,38 +31,68 @@ pub fn money_str(d: Decimal, currency: &str, scale: u32) -> Value {
 
 /// Serialises `v`, turning number markers into bare numbers.
 pub fn render(v: &Value) -> String {
-    let s = v.to_string();
-    if !s.contains(MARK_JSON) {
-        return s;
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s.as_str();
-    while let Some(p) = rest.find(MARK_JSON) {
-        out.push_str(&rest[..p]);
-        let after = &rest[p + MARK_JSON.len()..];
-        match after.find('"') {
-            Some(q) => {
-                let digits = &after[..q];
-                // Only well-formed decimals become bare numbers; anything else stays a string.
+    let bytes = render_bytes(v);
+    // Only JSON text was written: serde_json's escaped strings and ASCII.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`render`] as the bytes of a body: one walk of the tree, written once (a response's
+/// whole cost is this and building the tree; `Display` went through `fmt` and then a
+/// second pass looked for the markers).
+pub fn render_bytes(v: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1024);
+    write(&mut out, v);
+    out
+}
+
+fn write(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => {
+            let _ = serde_json::to_writer(&mut *out, n);
+        }
+        Value::String(s) => match s.strip_prefix(MARK) {
+            // Only well-formed decimals become bare numbers; anything else stays a string.
+            Some(digits)
                 if !digits.is_empty()
                     && digits
-                        .chars()
-                        .all(|c| c.is_ascii_digit() || c == '-' || c == '.')
-                {
-                    out.push_str(digits);
-                } else {
-                    out.push_str(&rest[p..p + MARK_JSON.len() + q + 1]);
+                        .bytes()
+                        .all(|c| c.is_ascii_digit() || c == b'-' || c == b'.') =>
+            {
+                out.extend_from_slice(digits.as_bytes())
+            }
+            _ => write_str(out, s),
+        },
+        Value::Array(a) => {
+            out.push(b'[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
                 }
-                rest = &after[q + 1..];
+                write(out, x);
             }
-            None => {
-                rest = after;
-                break;
+            out.push(b']');
+        }
+        Value::Object(m) => {
+            out.push(b'{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, k);
+                out.push(b':');
+                write(out, x);
             }
+            out.push(b'}');
         }
     }
-    out.push_str(rest);
-    out
+}
+
+/// A JSON string, escaped as serde_json escapes it. (Writing a str or a number to a Vec
+/// cannot fail.)
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 pub fn dec(units: i64, scale: u32) -> Decimal {
@@ -102,5 +131,18 @@ mod tests {
         let v = json!({"x": "\u{1}N:1}"});
         assert!(serde_json::from_str::<Value>(&render(&v)).is_ok());
         assert_eq!(with_scale(dec(-61, 0), 2), "-61.00");
+    }
+
+    #[test]
+    fn render_writes_what_serde_json_writes_without_markers() {
+        let v = json!({"s": "a\"b\\c\u{7}\u{1}é/", "n": 1.5, "i": -3, "u": 18446744073709551615u64,
+            "t": true, "f": false, "z": null, "e": [], "o": {}, "k\n": [{"x": [1, "2"]}]});
+        assert_eq!(render(&v), serde_json::to_string(&v).unwrap());
+        // A marker only counts at a string's start, and never in a key.
+        let v = json!({"\u{1}N:1": "x\u{1}N:2", "m": "\u{1}N:", "d": num(dec(7, 0))});
+        assert_eq!(
+            render(&v),
+            r#"{"\u0001N:1":"x\u0001N:2","d":7,"m":"\u0001N:"}"#
+        );
     }
 }

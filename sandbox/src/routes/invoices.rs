@@ -79,7 +79,7 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
         .collect();
     let more = offset + INVOICE_PAGE < matching.len();
     drop(w);
-    let mut body = json!({"invoices": page});
+    let mut body = obj!({"invoices": page});
     if more {
         body["nextPageToken"] = json!(paging::issue(
             st,
@@ -96,7 +96,7 @@ fn metadata(w: &World, i: &Invoice) -> Value {
 }
 
 fn summary(w: &World, i: &Invoice) -> Value {
-    let mut v = json!({"invoiceMetadata": metadata(w, i), "status": i.status});
+    let mut v = obj!({"invoiceMetadata": metadata(w, i), "status": i.status});
     if i.periodic {
         v["consolidationType"] = json!("PERIODIC");
     }
@@ -130,7 +130,7 @@ fn lookup(st: &State, req: &Req) -> Result<usize, Resp> {
 pub fn get_detail(st: &State, req: &Req) -> ApiResult {
     let idx = lookup(st, req)?;
     let w = st.world();
-    Ok(Resp::json(200, &json!({"invoiceDetail": detail(&w, idx)})))
+    Ok(Resp::json(200, &obj!({"invoiceDetail": detail(&w, idx)})))
 }
 
 pub fn detail(w: &World, idx: usize) -> Value {
@@ -167,40 +167,41 @@ pub fn detail(w: &World, idx: usize) -> Value {
     match inv.kind {
         InvoiceKind::Standard => {
             amount_details
-                .push(json!({"type": "itemSubtotal", "amount": money(t.item_subtotal, cur)}));
+                .push(obj!({"type": "itemSubtotal", "amount": money(t.item_subtotal, cur)}));
             amount_details
-                .push(json!({"type": "shippingAndHandling", "amount": money(t.shipping, cur)}));
+                .push(obj!({"type": "shippingAndHandling", "amount": money(t.shipping, cur)}));
             amount_details
-                .push(json!({"type": "promosAndDiscounts", "amount": money(t.promos, cur)}));
-            amount_details.push(json!({"type": "giftWrapping", "amount": money(rp.amount(rust_decimal::Decimal::ZERO), cur)}));
+                .push(obj!({"type": "promosAndDiscounts", "amount": money(t.promos, cur)}));
+            amount_details.push(obj!({"type": "giftWrapping", "amount": money(rp.amount(rust_decimal::Decimal::ZERO), cur)}));
         }
         InvoiceKind::CreditMemo => {
-            amount_details.push(json!({"type": "refund", "amount": money(t.item_subtotal + t.shipping + t.promos, cur)}));
+            amount_details.push(obj!({"type": "refund", "amount": money(t.item_subtotal + t.shipping + t.promos, cur)}));
         }
     }
-    amount_details.push(json!({"type": "salesTax", "amount": money(t.tax, cur)}));
-    amount_details.push(json!({"type": "amountDue", "amount": money(t.total, cur)}));
+    amount_details.push(obj!({"type": "salesTax", "amount": money(t.tax, cur)}));
+    amount_details.push(obj!({"type": "amountDue", "amount": money(t.total, cur)}));
     let breakdown: Vec<Value> = t
         .breakdown
         .iter()
         .map(|(r, e, x)| {
-            json!({"taxRate": rate_text(*r), "inclusiveTotal": money(*e + *x, cur),
+            obj!({"taxRate": rate_text(*r), "inclusiveTotal": money(*e + *x, cur),
             "exclusiveTotal": money(*e, cur), "taxAmount": money(*x, cur)})
         })
         .collect();
     let due = pend.date_naive() + Duration::days(30);
-    json!({
+    let customer = &w.legal_entities[order.legal_entity];
+    obj!({
         "invoiceMetadata": metadata(w, inv),
-        "period": {"startDate": iso(pstart), "endDate": iso(pend)},
+        "period": obj!({"startDate": iso(pstart), "endDate": iso(pend)}),
         "issuer": issuer,
         "billToAddress": bill_to(w, order.legal_entity),
-        "customer": {"legalEntityId": w.legal_entities[order.legal_entity].id, "legalEntityName": w.legal_entities[order.legal_entity].name},
-        "dueDate": {"date": iso(due.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())},
+        "customer": obj!({"legalEntityId": customer.id.as_str(), "legalEntityName": customer.name.as_str()}),
+        "dueDate": obj!({"date": iso(due.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())}),
         "paymentMethod": order.payment.label(rp),
         "totalAmount": money(t.total, cur),
-        "artifacts": [
-            {"artifactType": "BillingDetails", "amountDetails": amount_details},
-            {"artifactType": if qualified { "PurchaseFromQualifiedIssuer" } else { "PurchaseFromOtherIssuer" }, "taxBreakdown": breakdown},
+        "artifacts": vec![
+            obj!({"artifactType": "BillingDetails", "amountDetails": amount_details}),
+            obj!({"artifactType": if qualified { "PurchaseFromQualifiedIssuer" } else { "PurchaseFromOtherIssuer" }, "taxBreakdown": breakdown}),
         ],
     })
 }
@@ -236,7 +237,7 @@ pub fn get_line_items(st: &State, req: &Req) -> ApiResult {
         .collect();
     let more = offset + LINE_PAGE < all.len();
     drop(w);
-    let mut body = json!({"lineItems": page});
+    let mut body = obj!({"lineItems": page});
     if more {
         body["nextPageToken"] = json!(paging::issue(
             st,
@@ -254,16 +255,16 @@ fn line_item(w: &World, inv_idx: usize, l: &InvLine) -> Value {
     let ol = &order.lines[l.order_line];
     let p = &w.products[ol.product];
     let cur = profile(&order.region).currency;
-    json!({
-        "invoiceNumber": inv.number,
+    obj!({
+        "invoiceNumber": inv.number.as_str(),
         "transactionType": if inv.kind == InvoiceKind::Standard { "CHARGE" } else { "REFUND" },
-        "orderMetadata": {"orderId": order.id, "orderDate": {"date": iso(order.date)}},
-        "lineItemMetadata": {
+        "orderMetadata": json!({"orderId": order.id, "orderDate": {"date": iso(order.date)}}),
+        "lineItemMetadata": json!({
             "orderLineItemId": ol.id, "shipmentId": order.shipments[inv.shipment].id,
             "asin": p.asin, "title": p.title, "quantity": l.qty,
             "purchaseOrderNumber": order.po_number,
-        },
-        "amountDetails": {
+        }),
+        "amountDetails": obj!({
             "unitPrice": money(l.unit_price, cur),
             "principal": money(l.principal, cur),
             "discount": money(l.discount, cur),
@@ -271,7 +272,7 @@ fn line_item(w: &World, inv_idx: usize, l: &InvLine) -> Value {
             "tax": money(l.tax + l.shipping_tax, cur),
             "taxRate": rate_text(l.tax_rate),
             "total": money(l.total(), cur),
-        },
+        }),
     })
 }
 
