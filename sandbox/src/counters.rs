@@ -58,7 +58,13 @@ impl Counters {
                     .push(json!({"listener": listener, "operation": label,
                     "method": req.method, "path": req.path, "connection": req.conn_id}));
             }
-            let log = i.headers_seen.entry(listener.to_string()).or_default();
+            // Looked up before an entry is made: the key's String is made once per listener.
+            if !i.headers_seen.contains_key(listener) {
+                i.headers_seen.insert(listener.to_string(), Vec::new());
+            }
+            let Some(log) = i.headers_seen.get_mut(listener) else {
+                return;
+            };
             if log.len() < MAX_LOG {
                 let headers: serde_json::Map<String, Value> = req
                     .headers

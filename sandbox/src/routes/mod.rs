@@ -206,7 +206,9 @@ pub fn body(req: &Req) -> Result<Value, Resp> {
 }
 
 pub fn iso(d: DateTime<Utc>) -> String {
-    d.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    // The same text as `format("%Y-%m-%dT%H:%M:%SZ")` (whole seconds, `Z`), without parsing
+    // a format string for every date of every answer.
+    d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 pub fn csv(v: Option<&str>) -> Vec<String> {
@@ -245,4 +247,22 @@ pub fn valid_locale(l: &str) -> bool {
         && (b[2] == b'-' || b[2] == b'_')
         && b[3].is_ascii_uppercase()
         && b[4].is_ascii_uppercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+
+    #[test]
+    fn iso_writes_whole_seconds_and_z_as_the_format_string_did() {
+        for (y, mo, d, h, mi, s) in [
+            (2026, 11, 1, 0, 0, 0),
+            (1999, 12, 31, 23, 59, 59),
+            (2026, 2, 28, 9, 5, 7),
+        ] {
+            let t = Utc.with_ymd_and_hms(y, mo, d, h, mi, s).unwrap()
+                + chrono::Duration::milliseconds(999);
+            assert_eq!(super::iso(t), t.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+        }
+    }
 }
