@@ -25,12 +25,12 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use abws::describe::{ModelInfo, Ty};
+use abws::describe::{ModelInfo, OneOfInfo, Ty};
 use abws::model::Key;
 use abws::operation::JsonAnswer;
 use abws::{Amount, AmountForm, Timestamp};
 
-use crate::convert::{new_datetime, renders_as_received, untrack, Build, Fill};
+use crate::convert::{new_datetime, renders_as_received, untrack, Build, Fill, Shape};
 use crate::leaves::{self, Slot};
 
 /// The most fields a model may have (the core's null mask is 64 bits).
@@ -58,8 +58,9 @@ pub fn mode() -> Mode {
     })
 }
 
-/// Results built here, results whose shape is not built here, and answers given up on
-/// (a value the core refuses or reads otherwise): the tests check which way a call went.
+/// Results built here, results whose shape is not built here (or with a one-of this reader
+/// declines, `OneOfV`), and answers given up on (a value the core refuses or reads
+/// otherwise): the tests check which way a call went.
 static COUNTS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 const BUILT: usize = 0;
 const UNSUPPORTED: usize = 1;
@@ -75,7 +76,8 @@ pub fn counts() -> (u64, u64, u64) {
 pub enum Built {
     /// The result.
     Done(Py<PyAny>),
-    /// A shape not built here: the result comes from the decoded answer.
+    /// A shape not built here, or a one-of declined: the result comes from the decoded
+    /// answer.
     Unsupported,
     /// Given up on a value: the decoded answer gives the result or the error.
     GivenUp,
@@ -88,10 +90,15 @@ pub fn build(py: Python<'_>, answer: &JsonAnswer) -> Built {
         COUNTS[UNSUPPORTED].fetch_add(1, Ordering::Relaxed);
         return Built::Unsupported;
     }
-    match build_supported(py, answer, ty) {
+    let mut declined = false;
+    match build_supported(py, answer, ty, &mut declined) {
         Some(obj) => {
             COUNTS[BUILT].fetch_add(1, Ordering::Relaxed);
             Built::Done(obj)
+        }
+        None if declined => {
+            COUNTS[UNSUPPORTED].fetch_add(1, Ordering::Relaxed);
+            Built::Unsupported
         }
         None => {
             COUNTS[GIVEN_UP].fetch_add(1, Ordering::Relaxed);
@@ -100,17 +107,35 @@ pub fn build(py: Python<'_>, answer: &JsonAnswer) -> Built {
     }
 }
 
-fn build_supported(py: Python<'_>, answer: &JsonAnswer, ty: Ty) -> Option<Py<PyAny>> {
+fn build_supported(
+    py: Python<'_>,
+    answer: &JsonAnswer,
+    ty: Ty,
+    declined: &mut bool,
+) -> Option<Py<PyAny>> {
     let text = answer.text()?;
     let mut b = Direct {
         b: Build::new(py).ok()?,
         datetimes: HashMap::default(),
+        declined: false,
     };
+    let built = read(&mut b, text, answer.part(), ty);
+    *declined = b.declined;
+    built
+}
+
+/// The result read from `text` (`part`: the body's field that holds it).
+fn read<'a>(
+    b: &mut Direct<'_, 'a>,
+    text: &'a str,
+    part: Option<&'static str>,
+    ty: Ty,
+) -> Option<Py<PyAny>> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = match (answer.part(), ty) {
+    let value = match (part, ty) {
         (None, _) => {
             let top = Value {
-                b: &mut b,
+                b: &mut *b,
                 ty,
                 slot: leaves::ITEM,
             };
@@ -118,7 +143,7 @@ fn build_supported(py: Python<'_>, answer: &JsonAnswer, ty: Ty) -> Option<Py<PyA
         }
         (Some(field), Ty::Model(m)) => de
             .deserialize_map(PartV {
-                b: &mut b,
+                b: &mut *b,
                 m,
                 field,
             })
@@ -210,6 +235,9 @@ fn supported(ty: Ty, seen: &mut Vec<&'static str>) -> bool {
 struct Direct<'py, 'a> {
     b: Build<'py, 'a>,
     datetimes: HashMap<&'a str, Part, leaves::FastHash>,
+    /// A one-of was declined (`OneOfV`): the answer is read the decoded way, as a shape not
+    /// built here is, not given up on.
+    declined: bool,
 }
 
 /// A built value, and what a model keeps of its wire text (a date-time Python would
@@ -302,25 +330,7 @@ impl<'a> DeserializeSeed<'a> for Value<'_, '_, 'a> {
                 })
                 .map(Part::plain),
             Ty::Model(m) => d.deserialize_map(ModelV { b: self.b, m }).map(Part::plain),
-            Ty::OneOf(o) => {
-                // The core reads the value whole, then as the shape its tag names.
-                let raw = <&'a RawValue>::deserialize(d)?;
-                let i = (o.choose)(raw.get()).map_err(de::Error::custom)?;
-                let ty = o
-                    .variants
-                    .get(i)
-                    .ok_or_else(|| de::Error::custom("no such shape"))?;
-                let mut inner = serde_json::Deserializer::from_str(raw.get());
-                let part = Value {
-                    b: self.b,
-                    ty: ty(),
-                    slot: self.slot,
-                }
-                .deserialize(&mut inner)
-                .map_err(de::Error::custom)?;
-                inner.end().map_err(de::Error::custom)?;
-                Ok(part)
-            }
+            Ty::OneOf(o) => d.deserialize_map(OneOfV { b: self.b, o }).map(Part::plain),
             _ => Err(de::Error::custom("a shape from_json does not build")),
         }
     }
@@ -532,7 +542,7 @@ impl<'a> Visitor<'a> for ModelV<'_, '_, 'a> {
         write!(f, "a {} object", self.m.name)
     }
     fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Py<PyAny>, A::Error> {
-        let (m, py) = (self.m, self.b.b.py);
+        let m = self.m;
         let (first_slot, shape) = self.b.b.shape(m.name, m.fields).map_err(py_err)?;
         // As many slots as the model has fields (a fixed array of MAX_FIELDS was made and
         // dropped whole for every object: ~1,100 instructions each, issue 19).
@@ -551,9 +561,7 @@ impl<'a> Visitor<'a> for ModelV<'_, '_, 'a> {
             };
             let Some(i) = found else {
                 let raw = map.next_value::<&'a RawValue>()?;
-                let value = self.b.b.h.loads_raw.bind(py).call1((raw.get(),));
-                let d = extra.get_or_insert_with(|| PyDict::new(py));
-                value.and_then(|v| d.set_item(name, v)).map_err(py_err)?;
+                keep_unknown(&self.b.b, &mut extra, name, raw).map_err(py_err)?;
                 continue;
             };
             next = i + 1;
@@ -566,30 +574,167 @@ impl<'a> Visitor<'a> for ModelV<'_, '_, 'a> {
                 nulls |= 1 << i;
             }
         }
-        let inst = Fill::new(self.b.b.instance(&shape).map_err(py_err)?).map_err(py_err)?;
-        let mut wire: Option<Bound<'_, PyDict>> = None;
-        for (name, value) in shape.names.iter().zip(values.iter_mut()) {
-            let (value, kept) = match value.take() {
-                Some(Part { value, wire }) => (value, wire),
-                None => (py.None(), None),
+        finish(&mut self.b.b, &shape, values, nulls, extra).map_err(py_err)
+    }
+}
+
+/// A field the model does not declare, kept as JSON in the object's unknown fields.
+fn keep_unknown<'py>(
+    b: &Build<'py, '_>,
+    extra: &mut Option<Bound<'py, PyDict>>,
+    name: &str,
+    raw: &RawValue,
+) -> PyResult<()> {
+    let value = b.h.loads_raw.bind(b.py).call1((raw.get(),))?;
+    extra
+        .get_or_insert_with(|| PyDict::new(b.py))
+        .set_item(name, value)
+}
+
+/// The object of a model whose fields are read: every declared field set in declared order
+/// (`None` when absent or `null`), then the wire texts kept, the unknown fields and the
+/// fields that came as `null` (bit i: field i), as `convert.rs` sets them.
+fn finish(
+    b: &mut Build<'_, '_>,
+    shape: &Shape,
+    mut values: Vec<Option<Part>>,
+    nulls: u64,
+    extra: Option<Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    let py = b.py;
+    let inst = Fill::new(b.instance(shape)?)?;
+    let mut wire: Option<Bound<'_, PyDict>> = None;
+    for (name, value) in shape.names.iter().zip(values.iter_mut()) {
+        let (value, kept) = match value.take() {
+            Some(Part { value, wire }) => (value, wire),
+            None => (py.None(), None),
+        };
+        inst.set(name, value.bind(py))?;
+        if let Some(w) = kept {
+            let d = wire.get_or_insert_with(|| PyDict::new(py));
+            d.set_item(name, w)?;
+        }
+    }
+    let h = b.h;
+    if let Some(w) = wire {
+        inst.set(&h.wire, &w)?;
+    }
+    if let Some(d) = extra {
+        inst.set(&h.extra, &d)?;
+    }
+    if nulls != 0 {
+        let bits = nulls.into_py_any(py)?;
+        inst.set(&h.nulls, bits.bind(py))?;
+    }
+    Ok(inst.done())
+}
+
+/// A one-of read in one pass. Each field is built as the first shape that declares it
+/// declares it, the tag noted on the way, and the object is made as the shape the tag names
+/// (the core captures the value whole, scans it for its tag, then reads it: two passes
+/// more, ~14k instructions an invoice artifact; issue 19, benches/analysis.md). A field no
+/// shape declares is kept as the named shape keeps it (unknown). What this cannot build as
+/// the core reads it is declined, and the decoded path reads the answer (`Direct::declined`):
+/// a tag absent, `null`, repeated or escaped (the core's scan leaves those to serde), a tag
+/// that names the fallback shape (kept as raw JSON), a field the named shape does not
+/// declare but another does, or declares as another shape.
+struct OneOfV<'s, 'py, 'a> {
+    b: &'s mut Direct<'py, 'a>,
+    o: &'static OneOfInfo,
+}
+
+impl Direct<'_, '_> {
+    /// Stops the building at a one-of this reader does not build as the core does.
+    fn decline<E: de::Error>(&mut self, what: &str) -> E {
+        self.declined = true;
+        E::custom(format_args!("a one-of not built in one pass: {what}"))
+    }
+}
+
+impl<'a> Visitor<'a> for OneOfV<'_, '_, 'a> {
+    type Value = Py<PyAny>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of one of several shapes")
+    }
+    fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Py<PyAny>, A::Error> {
+        let o = self.o;
+        let mut tag: Option<&'a str> = None;
+        // (the field's wire name, the shape it was built as, its value: `None` for `null`,
+        // whether it came as `null`: once is enough, as `ModelV` notes it)
+        let mut read: Vec<(&'static str, Ty, Option<Part>, bool)> = Vec::with_capacity(4);
+        let mut extra: Option<Bound<'_, PyDict>> = None;
+        while let Some(key) = map.next_key::<Key<'a>>()? {
+            let name = key.as_str();
+            let declared = o.variants.iter().find_map(|v| match v() {
+                Ty::Model(m) => m.fields.iter().position(|f| f.wire == name).map(|i| (m, i)),
+                _ => None,
+            });
+            let Some((m, i)) = declared else {
+                // Unknown to every shape, so to the one named too.
+                let raw = map.next_value::<&'a RawValue>()?;
+                keep_unknown(&self.b.b, &mut extra, name, raw).map_err(py_err)?;
+                continue;
             };
-            inst.set(name, value.bind(py)).map_err(py_err)?;
-            if let Some(w) = kept {
-                let d = wire.get_or_insert_with(|| PyDict::new(py));
-                d.set_item(name, w).map_err(py_err)?;
+            let (f, ty) = (&m.fields[i], (m.fields[i].ty)());
+            let (first_slot, _) = self.b.b.shape(m.name, m.fields).map_err(py_err)?;
+            let value = if name == o.tag {
+                let text = map.next_value::<Option<Key<'a>>>()?;
+                let s = match (tag, text.as_ref().and_then(Key::borrowed), ty) {
+                    (None, Some(s), Ty::Str | Ty::Enum(_)) => s,
+                    _ => return Err(self.b.decline("the tag")),
+                };
+                tag = Some(s);
+                Some(Part::plain(self.b.b.string(s, first_slot + i)))
+            } else {
+                map.next_value_seed(FieldV {
+                    b: &mut *self.b,
+                    ty,
+                    slot: first_slot + i,
+                })?
+            };
+            let null = value.is_none();
+            match read.iter_mut().find(|r| r.0 == f.wire) {
+                // A repeated field: the last value, as `ModelV` keeps it.
+                Some(r) => (r.2, r.3) = (value, r.3 || null),
+                None => read.push((f.wire, ty, value, null)),
             }
         }
-        let h = self.b.b.h;
-        if let Some(w) = wire {
-            inst.set(&h.wire, &w).map_err(py_err)?;
+        let Ty::Model(m) = (o.variants[(o.by_tag)(tag)])() else {
+            return Err(self.b.decline("the fallback shape"));
+        };
+        let (_, shape) = self.b.b.shape(m.name, m.fields).map_err(py_err)?;
+        let mut values: Vec<Option<Part>> = std::iter::repeat_with(|| None)
+            .take(m.fields.len())
+            .collect();
+        let mut nulls = 0u64;
+        for (name, ty, value, null) in read {
+            let i = m.fields.iter().position(|f| f.wire == name);
+            let Some(i) = i.filter(|&i| same_shape(ty, (m.fields[i].ty)())) else {
+                return Err(self.b.decline("a field of another shape"));
+            };
+            if null {
+                nulls |= 1 << i;
+            }
+            values[i] = value;
         }
-        if let Some(d) = extra {
-            inst.set(&h.extra, &d).map_err(py_err)?;
-        }
-        if nulls != 0 {
-            let bits = nulls.into_py_any(py).map_err(py_err)?;
-            inst.set(&h.nulls, bits.bind(py)).map_err(py_err)?;
-        }
-        Ok(inst.done())
+        finish(&mut self.b.b, &shape, values, nulls, extra).map_err(py_err)
+    }
+}
+
+/// Whether two shapes build the same Python value from the same JSON.
+fn same_shape(a: Ty, b: Ty) -> bool {
+    match (a, b) {
+        (Ty::List(x), Ty::List(y)) | (Ty::Map(x), Ty::Map(y)) => same_shape(x(), y()),
+        (Ty::Model(x), Ty::Model(y)) => std::ptr::eq(x, y),
+        (Ty::Enum(x), Ty::Enum(y)) => std::ptr::eq(x, y),
+        (Ty::OneOf(x), Ty::OneOf(y)) => std::ptr::eq(x, y),
+        (Ty::Str, Ty::Str)
+        | (Ty::Int, Ty::Int)
+        | (Ty::Bool, Ty::Bool)
+        | (Ty::Decimal, Ty::Decimal)
+        | (Ty::Money, Ty::Money)
+        | (Ty::DateTime, Ty::DateTime)
+        | (Ty::Raw, Ty::Raw) => true,
+        _ => false,
     }
 }

@@ -102,6 +102,11 @@ pub struct OneOfInfo {
     /// Which shape (an index into `variants`) the core reads a value as, from its raw
     /// JSON text; an error where the core refuses it.
     pub choose: fn(&str) -> Result<usize, String>,
+    /// The field whose string names the shape (`artifactType`).
+    pub tag: &'static str,
+    /// `choose` for a reader that meets the tag as it parses: the shape of an object whose
+    /// tag is this string (`None`: absent or `null`), given once as a plain string.
+    pub by_tag: fn(Option<&str>) -> usize,
 }
 
 /// A string enum.

@@ -69,6 +69,86 @@ def test_a_result_held_in_a_field_is_built_from_the_json(client: abws.Client, sb
     assert delta(before) == (0, 0, 1)
 
 
+def detail_with(artifacts: str) -> str:
+    """An invoiceDetail answer whose artifacts are `artifacts` (a JSON list's items)."""
+    return '{"invoiceDetail": {"paymentMethod": "Invoice", "artifacts": [%s]}}' % artifacts
+
+
+BILLING = '{"amountDetails": [{"type": "amountDue", "amount": {"currencyCode": "JPY", "amount": 1100}}], "artifactType": "BillingDetails"}'
+
+
+def test_artifacts_are_built_in_one_pass_whatever_their_key_order(client: abws.Client, sb: abws.Sandbox) -> None:
+    """A one-of (an invoice's artifacts) is built as it is read, its tag met before or after
+    its fields; a field no shape declares is kept as unknown, a null as an explicit null."""
+    tax = ('{"artifactType": "PurchaseFromQualifiedIssuer", "taxBreakdown": [{"taxRate": "10%%",'
+           ' "taxAmount": {"currencyCode": "JPY", "amount": "100"}}], "newField": [1, "x"]}')
+    other = '{"taxBreakdown": null, "artifactType": "PurchaseFromOtherIssuer"}'
+    canned(sb, detail_with(",".join([BILLING, tax, other])), op="getInvoiceDetailByInvoiceNumber")
+    before = counts()
+    detail = client.invoices.get_invoice_detail_by_invoice_number("JP-ANY")
+    assert delta(before) == (1, 0, 0), "built from the JSON (check mode compared it with the decoded result)"
+    billing, qualified, other_issuer = detail.artifacts
+    assert type(billing).__name__ == "BillingDetails" and billing.amount_details[0].amount.amount == Decimal(1100)
+    assert type(qualified).__name__ == "TaxArtifact" and qualified.tax_breakdown[0].tax_amount.amount == Decimal("100")
+    assert type(other_issuer).__name__ == "TaxArtifact" and other_issuer.tax_breakdown is None
+    d = detail.to_dict()["artifacts"]
+    assert d[1]["newField"] == [1, "x"], "an unknown field given back"
+    assert "taxBreakdown" in d[2] and d[2]["taxBreakdown"] is None, "an explicit null given back"
+    assert pickle.loads(pickle.dumps(detail)) == detail
+
+
+@pytest.mark.parametrize(
+    "artifact",
+    [
+        '{"artifactType": "BillingDetails", "amountDetails": null, "amountDetails": []}',
+        '{"amountDetails": [], "artifactType": "BillingDetails", "amountDetails": null, "z": 1, "z": 2}',
+    ],
+)
+def test_repeated_fields_of_an_artifact_are_kept_as_the_core_keeps_them(
+    client: abws.Client, sb: abws.Sandbox, artifact: str
+) -> None:
+    """The last value, and a null noted once it came (check mode compares both ways)."""
+    canned(sb, detail_with(artifact), op="getInvoiceDetailByInvoiceNumber")
+    before = counts()
+    client.invoices.get_invoice_detail_by_invoice_number("JP-ANY")
+    assert delta(before) == (1, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "artifact,expect",
+    [
+        ('{"artifactType": "SomethingNew", "x": 1}', {"artifactType": "SomethingNew", "x": 1}),
+        ('{"x": 1}', {"x": 1}),
+        ('{"artifactType": null, "x": 1}', {"artifactType": None, "x": 1}),
+        ('{"artifactType": "Billing\\u0044etails", "amountDetails": []}', "BillingDetails"),
+        ('{"artifactType": "BillingDetails", "taxBreakdown": [], "amountDetails": []}', "BillingDetails"),
+    ],
+)
+def test_artifacts_the_one_pass_does_not_build_are_decoded(
+    client: abws.Client, sb: abws.Sandbox, artifact: str, expect: Any
+) -> None:
+    """The fallback shape (raw JSON), an escaped tag, and a field another shape declares:
+    declined (as a shape not built from the JSON), and the decoded answer's result is the
+    same as ever."""
+    canned(sb, detail_with(artifact), op="getInvoiceDetailByInvoiceNumber")
+    before = counts()
+    (got,) = client.invoices.get_invoice_detail_by_invoice_number("JP-ANY").artifacts
+    assert delta(before) == (0, 1, 0)
+    if isinstance(expect, dict):
+        assert got == expect
+    else:
+        assert type(got).__name__ == expect and got.amount_details == []
+
+
+def test_a_repeated_artifact_type_gives_the_cores_error(one_shot: abws.Client, sb: abws.Sandbox) -> None:
+    body = detail_with('{"artifactType": "BillingDetails", "artifactType": "BillingDetails"}')
+    canned(sb, body, op="getInvoiceDetailByInvoiceNumber")
+    before = counts()
+    with pytest.raises(abws.Error, match="duplicate field"):
+        one_shot.invoices.get_invoice_detail_by_invoice_number("JP-ANY")
+    assert delta(before) == (0, 1, 0), "declined, then the decoded answer's error"
+
+
 def test_results_made_by_the_handler_are_converted(client: abws.Client) -> None:
     """deleteItems answers an empty body: its result is the handler's, not JSON."""
     before = counts()

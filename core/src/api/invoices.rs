@@ -190,21 +190,36 @@ impl ArtifactKind {
                 decoded.as_deref()
             }
         };
-        Ok(match artifact_type {
+        Ok(ArtifactKind::named(artifact_type))
+    }
+
+    /// The kind an `artifactType` names (`None`: absent or `null`).
+    fn named(artifact_type: Option<&str>) -> ArtifactKind {
+        match artifact_type {
             Some("BillingDetails") => ArtifactKind::Billing,
             Some("PurchaseFromQualifiedIssuer") => ArtifactKind::QualifiedIssuer,
             Some("PurchaseFromOtherIssuer") => ArtifactKind::OtherIssuer,
             _ => ArtifactKind::Unknown,
-        })
+        }
     }
 
     /// The kind's shape in `Artifact::ty()`.
-    fn shape(raw: &str) -> std::result::Result<usize, String> {
-        Ok(match ArtifactKind::of(raw).map_err(|e| e.to_string())? {
+    fn index(self) -> usize {
+        match self {
             ArtifactKind::Billing => 0,
             ArtifactKind::QualifiedIssuer | ArtifactKind::OtherIssuer => 1,
             ArtifactKind::Unknown => 2,
-        })
+        }
+    }
+
+    /// The shape of a raw artifact (`OneOfInfo::choose`).
+    fn shape(raw: &str) -> std::result::Result<usize, String> {
+        Ok(ArtifactKind::of(raw).map_err(|e| e.to_string())?.index())
+    }
+
+    /// The shape an `artifactType` names (`OneOfInfo::by_tag`).
+    fn shape_named(artifact_type: Option<&str>) -> usize {
+        ArtifactKind::named(artifact_type).index()
     }
 }
 
@@ -533,6 +548,8 @@ impl crate::describe::Describe for Artifact {
         static INFO: crate::describe::OneOfInfo = crate::describe::OneOfInfo {
             variants: &[BillingDetails::ty, TaxArtifact::ty, RawJson::ty],
             choose: ArtifactKind::shape,
+            tag: "artifactType",
+            by_tag: ArtifactKind::shape_named,
         };
         crate::describe::Ty::OneOf(&INFO)
     }
@@ -591,6 +608,15 @@ mod tests {
                 Artifact::Other(_) => "raw",
             };
             assert_eq!((chosen, decoded), (want, want), "{raw}");
+            // The same shape from the tag alone, as a reader meets it.
+            let tag = serde_json::from_str::<serde_json::Value>(raw).unwrap()[info.tag]
+                .as_str()
+                .map(str::to_owned);
+            assert_eq!(
+                (info.by_tag)(tag.as_deref()),
+                (info.choose)(raw).unwrap(),
+                "{raw}"
+            );
         }
         assert!((info.choose)(r#""text""#).is_err());
         assert!(serde_json::from_str::<Artifact>(r#""text""#).is_err());
