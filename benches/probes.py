@@ -24,6 +24,11 @@
         The sandbox's side of the same comparison: the sandbox itself under cachegrind while
         the children make their calls; prints the sandbox's extra last-level misses per call
         of the round (its table of distinct access tokens), not the client's.
+    .venv/bin/python benches/probes.py sandbox-instructions [--sandbox BIN]...
+        What B1's call costs the sandbox, counted: the sandbox binary under cachegrind
+        answering 200, then (a fresh one) 1,200 of B1's floor GETs (`run.RawGet`, the
+        invoices in turn); the difference per request, so its start and its dataset cancel
+        out. One line per `--sandbox` (default: target-bench's), an A/B of two builds.
     .venv/bin/python benches/probes.py wheels --python PY_A --python PY_B [--rounds 6]
         B1's call on one client (getInvoiceDetailByInvoiceNumber, the invoices in turn) with
         two interpreters, each with its wheel, alternating: a child per round and
@@ -220,6 +225,36 @@ def sandbox_misses(python: str, keep: str | None) -> None:
           f"the round's extra per call: {extra:.1f}")
 
 
+SANDBOX_REQUESTS = (200, 1_200)  # the two sandboxes' requests (`sandbox_instructions`)
+
+
+def sandbox_instructions(binaries: List[str]) -> None:
+    """The sandbox's user-space instructions a request of B1's call (the floor's GETs, so no
+    client's work is counted): two sandboxes under cachegrind, the difference per request."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for binary in binaries:
+            refs = []
+            for n in SANDBOX_REQUESTS:
+                out = Path(tmp) / f"cg.{n}"
+                sb = run.Sandbox(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
+                                  binary, "--rate-limits", "off", "--today", run.TODAY])
+                try:
+                    get = run.RawGet(sb, [run.detail_url(sb, i) for i in run.invoice_numbers(sb)])
+                    for i in range(n):
+                        get(i)
+                finally:
+                    sb.stop()
+                    sb.proc.wait(timeout=120)  # cachegrind writes its file as the sandbox ends
+                totals = subprocess.run(["cg_annotate", str(out)], capture_output=True, text=True,
+                                        check=True).stdout
+                line = next(ln for ln in totals.splitlines() if "PROGRAM TOTALS" in ln)
+                refs.append(int(line.split()[0].replace(",", "")))
+            per = (refs[1] - refs[0]) / (SANDBOX_REQUESTS[1] - SANDBOX_REQUESTS[0])
+            print(f"{binary}: {per:,.0f} instructions a request")
+
+
 @contextlib.contextmanager
 def one_client_spec() -> Iterator[Path]:
     """A sandbox and the spec file of `clients_child.py`'s one access-token client (its
@@ -276,11 +311,13 @@ def instructions(pythons: List[str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses", "sandbox-misses", "wheels",
-                                      "instructions"])
+                                      "instructions", "sandbox-instructions"])
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--python", action="append", default=[],
                     help="misses: the interpreter (and abws) of the children; wheels, instructions: each one")
     ap.add_argument("--keep", default=None, help="misses: a directory for the cachegrind files")
+    ap.add_argument("--sandbox", action="append", default=[],
+                    help="sandbox-instructions: a sandbox binary (default: target-bench's)")
     a = ap.parse_args()
     if a.probe == "misses":
         return misses(a.python[0] if a.python else sys.executable, a.keep)
@@ -288,6 +325,8 @@ def main() -> None:
         return sandbox_misses(a.python[0] if a.python else sys.executable, a.keep)
     if a.probe == "instructions":
         return instructions(a.python or [sys.executable])
+    if a.probe == "sandbox-instructions":
+        return sandbox_instructions(a.sandbox or [str(run.SANDBOX_BIN)])
     if a.probe == "wheels":
         if len(a.python) != 2:
             ap.error("wheels takes two --python")
