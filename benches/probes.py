@@ -238,7 +238,7 @@ def sandbox_instructions(binaries: List[str]) -> None:
             refs = []
             for n in SANDBOX_REQUESTS:
                 out = Path(tmp) / f"cg.{n}"
-                sb = run.Sandbox(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
+                sb = run.Sandbox(["valgrind", "-q", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
                                   binary, "--rate-limits", "off", "--today", run.TODAY])
                 try:
                     get = run.RawGet(sb, [run.detail_url(sb, i) for i in run.invoice_numbers(sb)])
