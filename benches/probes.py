@@ -245,8 +245,10 @@ def sandbox_instructions(binaries: List[str]) -> None:
                     for i in range(n):
                         get(i)
                 finally:
-                    sb.stop()
-                    sb.proc.wait(timeout=120)  # cachegrind writes its file as the sandbox ends
+                    # Not `stop()`, which kills after 10 s: cachegrind writes its file as the
+                    # sandbox ends.
+                    sb.proc.terminate()
+                    sb.proc.wait(timeout=300)
                 totals = subprocess.run(["cg_annotate", str(out)], capture_output=True, text=True,
                                         check=True).stdout
                 line = next(ln for ln in totals.splitlines() if "PROGRAM TOTALS" in ln)

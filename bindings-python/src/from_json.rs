@@ -330,7 +330,14 @@ impl<'a> DeserializeSeed<'a> for Value<'_, '_, 'a> {
                 })
                 .map(Part::plain),
             Ty::Model(m) => d.deserialize_map(ModelV { b: self.b, m }).map(Part::plain),
-            Ty::OneOf(o) => d.deserialize_map(OneOfV { b: self.b, o }).map(Part::plain),
+            Ty::OneOf(o) => {
+                // Whatever stops the one pass declines it: a field read as a shape the tag
+                // then does not name, a value that is not an object, a value the core
+                // refuses. The decoded path gives the answer's result or its error.
+                let built = d.deserialize_map(OneOfV { b: &mut *self.b, o });
+                self.b.declined |= built.is_err();
+                built.map(Part::plain)
+            }
             _ => Err(de::Error::custom("a shape from_json does not build")),
         }
     }
@@ -635,9 +642,11 @@ fn finish(
 /// more, ~14k instructions an invoice artifact; issue 19, benches/analysis.md). A field no
 /// shape declares is kept as the named shape keeps it (unknown). What this cannot build as
 /// the core reads it is declined, and the decoded path reads the answer (`Direct::declined`):
-/// a tag absent, `null`, repeated or escaped (the core's scan leaves those to serde), a tag
-/// that names the fallback shape (kept as raw JSON), a field the named shape does not
-/// declare but another does, or declares as another shape.
+/// a tag value absent, `null`, repeated or escaped (the core's scan leaves those to serde), a
+/// tag that names the fallback shape (kept as raw JSON), a field the named shape does not
+/// declare but another does, or declares as another shape, and anything that stops the pass
+/// (`Value`'s one-of arm: a field that does not fit the shape it was read as, a value that is
+/// not an object).
 struct OneOfV<'s, 'py, 'a> {
     b: &'s mut Direct<'py, 'a>,
     o: &'static OneOfInfo,
@@ -699,7 +708,7 @@ impl<'a> Visitor<'a> for OneOfV<'_, '_, 'a> {
                 None => read.push((f.wire, ty, value, null)),
             }
         }
-        let Ty::Model(m) = (o.variants[(o.by_tag)(tag)])() else {
+        let Some(Ty::Model(m)) = o.variants.get((o.by_tag)(tag)).map(|v| v()) else {
             return Err(self.b.decline("the fallback shape"));
         };
         let (_, shape) = self.b.b.shape(m.name, m.fields).map_err(py_err)?;

@@ -79,8 +79,9 @@ BILLING = '{"amountDetails": [{"type": "amountDue", "amount": {"currencyCode": "
 
 def test_artifacts_are_built_in_one_pass_whatever_their_key_order(client: abws.Client, sb: abws.Sandbox) -> None:
     """A one-of (an invoice's artifacts) is built as it is read, its tag met before or after
-    its fields; a field no shape declares is kept as unknown, a null as an explicit null."""
-    tax = ('{"artifactType": "PurchaseFromQualifiedIssuer", "taxBreakdown": [{"taxRate": "10%%",'
+    its fields (or as an escaped key); a field no shape declares is kept as unknown, a null
+    as an explicit null."""
+    tax = ('{"artifact\\u0054ype": "PurchaseFromQualifiedIssuer", "taxBreakdown": [{"taxRate": "10%",'
            ' "taxAmount": {"currencyCode": "JPY", "amount": "100"}}], "newField": [1, "x"]}')
     other = '{"taxBreakdown": null, "artifactType": "PurchaseFromOtherIssuer"}'
     canned(sb, detail_with(",".join([BILLING, tax, other])), op="getInvoiceDetailByInvoiceNumber")
@@ -122,22 +123,30 @@ def test_repeated_fields_of_an_artifact_are_kept_as_the_core_keeps_them(
         ('{"artifactType": null, "x": 1}', {"artifactType": None, "x": 1}),
         ('{"artifactType": "Billing\\u0044etails", "amountDetails": []}', "BillingDetails"),
         ('{"artifactType": "BillingDetails", "taxBreakdown": [], "amountDetails": []}', "BillingDetails"),
+        # A field another shape declares, in a form that shape refuses: the tag names a
+        # shape for which it is only an unknown field.
+        ('{"artifactType": "PurchaseFromOtherIssuer", "taxBreakdown": [], "amountDetails": {"x": 1}}', "TaxArtifact"),
+        ('{"artifactType": "SomethingNew", "amountDetails": [{"amount": {"currencyCode": "JPY"}}]}',
+         {"artifactType": "SomethingNew", "amountDetails": [{"amount": {"currencyCode": "JPY"}}]}),
+        ('["X"]', ["X"]),
     ],
 )
 def test_artifacts_the_one_pass_does_not_build_are_decoded(
     client: abws.Client, sb: abws.Sandbox, artifact: str, expect: Any
 ) -> None:
-    """The fallback shape (raw JSON), an escaped tag, and a field another shape declares:
-    declined (as a shape not built from the JSON), and the decoded answer's result is the
-    same as ever."""
+    """The fallback shape (raw JSON), an escaped tag value, a field another shape declares,
+    an artifact that is not an object: declined (as a shape not built from the JSON), and
+    the decoded answer's result is the same as ever."""
     canned(sb, detail_with(artifact), op="getInvoiceDetailByInvoiceNumber")
     before = counts()
     (got,) = client.invoices.get_invoice_detail_by_invoice_number("JP-ANY").artifacts
     assert delta(before) == (0, 1, 0)
-    if isinstance(expect, dict):
+    if not isinstance(expect, str):
         assert got == expect
-    else:
+    elif expect == "BillingDetails":
         assert type(got).__name__ == expect and got.amount_details == []
+    else:
+        assert type(got).__name__ == expect and got.tax_breakdown == []
 
 
 def test_a_repeated_artifact_type_gives_the_cores_error(one_shot: abws.Client, sb: abws.Sandbox) -> None:
