@@ -8,8 +8,9 @@
 //! leaves through the core's own readers (`Amount::from_json`, `Timestamp::parse`), and
 //! it gives up (`None`) on anything it does not build the same way: a shape it does not
 //! handle (checked once per shape, `supported`), a value the core would refuse or read
-//! differently, a Python error. The caller then decodes the answer the usual way, which
-//! gives the result or the error the Rust API reports. Tests compare both ways on every
+//! differently, a Python error. A one-of it cannot build in its one pass is declined
+//! instead (`OneOfV`), and counted with the shapes not built here. The caller then decodes
+//! the answer the usual way, which gives the result or the error the Rust API reports. Tests compare both ways on every
 //! operation (`tests/python/test_from_json.py`).
 
 use std::collections::HashMap;
