@@ -191,6 +191,16 @@ def misses(python: str, keep: str | None) -> None:
           f"the round's extra per call: {c['extra_ll']:.1f} LL misses, {c['extra_ir']:+.0f} instructions")
 
 
+def program_totals(cachegrind_file: Path) -> List[int]:
+    """The counts of a cachegrind file's PROGRAM TOTALS line, in its events' order."""
+    import subprocess
+
+    totals = subprocess.run(["cg_annotate", str(cachegrind_file)], capture_output=True, text=True,
+                            check=True).stdout
+    line = next(ln for ln in totals.splitlines() if "PROGRAM TOTALS" in ln)
+    return [int(f.replace(",", "")) for f in line.split() if f[0].isdigit() and "%" not in f]
+
+
 def sandbox_misses(python: str, keep: str | None) -> None:
     """The sandbox's side of B11's round: the sandbox itself under cachegrind (same cache as
     `misses`), a fresh one per child, while a child makes `run.B11_COUNTED_LOOPS` rounds over 1,000
@@ -215,11 +225,7 @@ def sandbox_misses(python: str, keep: str | None) -> None:
             finally:
                 sb.stop()
                 sb.proc.wait(timeout=120)  # cachegrind writes its file as the sandbox ends
-            totals = subprocess.run(["cg_annotate", str(out)], capture_output=True, text=True,
-                                    check=True).stdout
-            line = next(ln for ln in totals.splitlines() if "PROGRAM TOTALS" in ln)
-            nums = [int(f.replace(",", "")) for f in line.split() if f[0].isdigit() and "%" not in f]
-            misses_ll[mode] = nums[5]  # Ir I1mr ILmr Dr D1mr DLmr ...: the data reads' LL misses
+            misses_ll[mode] = program_totals(out)[5]  # Ir I1mr ILmr Dr D1mr DLmr ...: the data reads' LL misses
     extra = (misses_ll["round"] - misses_ll["single"]) / (run.B11_COUNTED_LOOPS * run.B11_CLIENTS)
     print(f"sandbox: LL read misses {misses_ll['single']:,} (one client) / {misses_ll['round']:,} (rounds); "
           f"the round's extra per call: {extra:.1f}")
@@ -231,8 +237,6 @@ SANDBOX_REQUESTS = (200, 1_200)  # the two sandboxes' requests (`sandbox_instruc
 def sandbox_instructions(binaries: List[str]) -> None:
     """The sandbox's user-space instructions a request of B1's call (the floor's GETs, so no
     client's work is counted): two sandboxes under cachegrind, the difference per request."""
-    import subprocess
-
     with tempfile.TemporaryDirectory() as tmp:
         for binary in binaries:
             refs = []
@@ -249,10 +253,7 @@ def sandbox_instructions(binaries: List[str]) -> None:
                     # sandbox ends.
                     sb.proc.terminate()
                     sb.proc.wait(timeout=300)
-                totals = subprocess.run(["cg_annotate", str(out)], capture_output=True, text=True,
-                                        check=True).stdout
-                line = next(ln for ln in totals.splitlines() if "PROGRAM TOTALS" in ln)
-                refs.append(int(line.split()[0].replace(",", "")))
+                refs.append(program_totals(out)[0])  # Ir
             per = (refs[1] - refs[0]) / (SANDBOX_REQUESTS[1] - SANDBOX_REQUESTS[0])
             print(f"{binary}: {per:,.0f} instructions a request")
 

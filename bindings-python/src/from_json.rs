@@ -10,8 +10,8 @@
 //! handle (checked once per shape, `supported`), a value the core would refuse or read
 //! differently, a Python error. A one-of it cannot build in its one pass is declined
 //! instead (`OneOfV`), and counted with the shapes not built here. The caller then decodes
-//! the answer the usual way, which gives the result or the error the Rust API reports. Tests compare both ways on every
-//! operation (`tests/python/test_from_json.py`).
+//! the answer the usual way, which gives the result or the error the Rust API reports.
+//! Tests compare both ways on every operation (`tests/python/test_from_json.py`).
 
 use std::collections::HashMap;
 use std::fmt;
