@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 use pyo3::{intern, IntoPyObjectExt};
 
 use abws::describe::FieldInfo;
@@ -227,6 +227,20 @@ impl<'py> Fill<'py> {
         untrack(&self.inst);
         self.inst.unbind()
     }
+}
+
+/// Sets an attribute of a fresh instance (a slot of `Money`) by its interned name.
+fn set_slot(
+    inst: &Bound<'_, PyAny>,
+    name: &Py<PyString>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    // SAFETY: three live objects; `PyObject_SetAttr` does not steal references.
+    let rc: c_int = unsafe { ffi::PyObject_SetAttr(inst.as_ptr(), name.as_ptr(), value.as_ptr()) };
+    if rc < 0 {
+        return Err(PyErr::fetch(inst.py()));
+    }
+    Ok(())
 }
 
 fn tz(py: Python<'_>, h: &Helpers, seconds: i32) -> PyResult<Py<PyAny>> {
@@ -606,7 +620,8 @@ impl<'py, 'a> Build<'py, 'a> {
         let (py, h) = (self.py, self.h);
         let form = amount.form();
         let amount = self.decimal(&amount.value(), amount.is_negative_zero())?;
-        // Filled directly, without running Money.__init__ (hot path of big pages).
+        // Filled directly, without running Money.__init__ (hot path of big pages): its
+        // three slots, set through their descriptors (`Money` has no `__dict__`).
         // SAFETY: as in `instance`; `helpers` checked that `Money`'s `tp_new` is object's.
         let inst = unsafe {
             let obj = (h.object_new)(
@@ -614,14 +629,14 @@ impl<'py, 'a> Build<'py, 'a> {
                 h.empty_tuple.as_ptr(),
                 std::ptr::null_mut(),
             );
-            Fill::new(Bound::from_owned_ptr_or_err(py, obj)?)?
+            Bound::from_owned_ptr_or_err(py, obj)?
         };
-        inst.set(&h.amount, amount.bind(py))?;
-        inst.set(&h.currency_code, currency.bind(py))?;
-        if form == AmountForm::String {
-            inst.set(&h.string_form, pyo3::types::PyBool::new(py, true).as_any())?;
-        }
-        Ok(inst.done())
+        let string_form = form == AmountForm::String;
+        set_slot(&inst, &h.amount, amount.bind(py))?;
+        set_slot(&inst, &h.currency_code, currency.bind(py))?;
+        set_slot(&inst, &h.string_form, PyBool::new(py, string_form).as_any())?;
+        untrack(&inst);
+        Ok(inst.unbind())
     }
 
     fn node(&mut self, node: Node<'a>) -> PyResult<Py<PyAny>> {

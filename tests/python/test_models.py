@@ -122,6 +122,23 @@ def test_money_value_type():
     assert str(m) == "12.30 JPY"
 
 
+def test_money_is_a_slotted_value(client):
+    """A Money holds its three slots and no `__dict__`, made by `Money()` or by the
+    extension; the wire form it came in survives a copy and a pickle."""
+    tx = client.reconciliation.get_transactions(START, END).transactions[0]
+    made, built = abws.Money(Decimal("1.5"), "JPY", _string_form=True), tx.amount
+    for m in (made, built):
+        assert not hasattr(m, "__dict__")
+        with pytest.raises(AttributeError):
+            m.note = "x"  # type: ignore[attr-defined]
+        assert m._string_form is True and isinstance(m.to_dict()["amount"], str)
+        for back in (pickle.loads(pickle.dumps(m)), copy.copy(m), copy.deepcopy(m)):
+            assert back == m and back.to_dict() == m.to_dict() and back._string_form is True
+    numeric = client.cart.get_cart("cart-0001").attributes[0].amount
+    assert numeric._string_form is False and isinstance(numeric.to_dict()["amount"], Decimal)
+    assert abws.Money(1)._string_form is False
+
+
 def test_large_page_converts_quickly(sb, client):
     """A 10,000-transaction page (34 MB, served by a sandbox fault) arrives as objects
     within a small multiple of the time Python's own json.loads needs for its text."""

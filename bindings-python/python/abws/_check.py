@@ -34,6 +34,9 @@ def differences(built: Any, decoded: Any, path: str = "$") -> Optional[str]:
         same = built == decoded and built.utcoffset() == decoded.utcoffset()
     elif hasattr(built, "__dict__"):
         return differences(vars(built), vars(decoded), path)
+    elif hasattr(type(built), "__slots__"):  # Money
+        slots = type(built).__slots__
+        return differences({s: getattr(built, s) for s in slots}, {s: getattr(decoded, s) for s in slots}, path)
     else:
         same = built == decoded
     return None if same else f"{path}: {built!r} != {decoded!r}"

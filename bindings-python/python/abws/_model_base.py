@@ -28,19 +28,24 @@ def _loads_raw(text: str) -> Any:
 
 
 class Money:
-    """An exact amount with its ISO 4217 currency code (``None`` when the wire had none)."""
+    """An exact amount with its ISO 4217 currency code (``None`` when the wire had none).
+
+    A value, like the ``Decimal`` it holds: three slots and no ``__dict__`` (a page of
+    results holds thousands; the extension fills the slots directly, ``convert.rs``).
+    """
+
+    __slots__ = ("amount", "currency_code", "_string_form")
 
     amount: Decimal
     currency_code: Optional[str]
-    _string_form: bool = False
+    _string_form: bool
 
     def __init__(
         self, amount: Any, currency_code: Optional[str] = None, _string_form: bool = False
     ) -> None:
         self.amount = amount if isinstance(amount, Decimal) else Decimal(str(amount))
         self.currency_code = currency_code
-        if _string_form:
-            self._string_form = True
+        self._string_form = bool(_string_form)
 
     def to_dict(self) -> Dict[str, Any]:
         """The wire form: ``{"currencyCode": ..., "amount": ...}``."""
