@@ -29,6 +29,11 @@
         answering 200, then (a fresh one) 1,200 of B1's floor GETs (`run.RawGet`, the
         invoices in turn); the difference per request, so its start and its dataset cancel
         out. One line per `--sandbox` (default: target-bench's), an A/B of two builds.
+    .venv/bin/python benches/probes.py idle-spell [--rounds 3]
+        This VM's round trips after an idle pause: B1's floor GETs (`run.RawGet`, no client)
+        in chunks of 250, timed each, right after a pause of each kind (sleeps of 0.01 to
+        1 s, a child process, a CPU spin of 0.3 s, none), each after 2,000 GETs in the
+        steady state; prints µs a GET per chunk. Why B11 calls untimed after its pauses.
     .venv/bin/python benches/probes.py wheels --python PY_A --python PY_B [--rounds 6]
         B1's call on one client (getInvoiceDetailByInvoiceNumber, the invoices in turn) with
         two interpreters, each with its wheel, alternating: a child per round and
@@ -139,6 +144,47 @@ def rotation(rounds: int) -> None:
             turn.append(loop(lambda n: get(invs[n % len(invs)])))
             first.append(loop(lambda n: get(invs[0])))
         print(f"µs a call: in turn {1e6 / statistics.median(turn):.1f}, the first alone {1e6 / statistics.median(first):.1f}")
+    finally:
+        sb.stop()
+
+
+def idle_spell(rounds: int) -> None:
+    import subprocess
+
+    def spin(seconds: float) -> None:
+        t = time.perf_counter()
+        while time.perf_counter() - t < seconds:
+            pass
+
+    pauses: List[tuple[str, Callable[[], Any]]] = [
+        ("none", lambda: None),
+        ("sleep 0.01 s", lambda: time.sleep(0.01)),
+        ("sleep 0.03 s", lambda: time.sleep(0.03)),
+        ("sleep 0.05 s", lambda: time.sleep(0.05)),
+        ("sleep 0.3 s", lambda: time.sleep(0.3)),
+        ("sleep 1 s", lambda: time.sleep(1.0)),
+        ("a child process (python -c pass)", lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)),
+        ("a CPU spin of 0.3 s (this process)", lambda: spin(0.3)),
+    ]
+    sb = run.Sandbox.binary()
+    try:
+        invs = run.invoice_numbers(sb)
+        get = run.RawGet(sb, [run.detail_url(sb, i) for i in invs])
+
+        def chunk(n: int = 250) -> float:
+            t = time.perf_counter()
+            for i in range(n):
+                get(i)
+            return (time.perf_counter() - t) / n * 1e6
+
+        print("µs a GET, chunks of 250 after the pause (each pause after 2,000 GETs):")
+        for r in range(rounds):
+            for name, pause in pauses:
+                for _ in range(8):
+                    chunk()
+                pause()
+                print(f"  round {r + 1}, {name}: " + " ".join(f"{chunk():.0f}" for _ in range(10)))
+        get.close()
     finally:
         sb.stop()
 
@@ -314,7 +360,7 @@ def instructions(pythons: List[str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses", "sandbox-misses", "wheels",
-                                      "instructions", "sandbox-instructions"])
+                                      "instructions", "sandbox-instructions", "idle-spell"])
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--python", action="append", default=[],
                     help="misses: the interpreter (and abws) of the children; wheels, instructions: each one")
@@ -334,7 +380,7 @@ def main() -> None:
         if len(a.python) != 2:
             ap.error("wheels takes two --python")
         return wheels(a.python, a.rounds or 6)
-    probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7)}[a.probe]
+    probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7), "idle-spell": (idle_spell, 3)}[a.probe]
     probe[0](a.rounds or probe[1])
 
 
