@@ -447,8 +447,9 @@ def b1_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         f"each client for {B1_SECONDS:g} s per run, {runs} runs interleaved (the order rotating), after 200 "
         "warm-up calls. abws returns a typed `InvoiceDetail` (Decimal money, aware datetimes); the peers return "
         "dicts. The Rust rows are `benches/rust` (`abws-bench calls … 1.5s`: the blocking facade, a typed "
-        "`InvoiceDetail` struct, the same 1.5 s and the same invoices in turn; a child process, so its start, token "
-        "and 50 warm-up calls are outside the measured time). The ratios are taken per run (the clients "
+        "`InvoiceDetail` struct, the same 1.5 s and the same invoices in turn; a child process, so its start, its token "
+        "and its warm-up (at least 50 calls and 0.25 s: see B11 on this VM's fast spell after an idle pause) "
+        "are outside the measured time). The ratios are taken per run (the clients "
         "of one run measured seconds apart), then their median. Sandbox binary in its own process, rate "
         "limits off, keep-alive connections. The floor row is no client: `RawGet` of benches/run.py sends the "
         "same GETs as prebuilt bytes on one socket and reads each answer to its Content-Length, nothing "
@@ -1149,7 +1150,7 @@ def b8_md(res: Dict[str, List[float]], runs: int, b1res: Optional[Dict[str, Any]
         rows.append(f"| Python `abws.Client` (from B1, same sandbox) | {med(xs):,.0f} | {spread(xs)} | {med(xs) / r:.2f} |")
     c = med(res["C API (libabws.so)"])
     text = (
-        "getInvoiceDetailByInvoiceNumber 3,000 times per run (after 50 warm-up calls) from a C program "
+        "getInvoiceDetailByInvoiceNumber 3,000 times per run (after at least 50 warm-up calls and 0.25 s) from a C program "
         "(`benches/c/bench_c.c`: params JSON in, result JSON string out, freed each call) and from a Rust "
         f"program (`benches/rust`: typed result), same sandbox, rate limiting off, {runs} runs.\n\n"
         + "\n".join(rows)
