@@ -34,6 +34,11 @@
         in chunks of 250, timed each, right after a pause of each kind (sleeps of 0.01 to
         1 s, a child process, a CPU spin of 0.3 s, none), each after 2,000 GETs in the
         steady state; prints µs a GET per chunk. Why B11 calls untimed after its pauses.
+    .venv/bin/python benches/probes.py page-memory
+        What a decoded page holds: the bytes Python's allocations still hold (`tracemalloc`,
+        after `gc.collect()`) per transaction of the sandbox's getTransactions page (the
+        embedded sandbox, region US, October 2026), after a warm-up page. Run it with each
+        venv's python for an A/B of wheels.
     .venv/bin/python benches/probes.py wheels --python PY_A --python PY_B [--rounds 6]
         B1's call on one client (getInvoiceDetailByInvoiceNumber, the invoices in turn) with
         two interpreters, each with its wheel, alternating: a child per round and
@@ -187,6 +192,42 @@ def idle_spell(rounds: int) -> None:
         get.close()
     finally:
         sb.stop()
+
+
+def page_memory() -> None:
+    import tracemalloc
+    from datetime import datetime, timezone
+
+    from abws.sandbox import Sandbox
+
+    start, end = datetime(2026, 10, 1, tzinfo=timezone.utc), datetime(2026, 10, 31, tzinfo=timezone.utc)
+    with Sandbox() as sb:
+        client = sb.client()
+        client.reconciliation.get_transactions(start, end)  # warm-up: the runtime, caches
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        page = client.reconciliation.get_transactions(start, end)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        n = len(page.transactions)
+        count = {"Money": 0, "models": 0}
+
+        def walk(v: Any) -> None:
+            if isinstance(v, abws.Money):
+                count["Money"] += 1
+            elif isinstance(v, list):
+                for x in v:
+                    walk(x)
+            elif isinstance(v, abws.Model):
+                count["models"] += 1
+                for name in v.fields():
+                    walk(getattr(v, name))
+
+        walk(page.transactions)
+        print(f"{sys.executable}: {n} transactions, {held / n:,.0f} bytes held a transaction; "
+              f"a transaction has {count['Money'] / n:.1f} Money in {count['models'] / n:.1f} models")
 
 
 def clients(rounds: int) -> None:
@@ -360,7 +401,7 @@ def instructions(pythons: List[str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses", "sandbox-misses", "wheels",
-                                      "instructions", "sandbox-instructions", "idle-spell"])
+                                      "instructions", "sandbox-instructions", "idle-spell", "page-memory"])
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--python", action="append", default=[],
                     help="misses: the interpreter (and abws) of the children; wheels, instructions: each one")
@@ -380,6 +421,8 @@ def main() -> None:
         if len(a.python) != 2:
             ap.error("wheels takes two --python")
         return wheels(a.python, a.rounds or 6)
+    if a.probe == "page-memory":
+        return page_memory()
     probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7), "idle-spell": (idle_spell, 3)}[a.probe]
     probe[0](a.rounds or probe[1])
 
