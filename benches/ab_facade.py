@@ -35,8 +35,9 @@ try:
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             x = json.loads(p.stdout.strip().splitlines()[-1])
             wall[k].append(x["seconds"] / x["calls"] * 1e6)
-            # the child's CPU includes its start and 50 warm-up calls
-            cpu[k].append(((r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)) / (calls + 50) * 1e6)
+            # the child's CPU includes its start and its warm-up calls (50 in builds before 0af697b)
+            done = calls + x.get("warm_up", 50)
+            cpu[k].append(((r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)) / done * 1e6)
     for k in bins:
         print(f"{k:7s} wall µs/call {statistics.median(wall[k]):6.1f} ({min(wall[k]):.1f}–{max(wall[k]):.1f})"
               f"  CPU µs/call {statistics.median(cpu[k]):6.1f} ({min(cpu[k]):.1f}–{max(cpu[k]):.1f})")

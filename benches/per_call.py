@@ -52,8 +52,9 @@ def rust(sb: run.Sandbox, inv: str, n: int) -> Tuple[float, float, float]:
     x = run.rust_calls(sb, "calls", inv, str(n))
     r1, s = resource.getrusage(resource.RUSAGE_CHILDREN), sandbox_cpu(sb.proc.pid) - s0
     cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
-    # the child's CPU includes its start and 50 warm-up calls
-    return x["seconds"] / n * 1e6, cpu / (n + 50) * 1e6, s / (n + 50) * 1e6
+    # the child's CPU includes its start and its warm-up calls (50 in builds before 0af697b)
+    calls = n + x.get("warm_up", 50)
+    return x["seconds"] / n * 1e6, cpu / calls * 1e6, s / calls * 1e6
 
 
 class _StubNative:

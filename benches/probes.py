@@ -195,7 +195,6 @@ def idle_spell(rounds: int) -> None:
 
 
 def page_memory() -> None:
-    import tracemalloc
     from datetime import datetime, timezone
 
     from abws.sandbox import Sandbox
@@ -203,14 +202,13 @@ def page_memory() -> None:
     start, end = datetime(2026, 10, 1, tzinfo=timezone.utc), datetime(2026, 10, 31, tzinfo=timezone.utc)
     with Sandbox() as sb:
         client = sb.client()
-        client.reconciliation.get_transactions(start, end)  # warm-up: the runtime, caches
-        gc.collect()
-        tracemalloc.start()
-        before = tracemalloc.get_traced_memory()[0]
-        page = client.reconciliation.get_transactions(start, end)
-        gc.collect()
-        held = tracemalloc.get_traced_memory()[0] - before
-        tracemalloc.stop()
+
+        def fetch() -> Any:
+            return client.reconciliation.get_transactions(start, end)
+
+        fetch()  # warm-up: the runtime, caches
+        held = run.b2_memory(fetch)["held"]
+        page = fetch()
         n = len(page.transactions)
         count = {"Money": 0, "models": 0}
 

@@ -4,9 +4,10 @@
 //!
 //! A big page is ~500,000 Python objects, so the hot path stays off Python's generic
 //! machinery: instances are made by `object.__new__`'s C function and filled through
-//! their `__dict__` without attribute lookups, lists are made at their final length, the
-//! model values are walked in place (`abws::node`, no tree is collected first), and
-//! immutable leaves (`Decimal`, `datetime`, repeated strings) are shared (`leaves.rs`).
+//! their `__dict__` without attribute lookups (`Money`, which has slots, through its slot
+//! descriptors), lists are made at their final length, the model values are walked in
+//! place (`abws::node`, no tree is collected first), and immutable leaves (`Decimal`,
+//! `datetime`, repeated strings) are shared (`leaves.rs`).
 
 use std::os::raw::c_int;
 use std::sync::{Arc, Mutex};
@@ -216,10 +217,7 @@ impl<'py> Fill<'py> {
         // SAFETY: three live objects; `PyDict_SetItem` does not steal references.
         let rc: c_int =
             unsafe { ffi::PyDict_SetItem(self.dict.as_ptr(), name.as_ptr(), value.as_ptr()) };
-        if rc < 0 {
-            return Err(PyErr::fetch(self.inst.py()));
-        }
-        Ok(())
+        checked(self.inst.py(), rc)
     }
 
     pub(crate) fn done(self) -> Py<PyAny> {
@@ -237,8 +235,13 @@ fn set_slot(
 ) -> PyResult<()> {
     // SAFETY: three live objects; `PyObject_SetAttr` does not steal references.
     let rc: c_int = unsafe { ffi::PyObject_SetAttr(inst.as_ptr(), name.as_ptr(), value.as_ptr()) };
+    checked(inst.py(), rc)
+}
+
+/// A C API call's return code as a result: below 0, the exception it set.
+fn checked(py: Python<'_>, rc: c_int) -> PyResult<()> {
     if rc < 0 {
-        return Err(PyErr::fetch(inst.py()));
+        return Err(PyErr::fetch(py));
     }
     Ok(())
 }

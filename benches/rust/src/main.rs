@@ -2,10 +2,11 @@
 //!
 //! `abws-bench calls BASE_URL AUTH_URL CLIENT_ID CLIENT_SECRET REFRESH_TOKEN INVOICE N`
 //!   B8: getInvoiceDetailByInvoiceNumber N times through `abws::blocking::Client`;
-//!   prints `{"calls":N,"seconds":S}`. N may be a duration instead (`1.5s`, B1): calls
-//!   until that much time has passed, checking the clock every 16 calls as B1's Python loop
-//!   does. INVOICE may be a comma-separated list: call i asks for invoice i mod its length,
-//!   as B1's Python clients do (the invoices differ in size: 1.4 to 1.9 kB).
+//!   prints `{"calls":N,"seconds":S,"warm_up":W}` (W: the untimed calls before, `warm_up`).
+//!   N may be a duration instead (`1.5s`, B1): calls until that much time has passed,
+//!   checking the clock every 16 calls as B1's Python loop does. INVOICE may be a
+//!   comma-separated list: call i asks for invoice i mod its length, as B1's Python
+//!   clients do (the invoices differ in size: 1.4 to 1.9 kB).
 //! `abws-bench calls-local ...` the same (N or a duration) through the async client on a
 //!   current-thread runtime of the calling thread (an earlier experiment; the blocking facade
 //!   now works this way, benches/analysis.md).
@@ -14,7 +15,8 @@
 //!   asks for url i mod their number) for N calls or a duration, as prebuilt bytes on a
 //!   `std::net::TcpStream` read to their Content-Length (`raw`), or through a bare
 //!   `reqwest::Client` on a current-thread runtime, the body read whole and not parsed
-//!   (`reqwest`: the HTTP stack abws is built on, alone); prints `{"calls":N,"seconds":S}`.
+//!   (`reqwest`: the HTTP stack abws is built on, alone); prints `{"calls":N,"seconds":S,
+//!   "warm_up":W}`.
 //!   Built with `--features ureq`, `abws-bench ureq REQUESTS.json N` does the same through a
 //!   ureq `Agent` (benches/ureq_probe.py: a synchronous HTTP library, measured once).
 //! `abws-bench page BASE_URL AUTH_URL CLIENT_ID CLIENT_SECRET REFRESH_TOKEN START END RUNS`
@@ -58,7 +60,8 @@ impl Budget {
 /// benchmark VM a round trip runs up to 4x faster for ~60 ms after the machine has idled
 /// (as it may while this process starts), so a run timed at once would start in that
 /// spell (benches/analysis.md, sixteenth session; `benches/probes.py idle-spell`).
-fn warm_up<T, E>(mut call: impl FnMut(u64) -> Result<T, E>) -> Result<(), E> {
+/// Returns the number of calls made (printed as `warm_up`, for per-call CPU figures).
+fn warm_up<T, E>(mut call: impl FnMut(u64) -> Result<T, E>) -> Result<u64, E> {
     const WARM_UP_SECS: f64 = 0.25;
     let t0 = Instant::now();
     let mut i = 0u64;
@@ -66,7 +69,7 @@ fn warm_up<T, E>(mut call: impl FnMut(u64) -> Result<T, E>) -> Result<(), E> {
         call(i)?;
         i += 1;
     }
-    Ok(())
+    Ok(i)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -99,7 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .invoices()
                     .get_invoice_detail_by_invoice_number(&params[i as usize % params.len()])
             };
-            warm_up(call)?;
+            let w = warm_up(&call)?;
             let t0 = Instant::now();
             let mut n = 0u64;
             while budget.more(n, t0) {
@@ -107,7 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 n += 1;
             }
             let s = t0.elapsed().as_secs_f64();
-            println!("{{\"calls\":{n},\"seconds\":{s:.6}}}");
+            println!("{{\"calls\":{n},\"seconds\":{s:.6},\"warm_up\":{w}}}");
         }
         "calls-local" if a.len() == 9 => {
             // Experiment: the async client on a current-thread runtime of this thread.
@@ -118,7 +121,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let budget = Budget::parse(&a[8])?;
             let params = invoice_params(&a[7]);
             let p = |i: u64| &params[i as usize % params.len()];
-            warm_up(|i| rt.block_on(c.invoices().get_invoice_detail_by_invoice_number(p(i))))?;
+            let w =
+                warm_up(|i| rt.block_on(c.invoices().get_invoice_detail_by_invoice_number(p(i))))?;
             let t0 = Instant::now();
             let n = rt.block_on(async {
                 let mut n = 0u64;
@@ -131,7 +135,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok::<u64, abws::Error>(n)
             })?;
             let s = t0.elapsed().as_secs_f64();
-            println!("{{\"calls\":{n},\"seconds\":{s:.6}}}");
+            println!("{{\"calls\":{n},\"seconds\":{s:.6},\"warm_up\":{w}}}");
         }
         "page" if a.len() == 10 => {
             let params: GetTransactionsParams = serde_json::from_value(serde_json::json!({
@@ -235,7 +239,7 @@ fn floor(mode: &str, requests: &str, budget: Budget) -> Result<(), BoxError> {
         }
         _ => return Err(format!("{mode}: not in this build").into()),
     };
-    warm_up(&mut call)?;
+    let w = warm_up(&mut call)?;
     let t0 = Instant::now();
     let mut n = 0u64;
     while budget.more(n, t0) {
@@ -246,7 +250,7 @@ fn floor(mode: &str, requests: &str, budget: Budget) -> Result<(), BoxError> {
         n += 1;
     }
     let s = t0.elapsed().as_secs_f64();
-    println!("{{\"calls\":{n},\"seconds\":{s:.6}}}");
+    println!("{{\"calls\":{n},\"seconds\":{s:.6},\"warm_up\":{w}}}");
     Ok(())
 }
 

@@ -7,6 +7,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Optional
 
+from ._model_base import Money
+
 
 def differences(built: Any, decoded: Any, path: str = "$") -> Optional[str]:
     """Where ``built`` and ``decoded`` first differ, or ``None`` when they are alike."""
@@ -34,9 +36,9 @@ def differences(built: Any, decoded: Any, path: str = "$") -> Optional[str]:
         same = built == decoded and built.utcoffset() == decoded.utcoffset()
     elif hasattr(built, "__dict__"):
         return differences(vars(built), vars(decoded), path)
-    elif hasattr(type(built), "__slots__"):  # Money
-        slots = type(built).__slots__
-        return differences({s: getattr(built, s) for s in slots}, {s: getattr(decoded, s) for s in slots}, path)
+    elif isinstance(built, Money):  # slots, no __dict__
+        names = ("amount", "currency_code", "_string_form")
+        return differences({n: getattr(built, n) for n in names}, {n: getattr(decoded, n) for n in names}, path)
     else:
         same = built == decoded
     return None if same else f"{path}: {built!r} != {decoded!r}"
