@@ -10,8 +10,9 @@
         previous-month invoices in turn against the first invoice alone, and their sizes.
     .venv/bin/python benches/probes.py clients [--rounds 7]
         1,000 `abws.Client`s on one access token: a round of one call per client against
-        1,000 calls on one client, through the generated methods and through each client's
-        compiled client (`_native.call`), alternating.
+        1,000 calls on one client, timed as B11 times it (`many_clients.paired`: alternating
+        chunks of a few calls), through the generated methods and through each client's
+        compiled client (`_native.call`), each with its zero (one client on both sides).
     .venv/bin/python benches/probes.py misses [--python PY] [--keep DIR]
         The same comparison counted, not timed (B11, 1,000 refresh-token clients): the
         last-level-cache misses valgrind's cachegrind simulates in a child making 2 rounds
@@ -228,40 +229,42 @@ def page_memory() -> None:
               f"a transaction has {count['Money'] / n:.1f} Money in {count['models'] / n:.1f} models")
 
 
+class _Compiled:
+    """A client called through its compiled client (`_native.call`), shaped as `paired` calls
+    an account: the generated methods' Python frames left out."""
+
+    __slots__ = ("native",)
+
+    def __init__(self, client: abws.Client) -> None:
+        self.native = client._native
+
+    @property
+    def invoices(self) -> "_Compiled":
+        return self
+
+    def get_invoice_detail_by_invoice_number(self, invoice_number: str) -> Any:
+        return self.native.call("get_invoice_detail_by_invoice_number", {"invoice_number": invoice_number})
+
+
 def clients(rounds: int) -> None:
+    """B11's round on 1,000 access-token clients, timed as B11 times it (`many_clients.paired`),
+    through the generated methods and through the compiled clients, with each one's zero."""
+    import many_clients
+
     sb = run.Sandbox.binary()
     try:
         invs = run.invoice_numbers(sb)
         token = sb.token()
         many = [abws.Client("JP", access_token=token, endpoint=sb.base, auth_endpoint=sb.auth,
                             rate_limiting=False, user_email=sb.cred["user_email"]) for _ in range(1000)]
-        op = "get_invoice_detail_by_invoice_number"
-
-        def call(c: abws.Client, i: int, native: bool) -> None:
-            if native:
-                c._native.call(op, {"invoice_number": invs[i % len(invs)]})
-            else:
-                c.invoices.get_invoice_detail_by_invoice_number(invs[i % len(invs)])
-
-        def timed(pairs: Any, native: bool) -> float:
-            t = time.perf_counter()
-            for i, c in pairs:
-                call(c, i, native)
-            return time.perf_counter() - t
-
         for i, c in enumerate(many):
-            call(c, i, False)
-        for native in (False, True):
-            r: List[float] = []
-            o: List[float] = []
-            for k in range(rounds):
-                legs = [(r, lambda: timed(enumerate(many), native)),
-                        (o, lambda: timed(((i, many[0]) for i in range(len(many))), native))]
-                for out, f in legs if k % 2 else legs[::-1]:
-                    out.append(f())
-            ratio = [a / b for a, b in zip(r, o)]
-            print(f"{'_native.call' if native else 'generated methods'}: round {statistics.median(r) * 1e3:.2f} ms, "
-                  f"one client {statistics.median(o) * 1e3:.2f} ms, round ÷ one client {spread(ratio, '{:.4f}')}")
+            c.invoices.get_invoice_detail_by_invoice_number(invs[i % len(invs)])
+        for name, accounts in (("generated methods", many), ("_native.call", [_Compiled(c) for c in many])):
+            for what, xs in (("round", accounts), ("zero", [accounts[0]] * len(accounts))):
+                pairs = [many_clients.paired(xs, invs) for _ in range(rounds)]
+                ratio = [a / b for a, b in pairs]
+                print(f"{name}, {what}: {statistics.median(a for a, _ in pairs) * 1e3:.2f} ms, one client "
+                      f"{statistics.median(b for _, b in pairs) * 1e3:.2f} ms, ÷ one client {spread(ratio, '{:.4f}')}")
     finally:
         sb.stop()
 

@@ -25,7 +25,6 @@ import math
 import os
 import platform
 import resource
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,6 +44,8 @@ from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 import abws
+
+import raw_http
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = Path(os.environ.get("ABWS_BENCH_TARGET", ROOT / "target-bench"))
@@ -209,24 +210,10 @@ class RawGet:
             u = urllib.parse.urlsplit(url)
             self.requests.append(f"GET {u.path}?{u.query} HTTP/1.1\r\nhost: {host.netloc}\r\n{head}"
                                  "accept: application/json\r\n\r\n".encode())
-        self.sock = socket.create_connection((host.hostname, host.port))
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = raw_http.connect(sb.base)
 
     def __call__(self, i: int) -> bytes:
-        self.sock.sendall(self.requests[i % len(self.requests)])
-        buf = b""
-        while b"\r\n\r\n" not in buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("the sandbox closed the connection")
-            buf += chunk
-        head, _, body = buf.partition(b"\r\n\r\n")
-        if not head.startswith(b"HTTP/1.1 200"):
-            raise RuntimeError(f"floor: {head.splitlines()[0]!r}")
-        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
-        while len(body) < length:
-            body += self.sock.recv(65536)
-        return body
+        return raw_http.exchange(self.sock, self.requests[i % len(self.requests)])
 
     def close(self) -> None:
         self.sock.close()
@@ -1440,10 +1427,10 @@ def b10_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
 B11_CLIENTS = 1000
 
 
-def mint_refresh_tokens(sb: Sandbox, n: int) -> List[str]:
-    """n refresh tokens of n distinct grants, as n customers' consents make them: the
-    consent page's Allow (a single-use code) then the token endpoint's authorization_code
-    grant (a new token family each)."""
+def mint_grants(sb: Sandbox, n: int) -> List[Tuple[str, str]]:
+    """n grants, as n customers' consents make them: the consent page's Allow (a single-use
+    code) then the token endpoint's authorization_code grant (a new token family each).
+    Each grant's (refresh token, access token)."""
     c = sb.cred
     s = requests.Session()
     out = []
@@ -1456,10 +1443,15 @@ def mint_refresh_tokens(sb: Sandbox, n: int) -> List[str]:
             "grant_type": "authorization_code", "code": code, "redirect_uri": c["redirect_uri"],
             "client_id": c["client_id"], "client_secret": c["client_secret"]})
         r.raise_for_status()
-        out.append(r.json()["refresh_token"])
+        out.append((r.json()["refresh_token"], r.json()["access_token"]))
     s.close()
-    assert len(set(out)) == n
+    assert len({rt for rt, _ in out}) == n
     return out
+
+
+def mint_refresh_tokens(sb: Sandbox, n: int) -> List[str]:
+    """The refresh tokens of n grants (`mint_grants`)."""
+    return [rt for rt, _ in mint_grants(sb, n)]
 
 
 def b11(runs: int, n: int = B11_CLIENTS) -> List[Dict[str, Any]]:
@@ -1472,11 +1464,12 @@ def b11(runs: int, n: int = B11_CLIENTS) -> List[Dict[str, Any]]:
         with tempfile.TemporaryDirectory() as tmp:
             for r in range(runs):
                 t0 = time.perf_counter()
-                tokens = mint_refresh_tokens(sb, n)
+                grants = mint_grants(sb, n)
                 log(f"  B11 run {r + 1}: {n} grants in {time.perf_counter() - t0:.1f} s")
                 spec = Path(tmp) / "spec.json"
-                spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, **sb.cred, "tokens": tokens,
-                                            "invoices": invs}))
+                spec.write_text(json.dumps({"base": sb.base, "auth": sb.auth, **sb.cred, "invoices": invs,
+                                            "tokens": [rt for rt, _ in grants],
+                                            "access_tokens": [at for _, at in grants]}))
                 p = subprocess.run([PY, str(ROOT / "benches" / "many_clients.py"), str(spec)],
                                    capture_output=True, text=True, timeout=900)
                 if p.returncode != 0:
@@ -1485,7 +1478,8 @@ def b11(runs: int, n: int = B11_CLIENTS) -> List[Dict[str, Any]]:
                 out.append(x)
                 log(f"  B11 run {r + 1}: create {x['create'] / n * 1e3:.3f} ms/client, "
                     f"{(x['rss_idle_kb'] - x['rss0_kb']) / n:.0f} kB/client, "
-                    f"rounds {x['first_round']:.2f} s / {x['cached_round']:.2f} s vs one client {x['single']:.2f} s, "
+                    f"rounds {x['first_round']:.2f} s / {x['cached_round']:.2f} s vs one client {x['single']:.2f} s "
+                    f"({x['ratio']:.3f}x; zero {x['control']:.3f}x, bare {x['bare']:.3f}x), "
                     f"connections {x['conn_first']['used']} / {x['conn_cached']['used']}, "
                     f"open {x['open_first']} / {x['open_cached']}")
         return out
@@ -1545,7 +1539,12 @@ def b11_md(xs: List[Dict[str, Any]], runs: int, counted: Dict[str, Any]) -> Tupl
     cached = [x["cached_round"] for x in xs]
     single = [x["single"] for x in xs]
     r_first = [x["first_round"] / x["single"] for x in xs]
-    r_cached = [x["cached_round"] / x["single"] for x in xs]
+    r_cached = [x["ratio"] for x in xs]
+    r_control = [x["control"] for x in xs]
+    r_bare = [x["bare"] for x in xs]
+    # what the round costs a call beyond one client's loop, µs
+    extra_us = [(x["ratio"] - 1) * x["single"] / n * 1e6 for x in xs]
+    extra_bare_us = [(x["bare"] - 1) * x["bare_single"] / n * 1e6 for x in xs]
 
     def conns(k: str) -> List[float]:
         return [x[k]["used"] for x in xs if x[k].get("used") is not None]
@@ -1578,7 +1577,14 @@ def b11_md(xs: List[Dict[str, Any]], runs: int, counted: Dict[str, Any]) -> Tupl
         f"| round of one call per client, tokens cached (s) | {med(cached):.3f} | {spread(cached, '{:.3f}')} | | |",
         f"| {n:,} calls on one client (s) | {med(single):.3f} | {spread(single, '{:.3f}')} | | |",
         f"| round with refreshes ÷ one client | {med(r_first):.2f}× | {spread(r_first, '{:.2f}×')} | (reported) | |",
-        f"| round, tokens cached ÷ one client | {med(r_cached):.2f}× | {spread(r_cached, '{:.2f}×')} | ≤ 1.0× | {mark(ok_round)} |",
+        f"| round, tokens cached ÷ one client | {med(r_cached):.3f}× | {spread(r_cached, '{:.3f}×')} | ≤ 1.0× | {mark(ok_round)} |",
+        f"| the method's zero: one client through the round's loop ÷ one client | {med(r_control):.3f}× | "
+        f"{spread(r_control, '{:.3f}×')} | (reported) | |",
+        f"| the peer: {n:,} bare accounts' round ÷ one bare account (`BareAccount`) | {med(r_bare):.3f}× | "
+        f"{spread(r_bare, '{:.3f}×')} | (reported) | |",
+        f"| the round's extra time a call, abws (µs) | {med(extra_us):+.2f} | {spread(extra_us, '{:+.2f}')} | | |",
+        f"| the round's extra time a call, bare accounts (µs) | {med(extra_bare_us):+.2f} | "
+        f"{spread(extra_bare_us, '{:+.2f}')} | | |",
         f"| diagnostic: the round's extra last-level cache misses a call, counted (cachegrind) | "
         f"{counted['extra_ll']:.1f} | one count | | |",
         f"| diagnostic: the round's extra instructions a call, counted | {counted['extra_ir']:+,.0f} | one count | | |",
@@ -1593,11 +1599,19 @@ def b11_md(xs: List[Dict[str, Any]], runs: int, counted: Dict[str, Any]) -> Tupl
         "then the baseline RSS (`VmRSS`); the clients are created (timed); one round of one "
         "getInvoiceDetailByInvoiceNumber per client, sequentially, which includes each client's first "
         "token refresh (one token request per client); the RSS after it, idle; then "
-        f"{xs[0].get('repeats', 3)} × (a round with the tokens cached, {n:,} calls on one client), "
-        "alternated, each going first in turn (a run's ratio: its median round over its median "
-        "one-client loop). Before the first round and before the alternation, 0.25 s of untimed calls on "
-        "the warm-up client: this VM runs a round trip up to 4× faster for ~60 ms after it has idled (the "
-        "RSS readings sleep first), so a loop timed right after a pause would start in that spell. "
+        f"{xs[0]['passes']} passes, each timing a round with the tokens cached against {n:,} calls on one "
+        f"client (the same invoices), in alternating chunks of {xs[0]['chunk']} calls, which goes first "
+        "alternating too (`paired`): this VM's speed drifts by several per cent within a second, so two "
+        "whole loops timed one after the other differ by more than what is measured; chunks of a few calls "
+        "see the same moment. A run's ratio is the median of its passes' ratios. Each pass also times the "
+        "method's zero: the round's loop over a list holding the first client 1,000 times, against the "
+        "same one client; its ratio is 1 but for the method's noise. The peer, after them: 1,000 bare "
+        "accounts (`BareAccount` of `benches/many_clients.py`: the least a client of one account can "
+        "be, its headers prebuilt, each GET written by hand on one keep-alive socket, the answer "
+        "`json.loads`ed), each with an access token of its own grant, the same passes. Before the first "
+        "round and before the passes, 0.25 s of untimed calls: this VM runs a round trip up to 4× faster "
+        "for ~60 ms after it has idled (the RSS readings sleep first), so a loop timed right after a "
+        "pause would start in that spell. "
         f"RSS growth per client = (idle RSS − baseline) ÷ {n:,}. Connections: `connectionsUsed` of `GET /_sandbox/counters`, the distinct "
         "connections that carried a request since the counters were reset (before the first round, "
         "and again before the cached rounds; the token endpoint is on the same host and listener), "
@@ -1612,10 +1626,11 @@ def b11_md(xs: List[Dict[str, Any]], runs: int, counted: Dict[str, Any]) -> Tupl
         "deterministic where the timed ratio's spread is wider than the effect.\n\n" + "\n".join(rows)
         + f"\n\nGoals ≤ 100 kB and ≤ 1 ms per client, one connection, the round ≤ 1.0× one client: "
         f"**{'met' if ok else 'missed'}** ({med(kb):,.0f} kB, {med(create_ms):.3f} ms, {conn:,.0f} connection(s), "
-        f"{med(r_cached):.2f}×).\n"
+        f"{med(r_cached):.3f}×; the same client through the round's loop {med(r_control):.3f}×, the bare "
+        f"accounts' round {med(r_bare):.3f}×).\n"
     )
     return text, ok, (f"{med(kb):,.0f} kB and {med(create_ms):.3f} ms per client, {conn:,.0f} connection(s), "
-                      f"round {med(r_cached):.2f}× one client")
+                      f"round {med(r_cached):.3f}× one client (bare accounts {med(r_bare):.3f}×)")
 
 
 # ---------------------------------------------------------------------------------------
@@ -1755,7 +1770,7 @@ def main() -> None:
     ap.add_argument("--b3-runs", type=int, default=2)
     ap.add_argument("--b4-runs", type=int, default=3)
     ap.add_argument("--b9-runs", type=int, default=3)
-    ap.add_argument("--b11-runs", type=int, default=3)
+    ap.add_argument("--b11-runs", type=int, default=5)
     ap.add_argument("--b12-runs", type=int, default=3)
     ap.add_argument("--out", default=None)
     ap.add_argument("--merge", action="store_true",
