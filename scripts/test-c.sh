@@ -185,13 +185,16 @@ else
     echo "skipped: the CMake example (cmake is not installed)"
 fi
 
-# 4. The sandbox: scaled time (x60) so report jobs finish in about a second; and a second
-# one that rotates refresh tokens, with two-second access tokens (tests/c/rotation.c).
+# 4. The sandbox: scaled time (x60) so report jobs finish in about a second, its tokens
+# lasting 60 hours of its time, a real hour (the `expires_in` it sends is in its own
+# seconds: a one-hour token would end after a real minute, under valgrind a program's
+# length); and a second one that rotates refresh tokens, with two-second access tokens
+# (tests/c/rotation.c).
 SANDBOX_OUT=$BUILD/sandbox.json
 ROTATING_OUT=$BUILD/sandbox-rotating.json
 : > "$SANDBOX_OUT"
 : > "$ROTATING_OUT"
-"$LIBDIR/abws-sandbox" --rate-limits off --time-scale 60 > "$SANDBOX_OUT" 2> "$BUILD/sandbox.log" &
+"$LIBDIR/abws-sandbox" --rate-limits off --time-scale 60 --token-lifetime 216000 > "$SANDBOX_OUT" 2> "$BUILD/sandbox.log" &
 SANDBOX_PID=$!
 "$LIBDIR/abws-sandbox" --rate-limits off --rotate-refresh-tokens --token-lifetime 2 \
     > "$ROTATING_OUT" 2> "$BUILD/sandbox-rotating.log" &

@@ -79,11 +79,10 @@ def test_invoice_details_by_order_line_items(client, line_item):
 
 
 def _details_requests(sb) -> int:
-    """The getInvoiceDetailsByOrderLineItems requests the sandbox answered (200). Not one its
-    token check refused: the session's client keeps its token for the hour its `expires_in`
-    says, but the sandbox's clock runs 60 times faster (conftest), so the token expires there
-    after a real minute, and the call that meets it is answered 403 and sent again after a
-    refresh."""
+    """The getInvoiceDetailsByOrderLineItems requests the sandbox answered (200), not any its
+    token check refused: a call that meets its token's end is answered 403 and sent again
+    after a refresh (conftest's `shared_sandbox` makes the session's tokens last a real
+    hour; before it, they ended after a real minute and this count once read 2)."""
     return sb.counters()["requests"].get("getInvoiceDetailsByOrderLineItems", {}).get("200", 0)
 
 

@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 from abws import _abws
-from conftest import END, START, TODAY
+from conftest import END, START, shared_sandbox
 
 HEADER = Path(__file__).resolve().parents[2] / "include" / "abws.h"
 GROUPS = ("invoices", "reconciliation", "documents", "cart", "products", "ordering", "reporting", "tracking")
@@ -398,9 +398,7 @@ def differences(py: Any, c: Any, path: str = "$") -> Iterator[str]:
 @pytest.fixture(scope="module")
 def sandbox() -> Iterator[Any]:
     """A sandbox of this module's own: its writes do not meet the other tests'."""
-    import abws
-
-    with abws.Sandbox(time_scale=60, today=TODAY, rate_limits="off") as s:
+    with shared_sandbox() as s:
         yield s
 
 

@@ -119,12 +119,16 @@ fn an_invalid_page_token_stays_a_bad_request() {
 
 /// A sandbox whose clock runs fast (reports finish at once) and whose presigned addresses
 /// last a minute of its time (half a second of ours at 120×).
+/// Download addresses that last 2 real seconds (240 s of a 120x clock): a fetch delayed by
+/// `PAST_EXPIRY` arrives after its address expired; one that is not has room for a stall.
 fn documents_sandbox() -> Sandbox {
     common::sandbox_with(|c| {
         c.time_scale = 120.0;
-        c.presigned_lifetime = Duration::from_secs(60);
+        c.presigned_lifetime = Duration::from_secs(240);
     })
 }
+
+const PAST_EXPIRY: FaultAction = FaultAction::Delay { delay_ms: 2500 };
 
 fn on_documents(action: FaultAction, times: u32) -> FaultRule {
     let mut rule = FaultRule::new("/", action).times(times);
@@ -222,7 +226,7 @@ fn an_expired_presigned_address_is_renewed_exactly_once() {
 
     // The first fetch arrives after its address expired (the sandbox's own 403
     // AccessDenied): one renewal, then the document.
-    sb.inject(on_documents(FaultAction::Delay { delay_ms: 1200 }, 1));
+    sb.inject(on_documents(PAST_EXPIRY, 1));
     let (reports, fetches) = (
         common::requests(&sb, "getReportDocument"),
         document_requests(&sb),
@@ -234,7 +238,7 @@ fn an_expired_presigned_address_is_renewed_exactly_once() {
 
     // The renewed address expires too: no second renewal, a DocumentError.
     for streamed in [false, true] {
-        sb.inject(on_documents(FaultAction::Delay { delay_ms: 1200 }, 2));
+        sb.inject(on_documents(PAST_EXPIRY, 2));
         let (reports, fetches) = (
             common::requests(&sb, "getReportDocument"),
             document_requests(&sb),

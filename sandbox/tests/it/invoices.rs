@@ -159,7 +159,7 @@ async fn line_items_page_and_end_with_reversal_units() {
 async fn page_tokens_are_bound_and_expire() {
     let mut cfg = config();
     cfg.page_token_lifetime = std::time::Duration::from_secs(60);
-    cfg.time_scale = 120.0; // 60 virtual seconds = 0.5 s
+    cfg.time_scale = 30.0; // 60 virtual seconds = 2 s: room for a stall before it ends
     let t = start_with(cfg).await;
     let r = t.get(LIST, &FEB).await;
     let tk = r.body["nextPageToken"].as_str().unwrap().to_string();
@@ -177,7 +177,7 @@ async fn page_tokens_are_bound_and_expire() {
     assert!(r.message().contains("does not match"));
     let r = t.get(LIST, &[FEB[0], FEB[1], ("nextPageToken", &tk)]).await;
     assert_eq!(r.status, 200);
-    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
     let r = t.get(LIST, &[FEB[0], FEB[1], ("nextPageToken", &tk)]).await;
     assert_eq!((r.status, r.code()), (400, "INVALID_REQUEST_PARAMETER"));
     assert!(r.message().contains("expired"));
