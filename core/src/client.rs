@@ -670,13 +670,21 @@ impl Client {
             };
             let class = failure.class;
             let error = failure.error.with_attempts(number);
-            match retry::decide(
-                plan.kind,
-                class,
-                number,
-                plan.max_attempts,
-                ambiguous_retries,
-            ) {
+            // The one free replay (a refreshed token, a renewed download address) is the
+            // auth layer's, not one of the policy's `max_attempts`: a client of one
+            // attempt still survives its token's end (DESIGN.md: refresh once, retry once).
+            let decision = if failure.replay && !replayed {
+                Decision::Retry
+            } else {
+                retry::decide(
+                    plan.kind,
+                    class,
+                    number - u32::from(replayed),
+                    plan.max_attempts,
+                    ambiguous_retries,
+                )
+            };
+            match decision {
                 Decision::Fail => return Err(error),
                 Decision::OutcomeUnknown => {
                     let e = Error::outcome_unknown(plan.what, plan.external_id, error);

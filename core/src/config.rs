@@ -281,7 +281,9 @@ pub struct Settings {
     pub consent_endpoint: Option<String>,
     /// Connect, attempt, operation and stall timeouts.
     pub timeouts: Timeouts,
-    /// Attempts per operation, first one included (1..=3 unless raised on purpose).
+    /// Attempts per operation, first one included (1..=3 unless raised on purpose). The one
+    /// replay after a refreshed access token or a renewed download address is not one of
+    /// them: a client of one attempt still outlives its token.
     pub max_attempts: u32,
     /// Pace calls with the client-side token buckets.
     pub rate_limiting: bool,

@@ -228,6 +228,16 @@ def test_expired_access_token_is_refreshed_transparently(sb, client):
     assert client.invoices.get_invoices(START, END).invoices
 
 
+def test_a_client_of_one_attempt_outlives_its_token():
+    """The expired token's one replay is the auth layer's, not one of ``max_attempts``."""
+    with abws.Sandbox(today=TODAY, rate_limits="off") as own:
+        c = own.client("JP", rate_limiting=False, max_attempts=1)
+        c.invoices.get_invoices(START, END)
+        own.expire_tokens()
+        assert c.invoices.get_invoices(START, END).invoices
+        assert own.counters()["tokenCalls"]["refresh_token"] == 2
+
+
 def test_revoked_consent_is_an_auth_error():
     with abws.Sandbox(today=TODAY, rate_limits="off") as own:
         c = own.client("JP", rate_limiting=False)

@@ -274,6 +274,36 @@ fn expired_token_is_refreshed_once_and_replayed() {
 }
 
 #[test]
+fn the_expired_token_replay_is_not_one_of_max_attempts() {
+    let sb = common::sandbox();
+    let n = an_invoice(&sb);
+    let client_of = |max_attempts| {
+        let mut s = common::settings(&sb, Region::JP);
+        s.max_attempts = max_attempts;
+        blocking::Client::new(s).unwrap()
+    };
+    // A client of one attempt (no retries) still outlives its token.
+    let one = client_of(1);
+    detail(&one, &n).unwrap();
+    sb.expire_tokens();
+    detail(&one, &n).unwrap();
+    assert_eq!(token_calls(&sb), 2);
+    assert_eq!(seen(&sb, "/ab-invoice/2026-02-01/invoices/").len(), 3);
+
+    // Two attempts: the replay, then the policy's two against 503s; every request counted.
+    let expired = json!({"errors":[{"code":"Unauthorized","message":"The access token has expired.","details":""}]});
+    let op = "getInvoiceDetailByInvoiceNumber";
+    sb.inject(status_fault(op, 403, Some(expired), 1));
+    sb.inject(status_fault(op, 503, None, 5));
+    let two = client_of(2);
+    let before = common::requests(&sb, op);
+    let err = detail(&two, &n).unwrap_err();
+    assert_eq!(err.status(), Some(503));
+    assert_eq!(err.attempts(), 3, "{err}");
+    assert_eq!(common::requests(&sb, op) - before, 3);
+}
+
+#[test]
 fn access_denied_is_not_a_refresh_loop() {
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);
