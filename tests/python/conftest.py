@@ -34,8 +34,9 @@ def shared_sandbox() -> abws.Sandbox:
     """A sandbox many tests share, its clock SCALE times faster. Its tokens last SCALE hours
     of its own time, a real hour: the `expires_in` it sends is in its own seconds, so a
     one-hour token would end after a real minute while the clients trust it for an hour,
-    and the call that met its end would be refused (403) and sent again after a refresh,
-    a request more than an exact count expects, and an error for `one_shot`."""
+    and the call that met its end would be refused (403) and sent again after a refresh:
+    a request more than an exact count expects, and a fault meant for the call would meet
+    the 403 instead."""
     return abws.Sandbox(time_scale=SCALE, today=TODAY, rate_limits="off", token_lifetime=3600 * SCALE)
 
 
