@@ -23,12 +23,15 @@ def exchange(sock: socket.socket, request: bytes) -> bytes:
     while b"\r\n\r\n" not in buf:
         chunk = sock.recv(65536)
         if not chunk:
-            raise ConnectionError("the sandbox closed the connection")
+            raise ConnectionError("the sandbox closed the connection before answering")
         buf += chunk
     head, _, body = buf.partition(b"\r\n\r\n")
     if not head.startswith(b"HTTP/1.1 200"):
         raise RuntimeError(f"raw GET: {head.splitlines()[0]!r}")
     length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
     while len(body) < length:
-        body += sock.recv(65536)
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("the sandbox closed the connection mid-body")
+        body += chunk
     return body

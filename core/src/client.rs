@@ -673,13 +673,16 @@ impl Client {
             // The one free replay (a refreshed token, a renewed download address) is the
             // auth layer's, not one of the policy's `max_attempts`: a client of one
             // attempt still survives its token's end (DESIGN.md: refresh once, retry once).
-            let decision = if failure.replay && !replayed {
+            // The policy (and its backoff) counts the other attempts.
+            let free_replay = failure.replay && !replayed;
+            let counted = number - u32::from(replayed);
+            let decision = if free_replay {
                 Decision::Retry
             } else {
                 retry::decide(
                     plan.kind,
                     class,
-                    number - u32::from(replayed),
+                    counted,
                     plan.max_attempts,
                     ambiguous_retries,
                 )
@@ -692,7 +695,7 @@ impl Client {
                     return Err(e);
                 }
                 Decision::Retry => {
-                    let (delay, cost) = if failure.replay && !replayed {
+                    let (delay, cost) = if free_replay {
                         replayed = true;
                         (Duration::ZERO, 0)
                     } else if failure.paced {
@@ -707,7 +710,7 @@ impl Client {
                         } else {
                             RetryBudget::RETRY_COST
                         };
-                        (retry::backoff(number, rand::random::<f64>()), cost)
+                        (retry::backoff(counted, rand::random::<f64>()), cost)
                     };
                     if class == FailureClass::Ambiguous {
                         ambiguous_retries += 1;

@@ -117,10 +117,9 @@ fn an_invalid_page_token_stays_a_bad_request() {
     assert_eq!(e.status(), Some(400), "{e}");
 }
 
-/// A sandbox whose clock runs fast (reports finish at once) and whose presigned addresses
-/// last a minute of its time (half a second of ours at 120×).
-/// Download addresses that last 2 real seconds (240 s of a 120x clock): a fetch delayed by
-/// `PAST_EXPIRY` arrives after its address expired; one that is not has room for a stall.
+/// A sandbox whose clock runs fast (reports finish at once) and whose download addresses
+/// last 2 real seconds (240 s of its 120x clock): a fetch delayed by `PAST_EXPIRY` arrives
+/// after its address expired; one that is not has room for a stall.
 fn documents_sandbox() -> Sandbox {
     common::sandbox_with(|c| {
         c.time_scale = 120.0;
@@ -234,6 +233,19 @@ fn an_expired_presigned_address_is_renewed_exactly_once() {
     let pdf = client.documents().download(&doc).unwrap();
     assert!(pdf.starts_with(b"%PDF-"));
     assert_eq!(common::requests(&sb, "getReportDocument") - reports, 2);
+    assert_eq!(document_requests(&sb) - fetches, 2);
+
+    // A client of one attempt renews it too: the renewal is not one of its attempts.
+    let mut settings = common::settings(&sb, Region::JP);
+    settings.max_attempts = 1;
+    let one = abws::blocking::Client::new(settings).unwrap();
+    sb.inject(on_documents(PAST_EXPIRY, 1));
+    let fetches = document_requests(&sb);
+    assert!(one
+        .documents()
+        .download(&doc)
+        .unwrap()
+        .starts_with(b"%PDF-"));
     assert_eq!(document_requests(&sb) - fetches, 2);
 
     // The renewed address expires too: no second renewal, a DocumentError.

@@ -289,6 +289,18 @@ fn the_expired_token_replay_is_not_one_of_max_attempts() {
     detail(&one, &n).unwrap();
     assert_eq!(token_calls(&sb), 2);
     assert_eq!(seen(&sb, "/ab-invoice/2026-02-01/invoices/").len(), 3);
+    // An unsafe write too: refused before processing (the token check), it is sent again
+    // once, and reaches the order handler once.
+    sb.expire_tokens();
+    let before = common::requests(&sb, "placeOrder");
+    let placed = one.ordering().place_order(&order("PO-ONE-1"));
+    assert_eq!(
+        common::requests(&sb, "placeOrder") - before,
+        2,
+        "{placed:?}"
+    );
+    assert_eq!(sb.counters()["placeOrderRequests"]["PO-ONE-1"], 1);
+    assert_eq!(token_calls(&sb), 3);
 
     // Two attempts: the replay, then the policy's two against 503s; every request counted.
     let expired = json!({"errors":[{"code":"Unauthorized","message":"The access token has expired.","details":""}]});
