@@ -56,9 +56,9 @@ class BareAccount:
         return json.loads(raw_http.exchange(self.sock, b"GET " + path.encode() + self.head))
 
 
-def paired(accounts: Sequence[Any], invs: List[str]) -> Tuple[float, float]:
+def paired(accounts: Sequence[Any], invs: List[str], chunk: int = CHUNK) -> Tuple[float, float]:
     """One pass: a round (one call on each of `accounts`, the i-th asking for invoice i) and
-    the same calls on `accounts[0]` alone, in alternating chunks of CHUNK calls, which of
+    the same calls on `accounts[0]` alone, in alternating chunks of `chunk` calls, which of
     the two goes first alternating too; returns the round's time and the one account's.
     Chunks of a few calls, not whole loops, so both see the same moment of this VM, whose
     speed drifts by several per cent within a second (a whole round against a whole loop:
@@ -67,15 +67,15 @@ def paired(accounts: Sequence[Any], invs: List[str]) -> Tuple[float, float]:
     one = accounts[0]
     pc = time.perf_counter
     t_round = t_one = 0.0
-    for k, j in enumerate(range(0, len(accounts), CHUNK)):
+    for k, j in enumerate(range(0, len(accounts), chunk)):
         for side in ((0, 1) if k % 2 == 0 else (1, 0)):
             t = pc()
             if side == 0:
-                for i in range(j, min(j + CHUNK, len(accounts))):
+                for i in range(j, min(j + chunk, len(accounts))):
                     accounts[i].invoices.get_invoice_detail_by_invoice_number(invs[i % len(invs)])
                 t_round += pc() - t
             else:
-                for i in range(j, min(j + CHUNK, len(accounts))):
+                for i in range(j, min(j + chunk, len(accounts))):
                     one.invoices.get_invoice_detail_by_invoice_number(invs[i % len(invs)])
                 t_one += pc() - t
     return t_round, t_one

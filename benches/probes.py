@@ -13,6 +13,9 @@
         1,000 calls on one client, timed as B11 times it (`many_clients.paired`: alternating
         chunks of a few calls), through the generated methods and through each client's
         compiled client (`_native.call`), each with its zero (one client on both sides).
+    .venv/bin/python benches/probes.py chunks [--rounds 15]
+        How fine B11's chunks must be: `many_clients.paired`'s zero (one client on both
+        sides, true ratio 1) with chunks of 1,000, 100, 25 and 5 calls; a pass's spread.
     .venv/bin/python benches/probes.py misses [--python PY] [--keep DIR]
         The same comparison counted, not timed (B11, 1,000 refresh-token clients): the
         last-level-cache misses valgrind's cachegrind simulates in a child making 2 rounds
@@ -269,6 +272,27 @@ def clients(rounds: int) -> None:
         sb.stop()
 
 
+def chunks(rounds: int) -> None:
+    """How fine `many_clients.paired`'s chunks must be: its zero (one access-token client on
+    both sides, whose true ratio is 1) with chunks of 1,000 (whole loops), 100, 25 and 5
+    calls, `rounds` passes each; prints the median and the min – max of a pass."""
+    import many_clients
+
+    sb = run.Sandbox.binary()
+    try:
+        invs = run.invoice_numbers(sb)
+        one = abws.Client("JP", access_token=sb.token(), endpoint=sb.base, auth_endpoint=sb.auth,
+                          rate_limiting=False, user_email=sb.cred["user_email"])
+        for i in range(200):
+            one.invoices.get_invoice_detail_by_invoice_number(invs[i % len(invs)])
+        same = [one] * 1000
+        for chunk in (1000, 100, 25, 5):
+            pairs = [many_clients.paired(same, invs, chunk) for _ in range(rounds)]
+            print(f"chunks of {chunk}: the zero {spread([a / b for a, b in pairs], '{:.3f}')}")
+    finally:
+        sb.stop()
+
+
 CHILD = Path(__file__).resolve().parent / "clients_child.py"
 
 
@@ -401,7 +425,7 @@ def instructions(pythons: List[str]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("probe", choices=["b2", "rotation", "clients", "misses", "sandbox-misses", "wheels",
+    ap.add_argument("probe", choices=["b2", "rotation", "clients", "chunks", "misses", "sandbox-misses", "wheels",
                                       "instructions", "sandbox-instructions", "idle-spell", "page-memory"])
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--python", action="append", default=[],
@@ -424,7 +448,7 @@ def main() -> None:
         return wheels(a.python, a.rounds or 6)
     if a.probe == "page-memory":
         return page_memory()
-    probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7), "idle-spell": (idle_spell, 3)}[a.probe]
+    probe = {"b2": (b2, 9), "rotation": (rotation, 4), "clients": (clients, 7), "chunks": (chunks, 15), "idle-spell": (idle_spell, 3)}[a.probe]
     probe[0](a.rounds or probe[1])
 
 
