@@ -4,7 +4,7 @@ Runs against the embedded sandbox unless ABWS_* credentials are set.
 """
 
 import os
-from datetime import date, timedelta
+from datetime import datetime, timedelta, timezone
 
 import abws
 
@@ -15,10 +15,12 @@ else:
     sandbox = abws.Sandbox(rate_limits="off")
     client = sandbox.client(region="JP", rate_limiting=False)
 
-end = date.today().replace(day=1) - timedelta(days=1)
-start = end.replace(day=1)
+# Last month, to its last second: a bare date would be its midnight, leaving out the last day.
+first_of_this_month = datetime.now(timezone.utc).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+end = first_of_this_month - timedelta(seconds=1)
+start = end.replace(day=1, hour=0, minute=0, second=0)
 invoices = list(client.invoices.iter_invoices(start, end))
-print(f"{len(invoices)} invoices issued {start} .. {end}")
+print(f"{len(invoices)} invoices issued {start:%Y-%m-%d} .. {end:%Y-%m-%d}")
 # Every field of a result may be None (the service sends explicit nulls), so typed code
 # checks the ones it relies on.
 meta = invoices[0].invoice_metadata

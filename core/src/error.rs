@@ -84,6 +84,27 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Er
     Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
+/// `text` with every word that holds an `@` replaced by `<e-mail>`. A response body quoted
+/// in an error (a 2xx answer that could not be read, an error page) may carry buyers'
+/// addresses, and errors reach logs, where e-mail addresses never go. A word ends at
+/// whitespace, quotes, brackets and JSON's punctuation.
+pub fn without_emails(text: &str) -> String {
+    fn push_word(out: &mut String, word: &str) {
+        out.push_str(if word.contains('@') { "<e-mail>" } else { word });
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut word = 0;
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() || "\"'`,;:{}[]()<>\\".contains(c) {
+            push_word(&mut out, &text[word..i]);
+            out.push(c);
+            word = i + c.len_utf8();
+        }
+    }
+    push_word(&mut out, &text[word..]);
+    out
+}
+
 /// The longest piece of server text (an error message, an error document's
 /// `errorMessage`, a header) kept in an error or a log line, in bytes.
 pub const SERVER_TEXT_LIMIT: usize = 2048;

@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 
 use crate::config::Settings;
-use crate::error::{server_text, ApiFailure, Error, ErrorEntry};
+use crate::error::{server_text, without_emails, ApiFailure, Error, ErrorEntry};
 use crate::pools::{Pool, PoolKind};
 use crate::retry::FailureClass;
 use crate::wipe::{wipe_received, wiped_bytes, WipeBuf};
@@ -77,8 +77,10 @@ impl HttpResponse {
                 .take(120)
                 .filter(|c| !c.is_control())
                 .collect();
+            // serde's message may quote a value too ("invalid type: string \"…\"").
+            let (why, excerpt) = (without_emails(&e.to_string()), without_emails(&excerpt));
             Error::transport(format!(
-                "HTTP {} ({ctype}) is not a valid {op} response: {e}; it starts with {excerpt:?}",
+                "HTTP {} ({ctype}) is not a valid {op} response: {why}; it starts with {excerpt:?}",
                 self.status
             ))
             .with_request_id(self.request_id())
@@ -128,6 +130,7 @@ impl HttpResponse {
         let ctype = self.content_type();
         let text = String::from_utf8_lossy(&self.body);
         let excerpt: String = text.chars().take(200).filter(|c| !c.is_control()).collect();
+        let excerpt = without_emails(&excerpt);
         if excerpt.is_empty() {
             format!("HTTP {} with an empty {ctype} body", self.status)
         } else {

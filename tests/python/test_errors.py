@@ -67,6 +67,15 @@ def test_api_statuses(sb, one_shot, status):
     assert (back.status, back.code, back.request_id, str(back)) == (err.status, err.code, err.request_id, str(err))
 
 
+def test_an_exceptions_notes_survive_pickling():
+    # The note that says an order's outcome is unknown goes with the error to another process.
+    err = abws.OutcomeUnknown("lost", external_id="PO-1", raw_body=b"{", operation="placeOrder")
+    err.__notes__ = ["the order PO-1 may have been placed: look it up before placing it again"]
+    back = pickle.loads(pickle.dumps(err))
+    assert back.__notes__ == err.__notes__ and back.external_id == "PO-1"
+    assert not hasattr(pickle.loads(pickle.dumps(abws.Error("plain"))), "__notes__")
+
+
 def test_real_400_names_the_problem(client):
     with pytest.raises(abws.BadRequest) as e:
         client.invoices.get_invoices(START, END, payment_method_types=["CARD"])

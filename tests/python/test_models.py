@@ -166,6 +166,22 @@ def test_to_pandas(client):
     assert "amount.amount" in df.columns and "amount.currency_code" in df.columns
 
 
+def test_to_pandas_gives_a_missing_nested_object_its_columns_only():
+    import pandas as pd
+
+    from abws.models import CartItem
+
+    with_tax = CartItem(item_id="1", price=abws.Money(Decimal("10.00"), "JPY"),
+                        tax_exclusive_price=abws.Money(Decimal("9.09"), "JPY"))
+    without = CartItem(item_id="2", price=abws.Money(Decimal("5.00"), "JPY"), tax_exclusive_price=None)
+    df = abws.to_pandas([with_tax, without])
+    assert "tax_exclusive_price" not in df.columns, list(df.columns)
+    assert df["tax_exclusive_price.amount"][0] == Decimal("9.09")
+    assert pd.isna(df["tax_exclusive_price.amount"][1])
+    alone = abws.to_pandas([without])  # no row has the object: its one column stays
+    assert "tax_exclusive_price" in alone.columns
+
+
 def test_to_pandas_without_pandas_says_so(monkeypatch):
     import builtins
 

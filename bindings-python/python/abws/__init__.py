@@ -7,11 +7,12 @@ results.
 
     import abws
     client = abws.Client.from_env()
-    for inv in client.invoices.iter_invoices("2026-01-01", "2026-01-31"):
-        print(inv.invoice_number, inv.total_amount)
+    for inv in client.invoices.iter_invoices("2026-01-01", "2026-01-31T23:59:59Z"):
+        meta = inv.invoice_metadata
+        print(meta.invoice_number, meta.issue_date, meta.type)
 
     async with abws.AsyncClient.from_env() as client:      # the same API, awaitable
-        page = await client.invoices.get_invoices("2026-01-01", "2026-01-31")
+        page = await client.invoices.get_invoices("2026-01-01", "2026-01-31T23:59:59Z")
 """
 
 # `import abws` loads none of the submodules, nor the extension (which imports `logging` for

@@ -294,4 +294,10 @@ def to_pandas(items: Iterable[Any]) -> Any:
         else:
             row["value"] = item
         rows.append(row)
+    # A nested object that is None in one row and present in another is its dotted columns
+    # (empty) in both, not a column of its own beside them.
+    nested = {key.rsplit(".", i)[0] for row in rows for key in row for i in range(1, key.count(".") + 1)}
+    for row in rows:
+        for key in [k for k, v in row.items() if v is None and k in nested]:
+            del row[key]
     return pd.DataFrame(rows)

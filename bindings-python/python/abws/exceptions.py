@@ -33,11 +33,13 @@ class Error(Exception):
             setattr(self, name, value)
         self._fields = fields
 
-    def __reduce__(self) -> Any:  # keeps the fields through pickling
+    def __reduce__(self) -> Any:  # keeps the fields, and the notes, through pickling
         fields = dict(self._fields)
         if self.message != self._text:
             fields["message"] = self.message
-        return (_rebuild, (type(self), self._text, fields))
+        notes = self.__dict__.get("__notes__")
+        state = {"__notes__": list(notes)} if notes else None
+        return (_rebuild, (type(self), self._text, fields), state)
 
     def __str__(self) -> str:
         return self._text

@@ -1308,3 +1308,38 @@ fn a_call_without_region_uses_the_clients() {
     });
     assert_eq!(regions(&sb)[3], format!("{detail_path}?region=AU"));
 }
+
+/// A 2xx answer that cannot be read is described by its start, but a buyer's e-mail address
+/// in it (or in the parser's message, which quotes a value of the wrong type) is not quoted:
+/// errors reach logs, where e-mail addresses never go.
+#[test]
+fn an_unreadable_answer_is_quoted_without_its_e_mail_addresses() {
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let n = an_invoice(&sb);
+    let body = json!({"invoiceDetail": {"buyer": "a@b.example", "totalAmount": "jane.roe@customer.example"}});
+    sb.inject(status_fault(
+        "getInvoiceDetailByInvoiceNumber",
+        200,
+        Some(body),
+        1,
+    ));
+    let err = client
+        .invoices()
+        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: n,
+            region: Some("JP".into()),
+        })
+        .unwrap_err();
+    let text = err.to_string();
+    assert_eq!(err.kind(), ErrorKind::Transport, "{text}");
+    assert!(text.contains("not a valid"), "{text}");
+    assert!(
+        !text.contains("jane.roe") && !text.contains("b.example"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<e-mail>"),
+        "the place is still shown: {text}"
+    );
+}
