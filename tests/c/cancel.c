@@ -76,6 +76,11 @@ int main(void) {
     char *json = NULL;
     pthread_t t;
 
+    /* The bounds below are a quarter of the 60 s poll interval, not "a second": a cancel or a
+     * deadline that waited for the next poll would take 60 s, while valgrind on a loaded
+     * machine makes an immediate return take 0.65 s (measured), near the old 1 s bar. */
+#define SOON_MS 15000
+
     /* 1. A wait polling every 60 s, cancelled from another thread after 300 ms. */
     new_report(client, options, sizeof options, report_id, sizeof report_id);
     CHECK(abws_cancel_new(&cancel, NULL) == ABWS_STATUS_OK && cancel, "cancel_new");
@@ -91,13 +96,13 @@ int main(void) {
     CHECK(err && strcmp(abws_error_kind(err), "cancelled") == 0, "error kind cancelled");
     abws_error_free(err);
     err = NULL;
-    CHECK(wait_ms < 3000, "cancelled within a second of the signal (%.0f ms)", wait_ms);
+    CHECK(wait_ms < SOON_MS, "cancelled well before the next poll (%.0f ms)", wait_ms);
 
     /* 2. The handle stays signalled: a later call ends at once, nothing sent. */
     t0 = now_ms();
     st = abws_documents_wait_for_report_cancellable(client, params, cancel, &json, NULL);
     double again_ms = now_ms() - t0;
-    CHECK(st == ABWS_STATUS_CANCELLED && again_ms < 1000, "signalled handle: %u in %.0f ms",
+    CHECK(st == ABWS_STATUS_CANCELLED && again_ms < SOON_MS, "signalled handle: %u in %.0f ms",
           (unsigned)st, again_ms);
     CHECK(abws_cancel_free(cancel) == ABWS_STATUS_OK, "cancel_free");
 
@@ -112,7 +117,7 @@ int main(void) {
     pthread_join(t, NULL);
     CHECK(st == ABWS_STATUS_CANCELLED, "fetch_pdf cancelled: status %u", (unsigned)st);
     CHECK(written == 7, "bytes_written untouched");
-    CHECK(fetch_ms < 3000, "fetch_pdf cancelled within a second (%.0f ms)", fetch_ms);
+    CHECK(fetch_ms < SOON_MS, "fetch_pdf cancelled well before the next poll (%.0f ms)", fetch_ms);
     CHECK(abws_cancel_free(cancel) == ABWS_STATUS_OK, "cancel_free");
 
     /* 4. A deadline: timeout 0.3 s with a 60 s poll ends with TIMEOUT, without a handle. */
@@ -125,7 +130,7 @@ int main(void) {
     CHECK(st == ABWS_STATUS_TIMEOUT || st == ABWS_STATUS_OK, "deadline: status %u", (unsigned)st);
     if (json) abws_string_free(json);
     json = NULL;
-    CHECK(deadline_ms < 5000, "deadline kept (%.0f ms)", deadline_ms);
+    CHECK(deadline_ms < SOON_MS, "deadline kept (%.0f ms)", deadline_ms);
     /* timeout and no_timeout together are refused, naming no_timeout. */
     fmt(params, sizeof params, "{\"report_id\":\"%s\",\"timeout\":5,\"no_timeout\":true}", report_id);
     st = abws_documents_wait_for_report(client, params, &json, &err);

@@ -162,8 +162,10 @@ def test_j3_the_gil_is_released(sb, client):
         f"another thread ran at {call:.0%} of its speed beside a sleeping thread during a 0.3 s call "
         f"(median of 5; {'not measured' if hold is None else f'{hold:.0%}'} during a 0.3 s C sleep holding the GIL)",
     )
-    # The measurement tells the two apart: holding the GIL stops the other thread.
-    assert hold is None or hold < 0.1, held
+    # The measurement tells the two apart: holding the GIL stops the other thread. Not an
+    # absolute bar: on a loaded machine the counter also runs while the sleeper waits to be
+    # scheduled again, after its C sleep (measured: 0.10-0.34 beside valgrind and busy loops).
+    assert hold is None or hold < call / 2, (held, ratios)
     assert call > 0.3, ratios
 
 
@@ -263,7 +265,11 @@ def test_j5_ctrl_c_during_place_order_carries_the_external_id(client, sb, offer,
 def test_j6_refresh_token_rotation_reaches_python(caplog):
     import logging
 
-    with abws.Sandbox(rate_limits="off", today=TODAY, rotate_refresh_tokens=True, token_lifetime=1) as rsb:
+    # `expires_in` is 1 (the client refreshes after 0.8 s), but on the sandbox's clock, ten
+    # times slower, a token lives 10 real seconds: a stall between a refresh and its use
+    # cannot expire the token and cause a refresh more than `rounds`.
+    with abws.Sandbox(rate_limits="off", today=TODAY, rotate_refresh_tokens=True, token_lifetime=1,
+                      time_scale=0.1) as rsb:
         got: list = []
         client = rsb.client("JP", rate_limiting=False, on_refresh_token=got.append)
         rounds = 3

@@ -636,8 +636,12 @@ fn an_access_token_that_cannot_be_a_header_is_refused_unsent_on_every_call() {
 
 #[test]
 fn a_rotated_refresh_token_is_handed_over_before_use() {
+    // `expires_in` is 1 (the client refreshes after 0.8 s), but on the sandbox's clock, ten
+    // times slower, the token lives 10 real seconds: a stall between a refresh and the call
+    // that uses its token cannot expire it and cause a third refresh.
     let sb = common::sandbox_with(|c| {
         c.token_lifetime = Duration::from_secs(1);
+        c.time_scale = 0.1;
         c.rotate_refresh_tokens = true;
     });
     let persisted = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));

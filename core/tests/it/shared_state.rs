@@ -282,9 +282,13 @@ fn calls_go_on_when_redis_goes_away_and_come_back() {
 /// the original (consumed) token refreshes with its successor from the shared state.
 #[test]
 fn a_rotated_refresh_token_reaches_the_next_process() {
+    // `expires_in` is 2 (refreshed after 1.6 s), but on the sandbox's clock, ten times
+    // slower, the token lives 20 real seconds: a slow worker cannot meet its expiry and
+    // refresh a second time.
     let sb = common::sandbox_with(|c| {
         c.rotate_refresh_tokens = true;
         c.token_lifetime = Duration::from_secs(2);
+        c.time_scale = 0.1;
     });
     let redis = Redis::start();
     let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
