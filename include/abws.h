@@ -60,7 +60,9 @@ enum abws_status
   ABWS_STATUS_TIMEOUT = 12,
   // Authorization failed: bad client credentials, revoked consent.
   ABWS_STATUS_AUTH = 13,
-  // The library's runtime could not run the call.
+  // The library's runtime could not run the call; or a function that takes a client or
+  // a pager was called from inside a callback of the library (an `abws_write_callback`
+  // or `abws_refresh_token_callback`), which those callbacks must not do.
   ABWS_STATUS_RUNTIME = 14,
   // The caller's write callback returned non-zero; the download stopped.
   ABWS_STATUS_CALLBACK_ABORTED = 15,
@@ -109,7 +111,8 @@ typedef struct abws_error abws_error;
 //
 // Created by an `abws_<group>_iter_<...>` function, read with `abws_pager_next`, freed
 // with `abws_pager_free`. It holds its own reference to the client's connection and
-// credentials, so it stays usable after `abws_client_free`.
+// credentials, so it stays usable after `abws_client_free`; a refresh it makes then still
+// calls the client's refresh-token callback (see `abws_refresh_token_callback`).
 // Thread safety: a pager may be passed between threads; calls on one pager are
 // serialized (a second thread waits), and pages come in order. Use one pager per
 // listing and per thread for parallel listings.
@@ -124,8 +127,15 @@ typedef struct abws_pager abws_pager;
 // (copy it; the library wipes its copy afterwards). Called on the thread of whichever call
 // of this client performs the refresh, before that call returns, while the other calls of
 // the client wait for the refresh: keep it short, make `user_data` safe to use from any
-// thread, and call no function of this library from it. Must not unwind (no C++
-// exception or longjmp may leave it).
+// thread, and call no function of this library that takes a client or a pager from it
+// (such a call returns `ABWS_STATUS_RUNTIME`: the call that refreshes is still in
+// progress on this thread). Must not unwind (no C++ exception or longjmp may leave it).
+//
+// Lifetime: a pager made from the client shares its credentials and refreshes them too,
+// also after `abws_client_free`, so the callback may run until the client AND every pager
+// created from it are freed: `user_data` must stay valid until then. (The library does
+// not drop the callback when the client is freed: a pager's refresh would then consume
+// the old refresh token at the server and the rotated one would be lost.)
 typedef void (*abws_refresh_token_callback)(void *user_data, const char *refresh_token);
 
 // Receives the bytes of a document, in order, chunk by chunk.
@@ -136,6 +146,14 @@ typedef void (*abws_refresh_token_callback)(void *user_data, const char *refresh
 // `ABWS_STATUS_CALLBACK_ABORTED`. Called only on the thread that called the download
 // function, before it returns. Must not unwind (no C++ exception or longjmp may leave
 // it) and must not free the client.
+//
+// While it runs, the download is still in progress on this thread: it must call no
+// function that takes a client or a pager (operations, pagers, downloads, another
+// download included); such a call returns `ABWS_STATUS_RUNTIME` with a message saying
+// so. The functions on errors, strings, statuses and cancellation handles
+// (`abws_error_*`, `abws_string_free`, `abws_status_name`, `abws_cancel_signal`, ...)
+// may be called. Copy what the callback needs and make the call after the download
+// has returned.
 typedef int (*abws_write_callback)(void *userdata, const uint8_t *data, size_t len);
 
 #ifdef __cplusplus
@@ -160,9 +178,10 @@ const char *abws_version(void);
 abws_status abws_string_free(char *s);
 
 // Counts the objects the caller has not freed yet, process-wide: clients, pagers,
-// errors and library strings. For leak checks in tests and at plugin shutdown (a
-// forgotten object stays reachable from the handle registry, so memory checkers do
-// not report it as lost). Each output pointer may be NULL (that count is skipped).
+// errors and library strings (cancellation handles: `abws_live_cancels`). For leak
+// checks in tests and at plugin shutdown (a forgotten object stays reachable from the
+// handle registry, so memory checkers do not report it as lost). Each output pointer may
+// be NULL (that count is skipped).
 //
 // Returns `ABWS_STATUS_OK`. Thread safety: any thread; with other threads running
 // calls, the counts are a snapshot.
@@ -170,6 +189,17 @@ abws_status abws_string_free(char *s);
 // # Safety
 // Each pointer is NULL or valid for one write.
 abws_status abws_live_objects(size_t *clients, size_t *pagers, size_t *errors, size_t *strings);
+
+// Counts the cancellation handles (`abws_cancel`) the caller has not freed yet,
+// process-wide: the leak check of `abws_live_objects` for the handles it does not count
+// (a separate function, so that `abws_live_objects` keeps its signature).
+//
+// Returns `ABWS_STATUS_OK`; NULL `cancels`: `ABWS_STATUS_NULL_ARGUMENT`. Thread safety:
+// any thread; with other threads running calls, the count is a snapshot.
+//
+// # Safety
+// `cancels` is NULL or valid for one write.
+abws_status abws_live_cancels(size_t *cancels);
 
 // Creates a cancellation handle (not signalled).
 //
@@ -230,8 +260,10 @@ abws_status abws_client_new(const char *settings_json, abws_client **client, abw
 // Returns `ABWS_STATUS_OK`; `ABWS_STATUS_NULL_ARGUMENT` for a NULL `client`;
 // `ABWS_STATUS_INVALID_HANDLE` when `client` is not a live client (`*err` filled when
 // `err` is not NULL). `user_data` may be NULL; the library never dereferences it. The
-// callback replaces any earlier one. Thread safety: any thread; a refresh already running
-// may still call the previous callback.
+// callback replaces any earlier one, for the client and for the pagers created from it.
+// Thread safety: any thread; a refresh already running may still call the previous
+// callback. `user_data` must stay valid until the client and every pager created from it
+// are freed (see `abws_refresh_token_callback`, "Lifetime").
 //
 // # Safety
 // `err` is NULL or valid for one pointer write; `callback`, when not NULL, follows
@@ -246,8 +278,10 @@ abws_status abws_client_set_refresh_token_callback(const abws_client *client,
 // Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when
 // `client` is not a live client (already freed, or another kind of handle).
 // Calls still running on other threads finish normally; pagers created from the client
-// keep working (they hold their own reference). Afterwards every use of the handle
-// gives `ABWS_STATUS_INVALID_HANDLE`. Thread safety: any thread.
+// keep working (they hold their own reference to its connections and credentials, and
+// its refresh-token callback, which they may still call: see
+// `abws_refresh_token_callback`). Afterwards every use of the handle gives
+// `ABWS_STATUS_INVALID_HANDLE`. Thread safety: any thread.
 abws_status abws_client_free(abws_client *client);
 
 // Downloads a report document (the PDF of an invoice or credit note) and streams it to
@@ -277,7 +311,12 @@ abws_status abws_documents_download(const abws_client *client,
                                     abws_error **err);
 
 // create → wait → download in one call: creates a GET_AB_INVOICE_PDF report, polls it
-// until it ends, and streams the PDF to `write`.
+// until it ends, and streams the PDF to `write`: each chunk is handed over as it is
+// downloaded and unpacked (the PDF is never held whole in memory), and a non-zero return
+// of `write` stops the download at once (`ABWS_STATUS_CALLBACK_ABORTED`). As with
+// `abws_documents_download`, a failure after the first bytes were delivered (the network,
+// a damaged archive found further on) is returned, not retried: the bytes delivered so
+// far are not a complete PDF, discard them.
 //
 // Params: those of `abws_documents_create_report` (`report_type`, `marketplace_ids`,
 // `report_options` {`order_id`, `order_line_item_id`, `shipment_id`, `invoice_id`,
@@ -364,8 +403,9 @@ abws_status abws_error_status(const abws_error *err);
 
 // The kind as a stable snake_case name: "validation", "api", "page_token_expired",
 // "report_failed", "document", "outcome_unknown", "transport", "timeout", "auth",
-// "runtime", "internal", or for failures of the C interface itself "null_argument",
-// "invalid_utf8", "invalid_json", "invalid_handle", "callback_aborted", "panic".
+// "runtime", "internal", "cancelled", or for failures of the C interface itself
+// "null_argument", "invalid_utf8", "invalid_json", "invalid_handle", "callback_aborted",
+// "panic". (The same text as `abws_status_name` of the error's status.)
 //
 // Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
 // NULL when `err` is NULL or not a live error. Thread safety: any thread.

@@ -125,15 +125,23 @@ struct SinkContext {
 
 /// The pages of a listing, as JSON strings. Move-only; frees the C pager.
 /// `for (const std::string &page : pager)` walks every page; an error throws
-/// abws::Error from the loop.
+/// abws::Error from the loop. A Pager may outlive the Client that made it (as in C): it
+/// shares the client's refresh-token callbacks (Client::on_refresh_token), which a
+/// refresh it makes may call, and keeps them alive until it is destroyed.
 class Pager {
  public:
     explicit Pager(abws_pager *handle) noexcept : handle_(handle) {}
-    Pager(Pager &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    /// Takes over `handle` and keeps `keep_alive` (what the C pager's callbacks use) until
+    /// the C pager is freed.
+    Pager(abws_pager *handle, std::shared_ptr<const void> keep_alive) noexcept
+        : handle_(handle), keep_alive_(std::move(keep_alive)) {}
+    Pager(Pager &&other) noexcept
+        : handle_(std::exchange(other.handle_, nullptr)), keep_alive_(std::move(other.keep_alive_)) {}
     Pager &operator=(Pager &&other) noexcept {
         if (this != &other) {
             abws_pager_free(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
+            keep_alive_ = std::move(other.keep_alive_);
         }
         return *this;
     }
@@ -188,6 +196,9 @@ class Pager {
 
  private:
     abws_pager *handle_;
+    // Released after the C pager is freed (members are destroyed after the destructor's
+    // body): nothing can call into it any more by then.
+    std::shared_ptr<const void> keep_alive_;
 };
 
 /// The RAII handle of a C client and the calls every group method goes through; use
@@ -202,6 +213,8 @@ class ClientBase {
     }
     ClientBase(ClientBase &&other) noexcept
         : handle_(std::exchange(other.handle_, nullptr)), callbacks_(std::move(other.callbacks_)) {}
+    // The callbacks of the client given up are released, not destroyed: pagers made from
+    // it hold them too.
     ClientBase &operator=(ClientBase &&other) noexcept {
         if (this != &other) {
             abws_client_free(handle_);
@@ -230,7 +243,9 @@ class ClientBase {
         abws_error *err = nullptr;
         abws_status status = fn(handle_, params.c_str(), &pager, &err);
         detail::check(status, err);
-        return Pager(pager);
+        // The pager shares the client's credentials, so its refreshes call the client's
+        // refresh-token callbacks, also after the client is gone: it keeps them alive.
+        return Pager(pager, callbacks_);
     }
 
     /// Runs a download function, handing every chunk to `sink(const uint8_t *, size_t)`.
@@ -252,23 +267,30 @@ class ClientBase {
 
     /// Hands every refresh token the server rotates to `persist` (see
     /// abws_client_set_refresh_token_callback), or stops when it is empty. Set it before
-    /// the first call. It runs on a library thread and must not throw: an exception is
-    /// swallowed there (it cannot cross the C boundary), so store the token first. Each
-    /// function given stays alive as long as the client, as a refresh already running may
-    /// still call the previous one.
+    /// the first call. It runs on the thread of the call that refreshes the token (of this
+    /// client or of a Pager made from it), while that call is still running: it must call
+    /// no method of the client or of a Pager (abws::Error, status RUNTIME), and must not
+    /// throw: an exception is swallowed there (it cannot cross the C boundary), so store the
+    /// token first. Each function given stays alive as long as the client and every Pager
+    /// made from it (a Pager's refresh calls it, also after the client is destroyed), as a
+    /// refresh already running may still call the previous one; what it captures must live
+    /// as long.
     void on_refresh_token(std::function<void(const std::string &)> persist) {
         abws_error *err = nullptr;
         if (!persist) {
             detail::check(abws_client_set_refresh_token_callback(handle_, nullptr, nullptr, &err), err);
             return;
         }
-        callbacks_.push_back(std::make_unique<std::function<void(const std::string &)>>(std::move(persist)));
+        if (!callbacks_) callbacks_ = std::make_shared<Callbacks>();  // a moved-from client
+        callbacks_->push_back(std::make_unique<std::function<void(const std::string &)>>(std::move(persist)));
         detail::check(abws_client_set_refresh_token_callback(handle_, &ClientBase::rotated,
-                                                             callbacks_.back().get(), &err),
+                                                             callbacks_->back().get(), &err),
                       err);
     }
 
-    /// The C handle, for calls the wrapper does not cover; still owned by this client.
+    /// The C handle, for calls the wrapper does not cover; still owned by this client. A C
+    /// pager made from it directly does not keep the on_refresh_token functions alive (use
+    /// pages(), or free such a pager before the client).
     abws_client *get() const noexcept { return handle_; }
 
  private:
@@ -279,9 +301,13 @@ class ClientBase {
         }
     }
 
+    using Callbacks = std::vector<std::unique_ptr<std::function<void(const std::string &)>>>;
+
     abws_client *handle_ = nullptr;
-    // Heap-held, so their addresses survive a move of the client; freed after the handle.
-    std::vector<std::unique_ptr<std::function<void(const std::string &)>>> callbacks_;
+    // Every function given to on_refresh_token, each heap-held (its address is the C
+    // callback's user_data). Shared with the Pagers made from this client: the C library
+    // calls them until the client and all those pagers are freed. Released after the handle.
+    std::shared_ptr<Callbacks> callbacks_ = std::make_shared<Callbacks>();
 };
 
 // The group classes and `Client` are generated from the operations table (one method

@@ -86,6 +86,17 @@ if c++ "${CXXFLAGS[@]}" -pedantic "$BUILD/header_cpp.cpp" -o "$BUILD/header_cpp"
     ok "abws.h and abws.hpp compile as C++17 (-pedantic)"
 else ko "abws.h and abws.hpp compile as C++17"; fi
 
+# docs/c-api.md's "complete program" is examples/c/list_invoices.c, whole.
+if python3 - docs/c-api.md examples/c/list_invoices.c <<'PY'
+import sys
+doc = open(sys.argv[1]).read()
+section = doc.split("## A complete program", 1)[1]
+block = section.split("```c\n", 1)[1].split("```", 1)[0]
+sys.exit(0 if block == open(sys.argv[2]).read() else 1)
+PY
+then ok "docs/c-api.md's complete program is examples/c/list_invoices.c"
+else ko "docs/c-api.md's complete program is examples/c/list_invoices.c"; fi
+
 # The misuse test walks every operation and pager constructor of the header: their
 # table is generated from include/abws.h, so a new operation is covered automatically.
 if ! python3 - include/abws.h > "$BUILD/ops_table.h" <<'PY'
@@ -279,6 +290,8 @@ env = {
     "ABWS_TEST_ROTATING_SETTINGS": json.dumps(settings_of(rotating)),
     # The C++ wrapper's rotation check starts from a token family of its own.
     "ABWS_TEST_ROTATING_SETTINGS_2": json.dumps(consented(rotating)),
+    # So does the check of a C++ Pager outliving its Client (wrapper_pager_lifetime.cpp).
+    "ABWS_TEST_ROTATING_SETTINGS_3": json.dumps(consented(rotating)),
     "ABWS_TEST_BASE_URL": sb["base_url"],
     "ABWS_TEST_TODAY": d["today"],
     "ABWS_TEST_PREV_START": prev_start.isoformat() + "T00:00:00Z",

@@ -46,6 +46,11 @@ impl CancelData {
 
 static CANCELS: Registry<CancelData> = Registry::new();
 
+/// How many handles are live (for `abws_live_cancels`).
+pub(crate) fn live() -> usize {
+    CANCELS.len()
+}
+
 /// The data behind a handle; NULL is "not cancellable" (`None`).
 pub(crate) fn lookup(cancel: *const abws_cancel) -> FfiResult<Option<Arc<CancelData>>> {
     if cancel.is_null() {

@@ -32,11 +32,13 @@ pub(crate) fn live() -> usize {
 
 static CLIENTS: Registry<ClientData> = Registry::new();
 
-/// The client behind a handle, or `INVALID_HANDLE`.
+/// The client behind a handle, or `INVALID_HANDLE`; `RUNTIME` inside a callback of the
+/// library (every function that takes a client goes through here).
 pub(crate) fn lookup(client: *const abws_client) -> FfiResult<Arc<ClientData>> {
     if client.is_null() {
         return Err(Failure::null("client"));
     }
+    crate::ffi::not_inside_callback()?;
     CLIENTS
         .get(client)
         .ok_or_else(|| Failure::invalid_handle("client", "abws_client"))
@@ -101,8 +103,15 @@ pub unsafe extern "C" fn abws_client_new(
 /// (copy it; the library wipes its copy afterwards). Called on the thread of whichever call
 /// of this client performs the refresh, before that call returns, while the other calls of
 /// the client wait for the refresh: keep it short, make `user_data` safe to use from any
-/// thread, and call no function of this library from it. Must not unwind (no C++
-/// exception or longjmp may leave it).
+/// thread, and call no function of this library that takes a client or a pager from it
+/// (such a call returns `ABWS_STATUS_RUNTIME`: the call that refreshes is still in
+/// progress on this thread). Must not unwind (no C++ exception or longjmp may leave it).
+///
+/// Lifetime: a pager made from the client shares its credentials and refreshes them too,
+/// also after `abws_client_free`, so the callback may run until the client AND every pager
+/// created from it are freed: `user_data` must stay valid until then. (The library does
+/// not drop the callback when the client is freed: a pager's refresh would then consume
+/// the old refresh token at the server and the rotated one would be lost.)
 pub type abws_refresh_token_callback =
     Option<unsafe extern "C" fn(user_data: *mut c_void, refresh_token: *const c_char)>;
 
@@ -141,8 +150,10 @@ impl RotationTarget {
 /// Returns `ABWS_STATUS_OK`; `ABWS_STATUS_NULL_ARGUMENT` for a NULL `client`;
 /// `ABWS_STATUS_INVALID_HANDLE` when `client` is not a live client (`*err` filled when
 /// `err` is not NULL). `user_data` may be NULL; the library never dereferences it. The
-/// callback replaces any earlier one. Thread safety: any thread; a refresh already running
-/// may still call the previous callback.
+/// callback replaces any earlier one, for the client and for the pagers created from it.
+/// Thread safety: any thread; a refresh already running may still call the previous
+/// callback. `user_data` must stay valid until the client and every pager created from it
+/// are freed (see `abws_refresh_token_callback`, "Lifetime").
 ///
 /// # Safety
 /// `err` is NULL or valid for one pointer write; `callback`, when not NULL, follows
@@ -173,8 +184,10 @@ pub unsafe extern "C" fn abws_client_set_refresh_token_callback(
 /// Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when
 /// `client` is not a live client (already freed, or another kind of handle).
 /// Calls still running on other threads finish normally; pagers created from the client
-/// keep working (they hold their own reference). Afterwards every use of the handle
-/// gives `ABWS_STATUS_INVALID_HANDLE`. Thread safety: any thread.
+/// keep working (they hold their own reference to its connections and credentials, and
+/// its refresh-token callback, which they may still call: see
+/// `abws_refresh_token_callback`). Afterwards every use of the handle gives
+/// `ABWS_STATUS_INVALID_HANDLE`. Thread safety: any thread.
 #[no_mangle]
 pub extern "C" fn abws_client_free(client: *mut abws_client) -> abws_status {
     crate::ffi::boundary_value(abws_status::Panic, || {

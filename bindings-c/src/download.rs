@@ -21,6 +21,14 @@ use crate::status::abws_status;
 /// `ABWS_STATUS_CALLBACK_ABORTED`. Called only on the thread that called the download
 /// function, before it returns. Must not unwind (no C++ exception or longjmp may leave
 /// it) and must not free the client.
+///
+/// While it runs, the download is still in progress on this thread: it must call no
+/// function that takes a client or a pager (operations, pagers, downloads, another
+/// download included); such a call returns `ABWS_STATUS_RUNTIME` with a message saying
+/// so. The functions on errors, strings, statuses and cancellation handles
+/// (`abws_error_*`, `abws_string_free`, `abws_status_name`, `abws_cancel_signal`, ...)
+/// may be called. Copy what the callback needs and make the call after the download
+/// has returned.
 pub type abws_write_callback =
     Option<unsafe extern "C" fn(userdata: *mut c_void, data: *const u8, len: usize) -> c_int>;
 
@@ -160,7 +168,12 @@ pub unsafe extern "C" fn abws_documents_download(
 }
 
 /// create → wait → download in one call: creates a GET_AB_INVOICE_PDF report, polls it
-/// until it ends, and streams the PDF to `write`.
+/// until it ends, and streams the PDF to `write`: each chunk is handed over as it is
+/// downloaded and unpacked (the PDF is never held whole in memory), and a non-zero return
+/// of `write` stops the download at once (`ABWS_STATUS_CALLBACK_ABORTED`). As with
+/// `abws_documents_download`, a failure after the first bytes were delivered (the network,
+/// a damaged archive found further on) is returned, not retried: the bytes delivered so
+/// far are not a complete PDF, discard them.
 ///
 /// Params: those of `abws_documents_create_report` (`report_type`, `marketplace_ids`,
 /// `report_options` {`order_id`, `order_line_item_id`, `shipment_id`, `invoice_id`,
@@ -204,15 +217,10 @@ fn fetch_pdf(
 ) -> FfiResult<u64> {
     let (poll, timeout) = p.durations()?;
     let report = p.report();
-    let pdf = zeroize_on_drop(crate::cancel::run(c, cancel, |ac| async move {
-        ac.documents().fetch_pdf(&report, poll, timeout).await
-    })?);
-    w.write_all(&pdf.0).map_err(|e| {
-        Failure::Core(abws_core::Error::document(format!(
-            "the PDF could not be handed over ({e})"
-        )))
-    })?;
-    Ok(pdf.0.len() as u64)
+    // Streamed: each chunk reaches `write` as it is unpacked (as `abws_documents_download`).
+    crate::cancel::run(c, cancel, |ac| async move {
+        ac.documents().fetch_pdf_to(&report, poll, timeout, w).await
+    })
 }
 
 /// `abws_documents_fetch_pdf` that another thread can end at once with
@@ -334,21 +342,4 @@ pub unsafe extern "C" fn abws_documents_download_to_file(
         }
         Ok(())
     })
-}
-
-/// The PDF in memory is wiped when dropped (it may hold personal data).
-struct Wiped(Vec<u8>);
-
-impl Drop for Wiped {
-    fn drop(&mut self) {
-        for b in self.0.iter_mut() {
-            // SAFETY: a plain write through a valid reference; volatile so the wipe is
-            // not optimised away.
-            unsafe { std::ptr::write_volatile(b, 0) };
-        }
-    }
-}
-
-fn zeroize_on_drop(v: Vec<u8>) -> Wiped {
-    Wiped(v)
 }

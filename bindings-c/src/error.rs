@@ -193,8 +193,9 @@ pub extern "C" fn abws_error_status(err: *const abws_error) -> abws_status {
 
 /// The kind as a stable snake_case name: "validation", "api", "page_token_expired",
 /// "report_failed", "document", "outcome_unknown", "transport", "timeout", "auth",
-/// "runtime", "internal", or for failures of the C interface itself "null_argument",
-/// "invalid_utf8", "invalid_json", "invalid_handle", "callback_aborted", "panic".
+/// "runtime", "internal", "cancelled", or for failures of the C interface itself
+/// "null_argument", "invalid_utf8", "invalid_json", "invalid_handle", "callback_aborted",
+/// "panic". (The same text as `abws_status_name` of the error's status.)
 ///
 /// Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
 /// NULL when `err` is NULL or not a live error. Thread safety: any thread.

@@ -41,6 +41,20 @@ impl Failure {
         }
     }
 
+    /// A function that takes a client or a pager was called from inside a callback of the
+    /// library (a download's write callback, the refresh-token callback), while the call
+    /// that runs the callback is still running on this thread.
+    pub(crate) fn nested_call() -> Failure {
+        Failure::new(
+            abws_status::Runtime,
+            "a library function was called from inside a callback of the library (an \
+             abws_write_callback or abws_refresh_token_callback): while a callback runs, the \
+             call that runs it is still in progress on this thread, and no function that takes \
+             a client or a pager may be called; copy what the callback needs and make the call \
+             after that call has returned",
+        )
+    }
+
     pub(crate) fn null(parameter: &str) -> Failure {
         Failure::about(
             abws_status::NullArgument,
@@ -124,6 +138,15 @@ fn injected_panic() {
 #[cfg(not(test))]
 #[inline(always)]
 fn injected_panic() {}
+
+/// Refuses a function that takes a client or a pager inside a callback of the library (see
+/// `Failure::nested_call`).
+pub(crate) fn not_inside_callback() -> FfiResult<()> {
+    if abws_core::local::inside_library_call() {
+        return Err(Failure::nested_call());
+    }
+    Ok(())
+}
 
 /// Runs the body of an exported function: a panic becomes `ABWS_STATUS_PANIC`, an `Err`
 /// its status; either way `*err` receives the error object when `err` is not NULL.

@@ -63,9 +63,10 @@ pub extern "C" fn abws_string_free(s: *mut c_char) -> abws_status {
 }
 
 /// Counts the objects the caller has not freed yet, process-wide: clients, pagers,
-/// errors and library strings. For leak checks in tests and at plugin shutdown (a
-/// forgotten object stays reachable from the handle registry, so memory checkers do
-/// not report it as lost). Each output pointer may be NULL (that count is skipped).
+/// errors and library strings (cancellation handles: `abws_live_cancels`). For leak
+/// checks in tests and at plugin shutdown (a forgotten object stays reachable from the
+/// handle registry, so memory checkers do not report it as lost). Each output pointer may
+/// be NULL (that count is skipped).
 ///
 /// Returns `ABWS_STATUS_OK`. Thread safety: any thread; with other threads running
 /// calls, the counts are a snapshot.
@@ -91,6 +92,27 @@ pub unsafe extern "C" fn abws_live_objects(
                 unsafe { out.write(n) };
             }
         }
+        Ok(())
+    })
+}
+
+/// Counts the cancellation handles (`abws_cancel`) the caller has not freed yet,
+/// process-wide: the leak check of `abws_live_objects` for the handles it does not count
+/// (a separate function, so that `abws_live_objects` keeps its signature).
+///
+/// Returns `ABWS_STATUS_OK`; NULL `cancels`: `ABWS_STATUS_NULL_ARGUMENT`. Thread safety:
+/// any thread; with other threads running calls, the count is a snapshot.
+///
+/// # Safety
+/// `cancels` is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_live_cancels(cancels: *mut usize) -> abws_status {
+    ffi::boundary(std::ptr::null_mut(), || {
+        if cancels.is_null() {
+            return Err(ffi::Failure::null("cancels"));
+        }
+        // SAFETY: non-NULL and writable per this function's contract.
+        unsafe { cancels.write(cancel::live()) };
         Ok(())
     })
 }
@@ -316,6 +338,8 @@ mod injected_panics {
                 abws_live_objects(&mut count, null_mut(), null_mut(), null_mut()),
                 abws_status::Panic
             );
+            assert_eq!(count, 99);
+            assert_eq!(abws_live_cancels(&mut count), abws_status::Panic);
             assert_eq!(count, 99);
 
             // Nothing was freed by a panicking free, and every later call works.

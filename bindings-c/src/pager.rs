@@ -15,7 +15,8 @@ use crate::status::abws_status;
 ///
 /// Created by an `abws_<group>_iter_<...>` function, read with `abws_pager_next`, freed
 /// with `abws_pager_free`. It holds its own reference to the client's connection and
-/// credentials, so it stays usable after `abws_client_free`.
+/// credentials, so it stays usable after `abws_client_free`; a refresh it makes then still
+/// calls the client's refresh-token callback (see `abws_refresh_token_callback`).
 /// Thread safety: a pager may be passed between threads; calls on one pager are
 /// serialized (a second thread waits), and pages come in order. Use one pager per
 /// listing and per thread for parallel listings.
@@ -107,6 +108,8 @@ pub unsafe extern "C" fn abws_pager_next(
 ) -> abws_status {
     boundary(err, || {
         not_null!(pager, page_json);
+        // Before the lock: inside a callback run by this very pager, it is held.
+        crate::ffi::not_inside_callback()?;
         let data = PAGERS
             .get(pager)
             .ok_or_else(|| Failure::invalid_handle("pager", "abws_pager"))?;

@@ -47,7 +47,9 @@ pub enum abws_status {
     Timeout = 12,
     /// Authorization failed: bad client credentials, revoked consent.
     Auth = 13,
-    /// The library's runtime could not run the call.
+    /// The library's runtime could not run the call; or a function that takes a client or
+    /// a pager was called from inside a callback of the library (an `abws_write_callback`
+    /// or `abws_refresh_token_callback`), which those callbacks must not do.
     Runtime = 14,
     /// The caller's write callback returned non-zero; the download stopped.
     CallbackAborted = 15,

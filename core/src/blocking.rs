@@ -292,6 +292,7 @@ blocking_group! {
         async fn download_to_path_plaintext(&self, report_document_id: &str, path: &std::path::Path, progress: Option<&(dyn Fn(u64) + Send + Sync)>) -> u64;
         async fn fetch_pdf(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>) -> Vec<u8>;
         async fn fetch_pdf_into(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>, buffer: &mut dyn doc::DocumentBuffer) -> u64;
+        async fn fetch_pdf_to(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>, writer: &mut (dyn std::io::Write + Send)) -> u64;
     }
 }
 

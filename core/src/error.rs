@@ -25,7 +25,8 @@ pub enum ErrorKind {
     Timeout,
     /// Authorization failed: bad client credentials, revoked consent, invalid code.
     Auth,
-    /// The blocking facade was misused (called inside an async runtime).
+    /// The blocking facade was misused: called inside an async runtime, or from inside a
+    /// callback the library was running (a nested call).
     Runtime,
     /// A bug in the library; please report it.
     Internal,

@@ -46,10 +46,28 @@ fn runtime() -> Result<Rc<Runtime>> {
     })
 }
 
+/// The message of a blocking call made while the library runs a call on this thread: from
+/// inside one of the library's callbacks (a download's writer, a refresh-token callback).
+pub const NESTED_CALL: &str =
+    "a blocking call of the library was made from inside a callback the library was running \
+     (a download's write callback or writer, a refresh-token callback, a progress callback): \
+     such a callback must not call the library's blocking functions (operations, pages, \
+     downloads); return from it and make the call after the call that ran it has returned";
+
+/// True while the library runs a call's future on the current thread (`block_on`, or a
+/// worker of the process runtime): a callback the library calls now is inside a call.
+pub fn inside_library_call() -> bool {
+    pools::place() != pools::Place::Elsewhere
+}
+
 /// Runs `fut` to completion on the current thread's runtime. Inside another tokio runtime
-/// this is an error, not a panic (blocking there would stall that runtime's worker).
+/// this is an error, not a panic (blocking there would stall that runtime's worker); inside
+/// the library's own call (a callback of the library calling it again) the error says so.
 pub fn block_on<F: Future>(fut: F) -> Result<F::Output> {
     if tokio::runtime::Handle::try_current().is_ok() {
+        if inside_library_call() {
+            return Err(Error::runtime(NESTED_CALL));
+        }
         return Err(Error::runtime(
             "the blocking client was called from inside an async (tokio) runtime; use abws::Client \
              with .await there, or call the blocking client from tokio::task::spawn_blocking",
@@ -65,4 +83,21 @@ pub fn block_on<F: Future>(fut: F) -> Result<F::Output> {
         tokio::task::yield_now().await;
         fut.await
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A blocking call made while the library runs a call on this thread (what a callback of
+    // the library calling it again does) says so, not "use .await".
+    #[test]
+    fn a_nested_call_names_the_callback() {
+        let inner = block_on(async { block_on(async { 1 }) }).unwrap();
+        let e = inner.unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Runtime);
+        assert!(e.to_string().contains("inside a callback"), "{e}");
+        assert!(!e.to_string().contains("spawn_blocking"), "{e}");
+        assert!(!inside_library_call());
+    }
 }

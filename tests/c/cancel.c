@@ -139,6 +139,19 @@ int main(void) {
     abws_error_free(err);
     err = NULL;
 
+    /* 4b. abws_live_cancels counts the handles not freed yet (abws_live_objects does not). */
+    size_t live = 99, before = 99;
+    CHECK(abws_live_cancels(&before) == ABWS_STATUS_OK && before == 0, "no live cancel: %zu", before);
+    abws_cancel *kept[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) CHECK(abws_cancel_new(&kept[i], NULL) == ABWS_STATUS_OK, "cancel_new");
+    CHECK(abws_live_cancels(&live) == ABWS_STATUS_OK && live == 3, "3 live cancels: %zu", live);
+    CHECK(abws_cancel_free(kept[1]) == ABWS_STATUS_OK, "cancel_free");
+    CHECK(abws_live_cancels(&live) == ABWS_STATUS_OK && live == 2, "2 live cancels: %zu", live);
+    CHECK(abws_cancel_free(kept[0]) == ABWS_STATUS_OK && abws_cancel_free(kept[2]) == ABWS_STATUS_OK,
+          "cancel_free");
+    CHECK(abws_live_cancels(&live) == ABWS_STATUS_OK && live == 0, "no live cancel: %zu", live);
+    CHECK(abws_live_cancels(NULL) == ABWS_STATUS_NULL_ARGUMENT, "live_cancels(NULL)");
+
     /* 5. Misuse: NULL, freed and foreign handles. */
     CHECK(abws_cancel_new(NULL, NULL) == ABWS_STATUS_NULL_ARGUMENT, "cancel_new(NULL)");
     CHECK(abws_cancel_signal(NULL) == ABWS_STATUS_NULL_ARGUMENT, "signal(NULL)");

@@ -27,6 +27,42 @@ static int stop_early(void *userdata, const uint8_t *data, size_t len) {
     return 42;
 }
 
+/* Counts the chunks and their bytes. */
+typedef struct {
+    int calls;
+    size_t bytes;
+    size_t first;
+} chunks;
+
+static int count_chunks(void *userdata, const uint8_t *data, size_t len) {
+    (void)data;
+    chunks *c = userdata;
+    if (c->calls++ == 0) c->first = len;
+    c->bytes += len;
+    return 0;
+}
+
+/* Calls the library from inside the callback: refused with RUNTIME and a message that
+ * names the mistake; the download itself goes on. */
+static abws_client *nested_client;
+static abws_status nested_status;
+static char nested_message[512];
+
+static int call_inside(void *userdata, const uint8_t *data, size_t len) {
+    (void)userdata;
+    (void)data;
+    (void)len;
+    if (nested_message[0] != '\0') return 0;
+    char *out = NULL;
+    abws_error *err = NULL;
+    nested_status = abws_invoices_get_invoice_detail_by_invoice_number(
+        nested_client, "{\"invoice_number\":\"NOPE\"}", &out, &err);
+    snprintf(nested_message, sizeof nested_message, "%s", err ? abws_error_message(err) : "(none)");
+    abws_error_free(err);
+    abws_string_free(out);
+    return 0;
+}
+
 static int looks_like_pdf(const buffer *b) {
     return b->len > 100 && memcmp(b->data, "%PDF-", 5) == 0 &&
            strstr((const char *)b->data + b->len - 32, "%%EOF") != NULL;
@@ -120,6 +156,20 @@ int main(void) {
     printf("downloaded %zu bytes for order %s\n", pdf.len, order_id);
     buffer_free(&pdf);
 
+    /* How the download is chunked (fetch_pdf below must stream the same way). */
+    chunks streamed = {0, 0, 0};
+    st = abws_documents_download(client, params, count_chunks, &streamed, NULL, NULL);
+    CHECK(st == ABWS_STATUS_OK && streamed.calls > 1, "download in %d chunks", streamed.calls);
+
+    /* A library call from inside the write callback: RUNTIME, saying what was wrong. */
+    nested_client = client;
+    st = abws_documents_download(client, params, call_inside, NULL, NULL, NULL);
+    CHECK(st == ABWS_STATUS_OK, "the download around the nested call: %u", (unsigned)st);
+    CHECK(nested_status == ABWS_STATUS_RUNTIME, "nested call: status %u", (unsigned)nested_status);
+    CHECK(strstr(nested_message, "inside a callback of the library") != NULL &&
+              strstr(nested_message, "tokio") == NULL,
+          "nested call message: %s", nested_message);
+
     /* bytes_written is optional. */
     st = abws_documents_download(client, params, collect, &pdf, NULL, NULL);
     CHECK(st == ABWS_STATUS_OK && looks_like_pdf(&pdf), "download without bytes_written");
@@ -197,7 +247,25 @@ int main(void) {
     CHECK(st == ABWS_STATUS_OK, "fetch_pdf");
     report_error("fetch_pdf", st, err);
     CHECK(looks_like_pdf(&pdf) && written == pdf.len, "fetch_pdf gave a PDF");
+    size_t pdf_len = pdf.len;
     buffer_free(&pdf);
+
+    /* fetch_pdf streams: chunks as they arrive (as download), not the PDF in one call... */
+    chunks fetched = {0, 0, 0};
+    st = abws_documents_fetch_pdf(client, params, count_chunks, &fetched, NULL, NULL);
+    CHECK(st == ABWS_STATUS_OK && fetched.calls == streamed.calls && fetched.bytes == pdf_len,
+          "fetch_pdf in %d chunks (download: %d), %zu bytes", fetched.calls, streamed.calls,
+          fetched.bytes);
+    /* ... and a non-zero return stops it after that chunk. */
+    seen = 0;
+    untouched = 777;
+    err = NULL;
+    st = abws_documents_fetch_pdf(client, params, stop_early, &seen, &untouched, &err);
+    CHECK(st == ABWS_STATUS_CALLBACK_ABORTED, "stopped fetch_pdf: status %u", (unsigned)st);
+    CHECK(untouched == 777, "bytes_written untouched on failure");
+    CHECK(seen == fetched.first && seen < pdf_len, "fetch_pdf stopped after its first chunk (%zu of %zu bytes)",
+          seen, pdf_len);
+    abws_error_free(err);
 
     /* A FATAL report: REPORT_FAILED. */
     const char *fatal = env_required("ABWS_TEST_FATAL_ORDER");

@@ -87,7 +87,37 @@ int main(void) {
 
     int handed = s.count, second_handed = s2.count;
     CHECK(abws_client_free(second) == ABWS_STATUS_OK, "second client freed");
+
+    /* A pager outlives its client: its refresh still hands the rotated token to the
+     * callback, whose user_data must stay valid until the pager is freed (the documented
+     * rule); a heap user_data, freed only after the pager, checked by valgrind. */
+    store *heap = calloc(1, sizeof *heap);
+    CHECK(heap != NULL, "calloc");
+    pthread_mutex_init(&heap->lock, NULL);
+    CHECK(abws_client_set_refresh_token_callback(client, persist, heap, NULL) == ABWS_STATUS_OK,
+          "callback set again");
+    abws_pager *pager = NULL;
+    char *page = NULL;
+    CHECK(abws_cart_iter_carts(client, "{\"page_size\":1}", &pager, NULL) == ABWS_STATUS_OK, "pager");
+    err = NULL;
+    CHECK(abws_pager_next(pager, &page, &err) == ABWS_STATUS_OK && page != NULL, "page 1");
+    abws_string_free(page);
+    page = NULL;
+    abws_error_free(err);
     CHECK(abws_client_free(client) == ABWS_STATUS_OK, "client freed");
+    int before_free = heap->count;
+    sleep_ms(2100); /* the next page refreshes, with the pager's own reference */
+    err = NULL;
+    abws_status pst = abws_pager_next(pager, &page, &err);
+    CHECK(pst == ABWS_STATUS_OK, "page 2 after abws_client_free: %u", (unsigned)pst);
+    report_error("page 2", pst, err);
+    abws_string_free(page);
+    /* At least one: under valgrind a two-second token may need a second refresh. */
+    CHECK(heap->count >= before_free + 1, "the pager's refresh reached the callback after the client was freed (%d)",
+          heap->count - before_free);
+    CHECK(abws_pager_free(pager) == ABWS_STATUS_OK, "pager freed");
+    pthread_mutex_destroy(&heap->lock);
+    free(heap);
     pthread_mutex_destroy(&s.lock);
     pthread_mutex_destroy(&s2.lock);
     int rc = test_summary("rotation");

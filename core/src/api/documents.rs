@@ -635,6 +635,33 @@ impl Documents<'_> {
         timeout: Option<Duration>,
         buffer: &mut dyn DocumentBuffer,
     ) -> Result<u64> {
+        let (report_id, document_id) = self.create_and_wait(p, poll_interval, timeout).await?;
+        let r = self.download_into(&document_id, buffer).await;
+        r.map_err(|e| document_hint(e, &report_id))
+    }
+
+    /// Like `fetch_pdf`, writing the PDF to `writer` as it arrives (see `download_to`: a
+    /// failure after the first bytes were written is returned, not retried, and the writer
+    /// then holds part of the PDF; a failing writer stops the download).
+    pub async fn fetch_pdf_to(
+        &self,
+        p: &FetchPdfParams,
+        poll_interval: Duration,
+        timeout: Option<Duration>,
+        writer: &mut (dyn Write + Send),
+    ) -> Result<u64> {
+        let (report_id, document_id) = self.create_and_wait(p, poll_interval, timeout).await?;
+        let r = self.download_to(&document_id, writer).await;
+        r.map_err(|e| document_hint(e, &report_id))
+    }
+
+    /// create → wait: the report's id and its document's id once it is DONE.
+    async fn create_and_wait(
+        &self,
+        p: &FetchPdfParams,
+        poll_interval: Duration,
+        timeout: Option<Duration>,
+    ) -> Result<(String, String)> {
         let created = self.client.call(p).await?;
         let report_id = created
             .report_id
@@ -643,13 +670,16 @@ impl Documents<'_> {
             .wait_for_report(&report_id, poll_interval, timeout)
             .await?;
         let document_id = report.report_document_id.unwrap_or_default();
-        self.download_into(&document_id, buffer).await.map_err(|e| {
-            if e.kind() == ErrorKind::Document {
-                e.with_hint(format!("report {report_id}"))
-            } else {
-                e
-            }
-        })
+        Ok((report_id, document_id))
+    }
+}
+
+/// A document error of `fetch_pdf*` names the report it came from.
+fn document_hint(e: Error, report_id: &str) -> Error {
+    if e.kind() == ErrorKind::Document {
+        e.with_hint(format!("report {report_id}"))
+    } else {
+        e
     }
 }
 
