@@ -353,9 +353,9 @@ def test_rules_read_in_the_callers_terms(sb, client):
     e = _invalid(sb, lambda: client.cart.add_items("cart-0001", []))
     assert e.parameter == "items" and "at least 1 entry" in str(e)
     e = _invalid(sb, lambda: client.cart.list_carts(page_size=True))
-    assert str(e) == "invalid page_size: must be an integer (got a boolean)"
+    assert str(e).startswith("invalid page_size: must be an integer (got a boolean)")
     e = _invalid(sb, lambda: client.cart.list_carts(page_size=5.0))  # type: ignore[arg-type]
-    assert str(e) == "invalid page_size: must be an integer (got a floating-point number)"
+    assert str(e).startswith("invalid page_size: must be an integer (got a floating-point number)")
 
 
 def test_settings_are_checked_when_the_client_is_built(sb):
