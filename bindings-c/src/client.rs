@@ -48,6 +48,8 @@ pub(crate) fn lookup(client: *const abws_client) -> FfiResult<Arc<ClientData>> {
 /// Python binding; the rules on the values are `Settings::check`'s, run when the client
 /// is built).
 pub(crate) fn settings_from_json(v: &Value) -> FfiResult<Settings> {
+    // Every client of this library is built from a settings object: its user agent says C.
+    abws_core::config::set_binding_language("C");
     abws_core::settings_json::from_json(v, "settings_json").map_err(Failure::Core)
 }
 

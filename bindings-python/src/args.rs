@@ -105,6 +105,14 @@ impl Writer<'_> {
         to_py_err(abws::Error::validation(at, rule))
     }
 
+    /// A float where money is taken (refused: money is exact).
+    fn float_money(&self) -> PyErr {
+        self.error(
+            "is a float, and money amounts are exact: pass a Decimal, an int or a str \
+             (Decimal(\"0.30\"), not 0.1 + 0.2, which is 0.30000000000000004)",
+        )
+    }
+
     fn with_key<T>(&mut self, key: &str, f: impl FnOnce(&mut Self) -> PyResult<T>) -> PyResult<T> {
         let len = self.path.len();
         if !self.path.is_empty() {
@@ -144,6 +152,7 @@ impl Writer<'_> {
             Ty::List(t) => self.list(obj, t(), depth),
             Ty::Map(t) => self.map(obj, t(), depth),
             Ty::DateTimeArg => self.datetime_arg(obj),
+            Ty::Decimal if obj.is_instance_of::<PyFloat>() => Err(self.float_money()),
             _ => self.plain(obj, depth),
         }
     }
@@ -362,6 +371,11 @@ impl Writer<'_> {
         } else if obj.is_instance_of::<PyInt>() {
             self.out.push_str(&obj.str()?.to_cow()?);
         } else if let Ok(f) = obj.cast::<PyFloat>() {
+            // A money amount (`amount` of a Money, an expectation, ...) is exact: a float
+            // already lost the digits the caller meant (0.1 + 0.2 is 0.30000000000000004).
+            if self.path == "amount" || self.path.ends_with(".amount") {
+                return Err(self.float_money());
+            }
             if !f.value().is_finite() {
                 return Err(self.error("must be a finite number"));
             }

@@ -77,6 +77,8 @@ fn _refresh_logging() {
 #[pymodule]
 fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     allocator_options();
+    // The user agent's `Language=` of every client this extension builds.
+    abws::config::set_binding_language("Python");
     // The core logs through the `log` facade (target "abws"); send it to logger "abws".
     // Records carry no secrets (the reliability scan L1 checks that). Levels are cached
     // (checking Python's level per record would take the GIL on the I/O threads), so the

@@ -325,6 +325,20 @@ impl fmt::Debug for Settings {
     }
 }
 
+/// The smallest `max_response_bytes` accepted: an error, a token or a single object fits
+/// well within it; a smaller limit would refuse ordinary responses (0: every one).
+pub const MIN_RESPONSE_BYTES: usize = 64 * 1024;
+
+static BINDING_LANGUAGE: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Names the language of the binding this library serves (`"Python"`, `"C"`) in the user
+/// agent's `Language=`; `Rust` when never called. Set once, when the binding loads (one
+/// copy of the core serves one binding); later calls are ignored.
+#[doc(hidden)]
+pub fn set_binding_language(language: &'static str) {
+    let _ = BINDING_LANGUAGE.set(language);
+}
+
 impl Settings {
     /// Settings with defaults for everything but the region and credentials.
     pub fn new(region: Region, credentials: Credentials) -> Settings {
@@ -387,6 +401,18 @@ impl Settings {
         if let Some(email) = &self.user_email {
             crate::validate::email("user_email", email)?;
         }
+        if self.max_response_bytes < MIN_RESPONSE_BYTES {
+            return Err(Error::validation(
+                "max_response_bytes",
+                format!(
+                    "must be at least {MIN_RESPONSE_BYTES} bytes (64 KiB): a smaller limit \
+                     refuses ordinary responses"
+                ),
+            ));
+        }
+        if let Some(app) = &self.app_name {
+            crate::validate::header_text("app_name", app)?;
+        }
         match &self.credentials {
             Credentials::RefreshToken {
                 client_id,
@@ -397,7 +423,12 @@ impl Settings {
                 crate::validate::non_empty("client_secret", client_secret.expose())?;
                 crate::validate::non_empty("refresh_token", refresh_token.expose())?;
             }
-            Credentials::AccessToken(t) => crate::validate::non_empty("access_token", t.expose())?,
+            Credentials::AccessToken(t) => {
+                crate::validate::non_empty("access_token", t.expose())?;
+                // Sent as a header: refused here, at construction or `set_credentials`,
+                // rather than at the first call; the rule never quotes the token.
+                crate::validate::token_text("access_token", t.expose())?;
+            }
         }
         Ok(())
     }
@@ -416,12 +447,14 @@ impl Settings {
             .map(|r| crate::secret::redact_url(r.expose()))
     }
 
-    /// The user agent sent with every request.
+    /// The user agent sent with every request (`Language=` names the binding in use:
+    /// `set_binding_language`).
     pub fn user_agent(&self) -> String {
         let base = format!(
-            "{}/{} (Language=Rust;Platform={}-{})",
+            "{}/{} (Language={};Platform={}-{})",
             wire::USER_AGENT_PRODUCT,
             crate::VERSION,
+            BINDING_LANGUAGE.get().copied().unwrap_or("Rust"),
             std::env::consts::OS,
             std::env::consts::ARCH
         );

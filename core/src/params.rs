@@ -187,7 +187,8 @@ fn strip_position(msg: &str) -> String {
     }
 }
 
-/// `invalid type: string "s3cr3t", expected i64` → `invalid type: string, expected i64`.
+/// serde's message in the caller's terms, without the value it quotes:
+/// `invalid type: string "s3cr3t", expected i64` → `must be an integer (got a string)`.
 fn without_values(msg: &str) -> String {
     // serde names what it received by kind and value (`integer `5``, `string "x"`,
     // `unknown variant `x``) and what it expected after the last ", expected": keep the
@@ -201,8 +202,21 @@ fn without_values(msg: &str) -> String {
                 Some(i) => rest.split_at(i),
                 None => (rest, ""),
             };
-            let kind = &got[..got.find(['"', '`']).unwrap_or(got.len())];
-            return format!("{}{expected}", format!("{lead}{kind}").trim_end());
+            let kind = got[..got.find(['"', '`']).unwrap_or(got.len())].trim_end();
+            let expected = expected.strip_prefix(", expected ").unwrap_or("");
+            return match lead {
+                "invalid type: " => format!(
+                    "must be {} (got {})",
+                    expected_terms(expected),
+                    kind_terms(kind)
+                ),
+                "invalid value: " => match range_of(expected) {
+                    Some(range) => format!("is out of range: must be {range}"),
+                    None => format!("must be {}", expected_terms(expected)),
+                },
+                _ if expected.is_empty() => "is not one of the accepted values".to_string(),
+                _ => format!("must be {}", expected.replace('`', "")),
+            };
         }
     }
     let mut out = String::with_capacity(msg.len());
@@ -222,6 +236,50 @@ fn without_values(msg: &str) -> String {
     }
     out.push_str(rest);
     out.replace(" ,", ",")
+}
+
+/// What serde expected (a Rust type's name, or its own words), in the caller's terms.
+fn expected_terms(expected: &str) -> &str {
+    match expected {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "an integer",
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a non-negative integer",
+        "f32" | "f64" => "a number",
+        "a boolean" | "bool" => "true or false",
+        "a sequence" => "a list",
+        "a map" => "an object",
+        "a borrowed string" | "a character" | "char" => "a string",
+        "" => "another type",
+        e if e.starts_with("struct ") || e.starts_with("tuple struct ") => "an object",
+        e => e,
+    }
+}
+
+/// What serde received (its `Unexpected` kinds), in the caller's terms.
+fn kind_terms(kind: &str) -> &str {
+    match kind {
+        "boolean" => "a boolean",
+        "integer" => "an integer",
+        "floating point" => "a floating-point number",
+        "string" | "character" => "a string",
+        "unit value" | "unit" | "null" | "Option value" => "null",
+        "sequence" => "a list",
+        "map" => "an object",
+        "byte array" => "bytes",
+        _ => "another type",
+    }
+}
+
+/// The range of an integer type, for a value out of it.
+fn range_of(expected: &str) -> Option<&'static str> {
+    Some(match expected {
+        "i64" => "an integer from -9223372036854775808 to 9223372036854775807",
+        "i32" => "an integer from -2147483648 to 2147483647",
+        "u64" | "usize" => "an integer from 0 to 18446744073709551615",
+        "u32" => "an integer from 0 to 4294967295",
+        "u16" => "an integer from 0 to 65535",
+        "u8" => "an integer from 0 to 255",
+        _ => return None,
+    })
 }
 
 fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
@@ -305,17 +363,32 @@ mod tests {
         assert_eq!(p, "items[1].quantity");
         let (_, m) = param(r#"{"items":[{"shipment_id":"b","quantity":"s3cr3t"}]}"#);
         assert!(!m.contains("s3cr3t"), "{m}");
-        assert!(m.ends_with("invalid type: string, expected i64"), "{m}");
+        assert!(m.ends_with("must be an integer (got a string)"), "{m}");
         for value in ["987654321", "-1.5e3", "true"] {
             let (p, m) = param(&format!(r#"{{"items":[{{"shipment_id":{value}}}]}}"#));
             assert_eq!(p, "items[0].shipment_id");
             assert!(!m.contains(value), "{m}");
-            assert!(m.ends_with(", expected a string"), "{m}");
+            assert!(m.contains("must be a string (got "), "{m}");
         }
         let (_, m) =
             param(r#"{"items":[{"shipment_id":"a","quantity":"x\"s3cr3t`, expected \""}]}"#);
         assert!(!m.contains("s3cr3t"), "{m}");
-        assert!(m.ends_with("invalid type: string, expected i64"), "{m}");
+        assert!(m.ends_with("must be an integer (got a string)"), "{m}");
+        let (p, m) = param(r#"{"items":[{"shipment_id":"a","quantity":true}]}"#);
+        assert_eq!(p, "items[0].quantity");
+        assert_eq!(
+            m,
+            "invalid items[0].quantity: must be an integer (got a boolean)"
+        );
+        let (_, m) = param(r#"{"items":[{"shipment_id":"a","quantity":5.5}]}"#);
+        assert!(
+            m.ends_with("must be an integer (got a floating-point number)"),
+            "{m}"
+        );
+        let (_, m) = param(r#"{"items":[{"shipment_id":"a","quantity":99999999999999999999}]}"#);
+        assert!(!m.contains("99999"), "{m}");
+        let (_, m) = param(r#"{"items":{}}"#);
+        assert!(m.ends_with("must be a list (got an object)"), "{m}");
         let (p, m) = param(r#"{"items":[{"quantity":1}]}"#);
         assert_eq!(p, "items[0].shipment_id");
         assert!(m.contains("is required"), "{m}");

@@ -17,6 +17,32 @@ pub fn non_empty(param: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+/// Text sent in an HTTP header beside ours (`app_name` in the user agent): printable
+/// ASCII, spaces allowed, no control character. Never quotes the value.
+pub fn header_text(param: &str, value: &str) -> Result<()> {
+    if !value.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return Err(Error::validation(
+            param,
+            "must be printable ASCII text (letters, digits, spaces and punctuation; it is \
+             sent in the User-Agent header)",
+        ));
+    }
+    Ok(())
+}
+
+/// A token sent as an HTTP header (`access_token`): printable ASCII without spaces. Never
+/// quotes the value (it is a secret).
+pub fn token_text(param: &str, value: &str) -> Result<()> {
+    if !value.bytes().all(|b| (0x21..0x7f).contains(&b)) {
+        return Err(Error::validation(
+            param,
+            "must be printable ASCII without spaces or line breaks (it is sent as an HTTP \
+             header); check that the whole token, and only it, was copied",
+        ));
+    }
+    Ok(())
+}
+
 /// A plausible e-mail address: one `@`, text on both sides, no spaces or controls.
 pub fn email(param: &str, value: &str) -> Result<()> {
     let ok = value.split('@').count() == 2
@@ -69,13 +95,16 @@ pub fn date_range(
     Ok(())
 }
 
-/// A list parameter with a count limit.
+/// A list parameter with a count limit (`usize::MAX`: no upper limit).
 pub fn count(param: &str, len: usize, min: usize, max: usize) -> Result<()> {
     if len < min || len > max {
+        let entries = |n: usize| if n == 1 { "entry" } else { "entries" };
         let rule = if min == max {
-            format!("must hold exactly {min} entries (got {len})")
+            format!("must hold exactly {min} {} (got {len})", entries(min))
+        } else if max == usize::MAX {
+            format!("must hold at least {min} {} (got {len})", entries(min))
         } else if min == 0 {
-            format!("must hold at most {max} entries (got {len})")
+            format!("must hold at most {max} {} (got {len})", entries(max))
         } else {
             format!("must hold {min} to {max} entries (got {len})")
         };
@@ -84,13 +113,48 @@ pub fn count(param: &str, len: usize, min: usize, max: usize) -> Result<()> {
     Ok(())
 }
 
+/// A list parameter sent as one comma-joined query value (the specification's "array
+/// csv" and "comma-separated list" parameters): `min` to `max` entries (`usize::MAX`:
+/// no upper limit), none of them blank, and none holding a comma, which would change the
+/// list the service reads (`["paper, A4"]` would arrive as two keywords). No element of
+/// these parameters holds a comma in the specification (`productFilters` entries are
+/// `field#value`, with `true`/`false` values). Returns the joined value, `None` when the
+/// parameter is absent; `Some(empty)` is refused by `min` 1, or joined as `None`
+/// (left out) when `min` is 0.
+pub fn csv(param: &str, list: Option<&[String]>, min: usize, max: usize) -> Result<Option<String>> {
+    let Some(items) = list else {
+        return Ok(None);
+    };
+    count(param, items.len(), min, max)?;
+    for (i, x) in items.iter().enumerate() {
+        // The element's path is formatted only on a failure: no allocation when all is well.
+        if x.trim().is_empty() {
+            return Err(Error::validation(
+                format!("{param}[{i}]"),
+                "is required and must not be empty",
+            ));
+        }
+        if x.contains(',') {
+            return Err(Error::validation(
+                format!("{param}[{i}]"),
+                "must not contain a comma (the list is sent comma-separated: give each \
+                 value as its own entry)",
+            ));
+        }
+    }
+    Ok((!items.is_empty()).then(|| items.join(",")))
+}
+
 /// An integer parameter within bounds.
 pub fn int_range(param: &str, value: i64, min: i64, max: i64) -> Result<()> {
     if value < min || value > max {
-        return Err(Error::validation(
-            param,
-            format!("must be between {min} and {max} (got {value})"),
-        ));
+        // `i64::MAX`: no upper limit but the type's, which is not the caller's rule.
+        let rule = if max == i64::MAX {
+            format!("must be at least {min} (got {value})")
+        } else {
+            format!("must be between {min} and {max} (got {value})")
+        };
+        return Err(Error::validation(param, rule));
     }
     Ok(())
 }

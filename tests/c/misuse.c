@@ -77,6 +77,9 @@ static void settings_misuse(void) {
         {"{\"region\":\"JP\",\"client_id\":\"a\",\"client_secret\":\"b\"}", ABWS_STATUS_VALIDATION, "refresh_token"},
         {"{\"region\":\"JP\",\"client_id\":\"a\",\"client_secret\":\"SENTINEL-SECRET\",\"refresh_token\":[\"SENTINEL-SECRET\"]}",
          ABWS_STATUS_VALIDATION, "refresh_token"},
+        {"{\"region\":\"JP\",\"access_token\":\"SENTINEL-SECRET\\r\\nX-Evil: 1\"}", ABWS_STATUS_VALIDATION, "access_token"},
+        {"{\"region\":\"JP\",\"access_token\":\"x\",\"app_name\":\"\\u4f1a\\u8a08\"}", ABWS_STATUS_VALIDATION, "app_name"},
+        {"{\"region\":\"JP\",\"access_token\":\"x\",\"max_response_bytes\":0}", ABWS_STATUS_VALIDATION, "max_response_bytes"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         c = (abws_client *)0;
@@ -267,6 +270,9 @@ static void download_misuse(abws_client *client) {
     st = abws_documents_download_to_file(client, "{\"report_document_id\":\"x\",\"path\":\"/tmp/x\",\"key\":\"secret-not-hex\"}", &n, &err);
     expect("download_to_file(bad key)", st, err, ABWS_STATUS_VALIDATION, "key");
     CHECK(n == 5, "bytes_written untouched on failure");
+    err = NULL;
+    st = abws_documents_download_to_file(client, "{\"report_document_id\":\"x\",\"path\":\"\",\"allow_plaintext\":true}", &n, &err);
+    expect("download_to_file(empty path)", st, err, ABWS_STATUS_VALIDATION, "path");
 }
 
 static void handles_misuse(void) {

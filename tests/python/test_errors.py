@@ -272,7 +272,7 @@ def _invalid(sb, call):
 def test_a_bad_argument_names_its_parameter_and_the_rule(sb, client, line_item):
     e = _invalid(sb, lambda: client.documents.get_report_document(None))  # type: ignore[arg-type]
     assert e.parameter == "report_document_id"
-    assert "report_document_id" in str(e) and "expected a string" in str(e)
+    assert "report_document_id" in str(e) and "must be a string (got null)" in str(e)
     e = _invalid(sb, lambda: client.documents.get_report(42))  # type: ignore[arg-type]
     assert e.parameter == "report_id" and "integer" in str(e)
     e = _invalid(sb, lambda: client.invoices.get_invoices(START, 20260301))  # type: ignore[arg-type]
@@ -324,3 +324,69 @@ def test_wait_and_fetch_read_their_arguments_in_the_core(sb, client):
     assert e.parameter == "timeout"
     e = _invalid(sb, lambda: client.documents.fetch_pdf(order_id="1", poll_interval=-2))
     assert e.parameter == "poll_interval"
+
+
+def test_a_float_is_refused_where_money_is_taken(sb, client):
+    from decimal import Decimal
+
+    def order(amount):
+        line = {"external_id": "1", "quantity": 1, "attributes": [],
+                "expectations": [{"expectationType": "ExpectedUnitPrice",
+                                  "amount": {"amount": amount, "currencyCode": "JPY"}}]}
+        return lambda: client.ordering.place_order("PO-float-1", [line])
+
+    for amount in (0.1 + 0.2, 12.0, float("nan")):
+        e = _invalid(sb, order(amount))
+        assert e.parameter == "line_items[0].expectations[0].amount.amount", e
+        assert "float" in str(e) and "Decimal" in str(e) and "str" in str(e), e
+    with pytest.raises(TypeError, match="Decimal, an int or a str, not float"):
+        abws.Money(0.1 + 0.2, "USD")
+    with pytest.raises(TypeError):
+        abws.Money(True, "USD")  # type: ignore[arg-type]
+    assert abws.Money("0.30", "USD").amount == Decimal("0.30")
+    assert abws.Money(12, "JPY").amount == Decimal(12)
+
+
+def test_list_elements_sent_comma_joined_refuse_a_comma(sb, client):
+    e = _invalid(sb, lambda: client.products.search_products_request("JP", "ja-JP", keywords=["pens", "paper, A4"]))
+    assert e.parameter == "keywords[1]" and "comma" in str(e)
+    e = _invalid(sb, lambda: client.invoices.get_invoices(START, END, payment_method_types=["BCA,X"]))
+    assert e.parameter == "payment_method_types[0]"
+    e = _invalid(sb, lambda: client.reporting.get_shipment_line_item_reports(START, END, purchase_order_numbers=["PO,1"]))
+    assert e.parameter == "purchase_order_numbers[0]"
+
+
+def test_rules_read_in_the_callers_terms(sb, client):
+    e = _invalid(sb, lambda: client.invoices.get_invoices(START, END, payment_method_types=[]))
+    assert str(e) == "invalid payment_method_types: must hold at least 1 entry (got 0)"
+    e = _invalid(sb, lambda: client.cart.add_items("cart-0001", []))
+    assert e.parameter == "items" and "at least 1 entry" in str(e)
+    e = _invalid(sb, lambda: client.cart.list_carts(page_size=True))
+    assert str(e).startswith("invalid page_size: must be an integer (got a boolean)")
+    e = _invalid(sb, lambda: client.cart.list_carts(page_size=5.0))  # type: ignore[arg-type]
+    assert str(e).startswith("invalid page_size: must be an integer (got a floating-point number)")
+
+
+def test_settings_are_checked_when_the_client_is_built(sb):
+    for kw, param in [
+        (dict(app_name="会計システム"), "app_name"),
+        (dict(app_name="erp\r\nX-Evil: 1"), "app_name"),
+        (dict(max_response_bytes=0), "max_response_bytes"),
+        (dict(max_response_bytes=1000), "max_response_bytes"),
+    ]:
+        with pytest.raises(abws.ValidationError) as e:
+            abws.Client("JP", access_token="AT-1", endpoint=sb.base_url, **kw)
+        assert e.value.parameter == param, kw
+    for token in ["AT-SECRET-abc\r\nX-Evil: 1", "AT-SECRET-é"]:
+        with pytest.raises(abws.ValidationError) as e:
+            abws.Client("JP", access_token=token, endpoint=sb.base_url)
+        assert e.value.parameter == "access_token"
+        assert "AT-SECRET" not in str(e.value) and "AT-SECRET" not in repr(e.value.args)
+
+
+def test_the_user_agent_names_python(sb):
+    sb.reset_counters()
+    c = sb.client("JP", rate_limiting=False, app_name="MyErp/2.1")
+    c.invoices.get_invoices(START, END)
+    agents = {h["headers"]["user-agent"] for h in sb.counters()["headersSeen"]["api"]}
+    assert agents and all("(Language=Python;" in a and a.startswith("MyErp/2.1 ") for a in agents), agents

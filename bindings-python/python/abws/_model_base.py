@@ -43,6 +43,13 @@ class Money:
     def __init__(
         self, amount: Any, currency_code: Optional[str] = None, _string_form: bool = False
     ) -> None:
+        if isinstance(amount, (float, bool)):
+            # Money is exact: a float already lost the digits meant (0.1 + 0.2 is
+            # 0.30000000000000004), so it is refused rather than converted.
+            raise TypeError(
+                f"Money amount must be a Decimal, an int or a str, not {type(amount).__name__} "
+                "(money is exact: Decimal(\"0.30\"), not 0.1 + 0.2)"
+            )
         self.amount = amount if isinstance(amount, Decimal) else Decimal(str(amount))
         self.currency_code = currency_code
         self._string_form = bool(_string_form)

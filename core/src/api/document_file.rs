@@ -87,6 +87,13 @@ pub(crate) struct SafeFile {
 
 impl SafeFile {
     pub(crate) fn create(dest: &Path) -> Result<SafeFile> {
+        // Checked before anything is opened or sent: an argument, not a file system error.
+        if dest.as_os_str().is_empty() {
+            return Err(Error::validation(
+                "path",
+                "is required: the name of the file to write",
+            ));
+        }
         match std::fs::symlink_metadata(dest) {
             Ok(m) if m.file_type().is_symlink() => {
                 return Err(Error::document(format!(
@@ -102,9 +109,12 @@ impl SafeFile {
             }
             _ => {}
         }
-        let name = dest
-            .file_name()
-            .ok_or_else(|| Error::document(format!("{} does not name a file", dest.display())))?;
+        let name = dest.file_name().ok_or_else(|| {
+            Error::validation(
+                "path",
+                "must name a file, not end in `/` or `..` (a directory)",
+            )
+        })?;
         let dir = match dest.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),

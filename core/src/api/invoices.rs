@@ -416,16 +416,12 @@ fn list_calls(c: &Client, p: &GetInvoicesParams, windowed: bool) -> Result<Vec<C
         Utc::now(),
     )?;
     let region = optional_region(c, &p.region)?;
-    let methods = match &p.payment_method_types {
-        Some(list) => {
-            validate::count("payment_method_types", list.len(), 1, usize::MAX)?;
-            for m in list {
-                validate::non_empty("payment_method_types", m)?;
-            }
-            Some(list.join(","))
-        }
-        None => None,
-    };
+    let methods = validate::csv(
+        "payment_method_types",
+        p.payment_method_types.as_deref(),
+        1,
+        usize::MAX,
+    )?;
     // Windows of at most 366 days, consecutive and non-overlapping in what they return:
     // each ends one second before the next starts.
     let mut windows = vec![];

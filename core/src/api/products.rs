@@ -509,16 +509,9 @@ impl ProductContext {
     }
 }
 
+/// An optional "array csv" parameter: `validate::csv`'s rules (an empty list is left out).
 fn csv(param: &str, v: &Option<Vec<String>>) -> Result<Option<String>> {
-    match v {
-        None => Ok(None),
-        Some(items) => {
-            for (i, x) in items.iter().enumerate() {
-                validate::non_empty(&format!("{param}[{i}]"), x)?;
-            }
-            Ok((!items.is_empty()).then(|| items.join(",")))
-        }
-    }
+    validate::csv(param, v.as_deref(), 0, usize::MAX)
 }
 
 product_params! {
@@ -863,9 +856,11 @@ pub(crate) async fn get_offers_by_offer_ids(
     p: &GetOffersByOfferIdsParams,
 ) -> Result<Answer<OffersByOfferIdsResponse>> {
     let context = p.context().normalized()?;
-    let inclusions = csv(
+    let inclusions = validate::csv(
         "inclusions_for_offers",
-        &Some(p.inclusions_for_offers.clone()),
+        Some(&p.inclusions_for_offers),
+        0,
+        usize::MAX,
     )?
     .ok_or_else(|| {
         Error::validation(

@@ -290,22 +290,7 @@ impl Client {
 }
 
 fn list(param: &str, v: &Option<Vec<String>>, max: usize) -> Result<Option<String>> {
-    match v {
-        None => Ok(None),
-        Some(items) => {
-            validate::count(param, items.len(), 1, max)?;
-            for (i, x) in items.iter().enumerate() {
-                validate::non_empty(&format!("{param}[{i}]"), x)?;
-                if x.contains(',') {
-                    return Err(crate::Error::validation(
-                        format!("{param}[{i}]"),
-                        "must not contain a comma (the list is sent comma-separated)",
-                    ));
-                }
-            }
-            Ok(Some(items.join(",")))
-        }
-    }
+    validate::csv(param, v.as_deref(), 1, max)
 }
 
 /// getOrdersByOrderId: one order, with the parts asked for.

@@ -938,3 +938,92 @@ fn an_undecodable_order_answer_is_an_unknown_outcome_with_the_body() {
     assert!(e.raw_body().is_none());
     println!("{}", text);
 }
+
+/// Every list parameter sent comma-joined refuses an element holding a comma (it would
+/// change the list the service reads), naming the element, before any request.
+#[test]
+fn list_elements_sent_comma_joined_refuse_a_comma() {
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let now = chrono::Utc::now();
+    let search = |f: &dyn Fn(&mut SearchProductsRequestParams)| {
+        let mut p = SearchProductsRequestParams {
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
+            ..Default::default()
+        };
+        f(&mut p);
+        client.products().search_products_request(&p).unwrap_err()
+    };
+    let cases = [
+        (
+            search(&|p| p.keywords = Some(vec!["pens".into(), "paper, A4".into()])),
+            "keywords[1]",
+        ),
+        (
+            search(&|p| p.product_filters = Some(vec!["isCustomQuoteEligible#true,false".into()])),
+            "product_filters[0]",
+        ),
+        (
+            search(&|p| p.inclusions_for_offers = Some(vec!["a,b".into()])),
+            "inclusions_for_offers[0]",
+        ),
+        (
+            client
+                .reporting()
+                .get_shipment_line_item_reports(&GetShipmentLineItemReportsParams {
+                    order_start_date: (now - chrono::Duration::days(10)).into(),
+                    order_end_date: now.into(),
+                    order_ids: Some(vec!["O,1".into()]),
+                    ..Default::default()
+                })
+                .unwrap_err(),
+            "order_ids[0]",
+        ),
+        (
+            client
+                .invoices()
+                .get_invoices(&abws::api::invoices::GetInvoicesParams {
+                    invoice_issue_start_date: (now - chrono::Duration::days(10)).into(),
+                    invoice_issue_end_date: now.into(),
+                    payment_method_types: Some(vec!["BCA,X".into()]),
+                    ..Default::default()
+                })
+                .unwrap_err(),
+            "payment_method_types[0]",
+        ),
+        (
+            client
+                .invoices()
+                .get_invoices(&abws::api::invoices::GetInvoicesParams {
+                    invoice_issue_start_date: (now - chrono::Duration::days(10)).into(),
+                    invoice_issue_end_date: now.into(),
+                    payment_method_types: Some(vec![]),
+                    ..Default::default()
+                })
+                .unwrap_err(),
+            "payment_method_types",
+        ),
+    ];
+    for (e, param) in &cases {
+        assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
+        assert_eq!(e.parameter(), Some(*param), "{e}");
+    }
+    assert!(cases[0].0.message().starts_with("must not contain a comma"));
+    assert_eq!(
+        cases[5].0.message(),
+        "must hold at least 1 entry (got 0)",
+        "no Rust limit in the rule"
+    );
+    assert_eq!(common::all_requests(&sb), 0, "nothing reached the service");
+    // Without a comma, the list goes out joined.
+    client
+        .products()
+        .search_products_request(&SearchProductsRequestParams {
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
+            keywords: Some(vec!["paper".into(), "pens".into()]),
+            ..Default::default()
+        })
+        .unwrap();
+}

@@ -137,3 +137,104 @@ fn refresh_margin_scales_with_lifetime() {
         Duration::from_secs(2)
     );
 }
+
+#[test]
+fn list_rules_read_in_the_callers_terms() {
+    let e = validate::count("items", 0, 1, usize::MAX).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid items: must hold at least 1 entry (got 0)"
+    );
+    let e = validate::count("ids", 31, 0, 30).unwrap_err();
+    assert_eq!(e.message(), "must hold at most 30 entries (got 31)");
+    let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        validate::csv("keywords", Some(&list(&["paper", "pens"])), 0, usize::MAX).unwrap(),
+        Some("paper,pens".into())
+    );
+    assert_eq!(validate::csv("keywords", None, 1, 5).unwrap(), None);
+    assert_eq!(validate::csv("keywords", Some(&[]), 0, 5).unwrap(), None);
+    let e = validate::csv("keywords", Some(&list(&["pens", "paper, A4"])), 0, 5).unwrap_err();
+    assert_eq!(e.parameter(), Some("keywords[1]"));
+    assert!(e.message().starts_with("must not contain a comma"), "{e}");
+    assert!(!e.message().contains("A4"), "{e}");
+    let e = validate::csv("keywords", Some(&list(&[" "])), 0, 5).unwrap_err();
+    assert_eq!(e.parameter(), Some("keywords[0]"));
+    let e = validate::csv("po", Some(&[]), 1, 30).unwrap_err();
+    assert_eq!(e.parameter(), Some("po"));
+}
+
+fn token_settings(token: &str) -> abws::Settings {
+    let mut s = abws::Settings::new(
+        Region::JP,
+        abws::Credentials::AccessToken(token.to_string().into()),
+    );
+    s.endpoint = Some("http://127.0.0.1:9".into());
+    s
+}
+
+#[test]
+fn settings_are_checked_when_the_client_is_built() {
+    let refused = |s: abws::Settings| abws::blocking::Client::new(s).unwrap_err();
+    for app in ["会計システム", "erp\r\nX-Evil: 1", "tab\there"] {
+        let mut s = token_settings("AT-1");
+        s.app_name = Some(app.into());
+        let e = refused(s);
+        assert_eq!(e.parameter(), Some("app_name"), "{e}");
+        assert!(e.message().contains("printable ASCII"), "{e}");
+    }
+    for token in ["AT-SECRET\r\nX-Evil: 1", "AT-SECRET-é", "AT-SECRET 1"] {
+        let e = refused(token_settings(token));
+        assert_eq!(
+            (e.kind(), e.parameter()),
+            (ErrorKind::Validation, Some("access_token"))
+        );
+        assert!(!e.to_string().contains("AT-SECRET"), "{e}");
+    }
+    for n in [0, 1024, abws::config::MIN_RESPONSE_BYTES - 1] {
+        let mut s = token_settings("AT-1");
+        s.max_response_bytes = n;
+        assert_eq!(refused(s).parameter(), Some("max_response_bytes"));
+    }
+    let mut s = token_settings("AT-1");
+    s.max_response_bytes = abws::config::MIN_RESPONSE_BYTES;
+    s.app_name = Some("MyErp/2.1 (accounting)".into());
+    let client = abws::blocking::Client::new(s).unwrap();
+    // Replaced credentials get the same rule, and the client keeps the old ones.
+    let e = client
+        .set_credentials(abws::Credentials::AccessToken(
+            "AT-SECRET\nX: 1".to_string().into(),
+        ))
+        .unwrap_err();
+    assert_eq!(e.parameter(), Some("access_token"));
+    assert!(!e.to_string().contains("AT-SECRET"), "{e}");
+    // The Rust library's user agent says Rust (the bindings name their language).
+    assert!(client
+        .settings()
+        .user_agent()
+        .starts_with("MyErp/2.1 (accounting) "));
+    assert!(client.settings().user_agent().contains("(Language=Rust;"));
+}
+
+#[test]
+fn a_download_path_that_names_no_file_is_an_argument_error() {
+    // The endpoint answers nothing: an error other than validation would mean a request.
+    let client = abws::blocking::Client::new(token_settings("AT-1")).unwrap();
+    let key = abws::sealed::DocumentKey::from_bytes(&[7; 32]).unwrap();
+    for path in ["", "dir/.."] {
+        let e = client
+            .documents()
+            .download_to_path_plaintext("D-1", std::path::Path::new(path), None)
+            .unwrap_err();
+        assert_eq!(
+            (e.kind(), e.parameter()),
+            (ErrorKind::Validation, Some("path")),
+            "{path:?}: {e}"
+        );
+    }
+    let e = client
+        .documents()
+        .download_to_path("D-1", std::path::Path::new(""), &key, None)
+        .unwrap_err();
+    assert_eq!(e.parameter(), Some("path"), "{e}");
+}
