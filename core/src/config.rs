@@ -468,6 +468,20 @@ impl Settings {
 fn check_address(name: &str, value: &str) -> Result<(), Error> {
     let url = url::Url::parse(value)
         .map_err(|e| Error::validation(name, format!("must be an absolute URL ({e})")))?;
+    // Nothing secret in an address: it is shown (Debug, `settings`, logs) as it is.
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Error::validation(
+            name,
+            "must not hold a user name or password (the access token authorises calls; a \
+             proxy's credentials go in `proxy`)",
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(Error::validation(
+            name,
+            "must not hold a query or a fragment (each operation adds its own path and query)",
+        ));
+    }
     match url.scheme() {
         "https" => Ok(()),
         "http" if is_loopback(&url) => Ok(()),

@@ -60,18 +60,16 @@ pub fn inside_library_call() -> bool {
     pools::place() != pools::Place::Elsewhere
 }
 
-/// Runs `fut` to completion on the current thread's runtime. Inside another tokio runtime
-/// this is an error, not a panic (blocking there would stall that runtime's worker); inside
-/// the library's own call (a callback of the library calling it again) the error says so.
+/// Runs `fut` to completion on the current thread's runtime. Inside the library's own call
+/// (a callback of the library calling it again) this is an error that says so. On a thread
+/// of another tokio runtime (`spawn_blocking`, `block_in_place`, an entered handle, one of
+/// its workers), where no runtime may start, the future runs as `on_process_runtime` says.
 pub fn block_on<F: Future>(fut: F) -> Result<F::Output> {
+    if inside_library_call() {
+        return Err(Error::runtime(NESTED_CALL));
+    }
     if tokio::runtime::Handle::try_current().is_ok() {
-        if inside_library_call() {
-            return Err(Error::runtime(NESTED_CALL));
-        }
-        return Err(Error::runtime(
-            "the blocking client was called from inside an async (tokio) runtime; use abws::Client \
-             with .await there, or call the blocking client from tokio::task::spawn_blocking",
-        ));
+        return on_process_runtime(fut);
     }
     let rt = runtime()?;
     let _place = pools::enter_calling_thread();
@@ -83,6 +81,41 @@ pub fn block_on<F: Future>(fut: F) -> Result<F::Output> {
         tokio::task::yield_now().await;
         fut.await
     }))
+}
+
+/// Runs `fut` on this thread of another tokio runtime: polled here, the thread sleeping
+/// between polls, with the process runtime's handle, so that its sockets, timers and the
+/// tasks it spawns are the process runtime's (driven by its workers, with its shared pool),
+/// not the caller's, whose runtime may be this very thread. Tokio refuses a `block_on` on a
+/// thread inside a runtime, and tells a worker from a `spawn_blocking` thread by nothing
+/// public: both get this way, which works on either. On a worker it holds that worker for
+/// the call, as any blocking call does (async code has `abws::Client`).
+fn on_process_runtime<F: Future>(fut: F) -> Result<F::Output> {
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    let process = crate::process::context();
+    let _handle = process.runtime()?.enter();
+    let _place = pools::enter_process_place();
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+            return Ok(out);
+        }
+        std::thread::park();
+    }
 }
 
 #[cfg(test)]

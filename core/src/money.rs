@@ -3,7 +3,6 @@
 //! of a number is taken raw from the parser and read as a decimal.
 
 use std::fmt;
-use std::str::FromStr;
 
 use rust_decimal::Decimal;
 use serde::de::{self, MapAccess, Visitor};
@@ -57,10 +56,11 @@ impl Amount {
     /// Parses decimal text exactly: `-12.30`, `0.10`, `1e3`; no float involved.
     pub fn parse(text: &str, form: AmountForm) -> Result<Amount, Error> {
         let t = text.trim();
-        let value = if t.contains(['e', 'E']) {
-            Decimal::from_scientific(t)
-        } else {
-            Decimal::from_str(t)
+        // `_exact`: more digits than the decimal holds (28 after the point) is an error, where
+        // `from_str` would round them away; the exponent form's digits are checked the same way.
+        let value = match t.find(['e', 'E']) {
+            Some(at) => Decimal::from_str_exact(&t[..at]).and_then(|_| Decimal::from_scientific(t)),
+            None => Decimal::from_str_exact(t),
         }
         .map_err(|e| {
             Error::transport(format!("money amount {t:?} is not an exact decimal ({e})"))

@@ -203,6 +203,16 @@ pub trait Output: ToNode + Send + Sync + 'static {
     fn to_json(&self) -> Result<String>;
 }
 
+/// Its wire JSON, so that `Result<Box<dyn Output>>` can be unwrapped and printed.
+impl std::fmt::Debug for dyn Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.to_json() {
+            Ok(json) => f.write_str(&json),
+            Err(e) => write!(f, "<{e}>"),
+        }
+    }
+}
+
 impl<T: ToNode + Serialize + Send + Sync + 'static> Output for T {
     fn to_json(&self) -> Result<String> {
         serde_json::to_string(self)
@@ -317,8 +327,12 @@ impl crate::blocking::Client {
 
     /// Runs an operation by its name with JSON arguments (what the bindings call).
     pub fn call_json(&self, name: &str, args: &str) -> Result<Box<dyn Output>> {
-        let op = crate::operations::dynamic(name)
-            .ok_or_else(|| Error::internal(format!("no operation named {name}")))?;
+        let op = crate::operations::dynamic(name).ok_or_else(|| {
+            Error::validation(
+                "name",
+                format!("must name an operation, as getInvoices or get_invoices (got {name:?})"),
+            )
+        })?;
         let fut = op.call(&self.inner()?, args)?;
         crate::blocking::block_on(fut)?.into_output()
     }

@@ -134,7 +134,8 @@ fn intern(key: Key, proxy: Option<reqwest::Proxy>) -> Arc<PoolSpec> {
 pub enum Place {
     /// Another runtime (or none): the client's own pool.
     Elsewhere,
-    /// A worker of the library's process runtime.
+    /// A worker of the library's process runtime, or a blocking call it drives on a thread
+    /// of another runtime (`local::on_process_runtime`).
     ProcessRuntime,
     /// Inside `local::block_on` on the calling thread.
     CallingThread,
@@ -168,6 +169,13 @@ impl Drop for PlaceGuard {
 /// Marks the current thread as running a call on its own runtime until the guard drops.
 pub(crate) fn enter_calling_thread() -> PlaceGuard {
     PlaceGuard(PLACE.with(|p| p.replace(Place::CallingThread)))
+}
+
+/// Marks the current thread as running a call with the process runtime's handle (a blocking
+/// call made on a thread of another runtime: `local::on_process_runtime`) until the guard
+/// drops: the call uses the process runtime's pool, whose connections that runtime drives.
+pub(crate) fn enter_process_place() -> PlaceGuard {
+    PlaceGuard(PLACE.with(|p| p.replace(Place::ProcessRuntime)))
 }
 
 /// The current thread's place.

@@ -439,15 +439,62 @@ fn path_parameters_are_encoded() {
     );
 }
 
+/// The blocking client works on every thread of another tokio runtime: a `spawn_blocking`
+/// thread (what a tokio service does with blocking code), `block_in_place`, a thread that
+/// entered a runtime's handle, and inside a runtime's `block_on` (which it holds for the call).
 #[test]
-fn blocking_inside_a_runtime_is_a_typed_error() {
+fn the_blocking_client_works_on_the_threads_of_a_tokio_runtime() {
     let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    let rt = tokio::runtime::Builder::new_current_thread()
+    let client = Arc::new(common::client(&sb, Region::JP));
+    let n = an_invoice(&sb);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
         .build()
         .unwrap();
-    let err = rt.block_on(async { detail(&client, "I") }).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Runtime);
+    let (c, num) = (client.clone(), n.clone());
+    let (start, end) = common::previous_month(&sb);
+    let month = abws::api::invoices::GetInvoicesParams {
+        invoice_issue_start_date: start.into(),
+        invoice_issue_end_date: end.into(),
+        ..Default::default()
+    };
+    let (first, pages) = rt
+        .block_on(async move {
+            tokio::task::spawn_blocking(move || {
+                let first = detail(&c, &num).map(|r| r.status);
+                // A pager too, page after page, on the same thread.
+                let pages = c.invoices().iter_invoices(&month).map(|p| {
+                    p.map(|page| page.map(|_| ()))
+                        .collect::<abws::Result<Vec<()>>>()
+                });
+                (first, pages)
+            })
+            .await
+        })
+        .unwrap();
+    assert_eq!(first.unwrap(), 200);
+    assert!(pages.unwrap().unwrap().len() > 1, "the month's pages");
+    let (c, num) = (client.clone(), n.clone());
+    let in_place = rt.block_on(async move {
+        tokio::spawn(
+            async move { tokio::task::block_in_place(|| detail(&c, &num).map(|r| r.status)) },
+        )
+        .await
+        .unwrap()
+    });
+    assert_eq!(in_place.unwrap(), 200);
+    let entered = {
+        let _guard = rt.enter();
+        detail(&client, &n).map(|r| r.status)
+    };
+    assert_eq!(entered.unwrap(), 200);
+    let current = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let inside = current.block_on(async { detail(&client, &n).map(|r| r.status) });
+    assert_eq!(inside.unwrap(), 200);
 }
 
 #[test]
@@ -481,6 +528,52 @@ fn plain_http_is_refused_off_loopback() {
     let err = blocking::Client::new(s).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Validation);
     assert_eq!(err.parameter(), Some("endpoint"));
+}
+
+/// An address is shown as it is (`Debug`, Python's `settings`, logs): one holding a password
+/// or a key in its query is refused, naming the setting and never quoting the address.
+#[test]
+fn an_address_holding_credentials_is_refused() {
+    let sb = common::sandbox();
+    for (field, value) in [
+        ("endpoint", "https://user:ENDPOINTPW@api.example.com"),
+        ("endpoint", "https://api.example.com/?key=ENDPOINTKEY"),
+        ("auth_endpoint", "https://u:AUTHPW@auth.example.com"),
+        (
+            "consent_endpoint",
+            "https://consent.example.com/#ENDPOINTFRAG",
+        ),
+    ] {
+        let mut s = common::settings(&sb, Region::JP);
+        match field {
+            "endpoint" => s.endpoint = Some(value.into()),
+            "auth_endpoint" => s.auth_endpoint = Some(value.into()),
+            _ => s.consent_endpoint = Some(value.into()),
+        }
+        let err = blocking::Client::new(s).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Validation, "{err}");
+        assert_eq!(err.parameter(), Some(field), "{err}");
+        assert!(!err.to_string().contains("ENDPOINT"), "{err}");
+        assert!(!err.to_string().contains("AUTHPW"), "{err}");
+    }
+}
+
+#[test]
+fn an_unknown_operation_name_is_a_validation_error() {
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let err = client.call_json("get_invoice", "{}").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Validation, "{err}");
+    assert_eq!(err.parameter(), Some("name"), "{err}");
+    let n = an_invoice(&sb);
+    let args = json!({"invoice_number": n, "region": "JP"}).to_string();
+    let out = client
+        .call_json("getInvoiceDetailByInvoiceNumber", &args)
+        .unwrap();
+    assert!(
+        format!("{out:?}").contains(&n),
+        "Debug shows the result's JSON"
+    );
 }
 
 #[test]

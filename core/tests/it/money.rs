@@ -84,3 +84,22 @@ fn exponent_numbers_are_read_exactly() {
     let a: Amount = serde_json::from_str("1.5e3").unwrap();
     assert_eq!(a.value(), Decimal::from(1500));
 }
+
+/// More digits after the point than the decimal holds (28) is an error naming the amount,
+/// never a rounded value: not in the number form, the string form or the exponent form.
+#[test]
+fn an_amount_too_precise_to_hold_is_refused_not_rounded() {
+    for json in [
+        r#"{"amount": 0.12345678901234567890123456789, "currencyCode": "USD"}"#,
+        r#"{"amount": "1.00000000000000000000000000001", "currencyCode": "USD"}"#,
+        r#"{"amount": 0.000000000000000000000000000001, "currencyCode": "USD"}"#,
+        r#"{"amount": 1.00000000000000000000000000001e0, "currencyCode": "USD"}"#,
+    ] {
+        let err = serde_json::from_str::<Money>(json).unwrap_err().to_string();
+        assert!(err.contains("not an exact decimal"), "{json}: {err}");
+    }
+    // 28 places still read exactly.
+    let (m, back) = round_trip(r#"{"amount":0.1234567890123456789012345678,"currencyCode":"USD"}"#);
+    assert_eq!(m.value().to_string(), "0.1234567890123456789012345678");
+    assert!(back.contains("0.1234567890123456789012345678"), "{back}");
+}
