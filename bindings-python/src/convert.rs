@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{intern, IntoPyObjectExt};
 
 use abws::describe::FieldInfo;
@@ -44,7 +44,8 @@ pub(crate) struct Helpers {
     /// Attribute names of `Money`.
     amount: Py<PyString>,
     currency_code: Py<PyString>,
-    string_form: Py<PyString>,
+    flags: Py<PyString>,
+    money_extra: Py<PyString>,
     pub(crate) wire: Py<PyString>,
     pub(crate) extra: Py<PyString>,
     pub(crate) nulls: Py<PyString>,
@@ -123,7 +124,8 @@ fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
             empty_tuple: PyTuple::empty(py).unbind(),
             amount: PyString::intern(py, "amount").unbind(),
             currency_code: PyString::intern(py, "currency_code").unbind(),
-            string_form: PyString::intern(py, "_string_form").unbind(),
+            flags: PyString::intern(py, "_flags").unbind(),
+            money_extra: PyString::intern(py, "_extra").unbind(),
             wire: PyString::intern(py, "_wire").unbind(),
             extra: PyString::intern(py, "_extra").unbind(),
             nulls: PyString::intern(py, "_nulls").unbind(),
@@ -227,16 +229,25 @@ impl<'py> Fill<'py> {
     }
 }
 
-/// Sets an attribute of a fresh instance (a slot of `Money`) by its interned name.
+/// Sets a slot of a fresh `Money` by its interned name, through the slot's descriptor:
+/// `PyObject_GenericSetAttr` is `object.__setattr__`, which `Money`'s own `__setattr__`
+/// (it refuses: a `Money` is immutable) leaves to its constructors.
 fn set_slot(
     inst: &Bound<'_, PyAny>,
     name: &Py<PyString>,
     value: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
-    // SAFETY: three live objects; `PyObject_SetAttr` does not steal references.
-    let rc: c_int = unsafe { ffi::PyObject_SetAttr(inst.as_ptr(), name.as_ptr(), value.as_ptr()) };
+    // SAFETY: three live objects; `PyObject_GenericSetAttr` does not steal references.
+    let rc: c_int =
+        unsafe { ffi::PyObject_GenericSetAttr(inst.as_ptr(), name.as_ptr(), value.as_ptr()) };
     checked(inst.py(), rc)
 }
+
+/// Bits of `Money._flags` (`_model_base.py`): the amount is a JSON string; `currencyCode`,
+/// `amount` came as `null`.
+pub(crate) const STRING_FORM: u8 = 1;
+pub(crate) const NULL_CURRENCY: u8 = 2;
+pub(crate) const NULL_AMOUNT: u8 = 4;
 
 /// A C API call's return code as a result: below 0, the exception it set.
 fn checked(py: Python<'_>, rc: c_int) -> PyResult<()> {
@@ -607,24 +618,53 @@ impl<'py, 'a> Build<'py, 'a> {
     }
 
     fn money(&mut self, m: &'a abws::Money) -> PyResult<Py<PyAny>> {
+        let py = self.py;
         let currency = match m.currency_code.as_deref() {
             Some(c) => self.string(c, crate::leaves::CURRENCY),
-            None => self.py.None(),
+            None => py.None(),
         };
-        self.money_of(&m.amount, currency)
+        let mut nulls = 0;
+        if m.nulls.has(abws::Money::CURRENCY_CODE) && m.currency_code.is_none() {
+            nulls |= NULL_CURRENCY;
+        }
+        if m.nulls.has(abws::Money::AMOUNT) && m.amount.is_none() {
+            nulls |= NULL_AMOUNT;
+        }
+        let extra = if m.extra.is_empty() {
+            None
+        } else {
+            let d = PyDict::new(py);
+            for (k, raw) in m.extra.iter() {
+                d.set_item(k, self.h.loads_raw.bind(py).call1((raw,))?)?;
+            }
+            Some(d.into_any().unbind())
+        };
+        self.money_of(m.amount.as_ref(), currency, nulls, extra)
     }
 
-    /// An `abws.Money` of an amount and its currency code (a string or `None`).
+    /// An `abws.Money` of an amount (`None` when it came `null` or not at all), its
+    /// currency code (a string or `None`), which of the two came as `null` (`NULL_*`) and
+    /// its unknown fields (a dict, or `None` when there are none).
     pub(crate) fn money_of(
         &mut self,
-        amount: &abws::Amount,
+        amount: Option<&abws::Amount>,
         currency: Py<PyAny>,
+        nulls: u8,
+        extra: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let (py, h) = (self.py, self.h);
-        let form = amount.form();
-        let amount = self.decimal(&amount.value(), amount.is_negative_zero())?;
+        let mut flags = nulls;
+        let amount = match amount {
+            Some(a) => {
+                if a.form() == AmountForm::String {
+                    flags |= STRING_FORM;
+                }
+                self.decimal(&a.value(), a.is_negative_zero())?
+            }
+            None => py.None(),
+        };
         // Filled directly, without running Money.__init__ (hot path of big pages): its
-        // three slots, set through their descriptors (`Money` has no `__dict__`).
+        // four slots, set through their descriptors (`Money` has no `__dict__`).
         // SAFETY: as in `instance`; `helpers` checked that `Money`'s `tp_new` is object's.
         let inst = unsafe {
             let obj = (h.object_new)(
@@ -634,10 +674,12 @@ impl<'py, 'a> Build<'py, 'a> {
             );
             Bound::from_owned_ptr_or_err(py, obj)?
         };
-        let string_form = form == AmountForm::String;
         set_slot(&inst, &h.amount, amount.bind(py))?;
         set_slot(&inst, &h.currency_code, currency.bind(py))?;
-        set_slot(&inst, &h.string_form, PyBool::new(py, string_form).as_any())?;
+        // A small int: CPython's cached object, nothing allocated.
+        set_slot(&inst, &h.flags, flags.into_pyobject(py)?.as_any())?;
+        let extra = extra.unwrap_or_else(|| py.None());
+        set_slot(&inst, &h.money_extra, extra.bind(py))?;
         untrack(&inst);
         Ok(inst.unbind())
     }

@@ -391,8 +391,9 @@ fn any_string(b: &mut Build<'_, '_>, text: &Key<'_>) -> Py<PyAny> {
     PyString::new(b.py, text.as_str()).into_any().unbind()
 }
 
-/// `abws.Money`: `amount` (required) and `currencyCode`; other fields are read and left,
-/// as `convert.rs` leaves the core's `Money.extra`.
+/// `abws.Money`: `amount` and `currencyCode` (each may be `null` or absent, noted as the
+/// core's `Money.nulls` notes it), other fields kept as `convert.rs` keeps the core's
+/// `Money.extra`.
 struct MoneyV<'s, 'py, 'a>(&'s mut Build<'py, 'a>);
 
 impl<'a> Visitor<'a> for MoneyV<'_, '_, 'a> {
@@ -404,27 +405,58 @@ impl<'a> Visitor<'a> for MoneyV<'_, '_, 'a> {
         let b = self.0;
         let mut amount = None;
         let mut currency = None;
+        let mut nulls = 0;
+        let mut extra: Option<Vec<(Key<'a>, &'a RawValue)>> = None;
         while let Some(key) = map.next_key::<Key<'a>>()? {
             match key.as_str() {
                 "amount" => {
                     let raw = map.next_value::<&'a RawValue>()?;
-                    amount = Some(Amount::from_json(raw.get()).map_err(de::Error::custom)?);
+                    amount = if raw.get().trim() == "null" {
+                        nulls |= crate::convert::NULL_AMOUNT;
+                        None
+                    } else {
+                        nulls &= !crate::convert::NULL_AMOUNT;
+                        Some(Amount::from_json(raw.get()).map_err(de::Error::custom)?)
+                    };
                 }
-                "currencyCode" => currency = Some(map.next_value::<Option<Key<'a>>>()?),
+                "currencyCode" => {
+                    currency = map.next_value::<Option<Key<'a>>>()?;
+                    if currency.is_none() {
+                        nulls |= crate::convert::NULL_CURRENCY;
+                    } else {
+                        nulls &= !crate::convert::NULL_CURRENCY;
+                    }
+                }
                 _ => {
-                    map.next_value::<IgnoredAny>()?;
+                    let raw = map.next_value::<&'a RawValue>()?;
+                    extra.get_or_insert_with(Vec::new).push((key, raw));
                 }
             }
         }
-        let amount = amount.ok_or_else(|| de::Error::missing_field("amount"))?;
-        let currency = match currency.flatten() {
+        let currency = match currency {
             None => b.py.None(),
             Some(c) => match c.borrowed() {
                 Some(s) => b.string(s, leaves::CURRENCY),
                 None => any_string(b, &c),
             },
         };
-        b.money_of(&amount, currency).map_err(py_err)
+        let extra = match extra {
+            None => None,
+            Some(entries) => {
+                let d = PyDict::new(b.py);
+                for (k, raw) in entries {
+                    let v =
+                        b.h.loads_raw
+                            .bind(b.py)
+                            .call1((raw.get(),))
+                            .map_err(py_err)?;
+                    d.set_item(k.as_str(), v).map_err(py_err)?;
+                }
+                Some(d.into_any().unbind())
+            }
+        };
+        b.money_of(amount.as_ref(), currency, nulls, extra)
+            .map_err(py_err)
     }
 }
 
@@ -464,7 +496,7 @@ impl<'a> Visitor<'a> for ListV<'_, '_, 'a> {
 }
 
 /// A string map, in key order as the core's `BTreeMap` gives it (the last of repeated
-/// keys kept).
+/// keys kept); a value may be `null` (`None`), as the core's `Option` values allow.
 struct MapV<'s, 'py, 'a> {
     b: &'s mut Direct<'py, 'a>,
     value: Ty,
@@ -479,12 +511,12 @@ impl<'a> Visitor<'a> for MapV<'_, '_, 'a> {
         let py = self.b.b.py;
         let mut entries: Vec<(Key<'a>, Py<PyAny>)> = Vec::new();
         while let Some(key) = map.next_key::<Key<'a>>()? {
-            let v = map.next_value_seed(Value {
+            let v = map.next_value_seed(FieldV {
                 b: &mut *self.b,
                 ty: self.value,
                 slot: leaves::MAP_VALUE,
             })?;
-            entries.push((key, v.value));
+            entries.push((key, v.map_or_else(|| py.None(), |v| v.value)));
         }
         entries.sort_by(|(a, _), (b, _)| a.as_str().cmp(b.as_str()));
         let d = PyDict::new(py);

@@ -114,13 +114,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
         )?;
         if let Some(m) = &detail.total_amount {
-            total += m.value();
+            total += m.value().unwrap_or_default(); // no amount sent: nothing to add
             currency = m.currency().to_string();
         }
         for a in detail.artifacts.iter().flatten() {
             for t in a.tax_breakdown().unwrap_or_default() {
                 *tax.entry(t.tax_rate.clone().unwrap_or_default())
-                    .or_default() += t.tax_amount.as_ref().map(|m| m.value()).unwrap_or_default();
+                    .or_default() += t
+                    .tax_amount
+                    .as_ref()
+                    .and_then(|m| m.value())
+                    .unwrap_or_default();
             }
         }
         numbers.push((number, meta.r#type));

@@ -32,7 +32,8 @@ pub enum Ty {
     Unit,
     /// A list of the given type.
     List(fn() -> Ty),
-    /// A map with string keys.
+    /// A map with string keys, a value of the given type or `null` (a result's maps are
+    /// `BTreeMap<String, Option<T>>`: one `null` value does not make the answer unreadable).
     Map(fn() -> Ty),
     /// A result model declared with `model!`.
     Model(&'static ModelInfo),
@@ -174,7 +175,7 @@ impl<T: Describe> Describe for Vec<T> {
     }
 }
 
-impl<T: Describe> Describe for BTreeMap<String, T> {
+impl<T: Describe> Describe for BTreeMap<String, Option<T>> {
     fn ty() -> Ty {
         Ty::Map(T::ty)
     }

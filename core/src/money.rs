@@ -147,28 +147,42 @@ impl Serialize for Amount {
 }
 
 /// An amount with its ISO 4217 currency code (which the service may send empty).
+///
+/// Both fields are optional, as every field of a model is: a money object whose `amount`
+/// came as `null` (or not at all) still decodes, with `amount: None`, and the rest of the
+/// answer stays readable. Which of the two fields came as an explicit `null` is kept in
+/// `nulls`, so serialization gives back `null` for `null` and nothing for an absent key.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Money {
-    /// `None` when the field was absent; `Some("")` when sent empty.
+    /// `None` when the field was absent or `null`; `Some("")` when sent empty.
     pub currency_code: Option<String>,
-    /// The exact amount.
-    pub amount: Amount,
+    /// The exact amount; `None` when the field was absent or `null`.
+    pub amount: Option<Amount>,
     /// Fields this version does not know, kept exactly.
     pub extra: crate::model::Extra,
+    /// Which of `currencyCode` ([`Money::CURRENCY_CODE`]) and `amount`
+    /// ([`Money::AMOUNT`]) came as an explicit `null`.
+    pub nulls: crate::model::Nulls,
 }
 
 impl Money {
+    /// The bit of `currencyCode` in [`Money::nulls`].
+    pub const CURRENCY_CODE: usize = 0;
+    /// The bit of `amount` in [`Money::nulls`].
+    pub const AMOUNT: usize = 1;
+
     /// An amount in a currency (written as a JSON number).
     pub fn new(amount: Decimal, currency_code: &str) -> Money {
         Money {
             currency_code: Some(currency_code.to_string()),
-            amount: Amount::from(amount),
+            amount: Some(Amount::from(amount)),
             extra: Default::default(),
+            nulls: Default::default(),
         }
     }
-    /// The exact value.
-    pub fn value(&self) -> Decimal {
-        self.amount.value
+    /// The exact value; `None` when the service sent no amount (`null` or absent).
+    pub fn value(&self) -> Option<Decimal> {
+        self.amount.map(|a| a.value)
     }
     /// The currency code, empty when absent.
     pub fn currency(&self) -> &str {
@@ -177,10 +191,15 @@ impl Money {
 }
 
 impl fmt::Display for Money {
+    /// `12.30 USD`; an amount that did not come is written `null`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.amount {
+            Some(a) => write!(f, "{a}")?,
+            None => f.write_str("null")?,
+        }
         match self.currency() {
-            "" => write!(f, "{}", self.amount),
-            c => write!(f, "{} {}", self.amount, c),
+            "" => Ok(()),
+            c => write!(f, " {c}"),
         }
     }
 }
@@ -194,25 +213,28 @@ impl<'de> Deserialize<'de> for Money {
                 f.write_str("a money object {currencyCode, amount}")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Money, A::Error> {
-                let mut currency_code = None;
-                let mut amount = None;
-                let mut extra = crate::model::Extra::default();
+                let mut out = Money::default();
                 while let Some(key) = map.next_key::<crate::model::Key>()? {
                     match key.as_str() {
-                        "currencyCode" => currency_code = Some(map.next_value::<Option<String>>()?),
-                        "amount" => amount = Some(map.next_value::<Amount>()?),
+                        "currencyCode" => {
+                            out.currency_code = map.next_value::<Option<String>>()?;
+                            if out.currency_code.is_none() {
+                                out.nulls.set(Money::CURRENCY_CODE);
+                            }
+                        }
+                        "amount" => {
+                            out.amount = map.next_value::<Option<Amount>>()?;
+                            if out.amount.is_none() {
+                                out.nulls.set(Money::AMOUNT);
+                            }
+                        }
                         _ => {
                             let raw = map.next_value::<Box<RawValue>>()?;
-                            extra.push(key.into_string(), raw);
+                            out.extra.push(key.into_string(), raw);
                         }
                     }
                 }
-                let amount = amount.ok_or_else(|| de::Error::missing_field("amount"))?;
-                Ok(Money {
-                    currency_code: currency_code.flatten(),
-                    amount,
-                    extra,
-                })
+                Ok(out)
             }
         }
         d.deserialize_map(MoneyVisitor)
@@ -222,10 +244,12 @@ impl<'de> Deserialize<'de> for Money {
 impl Serialize for Money {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if let Some(c) = &self.currency_code {
-            m.serialize_entry("currencyCode", c)?;
+        if self.currency_code.is_some() || self.nulls.has(Money::CURRENCY_CODE) {
+            m.serialize_entry("currencyCode", &self.currency_code)?;
         }
-        m.serialize_entry("amount", &self.amount)?;
+        if self.amount.is_some() || self.nulls.has(Money::AMOUNT) {
+            m.serialize_entry("amount", &self.amount)?;
+        }
         for (k, v) in self.extra.raw_entries() {
             m.serialize_entry(k, v)?;
         }

@@ -123,20 +123,64 @@ def test_money_value_type():
 
 
 def test_money_is_a_slotted_value(client):
-    """A Money holds its three slots and no `__dict__`, made by `Money()` or by the
+    """A Money holds its four slots and no `__dict__`, made by `Money()` or by the
     extension; the wire form it came in survives a copy and a pickle."""
+    from abws._model_base import _STRING_FORM
+
     tx = client.reconciliation.get_transactions(START, END).transactions[0]
-    made, built = abws.Money(Decimal("1.5"), "JPY", _string_form=True), tx.amount
+    made, built = abws.Money(Decimal("1.5"), "JPY", _flags=_STRING_FORM), tx.amount
+    assert abws.Money.__slots__ == ("amount", "currency_code", "_flags", "_extra")
     for m in (made, built):
         assert not hasattr(m, "__dict__")
         with pytest.raises(AttributeError):
             m.note = "x"  # type: ignore[attr-defined]
-        assert m._string_form is True and isinstance(m.to_dict()["amount"], str)
+        assert m._flags == _STRING_FORM and isinstance(m.to_dict()["amount"], str)
         for back in (pickle.loads(pickle.dumps(m)), copy.copy(m), copy.deepcopy(m)):
-            assert back == m and back.to_dict() == m.to_dict() and back._string_form is True
+            assert back == m and back.to_dict() == m.to_dict() and back._flags == _STRING_FORM
     numeric = client.cart.get_cart("cart-0001").attributes[0].amount
-    assert numeric._string_form is False and isinstance(numeric.to_dict()["amount"], Decimal)
-    assert abws.Money(1)._string_form is False
+    assert numeric._flags == 0 and isinstance(numeric.to_dict()["amount"], Decimal)
+    assert abws.Money(1)._flags == 0
+
+
+def test_money_is_immutable(client):
+    """A Money is a value, like the Decimal it holds: no attribute can be set or deleted
+    (so a Money in a set or a dict key stays findable), made by `Money()` or by the
+    extension; equality, hashing, pickling and copies are unchanged."""
+    built = client.reconciliation.get_transactions(START, END).transactions[0].amount
+    made = abws.Money(Decimal("10.00"), "JPY")
+    for m in (made, built):
+        before = (m.amount, m.currency_code, m.to_dict())
+        s = {m}
+        for name in ("amount", "currency_code", "_flags", "_extra", "note"):
+            with pytest.raises(AttributeError, match="immutable"):
+                setattr(m, name, Decimal("99"))
+            with pytest.raises(AttributeError, match="immutable"):
+                delattr(m, name)
+        assert (m.amount, m.currency_code, m.to_dict()) == before
+        assert m in s and hash(m) == hash(abws.Money(m.amount, m.currency_code))
+        for back in (pickle.loads(pickle.dumps(m)), copy.copy(m), copy.deepcopy(m)):
+            assert back == m and hash(back) == hash(m) and back in s
+            with pytest.raises(AttributeError):
+                back.amount = Decimal("1")  # type: ignore[misc]
+    assert {abws.Money("1.50", "USD"): 1}[abws.Money(Decimal("1.5"), "USD")] == 1
+
+
+def test_money_keeps_nulls_and_unknown_fields():
+    """A Money without an amount, a null that came and unknown fields survive
+    `to_dict()`, pickling and copies (an older pickle's bool third argument still reads
+    as the string form)."""
+    from abws._model_base import _NULL_AMOUNT, _NULL_CURRENCY, _STRING_FORM
+
+    m = abws.Money(None, None, _NULL_AMOUNT | _NULL_CURRENCY, {"formatted": "$1.50"})
+    assert m.amount is None and m.currency_code is None
+    assert m.to_dict() == {"currencyCode": None, "amount": None, "formatted": "$1.50"}
+    assert m.extra == {"formatted": "$1.50"} and str(m) == "null" and repr(m) == "Money(None, None)"
+    for back in (pickle.loads(pickle.dumps(m)), copy.copy(m), copy.deepcopy(m)):
+        assert back.to_dict() == m.to_dict() and back == m
+    assert abws.Money("1.5", "JPY").to_dict() == {"currencyCode": "JPY", "amount": Decimal("1.5")}
+    assert abws.Money(None).to_dict() == {}
+    old = abws.Money("2.0", "JPY", True)
+    assert old._flags == _STRING_FORM and old.to_dict()["amount"] == "2.0"
 
 
 def test_large_page_converts_quickly(sb, client):

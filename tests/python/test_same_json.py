@@ -479,3 +479,27 @@ def assert_same(case: Case, what: str, py_result: Any, c_result: Any) -> None:
     masked = case.masked + MINTED
     diff = list(differences(replace(plain(py_result), same, masked), replace(c_result, same, masked)))
     assert not diff, f"{what}({json.dumps(case.args)}): Python and C differ:\n" + "\n".join(diff[:20])
+
+
+NULLS = r"""{"transactions": [
+  {"transactionId": "T1", "amount": {"amount": null, "currencyCode": "USD"},
+   "transactionLineItems": [
+     {"orderId": "O1", "businessOrderInfo": {"Cost Center": "CC-1", "Project": null},
+      "totalAmount": {"amount": 5.10, "currencyCode": null},
+      "principalAmount": {"amount": "1.50", "currencyCode": "USD", "formatted": "$1.50"},
+      "tax": {"currencyCode": "USD"}}
+   ]}
+]}"""
+
+
+def test_nulls_in_money_and_string_maps_reach_c_and_python_as_sent(
+    sandbox: Any, world: World, c_lib: CLib, py_client: Any
+) -> None:
+    """A `null` amount or currency in a money object, a money's unknown field and a
+    `null` value of a label map: the C JSON and Python's `to_dict()` are the answer as
+    sent (a null kept, an absent key left out), not an error."""
+    want = json.loads(NULLS, parse_float=Decimal)
+    sandbox.fail("getTransactions", action={"status": 200, "body": NULLS}, times=1)
+    assert c_lib.call("abws_reconciliation_get_transactions", world.feed()) == want
+    sandbox.fail("getTransactions", action={"status": 200, "body": NULLS}, times=1)
+    assert py_client.reconciliation.get_transactions(**world.feed()).to_dict() == want

@@ -37,7 +37,7 @@ def differences(built: Any, decoded: Any, path: str = "$") -> Optional[str]:
     elif hasattr(built, "__dict__"):
         return differences(vars(built), vars(decoded), path)
     elif isinstance(built, Money):  # slots, no __dict__
-        names = ("amount", "currency_code", "_string_form")
+        names = ("amount", "currency_code", "_flags", "_extra")
         return differences({n: getattr(built, n) for n in names}, {n: getattr(decoded, n) for n in names}, path)
     else:
         same = built == decoded

@@ -27,21 +27,36 @@ def _loads_raw(text: str) -> Any:
     return json.loads(text, parse_float=Decimal)
 
 
+#: Bits of ``Money._flags``: the amount is written as a JSON string; ``currencyCode``,
+#: ``amount`` came as an explicit ``null`` (kept so that ``to_dict()`` gives it back).
+_STRING_FORM = 1
+_NULL_CURRENCY = 2
+_NULL_AMOUNT = 4
+
+
 class Money:
     """An exact amount with its ISO 4217 currency code (``None`` when the wire had none).
 
-    A value, like the ``Decimal`` it holds: three slots and no ``__dict__`` (a page of
-    results holds thousands; the extension fills the slots directly, ``convert.rs``).
+    A value, like the ``Decimal`` it holds: immutable (assigning an attribute raises
+    ``AttributeError``), hashable, and slotted with no ``__dict__`` (a page of results
+    holds thousands; the extension fills the slots directly, ``convert.rs``).
+    ``amount`` is ``None`` when the service sent the money object without one (``null``);
+    fields of the money object this version does not know are kept for ``to_dict()``.
     """
 
-    __slots__ = ("amount", "currency_code", "_string_form")
+    __slots__ = ("amount", "currency_code", "_flags", "_extra")
 
-    amount: Decimal
+    amount: Optional[Decimal]
     currency_code: Optional[str]
-    _string_form: bool
+    _flags: int
+    _extra: Optional[Dict[str, Any]]
 
     def __init__(
-        self, amount: Any, currency_code: Optional[str] = None, _string_form: bool = False
+        self,
+        amount: Any,
+        currency_code: Optional[str] = None,
+        _flags: int = 0,
+        _extra: Optional[Dict[str, Any]] = None,
     ) -> None:
         if isinstance(amount, (float, bool)):
             # Money is exact: a float already lost the digits meant (0.1 + 0.2 is
@@ -50,16 +65,43 @@ class Money:
                 f"Money amount must be a Decimal, an int or a str, not {type(amount).__name__} "
                 "(money is exact: Decimal(\"0.30\"), not 0.1 + 0.2)"
             )
-        self.amount = amount if isinstance(amount, Decimal) else Decimal(str(amount))
-        self.currency_code = currency_code
-        self._string_form = bool(_string_form)
+        if amount is not None and not isinstance(amount, Decimal):
+            amount = Decimal(str(amount))
+        setter = object.__setattr__
+        setter(self, "amount", amount)
+        setter(self, "currency_code", currency_code)
+        # An int (a pickle of an older version gives a bool: its string form).
+        setter(self, "_flags", int(_flags))
+        setter(self, "_extra", dict(_extra) if _extra else None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(
+            f"Money is immutable (a value, like Decimal): cannot set {name!r}; "
+            "make a new Money instead"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Money is immutable (a value, like Decimal): cannot delete {name!r}")
+
+    @property
+    def extra(self) -> Dict[str, Any]:
+        """Fields of the money object this version does not know (wire name → value)."""
+        return dict(self._extra or {})
 
     def to_dict(self) -> Dict[str, Any]:
-        """The wire form: ``{"currencyCode": ..., "amount": ...}``."""
+        """The wire form: ``{"currencyCode": ..., "amount": ...}``, a key that came as
+        ``null`` given back as ``None``, an absent one left out, unknown fields kept."""
         out: Dict[str, Any] = {}
-        if self.currency_code is not None:
+        flags = self._flags
+        if self.currency_code is not None or flags & _NULL_CURRENCY:
             out["currencyCode"] = self.currency_code
-        out["amount"] = str(self.amount) if self._string_form else self.amount
+        amount = self.amount
+        if amount is not None:
+            out["amount"] = str(amount) if flags & _STRING_FORM else amount
+        elif flags & _NULL_AMOUNT:
+            out["amount"] = None
+        if self._extra:
+            out.update(self._extra)
         return out
 
     def __eq__(self, other: object) -> bool:
@@ -71,13 +113,15 @@ class Money:
         return hash((self.amount, self.currency_code))
 
     def __repr__(self) -> str:
-        return f"Money({str(self.amount)!r}, {self.currency_code!r})"
+        amount = None if self.amount is None else str(self.amount)
+        return f"Money({amount!r}, {self.currency_code!r})"
 
     def __str__(self) -> str:
-        return f"{self.amount} {self.currency_code}" if self.currency_code else str(self.amount)
+        amount = "null" if self.amount is None else str(self.amount)
+        return f"{amount} {self.currency_code}" if self.currency_code else amount
 
     def __reduce__(self) -> Any:
-        return (Money, (self.amount, self.currency_code, self._string_form))
+        return (Money, (self.amount, self.currency_code, self._flags, self._extra))
 
 
 _MISSING = object()

@@ -477,7 +477,7 @@ class TransactionLineItem(Model):
     shipment_id: Optional[str]
     shipment_date: Optional[datetime]
     merchant_legal_name: Optional[str]
-    business_order_info: Optional[Dict[str, str]]
+    business_order_info: Optional[Dict[str, Optional[str]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("total_amount", "totalAmount"),
@@ -998,7 +998,7 @@ class Product(Model):
     book_information: Optional[BookInformation]
     by_line: Optional[List[Any]]
     media_information: Any
-    product_overview: Optional[Dict[str, str]]
+    product_overview: Optional[Dict[str, Optional[str]]]
     product_details: Any
     product_variations: Optional[ProductVariations]
     customer_reviews_summary: Optional[CustomerReviewsSummary]
@@ -1559,7 +1559,7 @@ class Order(Model):
     last_order_approver_name: Optional[str]
     buying_customer: Optional[BuyingCustomer]
     buyer_group_name: Optional[str]
-    business_order_info: Optional[Dict[str, str]]
+    business_order_info: Optional[Dict[str, Optional[str]]]
     order_sub_total: Optional[Money]
     order_shipping_and_handling: Optional[Money]
     order_promotion: Optional[Money]

@@ -157,8 +157,11 @@ impl Attribute {
 fn number_form(m: &Money) -> Money {
     Money {
         currency_code: m.currency_code.clone(),
-        amount: crate::money::Amount::new(m.value(), crate::money::AmountForm::Number),
+        amount: m
+            .value()
+            .map(|v| crate::money::Amount::new(v, crate::money::AmountForm::Number)),
         extra: m.extra.clone(),
+        nulls: m.nulls,
     }
 }
 

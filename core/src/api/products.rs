@@ -279,7 +279,7 @@ model! {
         "bookInformation" book_information: BookInformation,
         "byLine" by_line: Vec<RawJson>,
         "mediaInformation" media_information: RawJson,
-        "productOverview" product_overview: BTreeMap<String, String>,
+        "productOverview" product_overview: BTreeMap<String, Option<String>>,
         "productDetails" product_details: RawJson,
         "productVariations" product_variations: ProductVariations,
         "customerReviewsSummary" customer_reviews_summary: CustomerReviewsSummary,

@@ -52,7 +52,7 @@ model! {
         "shipmentId" shipment_id: String,
         "shipmentDate" shipment_date: Timestamp,
         "merchantLegalName" merchant_legal_name: String,
-        "businessOrderInfo" business_order_info: std::collections::BTreeMap<String, String>,
+        "businessOrderInfo" business_order_info: std::collections::BTreeMap<String, Option<String>>,
     }
 }
 

@@ -118,7 +118,7 @@ model! {
         "lastOrderApproverName" last_order_approver_name: String,
         "buyingCustomer" buying_customer: BuyingCustomer,
         "buyerGroupName" buyer_group_name: String,
-        "businessOrderInfo" business_order_info: BTreeMap<String, String>,
+        "businessOrderInfo" business_order_info: BTreeMap<String, Option<String>>,
         "orderSubTotal" order_sub_total: Money,
         "orderShippingAndHandling" order_shipping_and_handling: Money,
         "orderPromotion" order_promotion: Money,

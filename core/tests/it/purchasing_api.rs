@@ -701,7 +701,10 @@ fn a_full_purchase() {
             }),
         );
     }
-    assert_eq!(items[0].price.as_ref().unwrap().value(), price.value());
+    assert_eq!(
+        items[0].price.as_ref().unwrap().value().unwrap(),
+        price.value().unwrap()
+    );
     let placed = client.ordering().place_order(&order).unwrap();
     assert!(!placed.has_rejections(), "{placed:?}");
     let order_id = placed.order_id().expect("an order id").to_string();
@@ -755,7 +758,7 @@ fn a_full_purchase() {
         .iter()
         .flatten()
         .filter(|c| c.r#type.as_deref() != Some("NET_TOTAL"))
-        .map(|c| c.amount.as_ref().unwrap().value())
+        .map(|c| c.amount.as_ref().unwrap().value().unwrap())
         .sum();
     let total = sli
         .charges
@@ -765,7 +768,7 @@ fn a_full_purchase() {
         .unwrap();
     assert_eq!(
         net,
-        total.amount.as_ref().unwrap().value(),
+        total.amount.as_ref().unwrap().value().unwrap(),
         "charges add up"
     );
     let order_id = sli

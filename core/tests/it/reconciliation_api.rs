@@ -44,16 +44,16 @@ fn transactions_page_with_the_token_alone_and_add_up() {
         .collect();
     assert_eq!(ids.len(), txs.len(), "no duplicates across pages");
     for t in &txs {
-        let total = t.amount.as_ref().unwrap().value();
+        let total = t.amount.as_ref().unwrap().value().unwrap();
         let lines: rust_decimal::Decimal = t
             .transaction_line_items
             .iter()
             .flatten()
-            .map(|l| l.total_amount.as_ref().unwrap().value())
+            .map(|l| l.total_amount.as_ref().unwrap().value().unwrap())
             .sum();
         assert_eq!(total, lines, "transaction {:?}", t.transaction_id);
         assert_eq!(
-            t.amount.as_ref().unwrap().amount.form(),
+            t.amount.as_ref().unwrap().amount.unwrap().form(),
             abws::AmountForm::String
         );
     }
@@ -136,9 +136,9 @@ fn invoice_details_for_sends_the_fewest_requests() {
         for inv in d.invoice_details.iter().flatten() {
             for t in inv.tax.iter().flatten() {
                 let (i, e, a) = (
-                    t.inclusive_total.as_ref().unwrap().value(),
-                    t.exclusive_total.as_ref().unwrap().value(),
-                    t.amount.as_ref().unwrap().value(),
+                    t.inclusive_total.as_ref().unwrap().value().unwrap(),
+                    t.exclusive_total.as_ref().unwrap().value().unwrap(),
+                    t.amount.as_ref().unwrap().value().unwrap(),
                 );
                 assert_eq!(i, e + a);
             }

@@ -289,7 +289,8 @@ fn out_type(ty: Ty) -> Result<String, String> {
         Ty::Raw => "Any".into(),
         Ty::Unit => "None".into(),
         Ty::List(t) => format!("List[{}]", out_type(t())?),
-        Ty::Map(t) => format!("Dict[str, {}]", out_type(t())?),
+        // A result map's value may be `null` (`describe::Ty::Map`).
+        Ty::Map(t) => format!("Dict[str, Optional[{}]]", out_type(t())?),
         Ty::Model(m) => m.name.into(),
         Ty::OneOf(o) => {
             let mut alts: Vec<String> = vec![];
