@@ -889,6 +889,9 @@ class Close:
                 entries[state.data["entries"][n] + ".pdf"] = sealed if key is None else abws.decrypt(sealed, key)
             filed = len(entries)
             write_archive(archive_path, entries, self.secret)
+            if key is None:
+                # --archive zip: the parts are plain PDFs; not kept (a re-run fetches them again).
+                shutil.rmtree(self.parts, ignore_errors=True)
         not_filed = [(n, why) for n, why in no_pdf + self.failed if n in shown]
 
         # Every exception, one a row: the summary lists the first ten of each kind.
