@@ -35,11 +35,19 @@ so each PDF beyond the 15th costs a minute (a 500-invoice month: about 8 hours).
   answer never arrived is created again: a window of milliseconds per report). Each PDF is
   written as its own sealed part (the SDK's "abws sealed file", atomic) in
   ``.invoices-<region>-<month>.parts/``; the archive is assembled from them and written
-  whole at the end, so no half-written entry ever exists. ``--fresh`` starts over.
+  whole at the end, so no half-written entry ever exists; sealed parts are kept, so a
+  re-run of a finished close fetches nothing again. ``--fresh`` starts over.
+- **Reconciled across the feed lag.** The feed comes hours after the event, so it is read
+  to ``FEED_MARGIN`` (7 days) past the month's end (never past now) and matched by invoice;
+  invoices without a transaction, an earlier month's transactions, differences and PDFs not
+  filed are exceptions: in the summary, the ledger's ``exception`` column and
+  ``exceptions-<region>-YYYY-MM.csv``.
+- **Outputs by region and scope**: ``ledger-JP-2026-10.csv``, ``invoices-JP-2026-10.zip.aes``;
+  ``--legal-entity`` and ``--pdfs-for`` add their scope to the names.
 
 Invoice PDFs are sensitive (seed 000, section 4: never unencrypted on disk). By default
 they go into a zip that is sealed with AES-256-GCM (the ``cryptography`` package) before it
-touches the disk: ``invoices-YYYY-MM.zip.aes``. The key:
+touches the disk: ``invoices-<region>-YYYY-MM.zip.aes``. The key:
 
 - ``ABWS_ARCHIVE_KEY``: 64 hex digits (a 256-bit key), or
 - ``ABWS_ARCHIVE_PASSWORD``: a password (the key is derived with scrypt, N=2^15, r=8, p=1,
@@ -592,8 +600,10 @@ class Close:
         ``feed_end()``: a transaction fed after the month's end is kept only when it is one of
         the month's invoices' (the feed lags the event), so one fed within the month whose
         invoice is another month's is reported as such."""
-        if self.state.data["transactions"] is not None:
-            return
+        full = self.end + timedelta(seconds=1) + FEED_MARGIN
+        read_to = self.state.data.get("feed_end")
+        if self.state.data["transactions"] is not None and read_to and datetime.fromisoformat(read_to) >= full:
+            return  # read whole in an earlier run (a window cut short by "now" is read again)
         feed_end = self.feed_end()
         everything = list(self.client.reconciliation.iter_transactions(self.start, feed_end))
         # The address lists every marketplace of its group (US, CA and MX for NA): keep the
