@@ -2,8 +2,8 @@
 transactions, tax checked by rate, PDFs filed — the job abws exists for.
 
     python examples/month_end_close.py [--region US] [--month 2026-10] [--out month-end] [--archive encrypted|zip]
-        [--no-pdfs | --pdfs-for NUMBERS] [--legal-entity NAME] [--plan-only] [--fresh] [--quiet]
-    python examples/month_end_close.py --decrypt month-end/invoices-2026-10.zip.aes plain.zip
+        [--no-pdfs | --pdfs-for NUMBERS] [--legal-entity NAME] [--plan-only] [--fresh] [--quiet] [--verbose]
+    python examples/month_end_close.py --decrypt month-end/invoices-JP-2026-10.zip.aes plain.zip
 
 With no ABWS_* credentials in the environment it starts the embedded sandbox (the whole
 service on loopback) and closes the sandbox's previous month of ``--region`` (default JP),
@@ -35,11 +35,19 @@ so each PDF beyond the 15th costs a minute (a 500-invoice month: about 8 hours).
   answer never arrived is created again: a window of milliseconds per report). Each PDF is
   written as its own sealed part (the SDK's "abws sealed file", atomic) in
   ``.invoices-<region>-<month>.parts/``; the archive is assembled from them and written
-  whole at the end, so no half-written entry ever exists. ``--fresh`` starts over.
+  whole at the end, so no half-written entry ever exists; sealed parts are kept, so a
+  re-run of a finished close fetches nothing again. ``--fresh`` starts over.
+- **Reconciled across the feed lag.** The feed comes hours after the event, so it is read
+  to ``FEED_MARGIN`` (7 days) past the month's end (never past now) and matched by invoice;
+  invoices without a transaction, an earlier month's transactions, differences and PDFs not
+  filed are exceptions: in the summary, the ledger's ``exception`` column and
+  ``exceptions-<region>-YYYY-MM.csv``.
+- **Outputs by region and scope**: ``ledger-JP-2026-10.csv``, ``invoices-JP-2026-10.zip.aes``;
+  ``--legal-entity`` and ``--pdfs-for`` add their scope to the names.
 
 Invoice PDFs are sensitive (seed 000, section 4: never unencrypted on disk). By default
 they go into a zip that is sealed with AES-256-GCM (the ``cryptography`` package) before it
-touches the disk: ``invoices-YYYY-MM.zip.aes``. The key:
+touches the disk: ``invoices-<region>-YYYY-MM.zip.aes``. The key:
 
 - ``ABWS_ARCHIVE_KEY``: 64 hex digits (a 256-bit key), or
 - ``ABWS_ARCHIVE_PASSWORD``: a password (the key is derived with scrypt, N=2^15, r=8, p=1,
@@ -97,9 +105,18 @@ import abws
 
 
 def month_bounds(month: Optional[str], today: date) -> Tuple[datetime, datetime]:
-    """First and last instant of the given month (default: the month before today)."""
+    """First and last instant of the given month (default: the month before today). A month
+    that is not YYYY-MM, or that has not ended by ``today``, is refused with the reason."""
     if month:
-        first = datetime.strptime(month + "-01", "%Y-%m-%d").date()
+        try:
+            if not re.fullmatch(r"\d{4}-\d{2}", month):
+                raise ValueError(month)
+            first = datetime.strptime(month + "-01", "%Y-%m-%d").date()
+        except ValueError:
+            raise SystemExit(f"--month {month!r} is not a month: give it as YYYY-MM, e.g. 2026-10") from None
+        if first > today.replace(day=1) - timedelta(days=1):
+            raise SystemExit(f"--month {month} has not ended yet (today is {today}): only a past month can be "
+                             "closed; the default is last month")
     else:
         first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
     nxt = (first.replace(day=28) + timedelta(days=4)).replace(day=1)
@@ -121,6 +138,11 @@ def amount_text(amount: Decimal, currency: str) -> str:
 # What each region's invoices call their tax lines.
 TAX_NAMES = {"JP": "consumption tax", "US": "sales tax", "CA": "HST/GST", "MX": "IVA", "IN": "GST", "AU": "GST"}
 NORTH_AMERICA = {"US", "CA", "MX"}
+
+# The transaction feed lags the event (about 6 hours on the service): an invoice issued late
+# on the month's last day has its transaction fed in the next month. The close reads the
+# feed up to this long past the month's end (never past now) and matches by invoice number.
+FEED_MARGIN = timedelta(days=7)
 
 
 def tax_by_rate(detail: Any) -> Dict[str, Decimal]:
@@ -179,6 +201,7 @@ def write_private(path: str, data: bytes) -> None:
 SANDBOX_DEMO_KEY = hashlib.sha256(b"abws month-end sandbox demo key (sandbox data only)").digest()
 MAGIC = b"ABWSMEC1"
 KDF_RAW, KDF_SCRYPT = 0, 1
+PART_MAGIC = b"ABWSENC1"  # the SDK's "abws sealed file" (the sealed parts)
 
 
 class ArchiveSecret:
@@ -445,6 +468,12 @@ class JobState:
             self.data[key] = value
             self.save()
 
+    def failed_report(self, number: str) -> Optional[str]:
+        """Why the report of ``number`` ended CANCELLED/FATAL in an earlier run, if it did:
+        such a report is reported as not filed, never created again."""
+        r = self.data["reports"].get(number) or {}
+        return str(r.get("why") or "the report failed") if r.get("status") == "failed" else None
+
     def reusable_report(self, number: str) -> Optional[str]:
         r = self.data["reports"].get(number) or {}
         if not r.get("report_id") or r.get("status") not in ("created", "archived"):
@@ -486,6 +515,31 @@ def in_scope(number: str, patterns: Optional[List[str]]) -> bool:
     return patterns is None or any(fnmatch.fnmatchcase(number, p) for p in patterns)
 
 
+def scope_suffix(legal_entity: Optional[str], pdfs_for: Optional[str]) -> Tuple[str, str]:
+    """The parts of the output names that say the close's scope: for the ledger (the legal
+    entity) and for the archive (the entity and the ``--pdfs-for`` patterns), so closes of
+    different scopes in one ``--out`` never replace each other."""
+    ledger = ""
+    if legal_entity:
+        name = re.sub(r"[^A-Za-z0-9]+", "_", legal_entity).strip("_")[:40] or "entity"
+        ledger = f"-{name}-{hashlib.sha256(legal_entity.casefold().encode()).hexdigest()[:6]}"
+    archive = ledger
+    if pdfs_for:
+        patterns = sorted({p.strip() for p in pdfs_for.split(",") if p.strip()})
+        archive += "-pdfs-" + hashlib.sha256(",".join(patterns).encode()).hexdigest()[:8]
+    return ledger, archive
+
+
+def output_names(region: str, month: str, legal_entity: Optional[str], pdfs_for: Optional[str],
+                 sealed: bool) -> Tuple[str, str, str]:
+    """The ledger, exceptions and archive file names of one close: by region and month, and
+    by scope when ``--legal-entity`` or ``--pdfs-for`` narrows it (``ledger-JP-2026-10.csv``,
+    ``exceptions-JP-2026-10.csv``, ``invoices-JP-2026-10.zip.aes``)."""
+    ledger, archive = scope_suffix(legal_entity, pdfs_for)
+    return (f"ledger-{region}-{month}{ledger}.csv", f"exceptions-{region}-{month}{ledger}.csv",
+            f"invoices-{region}-{month}{archive}.zip" + (".aes" if sealed else ""))
+
+
 # --- The close -----------------------------------------------------------------------------
 
 
@@ -496,13 +550,17 @@ class Close:
     (createReport) needs."""
 
     def __init__(self, client: abws.Client, region: str, start: datetime, end: datetime, args: Any,
-                 secret: Optional[ArchiveSecret], scale: float, poll: Optional[float]) -> None:
+                 secret: Optional[ArchiveSecret], scale: float, poll: Optional[float],
+                 now: Optional[datetime] = None) -> None:
         self.client, self.region, self.start, self.end = client, region, start, end
+        self.now = now or datetime.now(timezone.utc)
         self.args, self.secret, self.scale, self.poll = args, secret, scale, poll
         private_dir(args.out)
         month = f"{start:%Y-%m}"
         self.state = JobState(os.path.join(args.out, f".month-end-{region}-{month}.json"), args.fresh)
         self.parts = os.path.join(args.out, f".invoices-{region}-{month}.parts")
+        if args.fresh:
+            shutil.rmtree(self.parts, ignore_errors=True)
         self.stop = threading.Event()
         self.created = self.reused = 0
         self.counter_lock = threading.Lock()
@@ -532,23 +590,38 @@ class Close:
         self.state.update("invoices", n, record)
         return n, record
 
+    def feed_end(self) -> datetime:
+        """The end of the feed window: the month's end plus FEED_MARGIN, never past now."""
+        return min(self.end + timedelta(seconds=1) + FEED_MARGIN, self.now)
+
     def reconcile(self, numbers: Set[str]) -> None:
-        """The month's transactions and the invoice data of their line items."""
-        if self.state.data["transactions"] is not None:
-            return
-        transactions = list(self.client.reconciliation.iter_transactions(self.start, self.end))
+        """The transactions of the month's invoices and the month's other transactions, and
+        the invoice data of their line items. The feed is read from the month's start to
+        ``feed_end()``: a transaction fed after the month's end is kept only when it is one of
+        the month's invoices' (the feed lags the event), so one fed within the month whose
+        invoice is another month's is reported as such."""
+        full = self.end + timedelta(seconds=1) + FEED_MARGIN
+        read_to = self.state.data.get("feed_end")
+        if self.state.data["transactions"] is not None and read_to and datetime.fromisoformat(read_to) >= full:
+            return  # read whole in an earlier run (a window cut short by "now" is read again)
+        feed_end = self.feed_end()
+        everything = list(self.client.reconciliation.iter_transactions(self.start, feed_end))
         # The address lists every marketplace of its group (US, CA and MX for NA): keep the
         # marketplace(s) of this region's invoices.
-        markets = {t.marketplace_id for t in transactions if t.invoice_number in numbers}
-        transactions = [t for t in transactions if not markets or t.marketplace_id in markets]
+        markets = {t.marketplace_id for t in everything if t.invoice_number in numbers}
+        transactions = [t for t in everything if (not markets or t.marketplace_id in markets)
+                        and (t.invoice_number in numbers or t.feed_date is None or t.feed_date <= self.end)]
         tx_lines = [li for t in transactions for li in (t.transaction_line_items or [])]
         invoice_data = self.client.reconciliation.invoice_details_for(tx_lines) if tx_lines else []
         confirmed = sorted({det.invoice_number for entry in invoice_data
                             for det in (entry.invoice_details or []) if det.invoice_number})
         self.state.set("confirmed", confirmed)
+        self.state.set("feed_end", feed_end.isoformat())
         self.state.set("transactions", [
             {"id": t.transaction_id, "invoice_number": t.invoice_number or "", "amount": str(money(t.amount)),
-             "lines": len(t.transaction_line_items or [])} for t in transactions])
+             "lines": len(t.transaction_line_items or []), "entity": t.legal_entity_name or "",
+             "date": t.transaction_date.isoformat() if t.transaction_date else "",
+             "feed": t.feed_date.isoformat() if t.feed_date else ""} for t in transactions])
 
     def pdf(self, number: str, record: Dict[str, Any], key: Optional[bytes], bar: Progress) -> None:
         """One invoice's PDF into its sealed part: the recorded report if still served,
@@ -556,6 +629,12 @@ class Close:
         entry = self.state.data["entries"][number]
         part = os.path.join(self.parts, entry + ".part")
         if (self.state.data["reports"].get(number) or {}).get("status") == "archived" and os.path.exists(part):
+            bar.update()
+            return
+        why_failed = self.state.failed_report(number)
+        if why_failed is not None:  # CANCELLED/FATAL in an earlier run: never created again
+            with self.counter_lock:
+                self.failed.append((number, why_failed))
             bar.update()
             return
         ref = record["pdf_ref"]
@@ -574,15 +653,18 @@ class Close:
                                                       "created": datetime.now(timezone.utc).isoformat()})
                 with self.counter_lock:
                     self.created += 1
+                fresh = True
             else:
-                with self.counter_lock:
-                    self.reused += 1
+                fresh = False
             try:
                 report = self.wait(report_id)
             except abws.NotFound:
                 report_id = None  # past the look-back: a new one, once
                 continue
             except abws.ReportFailed as e:
+                if not fresh:
+                    with self.counter_lock:
+                        self.reused += 1
                 self.state.update("reports", number, {"status": "failed", "report_id": report_id, "why": str(e)})
                 with self.counter_lock:
                     self.failed.append((number, str(e)))
@@ -590,6 +672,9 @@ class Close:
                 return
             if report is None:
                 return  # stopped
+            if not fresh:
+                with self.counter_lock:
+                    self.reused += 1
             try:
                 self.client.documents.download_to(report.report_document_id, part, key=key,
                                                   allow_plaintext=key is None)
@@ -604,6 +689,12 @@ class Close:
             self.state.update("reports", number, r)
             bar.update()
             return
+
+    def archived(self, number: str) -> bool:
+        """Whether the PDF of ``number`` is in its part (fetched by this or an earlier run)."""
+        entry = self.state.data["entries"].get(number)
+        return ((self.state.data["reports"].get(number) or {}).get("status") == "archived" and entry is not None
+                and os.path.exists(os.path.join(self.parts, entry + ".part")))
 
     def wait(self, report_id: str) -> Any:
         """The report once DONE (None when the close is stopping), in slices so that a
@@ -644,7 +735,7 @@ class Close:
 
         # 2. The plan with counts, and its estimate.
         todo = [n for n in numbers if n not in state.data["invoices"]]
-        pdf_todo = [n for n in with_pdf if (state.data["reports"].get(n) or {}).get("status") != "archived"]
+        pdf_todo = [n for n in with_pdf if not self.archived(n) and state.failed_report(n) is None]
         create = sum(1 for n in pdf_todo if state.reusable_report(n) is None)
         counts = {
             "getInvoiceDetailByInvoiceNumber": len(todo),
@@ -655,8 +746,8 @@ class Close:
         }
         lines, slowest, which = plan_lines(counts, self.scale)
         print(f"plan for {len(numbers)} invoices, {len(with_pdf)} PDFs"
-              + (f" ({len(numbers) - len(todo)} invoices and {len(with_pdf) - len(pdf_todo)} PDFs done in an "
-                 f"earlier run; {len(pdf_todo) - create} reports of it reused)" if len(todo) < len(numbers)
+              + (f" ({len(numbers) - len(todo)} invoices and {len(with_pdf) - len(pdf_todo)} PDFs done or failed "
+                 f"in an earlier run; {len(pdf_todo) - create} reports of it reused)" if len(todo) < len(numbers)
                  or len(pdf_todo) < len(with_pdf) else "") + ":")
         for line in lines:
             print(line)
@@ -678,6 +769,17 @@ class Close:
             for name in os.listdir(self.parts):
                 if not name.endswith(".part"):
                     os.unlink(os.path.join(self.parts, name))
+            # Parts of an earlier run sealed otherwise than this run asks (--archive switched)
+            # would end up in the archive as they are: refused.
+            for name in os.listdir(self.parts):
+                with open(os.path.join(self.parts, name), "rb") as fh:
+                    sealed = fh.read(8) == PART_MAGIC
+                if sealed != (key is not None):
+                    raise SystemExit(
+                        f"the PDFs of an earlier run in {self.parts} are {'sealed' if sealed else 'NOT sealed'} "
+                        f"(--archive {'encrypted' if sealed else 'zip'}) and this run asks for --archive "
+                        f"{args.archive}: run again with --archive {'encrypted' if sealed else 'zip'}, "
+                        "or with --fresh to fetch them again")
         data_bar = Progress("invoice data", len(numbers), quiet=args.quiet)
         pdf_bar = Progress("invoice PDFs", len(with_pdf), quiet=args.quiet)
         records: Dict[str, Dict[str, Any]] = {}
@@ -732,13 +834,22 @@ class Close:
         entity = args.legal_entity.casefold() if args.legal_entity else None
         numbers = [n for n in map(invoice_number, summaries)
                    if entity is None or records[n]["customer"].casefold() == entity]
-        transactions = state.data["transactions"] or []
+        shown = set(numbers)
+        # The transactions of the invoices shown, and (fed within the month) those of no
+        # invoice of the month: an earlier month's invoice's (by its date), or unmatched.
+        # With --legal-entity, the entity's only.
+        transactions = [t for t in state.data["transactions"] or []
+                        if t["invoice_number"] in shown or (t["invoice_number"] not in records and (
+                            entity is None or str(t.get("entity", "")).casefold() == entity))]
         by_invoice: Dict[str, List[Dict[str, Any]]] = defaultdict(list)
         for t in transactions:
             by_invoice[t["invoice_number"]].append(t)
-        shown = set(numbers)
-        matched = [t for t in transactions if t["invoice_number"] in records]
-        unmatched = [t for t in transactions if t["invoice_number"] not in records]
+        matched = [t for t in transactions if t["invoice_number"] in shown]
+        others = [t for t in transactions if t["invoice_number"] not in shown]
+        earlier = [t for t in others if t.get("date") and t["date"] < start.isoformat()]
+        unmatched = [t for t in others if t not in earlier]
+        feed_end = state.data.get("feed_end") or ""
+        no_tx = [n for n in numbers if not by_invoice.get(n)]
         differences = []
         for n in numbers:
             txs = by_invoice.get(n, [])
@@ -754,37 +865,69 @@ class Close:
         rates = sorted(tax)
         total = sum((Decimal(records[n]["total"]) for n in numbers), Decimal(0))
         currency = next((records[n]["currency"] for n in numbers if records[n]["currency"]), "")
+        ledger_name, exceptions_name, archive_name = output_names(
+            self.region, f"{start:%Y-%m}", args.legal_entity, args.pdfs_for, self.secret is not None)
 
-        ledger_path = os.path.join(args.out, f"ledger-{start:%Y-%m}.csv")
+        ledger_path = os.path.join(args.out, ledger_name)
         text = io.StringIO()
         w = csv.writer(text)
         w.writerow(["invoice_number", "type", "issue_date", "status", "customer", "currency", "total"]
-                   + [f"tax_{r}" for r in rates] + ["line_items", "transactions", "transaction_total", "difference"])
+                   + [f"tax_{r}" for r in rates]
+                   + ["line_items", "transactions", "transaction_total", "difference", "exception"])
         for n in numbers:
             r = records[n]
             txs = by_invoice.get(n, [])
             paid = sum((Decimal(t["amount"]) for t in txs), Decimal(0))
+            exception = ("no transaction" + (f" fed by {feed_end}" if feed_end else "") if not txs
+                         else "amount differs" if paid != Decimal(r["total"]) else "")
             row = ([n, r["type"], r["issue_date"], r["status"], r["customer"], r["currency"], Decimal(r["total"])]
                    + [Decimal(r["tax"].get(rate, "0")) for rate in rates]
                    + [r["lines"], " ".join(t["id"] for t in txs), paid,
-                      (Decimal(r["total"]) - paid) if txs else ""])
+                      (Decimal(r["total"]) - paid) if txs else "", exception])
             w.writerow([csv_cell(v) for v in row])
         write_private(ledger_path, text.getvalue().encode("utf-8"))
 
         filed = 0
-        archive_path = os.path.join(args.out, f"invoices-{start:%Y-%m}.zip" + (".aes" if self.secret is not None else ""))
+        archive_path = os.path.join(args.out, archive_name)
         if not args.no_pdfs:
             entries: Dict[str, bytes] = {}
             for n in numbers:
-                if n not in with_pdf or (state.data["reports"].get(n) or {}).get("status") != "archived":
+                if n not in with_pdf or not self.archived(n):
                     continue
                 with open(os.path.join(self.parts, state.data["entries"][n] + ".part"), "rb") as fh:
                     sealed = fh.read()
                 entries[state.data["entries"][n] + ".pdf"] = sealed if key is None else abws.decrypt(sealed, key)
             filed = len(entries)
             write_archive(archive_path, entries, self.secret)
-            shutil.rmtree(self.parts, ignore_errors=True)
+            if key is None:
+                # --archive zip: the parts are plain PDFs; not kept (a re-run fetches them again).
+                shutil.rmtree(self.parts, ignore_errors=True)
+        not_filed = [(n, why) for n, why in no_pdf + self.failed if n in shown]
+
+        # Every exception, one a row: the summary lists the first ten of each kind.
+        exceptions: List[List[Any]] = []
+        exceptions += [["no transaction", n, "", Decimal(records[n]["total"]), "",
+                        f"no transaction in the feed from {start:%Y-%m-%d} to {feed_end or 'the month end'}"]
+                       for n in no_tx]
+        exceptions += [["amount differs", n, " ".join(t["id"] for t in by_invoice[n]), billed, paid, ""]
+                       for n, billed, paid in differences]
+        exceptions += [["earlier month's invoice", t["invoice_number"], t["id"], "", Decimal(t["amount"]),
+                        f"transaction of {t.get('date', '')[:10]}, fed {t.get('feed', '')[:10]}"] for t in earlier]
+        exceptions += [["unmatched transaction", t["invoice_number"], t["id"], "", Decimal(t["amount"]),
+                        f"transaction of {t.get('date', '')[:10]}, fed {t.get('feed', '')[:10]}"] for t in unmatched]
+        exceptions += [["PDF not filed", n, "", "", "", why] for n, why in not_filed]
+        exceptions_path = os.path.join(args.out, exceptions_name)
+        text = io.StringIO()
+        w = csv.writer(text)
+        w.writerow(["exception", "invoice_number", "transactions", "billed", "transaction_total", "detail"])
+        for row in exceptions:
+            w.writerow([csv_cell(v) for v in row])
+        write_private(exceptions_path, text.getvalue().encode("utf-8"))
         state.set("complete", True)
+
+        def more(items: List[Any]) -> None:
+            if len(items) > 10:
+                print(f"  ... and {len(items) - 10} more (all in {exceptions_path})")
 
         n_std = sum(1 for n in numbers if records[n]["type"] == "STANDARD")
         n_cm = sum(1 for n in numbers if records[n]["type"] == "CREDIT_MEMO")
@@ -797,19 +940,31 @@ class Close:
         print(f"net total       {amount_text(total, currency):>18}")
         for rate in rates:
             print(f"  {TAX_NAMES.get(self.region.upper(), 'VAT')} at {rate:<6} {amount_text(tax[rate], currency):>18}")
-        print(f"transactions    {len(transactions):>6}  matched {len(matched)}, unmatched {len(unmatched)}")
+        print(f"transactions    {len(transactions):>6}  matched {len(matched)}, of an earlier month's invoices "
+              f"{len(earlier)}, unmatched {len(unmatched)} (feed read to {feed_end or 'the month end'})")
+        for t in (earlier + unmatched)[:10]:
+            print(f"  {t['id']} of invoice {t['invoice_number'] or '(none)'}: "
+                  + ("an earlier month's invoice" if t in earlier else "no invoice of the month"))
+        more(earlier + unmatched)
+        print(f"invoices without a transaction {len(no_tx)}")
+        for n in no_tx[:10]:
+            print(f"  {n}: no transaction")
+        more(no_tx)
         print(f"line items sent for invoice data {sum(t['lines'] for t in transactions)}, "
               f"invoices confirmed {len(confirmed & shown)}")
         print(f"amount differences {len(differences)}")
         for number, billed, paid in differences[:10]:
             print(f"  {number}: billed {billed} vs transactions {paid}")
+        more(differences)
         print(f"ledger          {ledger_path}")
+        print(f"exceptions      {len(exceptions)} in {exceptions_path}")
         if not args.no_pdfs:
             sealed_with = f"sealed with {self.secret.what}" if self.secret is not None else "NOT encrypted: readable without a key"
             print(f"PDFs filed      {filed} into {archive_path} ({sealed_with}; owner-only)")
             print(f"reports         {self.created} created, {self.reused} reused from an earlier run")
-            for number, why in (no_pdf + self.failed)[:10]:
+            for number, why in not_filed[:10]:
                 print(f"  not filed {number}: {why}")
+            more(not_filed)
 
 
 def main(argv: Optional[Iterable[str]] = None) -> int:
@@ -831,10 +986,18 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     ap.add_argument("--sandbox-time-scale", type=float, default=240.0,
                     help="sandbox runs only: how much faster its clock runs (rate limits and reports; default 240)")
     ap.add_argument("--quiet", action="store_true", help="no progress bars (log records only)")
+    ap.add_argument("--verbose", "-v", action="store_true",
+                    help="show the progress log records (abws.month_end at INFO) on stderr")
     ap.add_argument("--decrypt", nargs=2, metavar=("ARCHIVE", "OUT"), help="write the plain zip of a sealed archive")
     args = ap.parse_args(list(argv) if argv is not None else None)
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.verbose:  # the job's own progress records, whatever the root logger's level
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        log.propagate = False
 
     live = bool(os.environ.get("ABWS_REFRESH_TOKEN") or os.environ.get("ABWS_ACCESS_TOKEN"))
     if args.decrypt:
@@ -876,7 +1039,8 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     start, end = month_bounds(args.month, today)
     print(f"month: {start:%Y-%m-%d} .. {end:%Y-%m-%d}, region {client.region}")
     try:
-        code = Close(client, client.region, start, end, args, secret, scale, poll).run()
+        code = Close(client, client.region, start, end, args, secret, scale, poll,
+                     now=datetime.now(timezone.utc)).run()
     finally:
         if sandbox is not None:
             sandbox.stop()

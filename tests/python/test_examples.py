@@ -51,8 +51,12 @@ def test_month_end_close(tmp_path: Path) -> None:
     assert "credit memos" in out and "tax at 10%" in out and "amount differences 0" in out
     assert "sandbox demo key" in out and mec.SANDBOX_DEMO_KEY.hex() not in out, "the key is never printed"
     assert stat.S_IMODE(close.stat().st_mode) == 0o700
-    files = sorted(f for f in close.iterdir() if not f.name.startswith(".month-end-"))
-    assert [f.name.split("-")[0] for f in files] == ["invoices", "ledger"], files  # no .part left
+    files = sorted(f for f in close.iterdir() if not f.name.startswith("."))
+    assert [f.name.split("-")[:2] for f in files] == [["exceptions", "JP"], ["invoices", "JP"], ["ledger", "JP"]], files
+    assert not [f for f in close.iterdir() if f.name.endswith(".part")], "no temporary file left"
+    parts = [f for f in close.glob(".invoices-JP-*.parts/*")]
+    assert parts and all(f.read_bytes().startswith(b"ABWSENC1") for f in parts), "the kept parts are sealed"
+    files += parts
     assert "estimated duration" in out and "createReport's bucket sets the pace" in out
     for f in files:
         assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
@@ -101,10 +105,10 @@ def test_month_end_close_refuses_a_planted_link(tmp_path: Path) -> None:
     out_dir.mkdir()
     target = tmp_path / "elsewhere"
     target.write_text("untouched")
-    (out_dir / f"ledger-{month}.csv").symlink_to(target)
+    (out_dir / f"ledger-JP-{month}.csv").symlink_to(target)
     out = run("month_end_close.py", "--out", str(out_dir), "--month", month, "--no-pdfs", cwd=tmp_path, ok=False)
     assert "symbolic link" in out and target.read_text() == "untouched"
-    (out_dir / f"ledger-{month}.csv").unlink()
+    (out_dir / f"ledger-JP-{month}.csv").unlink()
     shutil.rmtree(out_dir)  # with the job state of the refused run
     out_dir.symlink_to(tmp_path, target_is_directory=True)
     out = run("month_end_close.py", "--out", str(out_dir), "--no-pdfs", cwd=tmp_path, ok=False)

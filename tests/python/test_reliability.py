@@ -330,7 +330,7 @@ def test_j7_the_main_jobs_outputs(tmp_path):
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout + done.stderr
     printed = (done.stdout + done.stderr).count(mec.SANDBOX_DEMO_KEY.hex())
-    files = list(out_dir.iterdir())
+    files = [f for f in out_dir.rglob("*") if f.is_file()]  # the sealed parts (kept for re-runs) too
     readable = sum(f.read_bytes().count(b"%PDF") for f in files)
     modes = {oct(stat.S_IMODE(f.stat().st_mode)) for f in files}
     dir_mode = oct(stat.S_IMODE(out_dir.stat().st_mode))
