@@ -112,12 +112,15 @@ pub struct Timestamp {
 
 impl Timestamp {
     /// Parses RFC 3339 (`2024-01-31T12:00:00+09:00`, `...Z`, fractional seconds); also
-    /// a date-time without offset and a bare date, both read as UTC.
+    /// a date-time without offset (`2024-01-31T12:00:00`, `2024-01-31T12:00`) and a bare
+    /// date, both read as UTC.
     pub fn parse(text: &str) -> Result<Timestamp, String> {
         let t = text.trim();
         let value = DateTime::parse_from_rfc3339(t)
             .or_else(|_| {
+                // ISO 8601 without an offset, with or without seconds.
                 NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f")
+                    .or_else(|_| NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M"))
                     .map(|n| Utc.from_utc_datetime(&n).fixed_offset())
             })
             .or_else(|_| {
@@ -187,13 +190,18 @@ pub use crate::describe::FieldInfo;
 pub struct Nulls(u64);
 
 impl Nulls {
-    /// Marks the field at `index` (in [`Model::FIELDS`]) as received as `null`.
+    /// The fields a set can mark: 64 (`model!` refuses, at compile time, a model with more).
+    pub const CAPACITY: usize = 64;
+    /// Marks the field at `index` (in [`Model::FIELDS`]) as received as `null`; an index
+    /// from [`Nulls::CAPACITY`] on is not recorded.
     pub fn set(&mut self, index: usize) {
-        self.0 |= 1 << index;
+        if index < Self::CAPACITY {
+            self.0 |= 1 << index;
+        }
     }
     /// The field at `index` (in [`Model::FIELDS`]) came as `null`.
     pub fn has(&self, index: usize) -> bool {
-        self.0 & (1 << index) != 0
+        index < Self::CAPACITY && self.0 & (1 << index) != 0
     }
     /// The raw bit set (bit i: field i).
     pub fn bits(&self) -> u64 {
@@ -256,6 +264,11 @@ macro_rules! model {
                 d.field("extra", &self.extra).field("nulls", &self.nulls).finish()
             }
         }
+
+        const _: () = assert!(
+            [$( $wire ),*].len() <= $crate::model::Nulls::CAPACITY,
+            "a model's nulls are a 64-bit set: at most 64 fields"
+        );
 
         impl $crate::model::Model for $name {
             const NAME: &'static str = stringify!($name);
@@ -501,5 +514,29 @@ impl<'de> Deserialize<'de> for RawJson {
 impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Nulls;
+
+    // A set of nulls marks what fits and ignores the rest, never panicking (a public type).
+    #[test]
+    fn nulls_beyond_the_capacity_are_not_recorded() {
+        let mut n = Nulls::default();
+        n.set(0);
+        n.set(63);
+        n.set(64);
+        n.set(usize::MAX);
+        assert!(n.has(0) && n.has(63));
+        assert!(!n.has(64) && !n.has(usize::MAX));
+        assert_eq!(n.bits(), 1 | 1 << 63);
+    }
+
+    #[test]
+    fn a_date_time_without_seconds_reads_as_utc() {
+        let t = super::Timestamp::parse("2026-02-28T12:00").unwrap();
+        assert_eq!(t.value().to_rfc3339(), "2026-02-28T12:00:00+00:00");
     }
 }
