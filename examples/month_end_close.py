@@ -97,16 +97,36 @@ import time
 import zipfile
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from decimal import Decimal
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import abws
 
 
-def month_bounds(month: Optional[str], today: date) -> Tuple[datetime, datetime]:
-    """First and last instant of the given month (default: the month before today). A month
-    that is not YYYY-MM, or that has not ended by ``today``, is refused with the reason."""
+def zone(name: str) -> tzinfo:
+    """The time zone of ``--timezone``: ``UTC`` (the service's dates) or an IANA name."""
+    if name.upper() == "UTC":
+        return timezone.utc
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise SystemExit(f"--timezone {name!r} is not a time zone: give an IANA name such as Asia/Tokyo, "
+                         "Europe/London or America/New_York, or UTC") from None
+
+
+def month_key(start: datetime) -> str:
+    """``2026-10`` for a UTC month, ``2026-10-Asia_Tokyo`` for a month in another zone: the
+    name of its job state and outputs, so closes in different zones never mix."""
+    key = getattr(start.tzinfo, "key", None)
+    return f"{start:%Y-%m}" if key is None else f"{start:%Y-%m}-{re.sub(r'[^A-Za-z0-9]+', '_', key)}"
+
+
+def month_bounds(month: Optional[str], today: date, tz: tzinfo = timezone.utc) -> Tuple[datetime, datetime]:
+    """First and last instant of the given month in ``tz`` (default: the month before today).
+    A month that is not YYYY-MM, or that has not ended by ``today``, is refused with the reason."""
     if month:
         try:
             if not re.fullmatch(r"\d{4}-\d{2}", month):
@@ -120,8 +140,10 @@ def month_bounds(month: Optional[str], today: date) -> Tuple[datetime, datetime]
     else:
         first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
     nxt = (first.replace(day=28) + timedelta(days=4)).replace(day=1)
-    start = datetime(first.year, first.month, 1, tzinfo=timezone.utc)
-    end = datetime(nxt.year, nxt.month, 1, tzinfo=timezone.utc) - timedelta(seconds=1)
+    start = datetime(first.year, first.month, 1, tzinfo=tz)
+    # The last second before the next month's first instant, in that zone (a wall-clock
+    # subtraction would be wrong across a change of offset).
+    end = (datetime(nxt.year, nxt.month, 1, tzinfo=tz).astimezone(timezone.utc) - timedelta(seconds=1)).astimezone(tz)
     return start, end
 
 
@@ -556,7 +578,7 @@ class Close:
         self.now = now or datetime.now(timezone.utc)
         self.args, self.secret, self.scale, self.poll = args, secret, scale, poll
         private_dir(args.out)
-        month = f"{start:%Y-%m}"
+        month = month_key(start)
         self.state = JobState(os.path.join(args.out, f".month-end-{region}-{month}.json"), args.fresh)
         self.parts = os.path.join(args.out, f".invoices-{region}-{month}.parts")
         if args.fresh:
@@ -866,7 +888,7 @@ class Close:
         total = sum((Decimal(records[n]["total"]) for n in numbers), Decimal(0))
         currency = next((records[n]["currency"] for n in numbers if records[n]["currency"]), "")
         ledger_name, exceptions_name, archive_name = output_names(
-            self.region, f"{start:%Y-%m}", args.legal_entity, args.pdfs_for, self.secret is not None)
+            self.region, month_key(start), args.legal_entity, args.pdfs_for, self.secret is not None)
 
         ledger_path = os.path.join(args.out, ledger_name)
         text = io.StringIO()
@@ -971,6 +993,9 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--region", help="region to close, e.g. US, UK, DE, JP (default: ABWS_REGION, or JP on the sandbox)")
     ap.add_argument("--month", help="YYYY-MM (default: last month)")
+    ap.add_argument("--timezone", default="UTC", metavar="ZONE",
+                    help="the zone the month is counted in: UTC (default, the service's dates) or an IANA "
+                         "name such as Asia/Tokyo; outputs of another zone carry its name")
     ap.add_argument("--out", default="month-end", help="output directory (made or tightened to 0700)")
     ap.add_argument(
         "--archive", choices=["encrypted", "zip"], default="encrypted",
@@ -1014,12 +1039,13 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     if args.archive == "encrypted" and not args.no_pdfs:
         secret = archive_secret(not live, sys.stdin.isatty())
 
+    tz = zone(args.timezone)
     started = time.monotonic()
     sandbox = None
     scale, poll = 1.0, args.poll_interval
     if live:
         client = abws.Client.from_env(**({"region": args.region} if args.region else {}))
-        today = datetime.now(timezone.utc).date()
+        today = datetime.now(tz).date()
         print(f"abws {abws.__version__}: closing the month of {client!r}")
     else:
         # The whole service on loopback at the spec's rate limits, its clock (rate buckets,
@@ -1036,8 +1062,9 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
         poll = poll if poll is not None else 15.0 / scale
         print(f"abws {abws.__version__}: no ABWS_* credentials set, closing the embedded sandbox's month "
               f"(the spec's rates, {scale:g}x time)")
-    start, end = month_bounds(args.month, today)
-    print(f"month: {start:%Y-%m-%d} .. {end:%Y-%m-%d}, region {client.region}")
+    start, end = month_bounds(args.month, today, tz)
+    print(f"month: {start:%Y-%m-%d} .. {end:%Y-%m-%d} ({args.timezone if tz is not timezone.utc else 'UTC'}), "
+          f"region {client.region}")
     try:
         code = Close(client, client.region, start, end, args, secret, scale, poll,
                      now=datetime.now(timezone.utc)).run()

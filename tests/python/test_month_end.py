@@ -308,3 +308,29 @@ def test_the_month_is_checked_and_progress_can_be_shown(late_month: Any, tmp_pat
                           text=True, timeout=120)
     assert loud.returncode == 0, loud.stdout + loud.stderr
     assert "abws.month_end INFO invoice data: " in loud.stderr, loud.stderr
+
+
+def test_a_month_in_the_accountants_time_zone(late_month: Any, tmp_path: Path) -> None:
+    """`--timezone Asia/Tokyo` closes October in Japan's time: an invoice issued on October
+    31st at 21:52 UTC is November's there, one of September 30th after 15:00 UTC is October's."""
+    from datetime import timezone
+    from zoneinfo import ZoneInfo
+
+    sb, env, month = late_month
+    done = close_region(sb, env, tmp_path, month, "JP", "--timezone", "Asia/Tokyo")
+    assert "(Asia/Tokyo)" in done.stdout, done.stdout
+    client = sb.client(region="JP", endpoint=sb.group_url("JP"))
+    tokyo = ZoneInfo("Asia/Tokyo")
+    wide = client.invoices.iter_invoices("2026-09-25T00:00:00Z", "2026-11-05T00:00:00Z", region="JP")
+    issued = {s.invoice_metadata.invoice_number: s.invoice_metadata.issue_date for s in wide}
+    october = {n for n, d in issued.items() if d.astimezone(tokyo).strftime("%Y-%m") == month}
+    rows = ledger_rows(tmp_path / f"ledger-JP-{month}-Asia_Tokyo.csv")
+    assert set(rows) == october
+    assert "JPXOT58U7WAT" not in rows, "issued on November 1st in Tokyo"
+    utc_october = {n for n, d in issued.items() if d.astimezone(timezone.utc).strftime("%Y-%m") == month}
+    assert october != utc_october, "the data set has invoices on either side of the two month ends"
+    assert not (tmp_path / f"ledger-JP-{month}.csv").exists(), "the UTC close's name is left to it"
+    bad = subprocess.run(command(tmp_path, month, "--no-pdfs", "--timezone", "Mars/Olympus"),
+                         env=dict(env, ABWS_REGION="JP", ABWS_ENDPOINT=sb.group_url("JP")),
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "is not a time zone" in bad.stderr and "Traceback" not in bad.stderr
