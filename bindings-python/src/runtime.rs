@@ -17,7 +17,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, TryLockError};
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -117,6 +117,7 @@ impl Job {
             // drop it at once, on its own thread, whatever the runtime is doing. When this
             // thread is polling it then (a slow writer or `on_refresh_token`), `cancel`
             // only raises the flag, and the future is dropped here when that poll returns.
+            let mut next_check = Instant::now() + ORPHAN_CHECK;
             let outcome = std::future::poll_fn(|cx| {
                 let mut guard = polled.slot.lock().unwrap_or_else(|p| p.into_inner());
                 if polled.cancelled.load(Ordering::Acquire) || gate::closed() {
@@ -133,6 +134,16 @@ impl Job {
                 }
                 if cancelled {
                     return Poll::Ready(None);
+                }
+                // A call still going after a while (a report's polling) asks whether anybody
+                // still waits for it: its loop closed, it stops (the check costs a clock
+                // read per poll, the GIL once per ORPHAN_CHECK).
+                if r.is_pending() && Instant::now() >= next_check {
+                    next_check = Instant::now() + ORPHAN_CHECK;
+                    if orphaned(&deliver) {
+                        *guard = None;
+                        return Poll::Ready(None);
+                    }
                 }
                 r.map(Some)
             })
@@ -157,6 +168,22 @@ impl Job {
             warned: AtomicBool::new(false),
         })
     }
+}
+
+/// How often a spawned call that is still running checks that its event loop is open.
+const ORPHAN_CHECK: Duration = Duration::from_secs(1);
+
+/// Whether nobody waits for a call any more (`_Deliver.orphaned()`: its event loop was
+/// closed); true once the interpreter exits.
+fn orphaned(deliver: &Py<PyAny>) -> bool {
+    gate::attach(|py| {
+        deliver
+            .bind(py)
+            .call_method0("orphaned")
+            .and_then(|v| v.is_truthy())
+            .unwrap_or(false)
+    })
+    .unwrap_or(true)
 }
 
 /// What a spawned job shares with its `Call`.

@@ -585,3 +585,32 @@ def test_an_async_def_on_refresh_token_is_refused(cls: Any) -> None:
         cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=persist)
     assert e.value.parameter == "on_refresh_token"
     cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=lambda t: None)
+
+
+def test_the_calls_of_a_closed_loop_stop() -> None:
+    """A wait_for_report left polling on a loop that is then closed stops within about a
+    second (the call asks whether its loop is open, at most once a second)."""
+    from conftest import TODAY
+
+    with abws.Sandbox(time_scale=1, today=TODAY, rate_limits="off") as own:
+        c = own.client("JP", rate_limiting=False)
+        li = c.reconciliation.get_transactions(START, END).transactions[0].transaction_line_items[0]
+        opts = {"order_id": li.order_id, "order_line_item_id": li.order_line_item_id, "document_type": "Invoice"}
+        report = c.documents.create_report(opts)
+        aio = own.async_client("JP", rate_limiting=False)
+        loop = asyncio.new_event_loop()
+
+        tasks = []
+
+        async def main() -> None:
+            tasks.append(loop.create_task(aio.documents.wait_for_report(report.report_id, poll_interval=0.2, timeout=None)))
+            await asyncio.sleep(0.5)
+
+        loop.run_until_complete(main())
+        assert own.counters()["requests"].get("getReport"), "the polling never started"
+        loop.close()
+        time.sleep(2.0)  # the next check after the close finds it closed
+        own.reset_counters()
+        time.sleep(1.0)
+        assert not own.counters()["requests"].get("getReport"), own.counters()["requests"].get("getReport")
+        tasks[0]._log_destroy_pending = False  # type: ignore[attr-defined]  # abandoned on purpose

@@ -210,6 +210,11 @@ class _Deliver:
         except RuntimeError:  # the loop is closed: nobody waits for this result any more
             pass
 
+    def orphaned(self) -> bool:
+        """Whether nobody waits for the result any more (asked by a call that is still
+        running after a second, from the I/O thread): its loop was closed."""
+        return self._loop.is_closed() or self._fut.done()
+
 
 def _cancelled(e: BaseException) -> bool:
     import asyncio  # here, not at import: `import abws` stays quick for blocking users
