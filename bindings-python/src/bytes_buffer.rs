@@ -33,7 +33,7 @@ unsafe impl Send for Presized {}
 impl Presized {
     fn new(size: usize) -> Option<Presized> {
         let size_c = ffi::Py_ssize_t::try_from(size).ok()?;
-        Python::attach(|py| {
+        crate::gate::attach(|py| {
             // SAFETY: a NULL source asks CPython for an uninitialised object of `size`
             // bytes, to be filled before anyone else sees it (the documented way to build
             // a bytes object in place).
@@ -52,6 +52,7 @@ impl Presized {
             let data = unsafe { ffi::PyBytes_AsString(ptr) }.cast::<u8>();
             Some(Presized { object, data, size })
         })
+        .flatten()
     }
 
     /// The first `len` bytes, already written.
@@ -62,7 +63,10 @@ impl Presized {
 
     fn release(mut self, len: usize) {
         self.filled(len).zeroize();
-        Python::attach(|_| drop(self.object));
+        // Freed now with the GIL; once the interpreter exits, left to pyo3's deferred drop.
+        let mut object = Some(self.object);
+        crate::gate::attach(|_| drop(object.take()));
+        drop(object);
     }
 }
 

@@ -54,11 +54,12 @@ fn document_id(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 /// caller's callable to log its failures).
 fn rotation(callback: Py<PyAny>) -> abws::auth::RotationCallback {
     std::sync::Arc::new(move |token: &str| {
-        Python::attach(|py| {
+        // Not once the interpreter is exiting (gate.rs).
+        crate::gate::attach(|py| {
             if let Err(e) = callback.call1(py, (token,)) {
                 e.write_unraisable(py, None);
             }
-        })
+        });
     })
 }
 
@@ -351,9 +352,9 @@ impl PyClient {
         let report = progress.map(|f| {
             move |n: u64| {
                 // A failing progress callback must not fail the download.
-                Python::attach(|py| {
+                crate::gate::attach(|py| {
                     let _ = f.call1(py, (n,));
-                })
+                });
             }
         });
         let fut = async move {

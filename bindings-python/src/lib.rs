@@ -10,6 +10,7 @@ mod client;
 mod convert;
 mod errors;
 mod from_json;
+mod gate;
 mod leaves;
 mod pager;
 mod py_writer;
@@ -84,9 +85,23 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // (checking Python's level per record would take the GIL on the I/O threads), so the
     // cache is refreshed whenever a client is created: configure logging before that, or
     // call `abws.refresh_logging()` after changing it.
-    if let Ok(handle) = pyo3_log::try_init() {
+    // Through the gate (gate.rs): no record reaches Python once the interpreter exits.
+    let logger = pyo3_log::Logger::new(m.py(), pyo3_log::Caching::LoggersAndLevels)?;
+    let handle = logger.reset_handle();
+    if log::set_boxed_logger(Box::new(gate::GatedLogger(logger))).is_ok() {
+        log::set_max_level(log::LevelFilter::Debug);
         let _ = LOG_RESET.set(handle);
     }
+    // Before the interpreter finalizes, the library's threads stop touching Python.
+    m.add_function(wrap_pyfunction!(gate::_close_gate, m)?)?;
+    m.add_function(wrap_pyfunction!(gate::_gate_after_fork, m)?)?;
+    let py = m.py();
+    py.import("atexit")?
+        .call_method1("register", (m.getattr("_close_gate")?,))?;
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("after_in_child", m.getattr("_gate_after_fork")?)?;
+    py.import("os")?
+        .call_method("register_at_fork", (), Some(&kwargs))?;
     m.add_function(wrap_pyfunction!(_refresh_logging, m)?)?;
     m.add("__version__", abws::VERSION)?;
     m.add("_debug_build", cfg!(debug_assertions))?;

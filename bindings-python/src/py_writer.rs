@@ -24,7 +24,7 @@ impl PyWriter {
 
 impl Write for PyWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        Python::attach(|py| {
+        crate::gate::attach(|py| {
             let chunk = PyBytes::new(py, buf);
             match self.writer.bind(py).call_method1("write", (chunk,)) {
                 Ok(_) => Ok(buf.len()),
@@ -37,20 +37,27 @@ impl Write for PyWriter {
                 }
             }
         })
+        .unwrap_or_else(|| Err(exiting()))
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        Python::attach(|py| {
+        crate::gate::attach(|py| {
             let w = self.writer.bind(py);
             if !w.hasattr("flush")? {
                 return Ok(());
             }
             w.call_method0("flush").map(drop)
         })
+        .ok_or_else(exiting)?
         .map_err(|e: PyErr| {
             let text = e.to_string();
             self.failure = Some(e);
             io::Error::other(format!("the writer's flush() raised {text}"))
         })
     }
+}
+
+/// A writer is not called once the interpreter is exiting (gate.rs).
+fn exiting() -> io::Error {
+    io::Error::other("the Python interpreter is exiting")
 }

@@ -14,9 +14,10 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -24,6 +25,7 @@ use pyo3::types::PyList;
 use abws::inflight::{Cancelled, Watch};
 
 use crate::errors::to_py_err;
+use crate::gate;
 
 /// How often a waiting call re-acquires the GIL to run Python's signal handlers.
 const SIGNAL_TICK: Duration = Duration::from_millis(100);
@@ -105,19 +107,43 @@ impl Job {
         let rt = ctx.runtime().map_err(to_py_err)?;
         let watch = Watch::new();
         let fut: JobFuture = Box::pin(watch.scope(self.0));
-        let slot = Arc::new(Mutex::new(Some(fut)));
-        let polled = slot.clone();
+        let shared = Arc::new(Shared {
+            slot: Mutex::new(Some(fut)),
+            cancelled: AtomicBool::new(false),
+        });
+        let polled = shared.clone();
         let task = rt.spawn(async move {
             // The future lives in the slot, so that `Call::cancel` can take it out and
-            // drop it at once, on its own thread, whatever the runtime is doing.
+            // drop it at once, on its own thread, whatever the runtime is doing. When this
+            // thread is polling it then (a slow writer or `on_refresh_token`), `cancel`
+            // only raises the flag, and the future is dropped here when that poll returns.
+            let mut next_check = Instant::now() + ORPHAN_CHECK;
             let outcome = std::future::poll_fn(|cx| {
-                let mut guard = polled.lock().unwrap_or_else(|p| p.into_inner());
+                let mut guard = polled.slot.lock().unwrap_or_else(|p| p.into_inner());
+                if polled.cancelled.load(Ordering::Acquire) || gate::closed() {
+                    *guard = None;
+                    return Poll::Ready(None);
+                }
                 let Some(fut) = guard.as_mut() else {
                     return Poll::Ready(None);
                 };
                 let r = fut.as_mut().poll(cx);
-                if r.is_ready() {
+                let cancelled = polled.cancelled.load(Ordering::Acquire);
+                if r.is_ready() || cancelled {
                     *guard = None;
+                }
+                if cancelled {
+                    return Poll::Ready(None);
+                }
+                // A call still going after a while (a report's polling) asks whether anybody
+                // still waits for it: its loop closed, it stops (the check costs a clock
+                // read per poll, the GIL once per ORPHAN_CHECK).
+                if r.is_pending() && Instant::now() >= next_check {
+                    next_check = Instant::now() + ORPHAN_CHECK;
+                    if orphaned(&deliver) {
+                        *guard = None;
+                        return Poll::Ready(None);
+                    }
                 }
                 r.map(Some)
             })
@@ -125,8 +151,9 @@ impl Job {
             let Some(outcome) = outcome else { return };
             // The conversion is left to the event loop's thread (`Outcome.take`): this
             // thread holds the GIL only to hand the outcome over, so the loop is not kept
-            // waiting for the GIL while results are built here.
-            Python::attach(|py| {
+            // waiting for the GIL while results are built here. Not once the interpreter
+            // is exiting (gate.rs).
+            gate::attach(|py| {
                 let delivered = Py::new(py, Outcome(Mutex::new(Some(outcome))))
                     .and_then(|o| deliver.call1(py, (o,)));
                 if let Err(e) = delivered {
@@ -135,11 +162,36 @@ impl Job {
             });
         });
         Ok(Call {
-            slot,
+            shared,
             abort: task.abort_handle(),
             watch,
+            warned: AtomicBool::new(false),
         })
     }
+}
+
+/// How often a spawned call that is still running checks that its event loop is open.
+const ORPHAN_CHECK: Duration = Duration::from_secs(1);
+
+/// Whether nobody waits for a call any more (`_Deliver.orphaned()`: its event loop was
+/// closed); true once the interpreter exits.
+fn orphaned(deliver: &Py<PyAny>) -> bool {
+    gate::attach(|py| {
+        deliver
+            .bind(py)
+            .call_method0("orphaned")
+            .and_then(|v| v.is_truthy())
+            .unwrap_or(false)
+    })
+    .unwrap_or(true)
+}
+
+/// What a spawned job shares with its `Call`.
+struct Shared {
+    slot: Mutex<Option<JobFuture>>,
+    /// Set by `Call::cancel`: the future is dropped (by whoever holds the slot) and its
+    /// result never delivered.
+    cancelled: AtomicBool,
 }
 
 /// Runs `fut` to completion on the calling thread. Must be called without the GIL held
@@ -172,7 +224,7 @@ where
     .and_then(|r| r);
     // The call's future is dropped by now: an unsafe write it cancelled is in the watch.
     if let (Err(e), Some(c)) = (&r, watch.cancelled()) {
-        Python::attach(|py| annotate(err_value(py, e), &c));
+        Python::attach(|py| annotate(err_value(py, e), &c, &c.describe()));
     }
     r
 }
@@ -184,11 +236,11 @@ fn err_value<'py>(py: Python<'py>, err: &PyErr) -> Bound<'py, PyAny> {
 /// Puts a cancelled unsafe write on the exception that interrupted it: `external_id` and
 /// `operation` attributes, and a note (`add_note` from Python 3.11; `__notes__` on 3.10,
 /// which does not print it).
-fn annotate(value: Bound<'_, PyAny>, c: &Cancelled) {
+fn annotate(value: Bound<'_, PyAny>, c: &Cancelled, note: &str) {
     let py = value.py();
     let _ = value.setattr("external_id", c.external_id.as_deref());
     let _ = value.setattr("operation", c.operation);
-    let note = format!("abws: {}", c.describe());
+    let note = format!("abws: {note}");
     if value.hasattr("add_note").unwrap_or(false) {
         let _ = value.call_method1("add_note", (note,));
     } else {
@@ -239,34 +291,60 @@ impl Outcome {
 /// with; `cancel()` drops its future.
 #[pyclass(name = "Call", module = "abws._abws", frozen)]
 pub struct Call {
-    slot: Arc<Mutex<Option<JobFuture>>>,
+    shared: Arc<Shared>,
     abort: tokio::task::AbortHandle,
     watch: Watch,
+    /// Whether `cancel` logged the warning of an unsafe write whose answer went unread.
+    warned: AtomicBool,
 }
 
 #[pymethods]
 impl Call {
     /// Cancels the call: its future is dropped before this returns (connections of an
-    /// attempt in flight are closed, buffers freed, a rate-limit wait given up), and its
-    /// result is never delivered. When that cancelled a placeOrder or addItems whose
-    /// request was on the wire, `exc` (the `CancelledError`) gets its `external_id`,
-    /// `operation` and a note, and the call returns True. Does nothing after the end.
+    /// attempt in flight are closed, buffers freed, a rate-limit wait given up) unless the
+    /// I/O thread is polling it right now (a slow writer, `on_refresh_token`): then it is
+    /// dropped there as soon as that poll returns, and this does not wait. Its result is
+    /// never delivered. When the call was a placeOrder or addItems whose request was sent
+    /// (cut off in flight, or answered but the answer not read yet), `exc` (the
+    /// `CancelledError`) gets its `external_id`, `operation` and a note, and the call
+    /// returns True. Does nothing else after the end.
     #[pyo3(signature = (exc=None))]
     fn cancel(&self, py: Python<'_>, exc: Option<Bound<'_, PyAny>>) -> bool {
-        // Without the GIL: the runtime thread may hold the slot while it polls, and a poll
-        // may take the GIL (a writer, a log record).
-        let fut = py.detach(|| self.slot.lock().unwrap_or_else(|p| p.into_inner()).take());
-        // Dropped without the GIL too (a document buffer's drop takes it itself).
-        py.detach(move || drop(fut));
-        self.abort.abort();
-        match (self.watch.cancelled(), exc) {
-            (Some(c), Some(exc)) => {
-                annotate(exc, &c);
-                true
-            }
-            (Some(_), None) => true,
-            (None, _) => false,
+        self.shared.cancelled.store(true, Ordering::Release);
+        // Never waits for the slot: the I/O thread holds it while it polls, and a poll may
+        // run Python for seconds. That thread drops the future itself (the flag is set).
+        let fut = match self.shared.slot.try_lock() {
+            Ok(mut g) => g.take(),
+            Err(TryLockError::Poisoned(p)) => p.into_inner().take(),
+            Err(TryLockError::WouldBlock) => None,
+        };
+        if fut.is_some() {
+            // Dropped without the GIL (a document buffer's drop takes it itself).
+            py.detach(move || drop(fut));
         }
+        self.abort.abort();
+        // Cut off in flight: the core recorded it (and logged it) as the future dropped.
+        // Otherwise a write whose request was sent may have been applied all the same: its
+        // answer arrived but was not read (the task was cancelled before `_settle` ran),
+        // or the call went on after that attempt.
+        let (c, note) = match (self.watch.cancelled(), self.watch.sent()) {
+            (Some(c), _) => {
+                let note = c.describe();
+                (c, note)
+            }
+            (None, Some(c)) => {
+                let note = c.describe_unread();
+                if !self.warned.swap(true, Ordering::Relaxed) {
+                    log::warn!(target: "abws", "{note}");
+                }
+                (c, note)
+            }
+            (None, None) => return false,
+        };
+        if let Some(exc) = exc {
+            annotate(exc, &c, &note);
+        }
+        true
     }
 
     /// Whether the call has ended (delivered, failed or cancelled).

@@ -36,11 +36,31 @@ impl Cancelled {
              applied; check it (by its externalId) before sending it again"
         )
     }
+
+    /// As `describe`, for a write whose request was sent and whose call was cancelled
+    /// after that attempt ended (its answer arrived but was never read by the caller).
+    pub fn describe_unread(&self) -> String {
+        let what = match &self.external_id {
+            Some(id) => format!("{} with externalId {id:?}", self.operation),
+            None => self.operation.to_string(),
+        };
+        format!(
+            "{what} was sent before its call was cancelled, and its answer was not read: it \
+             may have been applied; check it (by its externalId) before sending it again"
+        )
+    }
 }
 
-/// Where the cancelled unsafe write of a call is recorded. Cheap to clone.
+/// Where the cancelled unsafe write of a call is recorded, and the last unsafe write whose
+/// request it sent. Cheap to clone.
 #[derive(Clone, Debug, Default)]
-pub struct Watch(Arc<Mutex<Option<Cancelled>>>);
+pub struct Watch(Arc<Mutex<Seen>>);
+
+#[derive(Debug, Default)]
+struct Seen {
+    cancelled: Option<Cancelled>,
+    sent: Option<Cancelled>,
+}
 
 impl Watch {
     /// A watch with nothing recorded.
@@ -56,7 +76,23 @@ impl Watch {
 
     /// The unsafe write that was in flight when the call was cancelled, if any.
     pub fn cancelled(&self) -> Option<Cancelled> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .cancelled
+            .clone()
+    }
+
+    /// The last unsafe write of the call whose request was put on the wire (its attempt
+    /// started), whether or not it was answered: a caller that gives up on a call after
+    /// its future completed (an asyncio task cancelled before it read the result) reports
+    /// this one (`Cancelled::describe_unread`).
+    pub fn sent(&self) -> Option<Cancelled> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .sent
+            .clone()
     }
 }
 
@@ -70,12 +106,19 @@ impl Guard {
     /// A guard for an attempt of `op`, or `None` when `op` is safe to cancel (its kind is
     /// not `UnsafeWrite`).
     pub(crate) fn start(op: &'static Operation, external_id: Option<&str>) -> Option<Guard> {
-        (op.kind == OperationKind::UnsafeWrite).then(|| Guard {
-            cancelled: Some(Cancelled {
+        (op.kind == OperationKind::UnsafeWrite).then(|| {
+            let c = Cancelled {
                 operation: op.id,
                 external_id: external_id.map(str::to_string),
-            }),
-            watch: WATCH.try_with(Watch::clone).ok(),
+            };
+            let watch = WATCH.try_with(Watch::clone).ok();
+            if let Some(w) = &watch {
+                w.0.lock().unwrap_or_else(|p| p.into_inner()).sent = Some(c.clone());
+            }
+            Guard {
+                cancelled: Some(c),
+                watch,
+            }
         })
     }
 
@@ -93,7 +136,7 @@ impl Drop for Guard {
         };
         log::warn!(target: "abws", "{}", c.describe());
         if let Some(w) = &self.watch {
-            *w.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(c);
+            w.0.lock().unwrap_or_else(|p| p.into_inner()).cancelled = Some(c);
         }
     }
 }

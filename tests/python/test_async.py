@@ -457,3 +457,160 @@ def test_pickles_as_an_async_client(sb: abws.Sandbox) -> None:
     assert type(again) is abws.AsyncClient and again.settings == client.settings
     assert _one_call(again) == 10
     assert repr(again).startswith("<abws.AsyncClient region=JP")
+
+
+# --- the review's findings (exit, a cancel after the answer, a cancel during a slow poll) --
+
+_EXIT_CHILD = """
+import asyncio, sys
+import abws
+START, END = sys.argv[1], sys.argv[2]
+sb = abws.Sandbox(time_scale=60, today="2026-03-18", rate_limits="off", token_lifetime=3600 * 60)
+ac = sb.async_client("JP", rate_limiting=False)
+loop = asyncio.new_event_loop()
+async def main():
+    await ac.invoices.get_invoices(START, END)
+    sb.fail("getInvoices", delay_ms=100)
+    for _ in range(400):  # calls finishing continuously from 100 ms on, through the exit
+        loop.create_task(ac.invoices.get_invoices(START, END))
+        await asyncio.sleep(0.0005)
+loop.run_until_complete(main())
+print("exiting with calls in flight", flush=True)
+"""
+
+
+def test_the_interpreter_exits_cleanly_with_calls_in_flight(tmp_path: Path) -> None:
+    """Calls completing while Python finalizes: the library's threads stop handing results
+    over (an atexit hook closes the gate, gate.rs) instead of taking the GIL of a dying
+    interpreter (it crashed 1-2 runs in 30 before)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "exit_child.py"
+    script.write_text(_EXIT_CHILD)
+    for _ in range(12):
+        r = subprocess.run([sys.executable, str(script), START, END], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and "Fatal Python error" not in r.stderr, (r.returncode, r.stderr[-2000:])
+        assert "exiting with calls in flight" in r.stdout
+
+
+@pytest.mark.asyncio
+async def test_a_place_order_cancelled_after_its_answer_arrived_carries_its_external_id(
+    sb: abws.Sandbox, aclient: abws.AsyncClient, offer: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The answer arrives while the loop is busy and the task is cancelled before it reads
+    it: the order was placed, so the CancelledError says so, as for a write cut off in
+    flight."""
+    ext = "py-async-answered-1"
+    with caplog.at_level(logging.WARNING, logger="abws"):
+        abws.refresh_logging()
+        sb.fail("placeOrder", delay_ms=200, times=1)
+        task = asyncio.ensure_future(aclient.ordering.place_order(ext, [_order_line(offer)], attributes=[], expectations=[]))
+        await asyncio.sleep(0.05)  # the request is on the wire
+        time.sleep(0.6)  # the loop busy (a big page converted, say): the answer arrives meanwhile
+        task.cancel()  # a timeout expiring in that same stretch
+        with pytest.raises(asyncio.CancelledError) as e:
+            await task
+    assert sb.counters()["placeOrderRequests"][ext] == 1  # placed
+    assert getattr(e.value, "external_id", None) == ext
+    assert getattr(e.value, "operation", None) == "placeOrder"
+    assert any(ext in n and "may have been applied" in n for n in getattr(e.value, "__notes__", []))
+    assert any(r.levelno == logging.WARNING and ext in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.asyncio
+async def test_cancelling_a_call_in_a_slow_on_refresh_token_does_not_stall_the_loop() -> None:
+    """`Call.cancel` never waits for the I/O thread's poll (here inside a 2.5 s
+    on_refresh_token): the loop goes on at once, the future is dropped when that poll ends."""
+    with abws.Sandbox(time_scale=60, rate_limits="off", rotate_refresh_tokens=True) as own:
+        in_callback = threading.Event()
+
+        def slow_persist(token: str) -> None:
+            in_callback.set()
+            time.sleep(2.5)  # a synchronous write to a secrets store
+
+        aio = own.async_client("JP", rate_limiting=False, on_refresh_token=slow_persist)
+        task = asyncio.ensure_future(aio.invoices.get_invoices(START, END))
+        assert await asyncio.to_thread(in_callback.wait, 10)
+        worst = 0.0
+        done = False
+
+        async def tick() -> None:
+            nonlocal worst
+            while not done:
+                t = time.perf_counter()
+                await asyncio.sleep(0.001)
+                worst = max(worst, time.perf_counter() - t)
+
+        ticker = asyncio.ensure_future(tick())
+        await asyncio.sleep(0.05)
+        started = time.perf_counter()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        took = time.perf_counter() - started
+        await asyncio.sleep(0.1)
+        done = True
+        await ticker
+        assert took < 0.5 and worst < 0.5, (took, worst)
+        await asyncio.sleep(2.6)  # the callback returns; the dropped call sends nothing more
+        assert own.counters()["requests"].get("getInvoices") in (None, {}), own.counters()["requests"].get("getInvoices")
+
+
+@pytest.mark.asyncio
+async def test_closing_the_awaiting_coroutine_drops_its_call(silent: Silent) -> None:
+    """A coroutine closed instead of cancelled (GeneratorExit) drops its call all the same."""
+    import contextlib
+
+    client = abws.AsyncClient("JP", access_token="t", endpoint=silent.url, rate_limiting=False)
+    coro = client.invoices.get_invoices(START, END)
+    task = asyncio.ensure_future(coro)
+    assert await asyncio.to_thread(silent.received.wait, 10), "the request never arrived"
+    coro.close()
+    deadline = time.monotonic() + 5
+    while not silent.closed_at and time.monotonic() < deadline:
+        await asyncio.sleep(0.001)
+    assert silent.closed_at, "the connection was not closed"
+    task.cancel()
+    with contextlib.suppress(BaseException):
+        await task
+
+
+@pytest.mark.parametrize("cls", [abws.Client, abws.AsyncClient])
+def test_an_async_def_on_refresh_token_is_refused(cls: Any) -> None:
+    async def persist(token: str) -> None:
+        pass
+
+    with pytest.raises(abws.ValidationError) as e:
+        cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=persist)
+    assert e.value.parameter == "on_refresh_token"
+    cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=lambda t: None)
+
+
+def test_the_calls_of_a_closed_loop_stop() -> None:
+    """A wait_for_report left polling on a loop that is then closed stops within about a
+    second (the call asks whether its loop is open, at most once a second)."""
+    from conftest import TODAY
+
+    with abws.Sandbox(time_scale=1, today=TODAY, rate_limits="off") as own:
+        c = own.client("JP", rate_limiting=False)
+        li = c.reconciliation.get_transactions(START, END).transactions[0].transaction_line_items[0]
+        opts = {"order_id": li.order_id, "order_line_item_id": li.order_line_item_id, "document_type": "Invoice"}
+        report = c.documents.create_report(opts)
+        aio = own.async_client("JP", rate_limiting=False)
+        loop = asyncio.new_event_loop()
+
+        tasks = []
+
+        async def main() -> None:
+            tasks.append(loop.create_task(aio.documents.wait_for_report(report.report_id, poll_interval=0.2, timeout=None)))
+            await asyncio.sleep(0.5)
+
+        loop.run_until_complete(main())
+        assert own.counters()["requests"].get("getReport"), "the polling never started"
+        loop.close()
+        time.sleep(2.0)  # the next check after the close finds it closed
+        own.reset_counters()
+        time.sleep(1.0)
+        assert not own.counters()["requests"].get("getReport"), own.counters()["requests"].get("getReport")
+        tasks[0]._log_destroy_pending = False  # type: ignore[attr-defined]  # abandoned on purpose

@@ -27,6 +27,8 @@ __all__ = [
     "_redact",
     "_live_download_buffers",
     "_from_json_counts",
+    "_close_gate",
+    "_gate_after_fork",
     "decrypt_file",
     "decrypt",
 ]
@@ -105,8 +107,9 @@ class Call:
     """A call started for asyncio."""
 
     def cancel(self, exc: Optional[BaseException] = None) -> bool:
-        """Drops the call's future before returning; True when that cancelled a placeOrder or
-        addItems in flight (``exc`` then gets ``external_id``, ``operation`` and a note)."""
+        """Drops the call's future (or, while the I/O thread polls it, has that thread drop
+        it; never waits); True when it was a placeOrder or addItems whose request was sent
+        (``exc`` then gets ``external_id``, ``operation`` and a note)."""
     @property
     def done(self) -> bool:
         """Whether the call has ended."""
@@ -155,6 +158,10 @@ def _redact(value: str) -> str:
 def _operations() -> List[Tuple[str, str, str, Optional[str]]]:
     """Every operation of the core's table: (operationId, group, method, pager or None)."""
 
+def _close_gate() -> None:
+    """The atexit hook: the library's threads stop touching Python (gate.rs)."""
+def _gate_after_fork() -> None:
+    """A forked child's gate: nobody is inside it."""
 def _live_download_buffers() -> int:
     """How many document buffers are alive (for the tests)."""
 def _from_json_counts() -> Tuple[int, int, int]:

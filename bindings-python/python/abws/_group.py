@@ -210,6 +210,11 @@ class _Deliver:
         except RuntimeError:  # the loop is closed: nobody waits for this result any more
             pass
 
+    def orphaned(self) -> bool:
+        """Whether nobody waits for the result any more (asked by a call that is still
+        running after a second, from the I/O thread): its loop was closed."""
+        return self._loop.is_closed() or self._fut.done()
+
 
 def _cancelled(e: BaseException) -> bool:
     import asyncio  # here, not at import: `import abws` stays quick for blocking users
@@ -221,8 +226,9 @@ async def _awaited(start: Callable[..., Any]) -> Any:
     """Starts a call of the compiled client for asyncio (``start(deliver=...)`` returns its
     ``Call``) and awaits its result. The core's future runs on the core's runtime; the
     event loop only waits. Cancelling the awaiting task drops that future before the
-    ``CancelledError`` goes on; a placeOrder or addItems it cut off in flight puts its
-    ``external_id``, ``operation`` and a note on that ``CancelledError``."""
+    ``CancelledError`` goes on (closing the coroutine drops it too); a placeOrder or
+    addItems whose request was sent (cut off in flight, or answered but the answer not yet
+    read) puts its ``external_id``, ``operation`` and a note on that ``CancelledError``."""
     import asyncio  # cached after the first call (see `_cancelled`)
 
     loop = asyncio.get_running_loop()
@@ -232,6 +238,9 @@ async def _awaited(start: Callable[..., Any]) -> Any:
         return await fut
     except asyncio.CancelledError as e:
         call.cancel(e)
+        raise
+    except GeneratorExit:  # the coroutine was closed (or collected) instead: drop the call
+        call.cancel()
         raise
 
 

@@ -106,6 +106,24 @@ def _persisting(callback: Callable[[str], None]) -> Callable[[str], None]:
     return hand_over
 
 
+def _sync_callback(callback: Callable[[str], None]) -> Callable[[str], None]:
+    """Refuses an ``async def`` ``on_refresh_token``: it is called, never awaited (on the
+    library's I/O thread for ``AsyncClient``), so its body would never run and the rotated
+    token would be lost."""
+    import inspect  # here, not at import: `import abws` stays quick
+
+    if inspect.iscoroutinefunction(callback) or inspect.iscoroutinefunction(getattr(callback, "__call__", None)):
+        from .exceptions import ValidationError
+
+        raise ValidationError(
+            "invalid on_refresh_token: must be a plain function (not async def): it is called on "
+            "the library's thread and never awaited, so the rotated refresh token would be lost",
+            parameter="on_refresh_token",
+            kind="validation",
+        )
+    return callback
+
+
 def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
 
@@ -410,7 +428,7 @@ class _ClientBase:
             "shared_state": shared_state,
         }
         _abws._refresh_logging()  # logging configured since the last client applies
-        hand_over = None if on_refresh_token is None else _persisting(on_refresh_token)
+        hand_over = None if on_refresh_token is None else _persisting(_sync_callback(on_refresh_token))
         self._native = _abws.Client(_abws._to_json(_drop_none(args)), hand_over)
         self._settings: Dict[str, Any] = self._native.settings()
         self.pickle_secrets = pickle_secrets
@@ -500,9 +518,11 @@ class Client(_ClientBase):
 
     ``on_refresh_token(token)`` is called with every new refresh token the server rotates
     to, before it is used: persist it there (the token it replaces no longer works). It runs
-    while the refresh waits for it (on the calling thread for `Client`, on the library's I/O
-    thread for `AsyncClient`); what it raises is logged
-    (without the token) and the refresh goes on. It is not pickled.
+    while the refresh waits for it (on the calling thread for `Client`, on one of the
+    library's two I/O threads for `AsyncClient`: keep it short and non-blocking there, it
+    holds up the calls of that thread meanwhile); it must be a plain function (an
+    ``async def`` is refused with ``ValidationError``: it would never be awaited). What it
+    raises is logged (without the token) and the refresh goes on. It is not pickled.
     """
 
     invoices: Invoices
