@@ -352,11 +352,12 @@ impl Shared {
     pub async fn token(&self, margin: Duration) -> Option<(Secret, Duration)> {
         let key = self.key.as_ref()?;
         let name = format!("{}:token", self.tag);
+        let key_name = name.clone();
         let (blob, ttl): (Option<Vec<u8>>, i64) = self
             .run("token", |mut c| async move {
                 redis::pipe()
-                    .get(&name)
-                    .pttl(&name)
+                    .get(&key_name)
+                    .pttl(&key_name)
                     .query_async(&mut c)
                     .await
             })
@@ -365,7 +366,7 @@ impl Shared {
         if remaining <= margin {
             return None;
         }
-        let plain = open(key, b"token", &blob?)?;
+        let plain = open(key, name.as_bytes(), &blob?)?;
         Some((Secret::new(String::from_utf8(plain).ok()?), remaining))
     }
 
@@ -373,7 +374,7 @@ impl Shared {
     pub async fn put_token(&self, token: &Secret, lifetime: Duration) {
         let Some(key) = self.key.as_ref() else { return };
         let name = format!("{}:token", self.tag);
-        let blob = seal(key, b"token", token.expose().as_bytes());
+        let blob = seal(key, name.as_bytes(), token.expose().as_bytes());
         let ms = lifetime.as_millis().max(1) as u64;
         self.run("token", |mut c| async move {
             redis::cmd("SET")
@@ -407,7 +408,7 @@ impl Shared {
         else {
             return;
         };
-        if open(key, b"token", &stored).is_some_and(|t| t == used.expose().as_bytes()) {
+        if open(key, name.as_bytes(), &stored).is_some_and(|t| t == used.expose().as_bytes()) {
             self.run("token", |mut c| async move {
                 redis::Script::new(DELETE_IF)
                     .key(name)
@@ -458,12 +459,13 @@ impl Shared {
     pub async fn refresh_token(&self) -> Option<Secret> {
         let key = self.key.as_ref()?;
         let name = format!("{}:refresh", self.tag);
+        let key_name = name.clone();
         let blob: Option<Vec<u8>> = self
             .run("refresh token", |mut c| async move {
-                redis::cmd("GET").arg(&name).query_async(&mut c).await
+                redis::cmd("GET").arg(&key_name).query_async(&mut c).await
             })
             .await?;
-        let plain = open(key, b"refresh", &blob?)?;
+        let plain = open(key, name.as_bytes(), &blob?)?;
         Some(Secret::new(String::from_utf8(plain).ok()?))
     }
 
@@ -472,7 +474,7 @@ impl Shared {
     pub async fn put_refresh_token(&self, token: &Secret) {
         let Some(key) = self.key.as_ref() else { return };
         let name = format!("{}:refresh", self.tag);
-        let blob = seal(key, b"refresh", token.expose().as_bytes());
+        let blob = seal(key, name.as_bytes(), token.expose().as_bytes());
         self.run("refresh token", |mut c| async move {
             redis::cmd("SET")
                 .arg(&name)
@@ -584,7 +586,9 @@ fn seal_key(client_secret: &str, client_id: &str) -> LessSafeKey {
     key
 }
 
-/// nonce | AES-256-GCM(plain, aad = what).
+/// nonce | AES-256-GCM(plain, aad = what): `what` is the full Redis key name the value is
+/// stored under, so a value copied to another key (another account's, or the token's to the
+/// refresh token's) does not open: the seal key is the application's, shared by its accounts.
 fn seal(key: &LessSafeKey, what: &[u8], plain: &[u8]) -> Vec<u8> {
     let nonce_bytes: [u8; NONCE_LEN] = rand::random();
     let mut data = plain.to_vec();

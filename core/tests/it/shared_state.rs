@@ -311,3 +311,93 @@ fn a_rotated_refresh_token_reaches_the_next_process() {
         c["requests"]["token"]
     );
 }
+
+/// A second consent of the same application: another account, with its own refresh token.
+fn second_account(sb: &Sandbox) -> String {
+    let code = crate::reliability::auth::consent_code(sb);
+    let c = sb.credentials();
+    let transport = abws::transport::Transport::new(&common::settings(sb, Region::JP)).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let set = rt
+        .block_on(abws::auth::exchange_code(
+            &transport,
+            &sb.auth_url(),
+            &c.client_id,
+            &c.client_secret.clone().into(),
+            &code.into(),
+            &c.redirect_uri,
+        ))
+        .unwrap();
+    set.refresh_token.unwrap().expose().to_string()
+}
+
+fn refreshes(sb: &Sandbox) -> u64 {
+    sb.counters()["tokenCalls"]["refresh_token"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+/// The sealed token is bound to its key name: account X's token copied into account Y's
+/// key (anyone who can write to Redis can, without the secret) does not open for Y's
+/// processes, which refresh their own; nor does a token copied into the refresh token's key.
+#[test]
+fn a_token_copied_to_another_accounts_key_is_not_used() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let n = common::previous_month_invoices(&sb);
+    let rt_y = second_account(&sb);
+    let x = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    detail(&x, &n[0]).unwrap();
+    let keys = |redis: &Redis| -> Vec<String> {
+        redis
+            .cli(&["--scan", "--pattern", "abws:*:token"])
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let tag_x = keys(&redis)[0].trim_end_matches(":token").to_string();
+    let y_settings = || {
+        let mut s = shared_settings(&sb, &redis);
+        if let abws::Credentials::RefreshToken { refresh_token, .. } = &mut s.credentials {
+            *refresh_token = rt_y.clone().into();
+        }
+        s
+    };
+    detail(&abws::blocking::Client::new(y_settings()).unwrap(), &n[0]).unwrap();
+    let tag_y = keys(&redis)
+        .into_iter()
+        .find(|k| !k.starts_with(&tag_x))
+        .expect("account Y's token key")
+        .trim_end_matches(":token")
+        .to_string();
+    assert_eq!(refreshes(&sb), 2, "one refresh per account");
+    // X's token into Y's key: a new worker of Y finds nothing it can open and refreshes.
+    let copied = redis.cli(&[
+        "COPY",
+        &format!("{tag_x}:token"),
+        &format!("{tag_y}:token"),
+        "REPLACE",
+    ]);
+    assert_eq!(copied, "1");
+    detail(&abws::blocking::Client::new(y_settings()).unwrap(), &n[1]).unwrap();
+    assert_eq!(refreshes(&sb), 3, "Y refreshed instead of using X's token");
+    // X's access token into X's own refresh-token key: not taken as a refresh token.
+    redis.cli(&[
+        "COPY",
+        &format!("{tag_x}:token"),
+        &format!("{tag_x}:refresh"),
+        "REPLACE",
+    ]);
+    redis.cli(&["DEL", &format!("{tag_x}:token")]);
+    detail(&abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap(), &n[2]).unwrap();
+    assert_eq!(refreshes(&sb), 4);
+    assert_eq!(
+        sb.counters()["requests"]["token"]["400"].as_u64().unwrap_or(0),
+        0,
+        "no access token was sent as a refresh token: {}",
+        sb.counters()["requests"]["token"]
+    );
+}
