@@ -392,12 +392,77 @@ fn a_token_copied_to_another_accounts_key_is_not_used() {
         "REPLACE",
     ]);
     redis.cli(&["DEL", &format!("{tag_x}:token")]);
-    detail(&abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap(), &n[2]).unwrap();
+    detail(
+        &abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap(),
+        &n[2],
+    )
+    .unwrap();
     assert_eq!(refreshes(&sb), 4);
     assert_eq!(
-        sb.counters()["requests"]["token"]["400"].as_u64().unwrap_or(0),
+        sb.counters()["requests"]["token"]["400"]
+            .as_u64()
+            .unwrap_or(0),
         0,
         "no access token was sent as a refresh token: {}",
         sb.counters()["requests"]["token"]
+    );
+}
+
+/// Redis unreachable from the start: each of 4 processes paces itself at its fallback share
+/// (half the rate: together twice the limit). A 429 cuts the share of the process that got
+/// it, so the 429s stay few and the retries absorb them: no call fails.
+#[test]
+fn processes_without_redis_keep_near_the_limit() {
+    let sb = sandbox();
+    sb.set_rate(OP, 5.0, 10);
+    // A port nothing listens on: every connection is refused at once.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (procs, threads, calls_each) = (4, 2, 12);
+    let job = json!({"kind": "reads", "sandbox": sb.describe(),
+                     "redis": format!("redis://127.0.0.1:{dead}/0"),
+                     "numbers": common::previous_month_invoices(&sb), "calls": calls_each, "threads": threads});
+    let results = results(workers(procs, &job));
+    let total = (procs * threads * calls_each) as u64;
+    let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
+    let first = results
+        .iter()
+        .map(|r| r["first_ms"].as_f64().unwrap())
+        .fold(f64::MAX, f64::min);
+    let last = results
+        .iter()
+        .map(|r| r["last_ms"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let throttled: u64 = sb.counters()["throttled"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    println!(
+        "{total} calls in {:.2} s without Redis: {throttled} × 429, {errors} failed",
+        (last - first) / 1000.0
+    );
+    for r in &results {
+        println!(
+            "worker: {:.2} s",
+            (r["last_ms"].as_f64().unwrap() - r["first_ms"].as_f64().unwrap()) / 1000.0
+        );
+    }
+    assert_eq!(errors, 0, "the retries absorb the 429s");
+    // Before a 429 cut the fallback share (each process kept sending at half the limit):
+    // 39 × 429 and 11 calls failed with RateLimited; now 8 × 429, none failed, in 22 s.
+    assert!(
+        throttled * 5 <= total,
+        "{throttled} × 429 for {total} calls"
+    );
+    // Without stalling: the limit allows them in 17.2 s (the burst, then 5 a second).
+    assert!(
+        last - first < 40_000.0,
+        "{:.1} s: the cut shares grow back",
+        (last - first) / 1000.0
     );
 }
