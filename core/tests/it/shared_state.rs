@@ -466,3 +466,72 @@ fn processes_without_redis_keep_near_the_limit() {
         (last - first) / 1000.0
     );
 }
+
+/// A Redis that refuses the client for good (a wrong password, an ACL, out of memory) is
+/// logged as an ERROR naming the cause, not as an outage; calls go on all the same, and
+/// the password never appears.
+#[test]
+fn a_misconfigured_redis_is_named_in_an_error() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let logs = crate::reliability::capture_logs();
+    let n = common::previous_month_invoices(&sb);
+    let port = redis
+        .url()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/0")
+        .to_string();
+    let call_with = |url: String| {
+        let mut s = shared_settings(&sb, &redis);
+        s.shared_state = Some(url.into());
+        let client = abws::blocking::Client::new(s).unwrap();
+        detail(&client, &n[0]).unwrap();
+    };
+    let errors = |logs: &crate::reliability::LogCapture, what: &str| {
+        logs.text()
+            .lines()
+            .filter(|l| l.starts_with("ERROR abws shared state misconfigured") && l.contains(what))
+            .count()
+    };
+    // An ACL user that may not touch the abws keys.
+    assert_eq!(
+        redis.cli(&[
+            "ACL",
+            "SETUSER",
+            "limited",
+            "on",
+            ">lim-pw-123",
+            "resetkeys",
+            "~other:*",
+            "+@all"
+        ]),
+        "OK"
+    );
+    call_with(format!("redis://limited:lim-pw-123@127.0.0.1:{port}/0"));
+    assert_eq!(errors(&logs, "ACL (NOPERM)"), 1, "{}", logs.text());
+    // Out of memory: the default user, writes refused.
+    assert_eq!(redis.cli(&["CONFIG", "SET", "maxmemory", "1"]), "OK");
+    call_with(redis.url());
+    assert_eq!(errors(&logs, "out of memory (OOM"), 1, "{}", logs.text());
+    assert_eq!(redis.cli(&["CONFIG", "SET", "maxmemory", "0"]), "OK");
+    // A password required, a wrong one given, then none.
+    assert_eq!(
+        redis.cli(&["CONFIG", "SET", "requirepass", "right-pw-456"]),
+        "OK"
+    );
+    call_with(format!("redis://:wrong-pw-789@127.0.0.1:{port}/0"));
+    call_with(redis.url());
+    assert_eq!(
+        errors(&logs, "refused the authentication"),
+        2,
+        "{}",
+        logs.text()
+    );
+    let text = logs.text();
+    assert!(!text.contains("shared state unreachable"), "{text}");
+    for secret in ["lim-pw-123", "wrong-pw-789", "right-pw-456"] {
+        assert!(!text.contains(secret), "{text}");
+    }
+}
