@@ -34,7 +34,7 @@ pub const FALLBACK_SHARE: f64 = 0.5;
 /// How long a write-ledger entry is kept.
 pub const LEDGER_TTL: Duration = Duration::from_secs(24 * 3600);
 /// How long one process may hold the refresh lock.
-const REFRESH_LOCK: Duration = Duration::from_secs(15);
+pub const REFRESH_LOCK: Duration = Duration::from_secs(15);
 /// The share of the rate the shared bucket paces at (as the local one: `ratelimit.rs`).
 const SAFETY_FACTOR: f64 = 0.98;
 

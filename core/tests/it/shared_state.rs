@@ -535,3 +535,68 @@ fn a_misconfigured_redis_is_named_in_an_error() {
         assert!(!text.contains(secret), "{text}");
     }
 }
+
+/// A process took the refresh lock and went away without a token (its refresh failed, or
+/// it died): the processes waiting for its token take the lock once it is free (here when
+/// it expires) instead of polling for the token until 15 s are up and then each
+/// refreshing; the first of them fails too (the token endpoint answers 503 to its three
+/// attempts), the next refreshes once for all, from the refresh token the server rotated
+/// (no consumed token replayed).
+#[test]
+fn waiters_take_over_when_the_lock_holder_fails() {
+    let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
+    let redis = Redis::start();
+    let numbers = common::previous_month_invoices(&sb);
+    // A first process: the fleet's token and the rotated refresh token are stored.
+    let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
+                     "numbers": numbers, "calls": 1, "threads": 1});
+    assert_eq!(results(workers(1, &job))[0]["errors"], 0);
+    let token_key = redis.cli(&["--scan", "--pattern", "abws:*:token"]);
+    let tag = token_key.trim_end_matches(":token").to_string();
+    // The token is gone (its refresh point) and a holder that will never store one has
+    // the lock for 2 more seconds.
+    redis.cli(&["DEL", &token_key]);
+    let lock = format!("{tag}:token-lock");
+    assert_eq!(redis.cli(&["SET", &lock, "gone", "PX", "2000"]), "OK");
+    sb.inject(
+        FaultRule::new(
+            "/auth/O2/token",
+            FaultAction::Status {
+                status: 503,
+                body: None,
+                headers: Default::default(),
+            },
+        )
+        .times(3),
+    );
+    let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
+                     "numbers": numbers, "calls": 1, "threads": 2});
+    let results = results(workers(4, &job));
+    let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
+    let slowest = results
+        .iter()
+        .map(|r| r["last_ms"].as_f64().unwrap() - r["first_ms"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let c = sb.counters();
+    println!(
+        "slowest worker {:.2} s, {errors} failed calls, token calls {}, token answers {}",
+        slowest / 1000.0,
+        c["tokenCalls"],
+        c["requests"]["token"]
+    );
+    // The caller whose refresh got the three 503s fails; nobody else.
+    assert!(errors <= 1, "{errors} calls failed");
+    assert_eq!(
+        c["tokenCalls"]["refresh_token"], 2,
+        "the first process's refresh and one more: {}",
+        c["tokenCalls"]
+    );
+    assert_eq!(
+        c["requests"]["token"]["400"].as_u64().unwrap_or(0),
+        0,
+        "no consumed refresh token replayed: {}",
+        c["requests"]["token"]
+    );
+    // Before: the waiters polled for the token until the lock's 15 s were up.
+    assert!(slowest < 10_000.0, "{:.1} s", slowest / 1000.0);
+}
