@@ -16,6 +16,9 @@ use crate::common::{self, redis::Redis};
 
 const OP: &str = "getInvoiceDetailByInvoiceNumber";
 
+/// The log capture is one per process: the tests here that read the logs take turns.
+static LOGS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn sandbox() -> Sandbox {
     common::sandbox_with(|c| c.rate_limits = RateLimits::Spec)
 }
@@ -242,6 +245,7 @@ fn calls_go_on_when_redis_goes_away_and_come_back() {
     let sb = sandbox();
     sb.set_rate(OP, 50.0, 10);
     let mut redis = Redis::start();
+    let _turn = LOGS.lock().unwrap_or_else(|p| p.into_inner());
     let logs = crate::reliability::capture_logs();
     let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
     let n = common::previous_month_invoices(&sb);
@@ -474,6 +478,7 @@ fn processes_without_redis_keep_near_the_limit() {
 fn a_misconfigured_redis_is_named_in_an_error() {
     let sb = common::sandbox();
     let redis = Redis::start();
+    let _turn = LOGS.lock().unwrap_or_else(|p| p.into_inner());
     let logs = crate::reliability::capture_logs();
     let n = common::previous_month_invoices(&sb);
     let port = redis
