@@ -316,74 +316,75 @@ impl TokenCache {
     }
 
     /// The fleet's token: the one stored in the shared state, or one refresh under the
-    /// fleet's lock (the others wait for its token instead of refreshing). `None` when the
-    /// shared state cannot help (unreachable, or the lock holder vanished): refresh here.
+    /// fleet's lock (the others wait for its token instead of refreshing, and take the lock
+    /// when it comes free without a token). `None` when the shared state cannot help
+    /// (unreachable, or the lock still held after twice its life): refresh here.
     async fn fleet_token(&self, shared: &crate::shared::Shared) -> Result<Option<Cached>> {
-        // The fleet's token is stored until its refresh point (not its expiry): whoever
-        // finds it still has the margin left, and whoever finds none refreshes.
-        let cached = |token: Secret, left: Duration| {
-            let now = Instant::now();
-            Cached {
-                token,
-                refresh_at: now + left,
-                expires_at: now + left,
+        // A waiter whose lock holder failed (its refresh failed, or it vanished and the
+        // lock expired) finds the lock free and no token: it takes the lock itself, so one
+        // more refresh happens, not one per waiter after a stall.
+        let until = Instant::now() + 2 * crate::shared::REFRESH_LOCK;
+        loop {
+            if let Some((t, left)) = shared.token(Duration::ZERO).await {
+                return Ok(Some(fleet_cached(t, left)));
             }
-        };
-        if let Some((t, left)) = shared.token(Duration::ZERO).await {
-            return Ok(Some(cached(t, left)));
-        }
-        match shared.lock_refresh().await {
-            None => Ok(None),
-            Some(Some(lock)) => {
-                // A process that held the lock a moment ago may have stored its token since
-                // we looked.
-                if let Some((t, left)) = shared.token(Duration::ZERO).await {
-                    shared.unlock_refresh(lock).await;
-                    return Ok(Some(cached(t, left)));
-                }
-                // A rotation another process made comes first: its successor is the token.
-                if let (
-                    Some(newest),
-                    Credentials::RefreshToken {
-                        client_id,
-                        client_secret,
-                        refresh_token,
-                    },
-                ) = (shared.refresh_token().await, self.credentials())
-                {
-                    if newest != refresh_token {
-                        self.rotate(&client_id, &client_secret, &refresh_token, newest);
+            match shared.lock_refresh().await {
+                None => return Ok(None),
+                Some(Some(lock)) => return self.refresh_under_lock(shared, lock).await,
+                Some(None) => {
+                    // Another process is refreshing: its token arrives within the lock's
+                    // life, or the lock comes free.
+                    if Instant::now() >= until || shared.is_down() {
+                        return Ok(None);
                     }
-                }
-                let before = self.newest_refresh_token().ok().map(|(_, _, t)| t);
-                let fresh = self.refresh().await;
-                if let Ok(c) = &fresh {
-                    shared
-                        .put_token(
-                            &c.token,
-                            c.refresh_at.saturating_duration_since(Instant::now()),
-                        )
-                        .await;
-                }
-                let after = self.newest_refresh_token().ok().map(|(_, _, t)| t);
-                if let (Some(after), true) = (&after, after != before) {
-                    shared.put_refresh_token(after).await;
-                }
-                shared.unlock_refresh(lock).await;
-                fresh.map(Some)
-            }
-            Some(None) => {
-                // Another process is refreshing: its token arrives within the lock's life.
-                let until = Instant::now() + Duration::from_secs(15);
-                while Instant::now() < until && !shared.is_down() {
                     tokio::time::sleep(Duration::from_millis(50)).await;
-                    if let Some((t, left)) = shared.token(Duration::ZERO).await {
-                        return Ok(Some(cached(t, left)));
-                    }
                 }
-                Ok(None)
             }
         }
+    }
+
+    /// One refresh for the fleet under its lock (`lock`, released at the end).
+    async fn refresh_under_lock(
+        &self,
+        shared: &crate::shared::Shared,
+        lock: String,
+    ) -> Result<Option<Cached>> {
+        // A process that held the lock a moment ago may have stored its token since
+        // we looked.
+        if let Some((t, left)) = shared.token(Duration::ZERO).await {
+            shared.unlock_refresh(lock).await;
+            return Ok(Some(fleet_cached(t, left)));
+        }
+        // A rotation another process made comes first: its successor is the token.
+        if let (
+            Some(newest),
+            Credentials::RefreshToken {
+                client_id,
+                client_secret,
+                refresh_token,
+            },
+        ) = (shared.refresh_token().await, self.credentials())
+        {
+            if newest != refresh_token {
+                self.rotate(&client_id, &client_secret, &refresh_token, newest);
+            }
+        }
+        let before = self.newest_refresh_token().ok().map(|(_, _, t)| t);
+        let fresh = self.refresh().await;
+        if let Ok(c) = &fresh {
+            shared
+                .put_token(
+                    &c.token,
+                    c.refresh_at.saturating_duration_since(Instant::now()),
+                )
+                .await;
+        }
+        let after = self.newest_refresh_token().ok().map(|(_, _, t)| t);
+        if let (Some(after), true) = (&after, after != before) {
+            shared.put_refresh_token(after).await;
+        }
+        shared.unlock_refresh(lock).await;
+        fresh.map(Some)
     }
 
     /// The server said `used` has expired: drop it, unless another caller already
@@ -622,6 +623,17 @@ pub async fn exchange_code(
         ("redirect_uri", redirect_uri),
     ];
     token_call(transport, &url, &form, OperationKind::CodeExchange).await
+}
+
+/// A token read from the shared state, stored there until its refresh point (not its
+/// expiry): whoever finds it still has the margin left, and whoever finds none refreshes.
+fn fleet_cached(token: Secret, left: Duration) -> Cached {
+    let now = Instant::now();
+    Cached {
+        token,
+        refresh_at: now + left,
+        expires_at: now + left,
+    }
 }
 
 /// How one attempt at the token endpoint failed.

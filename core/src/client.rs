@@ -294,14 +294,15 @@ impl Client {
     /// Paces one attempt: through the account's shared bucket when there is shared state
     /// (the in-process line first, so this process's waiters stay in order), else, or while
     /// the shared state is unreachable, locally (then at `FALLBACK_SHARE` of the rate: the
-    /// other processes of the account send too). False when the slot is past `deadline`.
+    /// other processes of the account send too). `None` when the slot is past `deadline`;
+    /// otherwise which bucket paced the call (a 429 throttles that one).
     async fn pace(
         &self,
         b: &Arc<Bucket>,
         op: &'static Operation,
         group: &'static str,
         deadline: Instant,
-    ) -> bool {
+    ) -> Option<Paced> {
         let local = |b: &Arc<Bucket>| {
             let b = b.clone();
             async move {
@@ -310,7 +311,7 @@ impl Client {
             }
         };
         let Some(shared) = self.inner.shared.as_deref() else {
-            return local(b).await;
+            return local(b).await.then_some(Paced::Main);
         };
         // As the local bucket: the first in line takes a slot only when one is open and
         // holds none while it sleeps (at most 100 ms), so a rate learned meanwhile applies
@@ -323,10 +324,10 @@ impl Client {
                     .reserve(group, op.id, plan.rate, plan.burst, Duration::ZERO)
                     .await
                 {
-                    Some(Ok(_)) => return true,
+                    Some(Ok(_)) => return Some(Paced::Main),
                     Some(Err(wait)) => {
                         if deadline_after(wait) > deadline {
-                            return false;
+                            return None;
                         }
                         tokio::time::sleep(wait.min(Duration::from_millis(100))).await;
                     }
@@ -342,15 +343,36 @@ impl Client {
             operation: op.id,
             fallback: true,
         };
-        let rate = b.plan().rate * crate::shared::FALLBACK_SHARE;
+        let share = crate::shared::FALLBACK_SHARE;
+        let rate = b.plan().rate * share;
         let fallback = self
             .inner
             .ctx
             .limiters
             .bucket(key, crate::ratelimit::Plan::new(rate, 1));
-        // It follows the rate the server reports (learned by the main bucket).
-        fallback.set_rate(rate);
-        local(&fallback).await
+        // It follows the rate the server reports (learned by the main bucket), at the share
+        // its 429s left it (`fallback_outcome`).
+        fallback.set_rate(b.plan().rate * fallback.share(share));
+        local(&fallback).await.then_some(Paced::Fallback(fallback))
+    }
+
+    /// How a call paced by the fallback bucket ended. Each process takes `FALLBACK_SHARE`
+    /// of the rate while the shared state is unreachable, which more than two processes
+    /// overrun: a 429 halves this process's share (down to an eighth of it) and pushes its next
+    /// slot out, and each answer that is not a 429 regrows it by a tenth of the full share
+    /// (additive increase, multiplicative decrease: N processes settle near the limit
+    /// together whatever N is, instead of each sending at half of it).
+    fn fallback_outcome(&self, main: &Bucket, fallback: &Bucket, throttled: bool) {
+        let full = crate::shared::FALLBACK_SHARE;
+        let share = if throttled {
+            fallback.cut_share(full, full / 8.0)
+        } else {
+            fallback.grow_share(full, full / 10.0)
+        };
+        fallback.set_rate(main.plan().rate * share);
+        if throttled {
+            fallback.throttled();
+        }
     }
 
     /// The full address of a call (placeholders filled and encoded, query appended).
@@ -497,8 +519,10 @@ impl Client {
             .group
             .unwrap_or(self.inner.defaults.region.group())
             .as_str();
+        let mut paced = None;
         if let Some(b) = send.bucket {
-            if !self.pace(b, op, group, a.deadline).await {
+            paced = self.pace(b, op, group, a.deadline).await;
+            if paced.is_none() {
                 return Err(Failure::stop(
                     Error::timeout(format!(
                         "the rate limit would delay the call past its {:.0} s deadline",
@@ -584,6 +608,21 @@ impl Client {
                         }
                     }
                 }
+                // A 429 throttles the bucket that paced the call: the fallback one while the
+                // shared state is unreachable, else the shared (and this process's) one.
+                match (send.bucket, &paced) {
+                    (Some(b), Some(Paced::Fallback(f))) => {
+                        self.fallback_outcome(b, f, resp.status == 429)
+                    }
+                    (Some(b), _) if resp.status == 429 => {
+                        b.throttled();
+                        if let Some(shared) = self.inner.shared.as_deref() {
+                            let plan = b.plan();
+                            shared.throttled(group, op.id, plan.rate, plan.burst).await;
+                        }
+                    }
+                    _ => {}
+                }
                 if resp.is_success() {
                     return Ok(resp);
                 }
@@ -597,15 +636,6 @@ impl Client {
                 let token = crate::auth::header_secret(&token);
                 let expired = matches!(resp.status, 401 | 403)
                     && (says_expired || self.inner.tokens.is_expired(&token).await);
-                if resp.status == 429 {
-                    if let Some(b) = send.bucket {
-                        b.throttled();
-                        if let Some(shared) = self.inner.shared.as_deref() {
-                            let plan = b.plan();
-                            shared.throttled(group, op.id, plan.rate, plan.burst).await;
-                        }
-                    }
-                }
                 let can_refresh = expired
                     && !a.replayed
                     && matches!(
@@ -754,6 +784,14 @@ pub(crate) trait Attempts {
         &mut self,
         a: &Attempt,
     ) -> impl std::future::Future<Output = std::result::Result<Self::Output, Failure>> + Send;
+}
+
+/// Which bucket paced an attempt.
+enum Paced {
+    /// The operation's bucket (shared through Redis when there is shared state).
+    Main,
+    /// This process's share, while the shared state is unreachable.
+    Fallback(Arc<Bucket>),
 }
 
 /// What an API attempt sends, the same for every attempt of a call.

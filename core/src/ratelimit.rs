@@ -49,6 +49,9 @@ pub struct Bucket {
     /// first take each slot: with 16 threads on a 0.5 rps plan, one call in 50 starved past
     /// its deadline (A1 at the plan's size).
     line: tokio::sync::Mutex<()>,
+    /// A fallback bucket's share of the server's rate (`None`: the full share), which 429s
+    /// cut and answers regrow (`client.rs`, `fallback_outcome`).
+    share: Mutex<Option<f64>>,
 }
 
 impl Bucket {
@@ -61,7 +64,32 @@ impl Bucket {
                 tat: Instant::now(),
             }),
             line: tokio::sync::Mutex::new(()),
+            share: Mutex::new(None),
         }
+    }
+
+    /// The share of the rate this bucket paces at (`full` until a 429 cut it).
+    pub fn share(&self, full: f64) -> f64 {
+        self.share
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or(full)
+    }
+
+    /// Halves the share (not below `floor`) and returns it.
+    pub fn cut_share(&self, full: f64, floor: f64) -> f64 {
+        let mut s = self.share.lock().unwrap_or_else(|p| p.into_inner());
+        let cut = (s.unwrap_or(full) / 2.0).max(floor);
+        *s = Some(cut);
+        cut
+    }
+
+    /// Grows the share by `step` (not above `full`) and returns it.
+    pub fn grow_share(&self, full: f64, step: f64) -> f64 {
+        let mut s = self.share.lock().unwrap_or_else(|p| p.into_inner());
+        let grown = (s.unwrap_or(full) + step).min(full);
+        *s = Some(grown);
+        grown
     }
 
     fn interval(plan: &Plan) -> Duration {

@@ -15,7 +15,7 @@
 //! key derived from the client secret (HKDF-SHA256), so a reader of Redis without the
 //! secret learns nothing usable.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -34,7 +34,7 @@ pub const FALLBACK_SHARE: f64 = 0.5;
 /// How long a write-ledger entry is kept.
 pub const LEDGER_TTL: Duration = Duration::from_secs(24 * 3600);
 /// How long one process may hold the refresh lock.
-const REFRESH_LOCK: Duration = Duration::from_secs(15);
+pub const REFRESH_LOCK: Duration = Duration::from_secs(15);
 /// The share of the rate the shared bucket paces at (as the local one: `ratelimit.rs`).
 const SAFETY_FACTOR: f64 = 0.98;
 
@@ -160,7 +160,66 @@ pub struct Shared {
     /// Unreachable until then (a backoff, so a dead Redis costs one bounded try per period).
     down_until: Mutex<Option<Instant>>,
     failures: AtomicU32,
-    warned: AtomicBool,
+    /// When each `Cause` was last logged: an outage once until Redis answers again, a
+    /// misconfiguration (which a working read does not cure) at most every 10 minutes.
+    warned: Mutex<[Option<Instant>; 5]>,
+}
+
+/// Why a Redis operation failed, as far as the log says (never the server's message, which
+/// could quote the address or a key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cause {
+    /// Down, slow, restarting: passes by itself.
+    Unreachable,
+    /// Wrong or missing user/password (WRONGPASS, NOAUTH): a configuration error.
+    Authentication,
+    /// The ACL user may not run a command or touch a key (NOPERM).
+    Permission,
+    /// Redis is at `maxmemory` with a policy that refuses writes (OOM).
+    OutOfMemory,
+    /// Another refusal that lasts until someone changes Redis or the address (a read-only
+    /// replica, MISCONF, a Cluster slot error, an unusable client configuration).
+    Configuration,
+}
+
+impl Cause {
+    fn of(e: &redis::RedisError) -> Cause {
+        use redis::ErrorKind as K;
+        // A pipeline's error carries its commands' codes in its text only (read here, never
+        // logged).
+        let text = e.to_string();
+        let code = e.code().or_else(|| {
+            [
+                "WRONGPASS",
+                "NOAUTH",
+                "NOPERM",
+                "OOM",
+                "READONLY",
+                "MISCONF",
+            ]
+            .into_iter()
+            .find(|c| {
+                text.split(|ch: char| !ch.is_ascii_alphanumeric())
+                    .any(|w| w == *c)
+            })
+        });
+        match (e.kind(), code) {
+            (K::AuthenticationFailed, _) | (_, Some("WRONGPASS" | "NOAUTH")) => {
+                Cause::Authentication
+            }
+            (_, Some("NOPERM")) => Cause::Permission,
+            (_, Some("OOM")) => Cause::OutOfMemory,
+            (K::InvalidClientConfig, _)
+            | (_, Some("READONLY" | "MISCONF" | "CROSSSLOT" | "MOVED" | "ASK")) => {
+                Cause::Configuration
+            }
+            _ => Cause::Unreachable,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
 }
 
 impl std::fmt::Debug for Shared {
@@ -196,7 +255,7 @@ impl Shared {
             key,
             down_until: Mutex::new(None),
             failures: AtomicU32::new(0),
-            warned: AtomicBool::new(false),
+            warned: Mutex::new([None; 5]),
         })
     }
 
@@ -245,36 +304,81 @@ impl Shared {
         match outcome {
             Ok(Ok(v)) => {
                 if self.failures.swap(0, Ordering::Relaxed) > 0 {
+                    self.warned.lock().unwrap_or_else(|p| p.into_inner())
+                        [Cause::Unreachable.index()] = None;
                     log::info!(target: "abws", "shared state is reachable again: shared limits, token and ledger are back");
                 }
                 Some(v)
             }
             Ok(Err(e)) => {
-                // The kind only: a message could quote the address, which may hold a password.
-                self.failed(what, &format!("{:?}", e.kind()));
+                // The kind and code only: a message could quote the address, which may hold a
+                // password.
+                let cause = Cause::of(&e);
+                let why = match (e.code(), cause) {
+                    (Some(code), _) => format!("{:?} {code}", e.kind()),
+                    (None, Cause::Unreachable) => format!("{:?}", e.kind()),
+                    (None, c) => format!("{:?} {c:?}", e.kind()),
+                };
+                self.failed(what, &why, cause);
                 None
             }
             Err(_) => {
                 self.failed(
                     what,
                     &format!("no answer within {} ms", OP_BOUND.as_millis()),
+                    Cause::Unreachable,
                 );
                 None
             }
         }
     }
 
-    fn failed(&self, what: &str, why: &str) {
+    fn failed(&self, what: &str, why: &str, cause: Cause) {
         let n = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
         let backoff = Duration::from_millis((100u64 << n.min(6)).min(5_000));
         *self.down_until.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now() + backoff);
-        if !self.warned.swap(true, Ordering::Relaxed) {
-            // The address may hold a password: never shown.
-            log::warn!(
-                target: "abws",
-                "shared state unreachable ({what}: {why}); calls go on paced locally at {:.0} % of the rate, until it is back",
-                FALLBACK_SHARE * 100.0
-            );
+        let share = FALLBACK_SHARE * 100.0;
+        let log_it = {
+            let mut warned = self.warned.lock().unwrap_or_else(|p| p.into_inner());
+            let last = &mut warned[cause.index()];
+            let due = match (*last, cause) {
+                (None, _) => true,
+                (Some(_), Cause::Unreachable) => false,
+                (Some(t), _) => t.elapsed() >= Duration::from_secs(600),
+            };
+            if due {
+                *last = Some(Instant::now());
+            }
+            due
+        };
+        if log_it {
+            // The address may hold a password: never shown, nor the server's message.
+            let problem = match cause {
+                Cause::Unreachable => None,
+                Cause::Authentication => Some(
+                    "Redis refused the authentication: the user or password in the shared_state address is wrong or missing",
+                ),
+                Cause::Permission => Some(
+                    "Redis refused a command by its ACL (NOPERM): the shared_state user needs GET, SET, DEL, PTTL, EVAL/EVALSHA and SCRIPT LOAD on the keys abws:*",
+                ),
+                Cause::OutOfMemory => Some(
+                    "Redis is out of memory (OOM: maxmemory reached with a policy that refuses writes); use maxmemory-policy noeviction with room, or volatile-lru",
+                ),
+                Cause::Configuration => Some(
+                    "Redis refused the operation by its configuration (a read-only replica, MISCONF, a Cluster redirection or an unusable address)",
+                ),
+            };
+            match problem {
+                None => log::warn!(
+                    target: "abws",
+                    "shared state unreachable ({what}: {why}); calls go on paced locally at {share:.0} % of the rate, until it is back"
+                ),
+                // Lasts until someone fixes it: an error, not an outage that passes.
+                Some(problem) => log::error!(
+                    target: "abws",
+                    "shared state misconfigured: {problem} ({what}: {why}); nothing is shared until it is fixed (calls go on paced locally at {share:.0} % of the rate, each process refreshes its own token, no write ledger)"
+                ),
+            }
         } else {
             log::debug!(target: "abws", "shared state still unreachable ({what})");
         }
@@ -352,11 +456,12 @@ impl Shared {
     pub async fn token(&self, margin: Duration) -> Option<(Secret, Duration)> {
         let key = self.key.as_ref()?;
         let name = format!("{}:token", self.tag);
+        let key_name = name.clone();
         let (blob, ttl): (Option<Vec<u8>>, i64) = self
             .run("token", |mut c| async move {
                 redis::pipe()
-                    .get(&name)
-                    .pttl(&name)
+                    .get(&key_name)
+                    .pttl(&key_name)
                     .query_async(&mut c)
                     .await
             })
@@ -365,7 +470,7 @@ impl Shared {
         if remaining <= margin {
             return None;
         }
-        let plain = open(key, b"token", &blob?)?;
+        let plain = open(key, name.as_bytes(), &blob?)?;
         Some((Secret::new(String::from_utf8(plain).ok()?), remaining))
     }
 
@@ -373,7 +478,7 @@ impl Shared {
     pub async fn put_token(&self, token: &Secret, lifetime: Duration) {
         let Some(key) = self.key.as_ref() else { return };
         let name = format!("{}:token", self.tag);
-        let blob = seal(key, b"token", token.expose().as_bytes());
+        let blob = seal(key, name.as_bytes(), token.expose().as_bytes());
         let ms = lifetime.as_millis().max(1) as u64;
         self.run("token", |mut c| async move {
             redis::cmd("SET")
@@ -407,7 +512,7 @@ impl Shared {
         else {
             return;
         };
-        if open(key, b"token", &stored).is_some_and(|t| t == used.expose().as_bytes()) {
+        if open(key, name.as_bytes(), &stored).is_some_and(|t| t == used.expose().as_bytes()) {
             self.run("token", |mut c| async move {
                 redis::Script::new(DELETE_IF)
                     .key(name)
@@ -458,12 +563,13 @@ impl Shared {
     pub async fn refresh_token(&self) -> Option<Secret> {
         let key = self.key.as_ref()?;
         let name = format!("{}:refresh", self.tag);
+        let key_name = name.clone();
         let blob: Option<Vec<u8>> = self
             .run("refresh token", |mut c| async move {
-                redis::cmd("GET").arg(&name).query_async(&mut c).await
+                redis::cmd("GET").arg(&key_name).query_async(&mut c).await
             })
             .await?;
-        let plain = open(key, b"refresh", &blob?)?;
+        let plain = open(key, name.as_bytes(), &blob?)?;
         Some(Secret::new(String::from_utf8(plain).ok()?))
     }
 
@@ -472,7 +578,7 @@ impl Shared {
     pub async fn put_refresh_token(&self, token: &Secret) {
         let Some(key) = self.key.as_ref() else { return };
         let name = format!("{}:refresh", self.tag);
-        let blob = seal(key, b"refresh", token.expose().as_bytes());
+        let blob = seal(key, name.as_bytes(), token.expose().as_bytes());
         self.run("refresh token", |mut c| async move {
             redis::cmd("SET")
                 .arg(&name)
@@ -584,7 +690,9 @@ fn seal_key(client_secret: &str, client_id: &str) -> LessSafeKey {
     key
 }
 
-/// nonce | AES-256-GCM(plain, aad = what).
+/// nonce | AES-256-GCM(plain, aad = what): `what` is the full Redis key name the value is
+/// stored under, so a value copied to another key (another account's, or the token's to the
+/// refresh token's) does not open: the seal key is the application's, shared by its accounts.
 fn seal(key: &LessSafeKey, what: &[u8], plain: &[u8]) -> Vec<u8> {
     let nonce_bytes: [u8; NONCE_LEN] = rand::random();
     let mut data = plain.to_vec();

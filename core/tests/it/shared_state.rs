@@ -16,6 +16,9 @@ use crate::common::{self, redis::Redis};
 
 const OP: &str = "getInvoiceDetailByInvoiceNumber";
 
+/// The log capture is one per process: the tests here that read the logs take turns.
+static LOGS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn sandbox() -> Sandbox {
     common::sandbox_with(|c| c.rate_limits = RateLimits::Spec)
 }
@@ -242,6 +245,7 @@ fn calls_go_on_when_redis_goes_away_and_come_back() {
     let sb = sandbox();
     sb.set_rate(OP, 50.0, 10);
     let mut redis = Redis::start();
+    let _turn = LOGS.lock().unwrap_or_else(|p| p.into_inner());
     let logs = crate::reliability::capture_logs();
     let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
     let n = common::previous_month_invoices(&sb);
@@ -310,4 +314,294 @@ fn a_rotated_refresh_token_reaches_the_next_process() {
         "no consumed token was sent: {}",
         c["requests"]["token"]
     );
+}
+
+/// A second consent of the same application: another account, with its own refresh token.
+fn second_account(sb: &Sandbox) -> String {
+    let code = crate::reliability::auth::consent_code(sb);
+    let c = sb.credentials();
+    let transport = abws::transport::Transport::new(&common::settings(sb, Region::JP)).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let set = rt
+        .block_on(abws::auth::exchange_code(
+            &transport,
+            &sb.auth_url(),
+            &c.client_id,
+            &c.client_secret.clone().into(),
+            &code.into(),
+            &c.redirect_uri,
+        ))
+        .unwrap();
+    set.refresh_token.unwrap().expose().to_string()
+}
+
+fn refreshes(sb: &Sandbox) -> u64 {
+    sb.counters()["tokenCalls"]["refresh_token"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+/// The sealed token is bound to its key name: account X's token copied into account Y's
+/// key (anyone who can write to Redis can, without the secret) does not open for Y's
+/// processes, which refresh their own; nor does a token copied into the refresh token's key.
+#[test]
+fn a_token_copied_to_another_accounts_key_is_not_used() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let n = common::previous_month_invoices(&sb);
+    let rt_y = second_account(&sb);
+    let x = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    detail(&x, &n[0]).unwrap();
+    let keys = |redis: &Redis| -> Vec<String> {
+        redis
+            .cli(&["--scan", "--pattern", "abws:*:token"])
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let tag_x = keys(&redis)[0].trim_end_matches(":token").to_string();
+    let y_settings = || {
+        let mut s = shared_settings(&sb, &redis);
+        if let abws::Credentials::RefreshToken { refresh_token, .. } = &mut s.credentials {
+            *refresh_token = rt_y.clone().into();
+        }
+        s
+    };
+    detail(&abws::blocking::Client::new(y_settings()).unwrap(), &n[0]).unwrap();
+    let tag_y = keys(&redis)
+        .into_iter()
+        .find(|k| !k.starts_with(&tag_x))
+        .expect("account Y's token key")
+        .trim_end_matches(":token")
+        .to_string();
+    assert_eq!(refreshes(&sb), 2, "one refresh per account");
+    // X's token into Y's key: a new worker of Y finds nothing it can open and refreshes.
+    let copied = redis.cli(&[
+        "COPY",
+        &format!("{tag_x}:token"),
+        &format!("{tag_y}:token"),
+        "REPLACE",
+    ]);
+    assert_eq!(copied, "1");
+    detail(&abws::blocking::Client::new(y_settings()).unwrap(), &n[1]).unwrap();
+    assert_eq!(refreshes(&sb), 3, "Y refreshed instead of using X's token");
+    // X's access token into X's own refresh-token key: not taken as a refresh token.
+    redis.cli(&[
+        "COPY",
+        &format!("{tag_x}:token"),
+        &format!("{tag_x}:refresh"),
+        "REPLACE",
+    ]);
+    redis.cli(&["DEL", &format!("{tag_x}:token")]);
+    detail(
+        &abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap(),
+        &n[2],
+    )
+    .unwrap();
+    assert_eq!(refreshes(&sb), 4);
+    assert_eq!(
+        sb.counters()["requests"]["token"]["400"]
+            .as_u64()
+            .unwrap_or(0),
+        0,
+        "no access token was sent as a refresh token: {}",
+        sb.counters()["requests"]["token"]
+    );
+}
+
+/// Redis unreachable from the start: each of 4 processes paces itself at its fallback share
+/// (half the rate: together twice the limit). A 429 cuts the share of the process that got
+/// it, so the 429s stay few and the retries absorb them: no call fails.
+#[test]
+fn processes_without_redis_keep_near_the_limit() {
+    let sb = sandbox();
+    sb.set_rate(OP, 5.0, 10);
+    // A port nothing listens on: every connection is refused at once.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (procs, threads, calls_each) = (4, 2, 12);
+    let job = json!({"kind": "reads", "sandbox": sb.describe(),
+                     "redis": format!("redis://127.0.0.1:{dead}/0"),
+                     "numbers": common::previous_month_invoices(&sb), "calls": calls_each, "threads": threads});
+    let results = results(workers(procs, &job));
+    let total = (procs * threads * calls_each) as u64;
+    let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
+    let first = results
+        .iter()
+        .map(|r| r["first_ms"].as_f64().unwrap())
+        .fold(f64::MAX, f64::min);
+    let last = results
+        .iter()
+        .map(|r| r["last_ms"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let throttled: u64 = sb.counters()["throttled"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    println!(
+        "{total} calls in {:.2} s without Redis: {throttled} × 429, {errors} failed",
+        (last - first) / 1000.0
+    );
+    for r in &results {
+        println!(
+            "worker: {:.2} s",
+            (r["last_ms"].as_f64().unwrap() - r["first_ms"].as_f64().unwrap()) / 1000.0
+        );
+    }
+    assert_eq!(errors, 0, "the retries absorb the 429s");
+    // Before a 429 cut the fallback share (each process kept sending at half the limit):
+    // 39 × 429 and 11 calls failed with RateLimited; now 8 × 429, none failed, in 22 s.
+    assert!(
+        throttled * 5 <= total,
+        "{throttled} × 429 for {total} calls"
+    );
+    // Without stalling: the limit allows them in 17.2 s (the burst, then 5 a second).
+    assert!(
+        last - first < 40_000.0,
+        "{:.1} s: the cut shares grow back",
+        (last - first) / 1000.0
+    );
+}
+
+/// A Redis that refuses the client for good (a wrong password, an ACL, out of memory) is
+/// logged as an ERROR naming the cause, not as an outage; calls go on all the same, and
+/// the password never appears.
+#[test]
+fn a_misconfigured_redis_is_named_in_an_error() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let _turn = LOGS.lock().unwrap_or_else(|p| p.into_inner());
+    let logs = crate::reliability::capture_logs();
+    let n = common::previous_month_invoices(&sb);
+    let port = redis
+        .url()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/0")
+        .to_string();
+    let call_with = |url: String| {
+        let mut s = shared_settings(&sb, &redis);
+        s.shared_state = Some(url.into());
+        let client = abws::blocking::Client::new(s).unwrap();
+        detail(&client, &n[0]).unwrap();
+    };
+    let errors = |logs: &crate::reliability::LogCapture, what: &str| {
+        logs.text()
+            .lines()
+            .filter(|l| l.starts_with("ERROR abws shared state misconfigured") && l.contains(what))
+            .count()
+    };
+    // An ACL user that may not touch the abws keys.
+    assert_eq!(
+        redis.cli(&[
+            "ACL",
+            "SETUSER",
+            "limited",
+            "on",
+            ">lim-pw-123",
+            "resetkeys",
+            "~other:*",
+            "+@all"
+        ]),
+        "OK"
+    );
+    call_with(format!("redis://limited:lim-pw-123@127.0.0.1:{port}/0"));
+    assert_eq!(errors(&logs, "ACL (NOPERM)"), 1, "{}", logs.text());
+    // Out of memory: the default user, writes refused.
+    assert_eq!(redis.cli(&["CONFIG", "SET", "maxmemory", "1"]), "OK");
+    call_with(redis.url());
+    assert_eq!(errors(&logs, "out of memory (OOM"), 1, "{}", logs.text());
+    assert_eq!(redis.cli(&["CONFIG", "SET", "maxmemory", "0"]), "OK");
+    // A password required, a wrong one given, then none.
+    assert_eq!(
+        redis.cli(&["CONFIG", "SET", "requirepass", "right-pw-456"]),
+        "OK"
+    );
+    call_with(format!("redis://:wrong-pw-789@127.0.0.1:{port}/0"));
+    call_with(redis.url());
+    assert_eq!(
+        errors(&logs, "refused the authentication"),
+        2,
+        "{}",
+        logs.text()
+    );
+    let text = logs.text();
+    assert!(!text.contains("shared state unreachable"), "{text}");
+    for secret in ["lim-pw-123", "wrong-pw-789", "right-pw-456"] {
+        assert!(!text.contains(secret), "{text}");
+    }
+}
+
+/// A process took the refresh lock and went away without a token (its refresh failed, or
+/// it died): the processes waiting for its token take the lock once it is free (here when
+/// it expires) instead of polling for the token until 15 s are up and then each
+/// refreshing; the first of them fails too (the token endpoint answers 503 to its three
+/// attempts), the next refreshes once for all, from the refresh token the server rotated
+/// (no consumed token replayed).
+#[test]
+fn waiters_take_over_when_the_lock_holder_fails() {
+    let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
+    let redis = Redis::start();
+    let numbers = common::previous_month_invoices(&sb);
+    // A first process: the fleet's token and the rotated refresh token are stored.
+    let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
+                     "numbers": numbers, "calls": 1, "threads": 1});
+    assert_eq!(results(workers(1, &job))[0]["errors"], 0);
+    let token_key = redis.cli(&["--scan", "--pattern", "abws:*:token"]);
+    let tag = token_key.trim_end_matches(":token").to_string();
+    // The token is gone (its refresh point) and a holder that will never store one has
+    // the lock for 2 more seconds.
+    redis.cli(&["DEL", &token_key]);
+    let lock = format!("{tag}:token-lock");
+    assert_eq!(redis.cli(&["SET", &lock, "gone", "PX", "2000"]), "OK");
+    sb.inject(
+        FaultRule::new(
+            "/auth/O2/token",
+            FaultAction::Status {
+                status: 503,
+                body: None,
+                headers: Default::default(),
+            },
+        )
+        .times(3),
+    );
+    let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
+                     "numbers": numbers, "calls": 1, "threads": 2});
+    let results = results(workers(4, &job));
+    let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
+    let slowest = results
+        .iter()
+        .map(|r| r["last_ms"].as_f64().unwrap() - r["first_ms"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let c = sb.counters();
+    println!(
+        "slowest worker {:.2} s, {errors} failed calls, token calls {}, token answers {}",
+        slowest / 1000.0,
+        c["tokenCalls"],
+        c["requests"]["token"]
+    );
+    // The caller whose refresh got the three 503s fails; nobody else.
+    assert!(errors <= 1, "{errors} calls failed");
+    assert_eq!(
+        c["tokenCalls"]["refresh_token"], 2,
+        "the first process's refresh and one more: {}",
+        c["tokenCalls"]
+    );
+    assert_eq!(
+        c["requests"]["token"]["400"].as_u64().unwrap_or(0),
+        0,
+        "no consumed refresh token replayed: {}",
+        c["requests"]["token"]
+    );
+    // Before: the waiters polled for the token until the lock's 15 s were up.
+    assert!(slowest < 10_000.0, "{:.1} s", slowest / 1000.0);
 }

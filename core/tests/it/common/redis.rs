@@ -59,6 +59,16 @@ impl Redis {
         format!("redis://127.0.0.1:{}/0", self.port)
     }
 
+    /// Runs `redis-cli` against it and returns what it printed (trimmed).
+    pub fn cli(&self, args: &[&str]) -> String {
+        let out = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli (installed with redis-server)");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
     /// Kills the server (its data is gone, as after a restart without persistence).
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
