@@ -91,6 +91,15 @@ fn results(children: Vec<std::process::Child>) -> Vec<Value> {
         .collect()
 }
 
+/// When the workers' first call started and their last one ended (ms since the epoch).
+fn span_ms(results: &[Value]) -> (f64, f64) {
+    let at = |key: &'static str| results.iter().map(move |r| r[key].as_f64().unwrap());
+    (
+        at("first_ms").fold(f64::MAX, f64::min),
+        at("last_ms").fold(0.0, f64::max),
+    )
+}
+
 /// One worker process: `threads` threads sharing one client make `calls` calls each
 /// (`kind: "reads"`), or one placeOrder (`kind: "order"`), and print what they saw.
 #[test]
@@ -159,14 +168,7 @@ fn processes_share_one_limit_and_one_token() {
                      "numbers": common::previous_month_invoices(&sb), "calls": calls_each, "threads": threads});
     let results = results(workers(procs, &job));
     let total = procs * threads * calls_each;
-    let first = results
-        .iter()
-        .map(|r| r["first_ms"].as_f64().unwrap())
-        .fold(f64::MAX, f64::min);
-    let last = results
-        .iter()
-        .map(|r| r["last_ms"].as_f64().unwrap())
-        .fold(0.0, f64::max);
+    let (first, last) = span_ms(&results);
     let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
     let c = sb.counters();
     let throttled: u64 = c["throttled"]
@@ -432,14 +434,7 @@ fn processes_without_redis_keep_near_the_limit() {
     let results = results(workers(procs, &job));
     let total = (procs * threads * calls_each) as u64;
     let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
-    let first = results
-        .iter()
-        .map(|r| r["first_ms"].as_f64().unwrap())
-        .fold(f64::MAX, f64::min);
-    let last = results
-        .iter()
-        .map(|r| r["last_ms"].as_f64().unwrap())
-        .fold(0.0, f64::max);
+    let (first, last) = span_ms(&results);
     let throttled: u64 = sb.counters()["throttled"]
         .as_object()
         .unwrap()
