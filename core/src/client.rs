@@ -601,10 +601,12 @@ impl Client {
                     send.bucket,
                     resp.rate_limit().as_deref().and_then(parse_rate_header),
                 ) {
-                    let before = b.plan().rate;
+                    let before = b.plan();
                     if b.set_rate(rate) {
                         if let Some(shared) = self.inner.shared.as_deref() {
-                            shared.set_rate(group, op.id, rate, before).await;
+                            shared
+                                .set_rate(group, op.id, rate, before.rate, before.burst)
+                                .await;
                         }
                     }
                 }

@@ -35,8 +35,7 @@ pub const FALLBACK_SHARE: f64 = 0.5;
 pub const LEDGER_TTL: Duration = Duration::from_secs(24 * 3600);
 /// How long one process may hold the refresh lock.
 pub const REFRESH_LOCK: Duration = Duration::from_secs(15);
-/// The share of the rate the shared bucket paces at (as the local one: `ratelimit.rs`).
-const SAFETY_FACTOR: f64 = 0.98;
+use crate::ratelimit::{SAFETY_FACTOR, TIME_MARGIN};
 
 /// Checks a `shared_state` address: `redis://` or `rediss://`, with a host.
 pub fn check_url(url: &str) -> Result<()> {
@@ -55,54 +54,139 @@ pub fn check_url(url: &str) -> Result<()> {
     Ok(())
 }
 
-/// GCRA reservation (the local bucket's arithmetic, `ratelimit.rs`): reserves the next slot
-/// of a bucket unless it is more than ARGV[3] ms away, and answers {reserved, wait ms}.
-/// The clock is Redis's own, so machines whose clocks differ still share one schedule.
-/// ARGV: the plan's rate (until a process stores the server's), the burst, the longest
-/// wait, the safety factor.
-const RESERVE: &str = r#"
+/// What the bucket scripts share: Redis's clock, and the bucket's stored fields read back
+/// checked. A number read from Redis is used only when it is finite and in bounds: a rate
+/// within the server's (one request an hour .. 10 000 per second, as `parse_rate_header`)
+/// and at most ten times the caller's, a schedule (`tat`) at most a full bucket and
+/// a second ahead of now. Anything else (another program's value, a corrupted key, text) is
+/// repaired (a bad rate deleted, a bad schedule reset to an empty bucket) or, a rate above
+/// the span, ignored; the script names the field in its answer for the caller to log, and
+/// the bucket paces at the caller's rate: never a panic, never an unpaced fleet (issue 38,
+/// S1). Redis's Lua reads "nan", "inf" and "0x10" as numbers: `finite` keeps the first two
+/// out.
+macro_rules! bucket_script {
+    ($body:literal) => {
+        concat!(
+            r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local rate = tonumber(redis.call('HGET', KEYS[1], 'rate') or ARGV[1])
+local bad = {}
+local function finite(x)
+  return type(x) == 'number' and x == x and x > -math.huge and x < math.huge
+end
+local function stored_rate(default)
+  local raw = redis.call('HGET', KEYS[1], 'rate')
+  if not raw then return default end
+  local r = tonumber(raw)
+  if finite(r) and r >= 1 / 3600 and r <= 10000 then
+    if r <= default * 10 then return r end
+    bad[#bad + 1] = 'rate'
+    return default
+  end
+  redis.call('HDEL', KEYS[1], 'rate')
+  bad[#bad + 1] = 'rate'
+  return default
+end
+local function stored_tat(interval, burst)
+  local raw = redis.call('HGET', KEYS[1], 'tat')
+  if not raw then return nil end
+  local x = tonumber(raw)
+  if finite(x) and x <= now + interval * (burst + 1) + 1000 then return x end
+  x = now + interval * burst
+  redis.call('HSET', KEYS[1], 'tat', tostring(x))
+  bad[#bad + 1] = 'tat'
+  return x
+end
+local function tolerance(interval, burst, margin)
+  return math.max(interval * (burst - 1) - margin, 0)
+end
+"#,
+            $body
+        )
+    };
+}
+
+/// GCRA reservation (the local bucket's arithmetic, `ratelimit.rs`, its time margin
+/// included): reserves the next slot of a bucket unless it is more than ARGV[3] ms away,
+/// and answers {reserved, wait ms, the fields found invalid}. The clock is Redis's own, so
+/// machines whose clocks differ still share one schedule.
+/// ARGV: the plan's rate (until a process stores the server's), the burst, the longest
+/// wait, the safety factor, the time margin in ms.
+const RESERVE: &str = bucket_script!(
+    r#"
+local rate = stored_rate(tonumber(ARGV[1]))
 local burst = tonumber(ARGV[2])
 local interval = 1000 / (rate * tonumber(ARGV[4]))
-local tat = tonumber(redis.call('HGET', KEYS[1], 'tat') or now)
+local tat = stored_tat(interval, burst) or now
 if tat < now then tat = now end
-local wait = tat - interval * (burst - 1) - now
+local wait = tat - tolerance(interval, burst, tonumber(ARGV[5])) - now
 if wait < 0 then wait = 0 end
-if wait > tonumber(ARGV[3]) then return {0, tostring(wait)} end
+if wait > tonumber(ARGV[3]) then return {0, tostring(wait), table.concat(bad, ',')} end
 redis.call('HSET', KEYS[1], 'tat', tostring(tat + interval))
 redis.call('PEXPIRE', KEYS[1], math.ceil(interval * burst + 3600000))
-return {1, tostring(wait)}
-"#;
+return {1, tostring(wait), table.concat(bad, ',')}
+"#
+);
 
 /// The server reported another rate: stored for every process, and the slots already
 /// reserved re-counted at it (as the local bucket does), so a faster rate applies at once.
-const SET_RATE: &str = r#"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local old = tonumber(redis.call('HGET', KEYS[1], 'rate') or ARGV[2])
+/// ARGV: the new rate, the rate before, the safety factor, the burst.
+const SET_RATE: &str = bucket_script!(
+    r#"
+local old = stored_rate(tonumber(ARGV[2]))
 local new = tonumber(ARGV[1])
-if old == new then return 0 end
-local tat = tonumber(redis.call('HGET', KEYS[1], 'tat') or now)
+if old == new then return table.concat(bad, ',') end
+local tat = stored_tat(1000 / (old * tonumber(ARGV[3])), tonumber(ARGV[4])) or now
 if tat > now then
   redis.call('HSET', KEYS[1], 'tat', tostring(now + (tat - now) * old / new))
 end
 redis.call('HSET', KEYS[1], 'rate', tostring(new))
-return 1
-"#;
+return table.concat(bad, ',')
+"#
+);
 
-/// After a 429 the server's bucket is empty: the next slot is a full bucket away.
-const THROTTLED: &str = r#"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local rate = tonumber(redis.call('HGET', KEYS[1], 'rate') or ARGV[1])
+/// After a 429 the server's bucket is empty: the next slot is one interval away.
+/// ARGV: the rate, the burst, the safety factor, the time margin in ms.
+const THROTTLED: &str = bucket_script!(
+    r#"
+local rate = stored_rate(tonumber(ARGV[1]))
+local burst = tonumber(ARGV[2])
 local interval = 1000 / (rate * tonumber(ARGV[3]))
-local empty = now + interval * tonumber(ARGV[2])
-local tat = tonumber(redis.call('HGET', KEYS[1], 'tat') or 0)
+local empty = now + tolerance(interval, burst, tonumber(ARGV[4])) + interval
+local tat = stored_tat(interval, burst) or 0
 if tat < empty then redis.call('HSET', KEYS[1], 'tat', tostring(empty)) end
-return 1
-"#;
+return table.concat(bad, ',')
+"#
+);
+
+/// The longest wait for a slot a reservation may answer (the slowest rate's interval is
+/// about an hour); a longer one, or one that is not a number, is not trusted.
+const LONGEST_SLOT_WAIT: Duration = Duration::from_secs(4 * 3600);
+
+/// When each (operation, invalid fields) was last logged: once a minute at most, so a value
+/// a process keeps ignoring, or one something keeps writing, does not log on every call.
+static BAD_VALUES_WARNED: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
+
+/// Logs that a bucket's stored `fields` were invalid (repaired or ignored).
+fn bad_bucket_values(op: &str, fields: &str) {
+    if fields.is_empty() {
+        return;
+    }
+    let what = format!("{op} {fields}");
+    {
+        let mut warned = BAD_VALUES_WARNED.lock().unwrap_or_else(|p| p.into_inner());
+        warned.retain(|(_, t)| t.elapsed() < Duration::from_secs(60));
+        if warned.iter().any(|(w, _)| *w == what) {
+            log::debug!(target: "abws", "shared state: {op}'s rate-limit bucket held an invalid {fields} again");
+            return;
+        }
+        warned.push((what, Instant::now()));
+    }
+    log::warn!(
+        target: "abws",
+        "shared state: {op}'s rate-limit bucket in Redis held an invalid {fields} (not a number, not finite, or out of bounds); repaired or ignored: calls are paced at the rate this process knows"
+    );
+}
 
 /// Deletes the key only when it still holds ARGV[1] (a lock we own, a token we saw).
 const DELETE_IF: &str = r#"
@@ -405,7 +489,7 @@ impl Shared {
     ) -> Option<std::result::Result<Duration, Duration>> {
         let key = self.bucket_key(group, op);
         let max_ms = max_wait.as_secs_f64() * 1000.0;
-        let (reserved, wait): (i64, String) = self
+        let (reserved, wait, bad): (i64, String, String) = self
             .run("rate limit", |mut c| async move {
                 redis::Script::new(RESERVE)
                     .key(key)
@@ -413,42 +497,62 @@ impl Shared {
                     .arg(burst)
                     .arg(max_ms)
                     .arg(SAFETY_FACTOR)
+                    .arg(TIME_MARGIN.as_millis() as u64)
                     .invoke_async(&mut c)
                     .await
             })
             .await?;
-        let wait = Duration::from_secs_f64(wait.parse::<f64>().unwrap_or(0.0).max(0.0) / 1000.0);
+        bad_bucket_values(op, &bad);
+        // The script's wait, checked again here: a wait that is not a number, or past any
+        // real slot, paces this call locally (the fallback) rather than panicking or
+        // sending it at once.
+        let Some(wait) = wait
+            .parse::<f64>()
+            .ok()
+            .and_then(|ms| Duration::try_from_secs_f64(ms.max(0.0) / 1000.0).ok())
+            .filter(|w| *w <= LONGEST_SLOT_WAIT)
+        else {
+            bad_bucket_values(op, "wait");
+            return None;
+        };
         Some(if reserved == 1 { Ok(wait) } else { Err(wait) })
     }
 
     /// Shares the rate the server reported for an operation (`plan_rate`: the rate the
     /// bucket's reservations were made at when none was stored yet).
-    pub async fn set_rate(&self, group: &str, op: &str, rate: f64, plan_rate: f64) {
+    pub async fn set_rate(&self, group: &str, op: &str, rate: f64, plan_rate: f64, burst: u32) {
         let key = self.bucket_key(group, op);
-        self.run("rate limit", |mut c| async move {
-            redis::Script::new(SET_RATE)
-                .key(key)
-                .arg(rate)
-                .arg(plan_rate)
-                .invoke_async::<i64>(&mut c)
-                .await
-        })
-        .await;
+        let bad = self
+            .run("rate limit", |mut c| async move {
+                redis::Script::new(SET_RATE)
+                    .key(key)
+                    .arg(rate)
+                    .arg(plan_rate)
+                    .arg(SAFETY_FACTOR)
+                    .arg(burst)
+                    .invoke_async::<String>(&mut c)
+                    .await
+            })
+            .await;
+        bad_bucket_values(op, bad.as_deref().unwrap_or(""));
     }
 
     /// The server answered 429: the account's bucket is empty for every process.
     pub async fn throttled(&self, group: &str, op: &str, rate: f64, burst: u32) {
         let key = self.bucket_key(group, op);
-        self.run("rate limit", |mut c| async move {
-            redis::Script::new(THROTTLED)
-                .key(key)
-                .arg(rate)
-                .arg(burst)
-                .arg(SAFETY_FACTOR)
-                .invoke_async::<i64>(&mut c)
-                .await
-        })
-        .await;
+        let bad = self
+            .run("rate limit", |mut c| async move {
+                redis::Script::new(THROTTLED)
+                    .key(key)
+                    .arg(rate)
+                    .arg(burst)
+                    .arg(SAFETY_FACTOR)
+                    .arg(TIME_MARGIN.as_millis() as u64)
+                    .invoke_async::<String>(&mut c)
+                    .await
+            })
+            .await;
+        bad_bucket_values(op, bad.as_deref().unwrap_or(""));
     }
 
     /// The fleet's access token, if one is stored and valid for longer than `margin`, with

@@ -24,6 +24,7 @@ mod reconciliation_api;
 mod regions_api;
 mod reliability;
 mod retry_policy;
+mod shared_bucket;
 mod shared_state;
 mod streaming_documents;
 mod streaming_memory;

@@ -129,7 +129,19 @@ const SCENARIOS: &[(&str, &str, Scenario)] = &[
     ("I", "concurrency", concurrency::run),
     ("L", "security", security::run),
     ("M", "shared", shared::run),
+    ("A", "bucket", bucket_a),
+    ("S", "bucket", bucket_s),
 ];
+
+/// A6 and S1: the rate-limit bucket under a loaded machine and against invalid numbers in
+/// Redis (`shared_bucket.rs`, where their tests are).
+fn bucket_a() -> Vec<Figure> {
+    vec![crate::shared_bucket::late_burst_figure()]
+}
+
+fn bucket_s() -> Vec<Figure> {
+    vec![crate::shared_bucket::s1()]
+}
 
 /// The nine headline figures of the plan's section 7, from the scenario lines.
 const HEADLINES: &[(&str, &[&str])] = &[
@@ -157,7 +169,7 @@ const SIDE_BY_SIDE: [&str; 4] = [
     "server,decoding,concurrency",
     "documents,throttling,paging",
     "network,auth,rotation,writes,security",
-    "shared",
+    "shared,bucket",
 ];
 
 /// Runs `scorecard` in child processes, where no other test runs beside the scenarios, then
