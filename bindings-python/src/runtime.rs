@@ -11,8 +11,13 @@
 //!
 //! Both run the same `Job`: the core's future and the conversion of its result to Python,
 //! so an operation or convenience is written once for both clients.
+//!
+//! A panic in either (a bug) ends the call with `abws.InternalError`, an `abws.Error`: not
+//! pyo3's `PanicException`, which `except Exception` does not catch, and never an awaitable
+//! left pending for ever because the task that would have resolved it died (issue 38, S2).
 
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, TryLockError};
@@ -94,7 +99,7 @@ impl Job {
         match deliver {
             None => {
                 let convert = py.detach(move || wait_detached(self.0))?;
-                convert(py)
+                converted(py, convert)
             }
             Some(deliver) => Ok(Py::new(py, self.spawn(deliver)?)?.into_any()),
         }
@@ -127,7 +132,12 @@ impl Job {
                 let Some(fut) = guard.as_mut() else {
                     return Poll::Ready(None);
                 };
-                let r = fut.as_mut().poll(cx);
+                let r = match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+                    Ok(r) => r,
+                    // Delivered as the call's error; the future is dropped (never polled
+                    // again) just below.
+                    Err(payload) => Poll::Ready(Err(Failed::Core(panicked(payload)))),
+                };
                 let cancelled = polled.cancelled.load(Ordering::Acquire);
                 if r.is_ready() || cancelled {
                     *guard = None;
@@ -210,10 +220,13 @@ where
     // On the calling thread's own runtime (a forked child gets a fresh one there; inside a
     // tokio runtime this is a `Runtime` error, not a blocked worker).
     let r = abws::local::block_on(async move {
-        let mut fut = std::pin::pin!(fut);
+        let mut fut = std::pin::pin!(caught(fut));
         loop {
             tokio::select! {
-                r = &mut fut => return r.map_err(|e| PyErr::from(Failed::from(e))),
+                r = &mut fut => return match r {
+                    Ok(r) => r.map_err(|e| PyErr::from(Failed::from(e))),
+                    Err(panic) => Err(to_py_err(panic)),
+                },
                 _ = tokio::time::sleep(SIGNAL_TICK) => {
                     Python::attach(|py| py.check_signals())?;
                 }
@@ -227,6 +240,55 @@ where
         Python::attach(|py| annotate(err_value(py, e), &c, &c.describe()));
     }
     r
+}
+
+/// The core's error for a panic: `abws.InternalError` naming it.
+fn panicked(payload: Box<dyn std::any::Any + Send>) -> abws::Error {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string());
+    abws::Error::internal(format!(
+        "internal error: the library panicked ({what}); the call was abandoned (please report it)"
+    ))
+}
+
+/// Runs `fut`; a panic while it is polled ends it with `panicked`'s error (the future is
+/// dropped, never polled again).
+async fn caught<F: Future>(fut: F) -> Result<F::Output, abws::Error> {
+    let mut fut = std::pin::pin!(fut);
+    std::future::poll_fn(
+        |cx| match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+            Ok(r) => r.map(Ok),
+            Err(payload) => Poll::Ready(Err(panicked(payload))),
+        },
+    )
+    .await
+}
+
+/// Converts a finished job's result with the GIL; a panic there is `abws.InternalError`.
+fn converted(py: Python<'_>, convert: Convert) -> PyResult<Py<PyAny>> {
+    catch_unwind(AssertUnwindSafe(|| convert(py)))
+        .unwrap_or_else(|payload| Err(to_py_err(panicked(payload))))
+}
+
+/// A call whose future panics, for the tests of the panic's way out (blocking: raises;
+/// `deliver` given: its outcome is the error). Nothing else calls it.
+#[pyfunction]
+#[pyo3(signature = (deliver=None))]
+pub fn _panic_in_call(py: Python<'_>, deliver: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    Job::new(
+        async {
+            tokio::task::yield_now().await;
+            if std::hint::black_box(true) {
+                panic!("a panic the tests asked for (_panic_in_call)");
+            }
+            Ok(())
+        },
+        |py, ()| Ok(py.None()),
+    )
+    .run(py, deliver)
 }
 
 fn err_value<'py>(py: Python<'py>, err: &PyErr) -> Bound<'py, PyAny> {
@@ -275,7 +337,7 @@ impl Outcome {
     fn take(&self, py: Python<'_>) -> (bool, Py<PyAny>) {
         let outcome = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
         let result = match outcome {
-            Some(o) => o.map_err(PyErr::from).and_then(|c| c(py)),
+            Some(o) => o.map_err(PyErr::from).and_then(|c| converted(py, c)),
             None => Err(pyo3::exceptions::PyRuntimeError::new_err(
                 "abws: this outcome was already taken",
             )),

@@ -381,3 +381,42 @@ def test_core_events_reach_python_logging(sb, caplog):
     assert "retrying" in text and "getInvoices" in text, text
     creds = sb.credentials()
     assert creds["client_secret"] not in text and creds["refresh_token"] not in text
+
+
+def test_s2_a_panic_in_a_call_is_an_abws_error():
+    """S2: a panic inside the core while a call runs (a bug) raises `abws.InternalError`, an
+    `abws.Error` that `except Exception` catches: from a blocking call, and from an awaited
+    one, whose awaitable resolves instead of pending for ever. `_panic_in_call` is a call of
+    the compiled module whose future panics (the tests' own way in: the library has no bug
+    to trigger one)."""
+    import asyncio
+
+    from abws import _abws
+    from abws._group import _awaited
+
+    with pytest.raises(abws.InternalError) as blocking:
+        _abws._panic_in_call()
+
+    async def awaited() -> BaseException:
+        try:
+            await asyncio.wait_for(_awaited(_abws._panic_in_call), 10)
+        except Exception as e:  # noqa: BLE001  (what it raises is the point)
+            return e
+        raise AssertionError("the call returned")
+
+    t0 = time.monotonic()
+    raised = asyncio.run(awaited())
+    took = time.monotonic() - t0
+    record(
+        "S2",
+        f"a panic in the core: a blocking call raised {type(blocking.value).__name__}, an awaited one "
+        f"{type(raised).__name__} after {took * 1000:.0f} ms (not PanicException, not a hang); both abws.Error: "
+        f"{isinstance(blocking.value, abws.Error) and isinstance(raised, abws.Error)}",
+    )
+    assert "panicked" in str(blocking.value) and "_panic_in_call" in str(blocking.value)
+    assert isinstance(raised, abws.InternalError), repr(raised)
+    assert "panicked" in str(raised)
+    # The process goes on: the next call of each kind works.
+    with pytest.raises(abws.InternalError):
+        _abws._panic_in_call()
+    assert isinstance(asyncio.run(awaited()), abws.InternalError)
