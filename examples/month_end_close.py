@@ -50,8 +50,9 @@ they go into a zip that is sealed with AES-256-GCM (the ``cryptography`` package
 touches the disk: ``invoices-<region>-YYYY-MM.zip.aes``. The key:
 
 - ``ABWS_ARCHIVE_KEY``: 64 hex digits (a 256-bit key), or
-- ``ABWS_ARCHIVE_PASSWORD``: a password (the key is derived with scrypt, N=2^15, r=8, p=1,
-  and a random 16-byte salt stored in the file), or
+- ``ABWS_ARCHIVE_PASSWORD``: a password (the key is derived with scrypt, N=2^17, r=8, p=1:
+  128 MiB and about a second, once per archive; and a random 16-byte salt stored in the
+  file; archives sealed before with N=2^15 still open), or
 - a password prompt, when neither is set and a terminal is attached (a real run without
   any of these stops before its first request);
 - a sandbox run with neither set uses the sandbox demo key, SHA-256 of the text
@@ -61,7 +62,8 @@ touches the disk: ``invoices-<region>-YYYY-MM.zip.aes``. The key:
 The key is never printed. ``--decrypt ARCHIVE OUT`` opens an archive with the same key
 settings and writes the plain zip to OUT (a new file, mode 0600): the explicit way out.
 File format (any AES-GCM implementation opens it): ``ABWSMEC1`` (8 bytes), the key
-derivation (1 byte: 0 raw key, 1 scrypt), the salt (16 bytes, zeros for a raw key), the
+derivation (1 byte: 0 raw key, 2 scrypt N=2^17 r=8 p=1, 1 the earlier scrypt N=2^15 r=8
+p=1, which is still opened, never written), the salt (16 bytes, zeros for a raw key), the
 nonce (12 bytes), then the AES-256-GCM ciphertext and tag of the zip, with the first 37
 bytes as associated data. ``--archive zip`` writes an unsealed zip instead (readable by
 anyone who can read the file: an explicit opt-in).
@@ -222,7 +224,10 @@ def write_private(path: str, data: bytes) -> None:
 
 SANDBOX_DEMO_KEY = hashlib.sha256(b"abws month-end sandbox demo key (sandbox data only)").digest()
 MAGIC = b"ABWSMEC1"
-KDF_RAW, KDF_SCRYPT = 0, 1
+# The key derivations: a raw key, or scrypt (r=8, p=1) at the cost N its byte names. New
+# archives use 2^17 (current guidance); 2^15, the first version's, is still opened.
+KDF_RAW, KDF_SCRYPT_2_15, KDF_SCRYPT = 0, 1, 2
+SCRYPT_N = {KDF_SCRYPT_2_15: 2**15, KDF_SCRYPT: 2**17}
 PART_MAGIC = b"ABWSENC1"  # the SDK's "abws sealed file" (the sealed parts)
 
 
@@ -237,11 +242,13 @@ class ArchiveSecret:
             if self.key is None:
                 raise ValueError("this archive was sealed with a key (ABWS_ARCHIVE_KEY), not a password")
             return self.key
+        if kdf not in SCRYPT_N:
+            raise ValueError(f"unknown key derivation {kdf} (a newer version's archive, or not an archive)")
         if self.password is None:
             raise ValueError("this archive was sealed with a password (ABWS_ARCHIVE_PASSWORD)")
         from cryptography.hazmat.primitives.kdf.scrypt import Scrypt  # type: ignore[import-not-found,unused-ignore]
 
-        return bytes(Scrypt(salt=salt, length=32, n=2**15, r=8, p=1).derive(self.password.encode()))
+        return bytes(Scrypt(salt=salt, length=32, n=SCRYPT_N[kdf], r=8, p=1).derive(self.password.encode()))
 
 
 def archive_secret(sandbox: bool, interactive: bool) -> ArchiveSecret:
@@ -589,7 +596,8 @@ class Close:
         self.failed: List[Tuple[str, str]] = []
 
     # The key of the sealed parts: the archive's key, or one derived once per job from the
-    # password (its salt, not secret, is in the job state).
+    # password (its salt and derivation, not secret, are in the job state; a job state
+    # without "kdf" was started with scrypt N=2^15, and its parts are opened so).
     def part_key(self) -> Optional[bytes]:
         if self.secret is None:
             return None
@@ -598,8 +606,10 @@ class Close:
         salt_hex = self.state.data.get("salt")
         if not salt_hex:
             salt_hex = os.urandom(16).hex()
+            self.state.set("kdf", KDF_SCRYPT)
             self.state.set("salt", salt_hex)
-        return self.secret.derive(KDF_SCRYPT, bytes.fromhex(salt_hex))
+        kdf = self.state.data.get("kdf", KDF_SCRYPT_2_15)
+        return self.secret.derive(kdf, bytes.fromhex(salt_hex))
 
     def load(self, summary: Any) -> Tuple[str, Dict[str, Any]]:
         n = invoice_number(summary)

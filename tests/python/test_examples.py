@@ -141,10 +141,23 @@ def test_month_end_close_helpers(tmp_path: Path) -> None:
     assert mec.csv_cell(Decimal("-12.50")) == Decimal("-12.50") and mec.csv_cell(-3) == -3
     # A password-sealed archive opens with the password only.
     sealed = mec.seal_archive(b"zip bytes", mec.ArchiveSecret(password="correct horse"))
-    assert sealed[:8] == b"ABWSMEC1" and sealed[8] == 1
+    assert sealed[:8] == b"ABWSMEC1" and sealed[8] == 2  # scrypt N=2^17
     assert mec.open_archive(sealed, mec.ArchiveSecret(password="correct horse")) == b"zip bytes"
     with pytest.raises(Exception):
         mec.open_archive(sealed, mec.ArchiveSecret(password="wrong"))
+    # An archive of the first version (scrypt N=2^15), sealed here as it was, still opens.
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+    salt, nonce = os.urandom(16), os.urandom(12)
+    header = b"ABWSMEC1" + bytes([1]) + salt + nonce
+    old_key = Scrypt(salt=salt, length=32, n=2**15, r=8, p=1).derive(b"correct horse")
+    old = header + AESGCM(old_key).encrypt(nonce, b"old zip", header)
+    assert mec.open_archive(old, mec.ArchiveSecret(password="correct horse")) == b"old zip"
+    # The new cost is not the old one: the same password and salt make another key.
+    assert mec.ArchiveSecret(password="correct horse").derive(2, salt) != old_key
+    with pytest.raises(ValueError, match="unknown key derivation"):
+        mec.open_archive(sealed[:8] + bytes([9]) + sealed[9:], mec.ArchiveSecret(password="correct horse"))
     # Files: replaced whole through a new file, never through a link.
     path = tmp_path / "f"
     mec.write_private(str(path), b"one")
