@@ -183,13 +183,14 @@ impl Bucket {
         &self.line
     }
 
-    /// After a 429 the server's bucket is empty: the next request waits one interval.
+    /// After a 429 the server's bucket is empty: the next request waits one interval and
+    /// the time margin, which restores the margin's reserve in the server's bucket (left at
+    /// one interval, a 429 spent it for good: each later late request met a 429 too).
     pub fn throttled(&self) {
         let now = Instant::now();
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let t = Self::interval(&s.plan);
-        let tolerance = Self::tolerance(&s.plan);
-        let empty = now + tolerance + t;
+        let empty = now + t * s.plan.burst;
         if s.tat < empty {
             s.tat = empty;
         }

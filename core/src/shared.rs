@@ -145,14 +145,15 @@ return table.concat(bad, ',')
 "#
 );
 
-/// After a 429 the server's bucket is empty: the next slot is one interval away.
-/// ARGV: the rate, the burst, the safety factor, the time margin in ms.
+/// After a 429 the server's bucket is empty: the next slot is one interval and the time
+/// margin away (as the local bucket's `throttled`).
+/// ARGV: the rate, the burst, the safety factor.
 const THROTTLED: &str = bucket_script!(
     r#"
 local rate = stored_rate(tonumber(ARGV[1]))
 local burst = tonumber(ARGV[2])
 local interval = 1000 / (rate * tonumber(ARGV[3]))
-local empty = now + tolerance(interval, burst, tonumber(ARGV[4])) + interval
+local empty = now + interval * burst
 local tat = stored_tat(interval, burst) or 0
 if tat < empty then redis.call('HSET', KEYS[1], 'tat', tostring(empty)) end
 return table.concat(bad, ',')
@@ -547,7 +548,6 @@ impl Shared {
                     .arg(rate)
                     .arg(burst)
                     .arg(SAFETY_FACTOR)
-                    .arg(TIME_MARGIN.as_millis() as u64)
                     .invoke_async::<String>(&mut c)
                     .await
             })
