@@ -56,14 +56,14 @@ pub fn check_url(url: &str) -> Result<()> {
 
 /// What the bucket scripts share: Redis's clock, and the bucket's stored fields read back
 /// checked. A number read from Redis is used only when it is finite and in bounds: a rate
-/// within the server's (one request an hour .. 10 000 per second, as `parse_rate_header`)
-/// and at most ten times the caller's, a schedule (`tat`) at most a full bucket and
-/// a second ahead of now. Anything else (another program's value, a corrupted key, text) is
-/// repaired (a bad rate deleted, a bad schedule reset to an empty bucket) or, a rate above
-/// the span, ignored; the script names the field in its answer for the caller to log, and
-/// the bucket paces at the caller's rate: never a panic, never an unpaced fleet (issue 38,
-/// S1). Redis's Lua reads "nan", "inf" and "0x10" as numbers: `finite` keeps the first two
-/// out.
+/// within what the server may report (one request an hour .. 10 000 per second, the bounds
+/// of `parse_rate_header`: all a process of ours ever stores), a schedule (`tat`) at most a
+/// full bucket and a second ahead of now. Anything else (another program's value, a
+/// corrupted key, text) is repaired: a bad rate deleted (the caller's rate applies), a bad
+/// schedule, or one kept at a rate now unknown, reset to an empty bucket (the next slot an
+/// interval away: the safe side); the script names the field in its answer for the caller
+/// to log: never a panic, never an unpaced fleet (issue 38, S1). Redis's Lua reads "nan",
+/// "inf" and "0x10" as numbers: `finite` keeps the first two out.
 macro_rules! bucket_script {
     ($body:literal) => {
         concat!(
@@ -71,6 +71,7 @@ macro_rules! bucket_script {
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local bad = {}
+local unknown_pace = false
 local function finite(x)
   return type(x) == 'number' and x == x and x > -math.huge and x < math.huge
 end
@@ -78,23 +79,23 @@ local function stored_rate(default)
   local raw = redis.call('HGET', KEYS[1], 'rate')
   if not raw then return default end
   local r = tonumber(raw)
-  if finite(r) and r >= 1 / 3600 and r <= 10000 then
-    if r <= default * 10 then return r end
-    bad[#bad + 1] = 'rate'
-    return default
-  end
+  if finite(r) and r >= 1 / 3600 and r <= 10000 then return r end
   redis.call('HDEL', KEYS[1], 'rate')
   bad[#bad + 1] = 'rate'
+  unknown_pace = true
   return default
 end
 local function stored_tat(interval, burst)
   local raw = redis.call('HGET', KEYS[1], 'tat')
   if not raw then return nil end
   local x = tonumber(raw)
-  if finite(x) and x <= now + interval * (burst + 1) + 1000 then return x end
+  if finite(x) and x <= now + interval * (burst + 1) + 1000 then
+    if not unknown_pace then return x end
+  else
+    bad[#bad + 1] = 'tat'
+  end
   x = now + interval * burst
   redis.call('HSET', KEYS[1], 'tat', tostring(x))
-  bad[#bad + 1] = 'tat'
   return x
 end
 local function tolerance(interval, burst, margin)
