@@ -523,34 +523,28 @@ impl Shared {
     /// Shares the rate the server reported for an operation (`plan_rate`: the rate the
     /// bucket's reservations were made at when none was stored yet).
     pub async fn set_rate(&self, group: &str, op: &str, rate: f64, plan_rate: f64, burst: u32) {
-        let key = self.bucket_key(group, op);
-        let bad = self
-            .run("rate limit", |mut c| async move {
-                redis::Script::new(SET_RATE)
-                    .key(key)
-                    .arg(rate)
-                    .arg(plan_rate)
-                    .arg(SAFETY_FACTOR)
-                    .arg(burst)
-                    .invoke_async::<String>(&mut c)
-                    .await
-            })
-            .await;
-        bad_bucket_values(op, bad.as_deref().unwrap_or(""));
+        let args = [rate, plan_rate, SAFETY_FACTOR, f64::from(burst)];
+        self.bucket_update(SET_RATE, group, op, args.to_vec()).await;
     }
 
     /// The server answered 429: the account's bucket is empty for every process.
     pub async fn throttled(&self, group: &str, op: &str, rate: f64, burst: u32) {
+        let args = [rate, f64::from(burst), SAFETY_FACTOR];
+        self.bucket_update(THROTTLED, group, op, args.to_vec())
+            .await;
+    }
+
+    /// Runs a bucket script that answers the fields it found invalid, and logs them.
+    async fn bucket_update(&self, script: &'static str, group: &str, op: &str, args: Vec<f64>) {
         let key = self.bucket_key(group, op);
         let bad = self
             .run("rate limit", |mut c| async move {
-                redis::Script::new(THROTTLED)
-                    .key(key)
-                    .arg(rate)
-                    .arg(burst)
-                    .arg(SAFETY_FACTOR)
-                    .invoke_async::<String>(&mut c)
-                    .await
+                let script = redis::Script::new(script);
+                let mut call = script.key(key);
+                for a in args {
+                    call.arg(a);
+                }
+                call.invoke_async::<String>(&mut c).await
             })
             .await;
         bad_bucket_values(op, bad.as_deref().unwrap_or(""));
