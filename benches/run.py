@@ -1193,6 +1193,21 @@ def machine() -> str:
 
 B9_OP, B9_RATE, B9_BURST = "getInvoiceDetailByInvoiceNumber", 5.0, 10
 B9_PROCS, B9_THREADS, B9_CALLS = 4, 4, 10
+# B9 under load (issue 38): four processes at 10 requests/s, 120 calls, while a CPU hog (one
+# busy process per core) runs beside them.
+B9L_RATE, B9L_THREADS, B9L_CALLS = 10.0, 3, 10
+
+
+@contextlib.contextmanager
+def cpu_hog() -> Any:
+    """One busy-looping process per core (`yes > /dev/null`), for as long as the block runs."""
+    hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(os.cpu_count() or 2)]
+    try:
+        yield
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
 
 
 def b9_worker(settings: Dict[str, Any], numbers: List[str], threads: int, calls: int, out: Any) -> None:
@@ -1216,12 +1231,12 @@ def b9_worker(settings: Dict[str, Any], numbers: List[str], threads: int, calls:
     out.put((t0, time.time(), errors[0]))
 
 
-def b9_fleet(shared: Optional[str], procs: int, threads: int, calls: int) -> Dict[str, Any]:
+def b9_fleet(shared: Optional[str], procs: int, threads: int, calls: int, rate: float = B9_RATE) -> Dict[str, Any]:
     import multiprocessing
 
     sb = abws.Sandbox(rate_limits="spec", today="2026-11-01")
     try:
-        sb.set_rate(B9_OP, B9_RATE, B9_BURST)
+        sb.set_rate(B9_OP, rate, B9_BURST)
         c = sb.credentials()
         settings = {"region": "JP", "client_id": c["client_id"], "client_secret": c["client_secret"],
                     "refresh_token": c["refresh_token"], "user_email": c["user_email"],
@@ -1240,7 +1255,7 @@ def b9_fleet(shared: Optional[str], procs: int, threads: int, calls: int) -> Dic
         counters = sb.counters()
         total = procs * threads * calls
         seconds = max(r[1] for r in rows) - min(r[0] for r in rows)
-        return {"seconds": seconds, "share": (total - B9_BURST) / B9_RATE / seconds,
+        return {"seconds": seconds, "share": (total - B9_BURST) / rate / seconds,
                 "429": sum(counters["throttled"].values()), "errors": sum(r[2] for r in rows),
                 "refreshes": counters["tokenCalls"].get("refresh_token", 0)}
     finally:
@@ -1254,10 +1269,14 @@ def b9(runs: int) -> Dict[str, Any]:
     with tempfile.TemporaryDirectory() as d:
         redis_proc, url = many_workers.start_redis(d)
         try:
-            res: Dict[str, Any] = {"shared": [], "local": [], "refresh16": []}
+            res: Dict[str, Any] = {"shared": [], "local": [], "loaded": [], "refresh16": []}
             for r in range(runs):
-                for mode in ("shared", "local"):
-                    x = b9_fleet(url if mode == "shared" else None, B9_PROCS, B9_THREADS, B9_CALLS)
+                for mode in ("shared", "local", "loaded"):
+                    if mode == "loaded":
+                        with cpu_hog():
+                            x = b9_fleet(url, B9_PROCS, B9L_THREADS, B9L_CALLS, B9L_RATE)
+                    else:
+                        x = b9_fleet(url if mode == "shared" else None, B9_PROCS, B9_THREADS, B9_CALLS)
                     res[mode].append(x)
                     log(f"  B9 {mode}: {x['seconds']:.1f} s, {x['share'] * 100:.1f} % of the limit, "
                         f"{x['429']} x 429, {x['errors']} failed calls, {x['refreshes']} refreshes")
@@ -1282,10 +1301,24 @@ def b9_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
                     f"{med([x['share'] for x in xs]) * 100:.1f} % | {spread([x['share'] * 100 for x in xs], '{:.1f} %')} | "
                     f"{med([x['429'] for x in xs]):.0f} | {med([x['errors'] for x in xs]):.0f} | "
                     f"{med([x['refreshes'] for x in xs]):.0f} |")
+    loaded = res.get("loaded") or []
+    total_l = B9_PROCS * B9L_THREADS * B9L_CALLS
+    if loaded:
+        rows.append(f"| abws, `shared_state`, under load: {B9_PROCS} processes × {B9L_THREADS} threads, {total_l} calls "
+                    f"at {B9L_RATE:g} rps, a busy process per core beside them | {med([x['seconds'] for x in loaded]):.1f} | "
+                    f"{med([x['share'] for x in loaded]) * 100:.1f} % | "
+                    f"{spread([x['share'] * 100 for x in loaded], '{:.1f} %')} | "
+                    f"{med([x['429'] for x in loaded]):.0f} (max {max(x['429'] for x in loaded)}) | "
+                    f"{med([x['errors'] for x in loaded]):.0f} | {med([x['refreshes'] for x in loaded]):.0f} |")
     sh = res["shared"]
     share, n429 = med([x["share"] for x in sh]), max(x["429"] for x in sh)
     refresh16 = max(res["refresh16"])
     ok = share >= 0.95 and n429 == 0 and refresh16 == 1
+    if loaded:
+        share_l, n429_l = med([x["share"] for x in loaded]), max(x["429"] for x in loaded)
+        refresh_l = max(x["refreshes"] for x in loaded)
+        ok_l = share_l >= 0.95 and n429_l == 0 and refresh_l == 1
+        ok = ok and ok_l
     text = (
         f"{B9_PROCS} worker processes × {B9_THREADS} threads, one client per process, on one account: "
         f"{total} {B9_OP} calls against the sandbox with the spec's limits, the operation set to "
@@ -1294,13 +1327,23 @@ def b9_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         f"account allows is ({total} − {B9_BURST}) / {B9_RATE:g} = {(total - B9_BURST) / B9_RATE:.0f} s; the "
         "share is that over the time from the first call to the last. Redis: a `redis-server` on loopback "
         f"(`examples/many_workers.py`'s). {runs} runs of each, interleaved.\n\n"
+        + (f"Under load (issue 38): the same fleet at {B9L_RATE:g} rps (burst {B9_BURST}), {B9L_THREADS} threads "
+           f"× {B9L_CALLS} calls a process ({total_l} calls: at least ({total_l} − {B9_BURST}) / {B9L_RATE:g} = "
+           f"{(total_l - B9_BURST) / B9L_RATE:.0f} s), while one `yes > /dev/null` per core keeps every core busy "
+           "(the scheduling delays that a 2 % rate margin, 2 ms a slot at 10 rps, did not cover); its refreshes "
+           "are the fleet's (one account, fresh).\n\n" if loaded else "")
         + "\n".join(rows)
         + f"\n\n16 processes with one call each on a fresh account made {', '.join(str(x) for x in res['refresh16'])} "
         "token refresh(es) per run.\n\n"
         f"Goal ≥ 95 % of the limit, 0 × 429, and 1 refresh for 16 processes: **{share * 100:.1f} %, "
-        f"{n429} × 429, {refresh16} refresh — {'met' if ok else 'missed'}**.\n"
+        f"{n429} × 429, {refresh16} refresh — {'met' if share >= 0.95 and n429 == 0 and refresh16 == 1 else 'missed'}**.\n"
+        + (f"\nUnder load, goal ≥ 95 % of the limit, 0 × 429, one refresh: **{share_l * 100:.1f} %, {n429_l} × 429, "
+           f"{refresh_l} refresh — {'met' if ok_l else 'missed'}**.\n" if loaded else "")
     )
-    return text, ok, f"{share * 100:.1f} % of the limit, {n429} × 429; 16 processes: {refresh16} refresh"
+    summary = f"{share * 100:.1f} % of the limit, {n429} × 429; 16 processes: {refresh16} refresh"
+    if loaded:
+        summary += f"; under load {share_l * 100:.1f} %, {n429_l} × 429, {refresh_l} refresh"
+    return text, ok, summary
 
 
 # ---------------------------------------------------------------------------------------
@@ -1753,7 +1796,7 @@ GOALS = {
     "B3": "≥ 97 % of the limit, ≤ 1 % 429s", "B4": "streaming ≤ 16 MB RSS growth; bytes ≤ 1.1 × document",
     "B5": "requests = the minimum", "B6": "8 threads not serialised by the GIL",
     "B7": "`import abws` ≤ 40 ms above the bare interpreter; the wheel ≤ 8 MB (issue 20)", "B8": "(figures only)",
-    "B9": "≥ 95 % of the limit, 0 × 429; 16 processes refresh once",
+    "B9": "≥ 95 % of the limit, 0 × 429; 16 processes refresh once; the same under load (a busy process per core, 10 rps), one refresh",
     "B10": "≥ 2× httpx.AsyncClient's throughput; largest event-loop stall ≤ 5 ms",
     "B11": "1,000 clients: ≤ 100 kB and ≤ 1 ms per client; one connection pool per host (1 connection); "
            "a round of one call per client ≤ 1.0× 1,000 calls on one client",
