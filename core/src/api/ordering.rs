@@ -115,7 +115,8 @@ pub enum Attribute {
     ShippingAddress(AddressRef),
     /// Where to bill.
     BillingAddress(AddressRef),
-    /// Any other attribute (TrialMode, ...), sent exactly as given.
+    /// Any other attribute (TrialMode, a Distribution given as JSON, ...), sent as given
+    /// but for the amounts of its money objects, which go out as JSON numbers.
     Other(RawJson),
 }
 
@@ -384,7 +385,8 @@ pub enum Expectation {
         /// The requested date-time.
         requested_delivery_date: DateTime<FixedOffset>,
     },
-    /// Any other expectation, sent exactly as given.
+    /// Any other expectation, sent as given but for the amounts of its money objects,
+    /// which go out as JSON numbers.
     Other(RawJson),
 }
 
@@ -802,6 +804,14 @@ impl Client {
     }
 }
 
+/// `raw` with its money amounts as JSON numbers (`money::amounts_as_numbers`).
+fn money_as_numbers(raw: &mut RawJson, param: &str) -> Result<()> {
+    if let Some(text) = crate::money::amounts_as_numbers(raw.get(), param)? {
+        *raw = RawJson::from_json(&text).map_err(|e| Error::internal(format!("{param}: {e}")))?;
+    }
+    Ok(())
+}
+
 /// placeOrder. Resent (with the same externalId) only when it surely did not reach the
 /// server or was refused before processing; an ambiguous failure is an `OutcomeUnknown`
 /// error carrying the externalId, never a resend.
@@ -818,10 +828,31 @@ pub(crate) async fn place_order(c: &Client, order: &PlaceOrderRequest) -> Result
             .map(|(i, l)| (format!("line_items[{i}].attributes"), &mut l.attributes)),
     ) {
         for (j, a) in attrs.iter_mut().enumerate() {
-            if let Attribute::Region { region } = a {
-                *region = super::region_arg(&format!("{param}[{j}].region"), region, &settings)?
-                    .as_str()
-                    .to_string();
+            match a {
+                Attribute::Region { region } => {
+                    *region =
+                        super::region_arg(&format!("{param}[{j}].region"), region, &settings)?
+                            .as_str()
+                            .to_string();
+                }
+                Attribute::Other(raw) => money_as_numbers(raw, &format!("{param}[{j}]"))?,
+                _ => {}
+            }
+        }
+    }
+    // Kinds passed through as given still send their money as numbers.
+    for (param, exps) in std::iter::once(("expectations".to_string(), &mut order.expectations))
+        .chain(
+            order
+                .line_items
+                .iter_mut()
+                .enumerate()
+                .map(|(i, l)| (format!("line_items[{i}].expectations"), &mut l.expectations)),
+        )
+    {
+        for (j, e) in exps.iter_mut().enumerate() {
+            if let Expectation::Other(raw) = e {
+                money_as_numbers(raw, &format!("{param}[{j}]"))?;
             }
         }
     }
