@@ -577,6 +577,20 @@ impl PlaceOrderRequest {
         self
     }
 
+    /// The order's attributes and expectations, then each line's, with the path prefix of
+    /// their parameters (`""`, `"line_items[0]."`, ...).
+    fn parts_mut(&mut self) -> Vec<(String, &mut Vec<Attribute>, &mut Vec<Expectation>)> {
+        let mut parts = vec![(String::new(), &mut self.attributes, &mut self.expectations)];
+        for (i, l) in self.line_items.iter_mut().enumerate() {
+            parts.push((
+                format!("line_items[{i}]."),
+                &mut l.attributes,
+                &mut l.expectations,
+            ));
+        }
+        parts
+    }
+
     /// The rules that can be checked before sending.
     pub fn check(&self) -> Result<()> {
         validate::length("external_id", &self.external_id, 1, MAX_EXTERNAL_ID_CHARS)?;
@@ -820,39 +834,26 @@ pub(crate) async fn place_order(c: &Client, order: &PlaceOrderRequest) -> Result
     // Region attributes in the spec's form, and served by the client's address.
     let mut order = order.clone();
     let settings = c.current_settings();
-    for (param, attrs) in std::iter::once(("attributes".to_string(), &mut order.attributes)).chain(
-        order
-            .line_items
-            .iter_mut()
-            .enumerate()
-            .map(|(i, l)| (format!("line_items[{i}].attributes"), &mut l.attributes)),
-    ) {
+    for (at, attrs, exps) in order.parts_mut() {
         for (j, a) in attrs.iter_mut().enumerate() {
             match a {
                 Attribute::Region { region } => {
-                    *region =
-                        super::region_arg(&format!("{param}[{j}].region"), region, &settings)?
-                            .as_str()
-                            .to_string();
+                    *region = super::region_arg(
+                        &format!("{at}attributes[{j}].region"),
+                        region,
+                        &settings,
+                    )?
+                    .as_str()
+                    .to_string();
                 }
-                Attribute::Other(raw) => money_as_numbers(raw, &format!("{param}[{j}]"))?,
+                // Kinds passed through as given still send their money as numbers.
+                Attribute::Other(raw) => money_as_numbers(raw, &format!("{at}attributes[{j}]"))?,
                 _ => {}
             }
         }
-    }
-    // Kinds passed through as given still send their money as numbers.
-    for (param, exps) in std::iter::once(("expectations".to_string(), &mut order.expectations))
-        .chain(
-            order
-                .line_items
-                .iter_mut()
-                .enumerate()
-                .map(|(i, l)| (format!("line_items[{i}].expectations"), &mut l.expectations)),
-        )
-    {
         for (j, e) in exps.iter_mut().enumerate() {
             if let Expectation::Other(raw) = e {
-                money_as_numbers(raw, &format!("{param}[{j}]"))?;
+                money_as_numbers(raw, &format!("{at}expectations[{j}]"))?;
             }
         }
     }
