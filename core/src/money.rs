@@ -176,42 +176,44 @@ pub(crate) fn amounts_as_numbers(raw: &str, param: &str) -> Result<Option<String
         }
     }
     let bad = |e: serde_json::Error| Error::validation(param, format!("is not valid JSON ({e})"));
-    let (open, close, parts): (char, char, Vec<(String, Option<String>, Box<RawValue>)>) =
-        match raw.trim_start().as_bytes().first() {
-            Some(b'{') => {
-                let Entries(entries) = serde_json::from_str(raw).map_err(bad)?;
-                let money = entries.iter().any(|(k, _)| k == "currencyCode");
-                let mut parts = Vec::with_capacity(entries.len());
-                for (k, v) in entries {
-                    let path = format!("{param}.{k}");
-                    let new = match v.get().trim_start().as_bytes().first() {
-                        Some(b'"') if money && k == "amount" => {
-                            let a = Amount::from_json(v.get()).map_err(|_| {
-                                Error::validation(
-                                    &path,
-                                    "must be a decimal number (money is sent as a JSON number)",
-                                )
-                            })?;
-                            Some(a.to_wire_string())
-                        }
-                        _ => amounts_as_numbers(v.get(), &path)?,
-                    };
-                    let key = serde_json::to_string(&k).map_err(bad)?;
-                    parts.push((key, new, v));
-                }
-                ('{', '}', parts)
+    /// A member: its key as JSON text (empty in an array), its new text if it changed, its
+    /// text as given.
+    type Part = (String, Option<String>, Box<RawValue>);
+    let (open, close, parts): (char, char, Vec<Part>) = match raw.trim_start().as_bytes().first() {
+        Some(b'{') => {
+            let Entries(entries) = serde_json::from_str(raw).map_err(bad)?;
+            let money = entries.iter().any(|(k, _)| k == "currencyCode");
+            let mut parts = Vec::with_capacity(entries.len());
+            for (k, v) in entries {
+                let path = format!("{param}.{k}");
+                let new = match v.get().trim_start().as_bytes().first() {
+                    Some(b'"') if money && k == "amount" => {
+                        let a = Amount::from_json(v.get()).map_err(|_| {
+                            Error::validation(
+                                &path,
+                                "must be a decimal number (money is sent as a JSON number)",
+                            )
+                        })?;
+                        Some(a.to_wire_string())
+                    }
+                    _ => amounts_as_numbers(v.get(), &path)?,
+                };
+                let key = serde_json::to_string(&k).map_err(bad)?;
+                parts.push((key, new, v));
             }
-            Some(b'[') => {
-                let items: Vec<Box<RawValue>> = serde_json::from_str(raw).map_err(bad)?;
-                let mut parts = Vec::with_capacity(items.len());
-                for (i, v) in items.into_iter().enumerate() {
-                    let new = amounts_as_numbers(v.get(), &format!("{param}[{i}]"))?;
-                    parts.push((String::new(), new, v));
-                }
-                ('[', ']', parts)
+            ('{', '}', parts)
+        }
+        Some(b'[') => {
+            let items: Vec<Box<RawValue>> = serde_json::from_str(raw).map_err(bad)?;
+            let mut parts = Vec::with_capacity(items.len());
+            for (i, v) in items.into_iter().enumerate() {
+                let new = amounts_as_numbers(v.get(), &format!("{param}[{i}]"))?;
+                parts.push((String::new(), new, v));
             }
-            _ => return Ok(None),
-        };
+            ('[', ']', parts)
+        }
+        _ => return Ok(None),
+    };
     if parts.iter().all(|(_, new, _)| new.is_none()) {
         return Ok(None);
     }

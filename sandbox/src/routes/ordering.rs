@@ -38,10 +38,8 @@ fn attr_type(a: &Value) -> &str {
 fn money_numbers(v: &Value, path: &str) -> Result<(), Resp> {
     match v {
         Value::Object(m) => {
-            if m.contains_key("currencyCode") {
-                if m.get("amount").is_some_and(|a| !a.is_number()) {
-                    return Err(bad(format!("{path}.amount must be a number.")));
-                }
+            if m.contains_key("currencyCode") && m.get("amount").is_some_and(|a| !a.is_number()) {
+                return Err(bad(format!("{path}.amount must be a number.")));
             }
             for (k, x) in m {
                 let p = if path.is_empty() {
