@@ -51,7 +51,9 @@ def main() -> int:
 
         # Cart: add, read back, estimate.
         cart_id = need(next(iter(client.cart.iter_carts())).id, "cart id")
-        client.cart.add_items(cart_id, [{"product_identifier": product.asin, "buying_option_identifier": offer.offer_id, "quantity": 2}])
+        # No external_id given: abws makes one (the service requires it) and returns it.
+        added = client.cart.add_items(cart_id, [{"product_identifier": product.asin, "buying_option_identifier": offer.offer_id, "quantity": 2}])
+        print(f"added to {cart_id} as line {need(added.external_ids, 'external ids')[0]}")
         items = need(client.cart.get_items(cart_id).items, "cart items")
         estimate = client.cart.get_estimated_total_purchase_cost(cart_id, ADDRESS)
         if estimate.rejection_artifacts:

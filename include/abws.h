@@ -939,9 +939,12 @@ abws_status abws_cart_get_items(const abws_client *client,
 //   - `external_id` (optional): The caller's id of the item.
 // - `region` (optional; string): The cart's region (default: the client's).
 //
-// Result (`*result_json`): `ItemsResult` in wire form (the service's camelCase JSON, unknown
-// fields and `null`s kept): the whole cart after addItems or modifyItems, and what was
-// rejected.
+// Result (`*result_json`): `AddItemsResult` in wire form (the service's camelCase JSON,
+// unknown fields and `null`s kept): the whole cart after addItems, what was rejected, and the
+// externalId sent for each item. `externalIds` is abws's, not the service's: the published
+// model requires an externalId on every item, so abws makes one (a UUID) for each item given
+// without, once per call (every retry of the call sends the same), and returns them here in
+// the items' order (the caller's own as given).
 //
 // Ownership: on success `*result_json` receives a new string the caller frees with
 // `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
@@ -971,8 +974,7 @@ abws_status abws_cart_add_items(const abws_client *client,
 // - `region` (optional; string): The cart's region (default: the client's).
 //
 // Result (`*result_json`): `ItemsResult` in wire form (the service's camelCase JSON, unknown
-// fields and `null`s kept): the whole cart after addItems or modifyItems, and what was
-// rejected.
+// fields and `null`s kept): the whole cart after modifyItems, and what was rejected.
 //
 // Ownership: on success `*result_json` receives a new string the caller frees with
 // `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
@@ -1259,15 +1261,13 @@ abws_status abws_products_get_products_by_asins(const abws_client *client,
 // getOffersByOfferIds: up to 30 offers by offer id.
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
-// - `offer_ids` (required; array of strings): 1 to 30 offer ids.
+// - `offer_ids` (required; array of strings): 1 to 30 offer ids (buying option identifiers).
 // - `inclusions_for_offers` (required; array of strings): Required by the service for this
 //   operation.
 // - `product_region` (required; string): The marketplace region of the products (US, JP, DE,
 //   ...; any case, GB is UK).
 // - `locale` (required; string): language-COUNTRY, e.g. en-US (en_us and EN-us are sent as
 //   en-US).
-// - `quantity` (optional; integer)
-// - `facets` (optional; array of strings)
 // - `shipping_region` (optional; string): Region to ship to (must not conflict with
 //   product_region).
 // - `shipping_postal_code` (optional; string): Postal code to ship to.
@@ -1383,8 +1383,6 @@ abws_status abws_ordering_place_order(const abws_client *client,
 // - `include_line_items` (optional; boolean): Include the line items (default false).
 // - `include_shipments` (optional; boolean): Include the shipments (default false).
 // - `include_charges` (optional; boolean): Include the charges (default false).
-// - `user_email` (optional; string): The buying user (x-svc-user-email; default: the
-//   client's).
 //
 // Result (`*result_json`): `OrdersResponse` in wire form (the service's camelCase JSON,
 // unknown fields and `null`s kept): the body of getOrdersByOrderId.

@@ -445,19 +445,30 @@ impl Client {
         let op = call.op;
         let defaults = &self.inner.defaults;
         let url = self.url(call)?;
-        let email_header = match call.user_email.as_deref() {
-            Some(e) => {
-                crate::validate::email("user_email", e)?;
-                Some(transport::sensitive(e, "user_email")?)
-            }
-            None => defaults.user_email.clone(),
+        // x-svc-user-email goes only where the operation declares it (published facts §7):
+        // the buyer's address is personal data, sent nowhere it is not asked for.
+        let email_header = if op.needs_user_email() {
+            let h = match call.user_email.as_deref() {
+                Some(e) => {
+                    crate::validate::email("user_email", e)?;
+                    Some(transport::sensitive(e, "user_email")?)
+                }
+                None => defaults.user_email.clone(),
+            };
+            Some(h.ok_or_else(|| {
+                Error::validation(
+                    "user_email",
+                    format!("{} requires the x-svc-user-email header: pass user_email or set it on the client", op.id),
+                )
+            })?)
+        } else {
+            debug_assert!(
+                call.user_email.is_none(),
+                "{} declares no user e-mail",
+                op.id
+            );
+            None
         };
-        if op.needs_user_email() && email_header.is_none() {
-            return Err(Error::validation(
-                "user_email",
-                format!("{} requires the x-svc-user-email header: pass user_email or set it on the client", op.id),
-            ));
-        }
         let bucket = defaults.rate_limiting.then(|| self.bucket(op, call.group));
         let plan = AttemptPlan {
             what: op.id,

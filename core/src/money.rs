@@ -146,6 +146,93 @@ impl Serialize for Amount {
     }
 }
 
+/// The JSON text `raw` with the amount of every money object in it (an object holding
+/// `currencyCode` and `amount`) written as a JSON number, exactly: `"500.00"` becomes
+/// `500.00`, the text's digits, no float. Everything else is kept as it is, byte for byte.
+/// `Ok(None)`: nothing to change. Text that is not a decimal is a validation error naming
+/// the amount's path under `param` (`attributes[0].charge.amount.amount`). What a request
+/// passes through as given (an attribute or expectation kind the core does not type) goes
+/// through this, since every money amount the service declares is a number.
+pub(crate) fn amounts_as_numbers(raw: &str, param: &str) -> Result<Option<String>, Error> {
+    /// An object's entries in order, each value as its raw text.
+    struct Entries(Vec<(String, Box<RawValue>)>);
+    impl<'de> Deserialize<'de> for Entries {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Entries;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
+                        out.push(entry);
+                    }
+                    Ok(Entries(out))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+    let bad = |e: serde_json::Error| Error::validation(param, format!("is not valid JSON ({e})"));
+    /// A member: its key as JSON text (empty in an array), its new text if it changed, its
+    /// text as given.
+    type Part = (String, Option<String>, Box<RawValue>);
+    let (open, close, parts): (char, char, Vec<Part>) = match raw.trim_start().as_bytes().first() {
+        Some(b'{') => {
+            let Entries(entries) = serde_json::from_str(raw).map_err(bad)?;
+            let money = entries.iter().any(|(k, _)| k == "currencyCode");
+            let mut parts = Vec::with_capacity(entries.len());
+            for (k, v) in entries {
+                let path = format!("{param}.{k}");
+                let new = match v.get().trim_start().as_bytes().first() {
+                    Some(b'"') if money && k == "amount" => {
+                        let a = Amount::from_json(v.get()).map_err(|_| {
+                            Error::validation(
+                                &path,
+                                "must be a decimal number (money is sent as a JSON number)",
+                            )
+                        })?;
+                        Some(a.to_wire_string())
+                    }
+                    _ => amounts_as_numbers(v.get(), &path)?,
+                };
+                let key = serde_json::to_string(&k).map_err(bad)?;
+                parts.push((key, new, v));
+            }
+            ('{', '}', parts)
+        }
+        Some(b'[') => {
+            let items: Vec<Box<RawValue>> = serde_json::from_str(raw).map_err(bad)?;
+            let mut parts = Vec::with_capacity(items.len());
+            for (i, v) in items.into_iter().enumerate() {
+                let new = amounts_as_numbers(v.get(), &format!("{param}[{i}]"))?;
+                parts.push((String::new(), new, v));
+            }
+            ('[', ']', parts)
+        }
+        _ => return Ok(None),
+    };
+    if parts.iter().all(|(_, new, _)| new.is_none()) {
+        return Ok(None);
+    }
+    let mut out = String::with_capacity(raw.len());
+    out.push(open);
+    for (i, (key, new, old)) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if !key.is_empty() {
+            out.push_str(key);
+            out.push(':');
+        }
+        out.push_str(new.as_deref().unwrap_or(old.get()));
+    }
+    out.push(close);
+    Ok(Some(out))
+}
+
 /// An amount with its ISO 4217 currency code (which the service may send empty).
 ///
 /// Both fields are optional, as every field of a model is: a money object whose `amount`
@@ -254,5 +341,35 @@ impl Serialize for Money {
             m.serialize_entry(k, v)?;
         }
         m.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::amounts_as_numbers;
+
+    #[test]
+    fn money_text_becomes_an_exact_number_and_nothing_else_moves() {
+        let raw = r#"{"attributeType":"Distribution", "charge":{"amount":{"currencyCode":"JPY","amount":"500.10"}},"accounting":{"segments":[{"id":"7","amount":"x"}]},"n":12.50}"#;
+        assert_eq!(
+            amounts_as_numbers(raw, "attributes[0]").unwrap().as_deref(),
+            Some(
+                r#"{"attributeType":"Distribution","charge":{"amount":{"currencyCode":"JPY","amount":500.10}},"accounting":{"segments":[{"id":"7","amount":"x"}]},"n":12.50}"#
+            ),
+            "a string `amount` outside a money object stays a string"
+        );
+        let numbers = r#"[{"amount":{"currencyCode":"JPY","amount":1e3}}]"#;
+        assert_eq!(amounts_as_numbers(numbers, "x").unwrap(), None);
+        assert_eq!(amounts_as_numbers("\"500\"", "x").unwrap(), None);
+    }
+
+    #[test]
+    fn money_text_that_is_not_a_number_is_refused_naming_its_path() {
+        let raw = r#"{"expectations":[{"amount":{"currencyCode":"JPY","amount":"five"}}]}"#;
+        let e = amounts_as_numbers(raw, "line_items[1]").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid line_items[1].expectations[0].amount.amount: must be a decimal number (money is sent as a JSON number)"
+        );
     }
 }

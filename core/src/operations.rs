@@ -49,7 +49,7 @@ impl PartialEq for Operation {
 }
 
 impl Operation {
-    /// `x-svc-user-email` must be sent.
+    /// `x-svc-user-email` is declared: sent (and required) on this operation, on no other.
     pub fn needs_user_email(&self) -> bool {
         self.headers.user_email
     }
@@ -332,7 +332,7 @@ operations! {
         GET_ITEMS = "getItems" get_items(GetItemsParams) -> CartItems,
             GET "/cart/2025-04-30/carts/{cartId}/items", SafeRead, CART, headers [];
         /// Adds items to a cart (never resent after an ambiguous failure).
-        ADD_ITEMS = "addItems" add_items(AddItemsParams) -> ItemsResult,
+        ADD_ITEMS = "addItems" add_items(AddItemsParams) -> AddItemsResult,
             POST "/cart/2025-04-30/carts/{cartId}/items", UnsafeWrite, CART, headers [];
         /// Sets the quantities of a cart's items (0 removes one).
         MODIFY_ITEMS = "modifyItems" modify_items(ModifyItemsParams) -> ItemsResult,
@@ -372,7 +372,7 @@ operations! {
     reporting Reporting {
         /// The orders of an order id, with the parts asked for.
         GET_ORDERS_BY_ORDER_ID = "getOrdersByOrderId" get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse,
-            GET "/reports/2021-01-08/orders/{orderId}", SafeRead, HALF, headers [UserEmail];
+            GET "/reports/2021-01-08/orders/{orderId}", SafeRead, HALF, headers [];
         /// One page of shipment line item reports.
         GET_SHIPMENT_LINE_ITEM_REPORTS = "getShipmentLineItemReports"
             get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage,
@@ -390,4 +390,39 @@ operations! {
 /// Looks an operation up by its operationId.
 pub fn by_id(id: &str) -> Option<&'static Operation> {
     ALL.iter().copied().find(|o| o.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `user_email` argument exists exactly where the row declares `x-svc-user-email`
+    /// (the header is sent nowhere else, so an argument elsewhere would do nothing), and
+    /// the rows that declare it are the seeds' list: listCarts and the five product
+    /// search operations.
+    #[test]
+    fn user_email_arguments_follow_the_declared_header() {
+        let mut declared = vec![];
+        for op in ALL {
+            let Ty::Params(p) = (op.params)() else {
+                continue;
+            };
+            let has_arg = p.fields.iter().any(|f| f.name == "user_email");
+            assert_eq!(has_arg, op.needs_user_email(), "{}", op.id);
+            if op.needs_user_email() {
+                declared.push(op.id);
+            }
+        }
+        assert_eq!(
+            declared,
+            [
+                "listCarts",
+                "searchProductsRequest",
+                "productsRequest",
+                "searchOffersRequest",
+                "getProductsByAsins",
+                "getOffersByOfferIds"
+            ]
+        );
+    }
 }

@@ -76,10 +76,13 @@ impl Counters {
                 } else {
                     format!("{}?{}", req.path, req.raw_query)
                 };
-                log.push(
-                    json!({"method": req.method, "path": target, "connection": req.conn_id,
-                    "headers": headers}),
-                );
+                let mut entry = json!({"method": req.method, "path": target,
+                    "connection": req.conn_id, "headers": headers});
+                // The body as received (what tests check the wire form against).
+                if !req.body.is_empty() {
+                    entry["body"] = Value::String(String::from_utf8_lossy(&req.body).into_owned());
+                }
+                log.push(entry);
             }
         })
     }

@@ -198,7 +198,7 @@ pub static OPS: &[OpSpec] = &[
         ["reports", "2021-01-08", "orders", "*"],
         0.5,
         10,
-        true
+        false
     ),
     op!(
         "getShipmentLineItemReports",

@@ -167,8 +167,31 @@ int main(void) {
         "{\"cart_id\":\"cart-0006\",\"items\":[{\"product_identifier\":\"%s\","
         "\"buying_option_identifier\":\"%s\",\"quantity\":1,\"external_id\":\"c-add-1\"}]}",
         asin, offer);
-    r = call("add_items", abws_cart_add_items, p, "\"items\":[");
+    r = call("add_items", abws_cart_add_items, p, "\"externalIds\":[\"c-add-1\"]");
     abws_string_free(r);
+    /* Without an external_id: the service requires one, abws makes it (a UUID) and returns
+     * it with the result. */
+    fmt(p, sizeof p,
+        "{\"cart_id\":\"cart-0006\",\"items\":[{\"product_identifier\":\"%s\","
+        "\"buying_option_identifier\":\"%s\",\"quantity\":1}]}",
+        asin, offer);
+    r = call("add_items without external_id", abws_cart_add_items, p, "\"externalIds\":[\"");
+    const char *made = r ? strstr(r, "\"externalIds\":[\"") : NULL;
+    if (made) {
+        made += strlen("\"externalIds\":[\"");
+        CHECK(strcspn(made, "\"") == 36 && made[8] == '-' && made[36] == '"', "a UUID: %.40s", made);
+    }
+    abws_string_free(r);
+    /* getOrdersByOrderId declares no x-svc-user-email: it takes no user_email. */
+    fmt(p, sizeof p, "{\"order_id\":\"%s\",\"user_email\":\"buyer@sandbox-business.example\"}", order);
+    {
+        char *out = NULL;
+        abws_error *err = NULL;
+        abws_status st = abws_reporting_get_orders_by_order_id(client, p, &out, &err);
+        CHECK(st == ABWS_STATUS_VALIDATION && out == NULL, "user_email refused: %d", (int)st);
+        abws_string_free(out);
+        abws_error_free(err);
+    }
     r = call("get_items", abws_cart_get_items, "{\"cart_id\":\"cart-0006\"}", "\"itemId\":\"");
     char item[128] = "";
     if (r) json_string_at(r, "itemId", 0, item, sizeof item);

@@ -493,3 +493,98 @@ def test_a_str_where_a_list_of_str_is_expected_is_one_item(client, offer):
     asin, _ = offer
     one = client.products.get_products_by_asins(asin, "JP", "ja-JP")
     assert [p.asin for p in one.products] == [asin]
+
+
+# --- the wire form the service accepts (issue 38) -------------------------------------
+
+
+def _received(sb, path_part):
+    """(path, headers, body as JSON or None) of each request the sandbox received whose
+    path holds ``path_part``, in order."""
+    import json
+
+    return [
+        (h["path"], h["headers"], json.loads(h["body"], parse_float=Decimal) if "body" in h else None)
+        for h in sb.counters()["headersSeen"]["api"]
+        if path_part in h["path"]
+    ]
+
+
+def test_get_offers_by_offer_ids_sends_the_declared_body(client, offer, sb):
+    _, offer_id = offer
+    sb.reset_counters()
+    got = client.products.get_offers_by_offer_ids(
+        offer_ids=[offer_id], inclusions_for_offers=["ALL"], product_region="jp", locale="ja_JP"
+    )
+    assert got.offers[0].offer_id == offer_id
+    [(path, headers, body)] = _received(sb, "/offers/getOffersByOfferIds")
+    assert body == {"offersByOfferIdsRequest": [{"offerId": offer_id}], "productRegion": "JP", "locale": "ja-JP"}
+    assert path.endswith("?inclusionsForOffers=ALL")
+    assert headers["x-svc-user-email"] == sb.credentials()["user_email"]
+
+
+def test_add_items_makes_an_external_id_per_item_and_returns_them(client, offer, sb):
+    asin, offer_id = offer
+    item = {"product_identifier": asin, "buying_option_identifier": offer_id, "quantity": 1}
+    sb.reset_counters()
+    sb.fail("addItems", 429, times=1)  # refused before processing: the retry is the same request
+    added = client.cart.add_items("cart-0004", [item, {**item, "external_id": "py-own"}, item])
+    sent = [body["items"] for _, _, body in _received(sb, "/carts/cart-0004/items")]
+    assert len(sent) == 2 and sent[0] == sent[1]
+    ids = [i["externalId"] for i in sent[0]]
+    assert ids[1] == "py-own" and ids[0] != ids[2] and all(len(i) == 36 for i in (ids[0], ids[2]))
+    assert added.external_ids == ids
+    assert added.to_dict()["externalIds"] == ids
+    again = client.cart.add_items("cart-0004", [item])
+    assert len(again.external_ids) == 1 and again.external_ids[0] not in ids
+
+
+def _distribution(amount):
+    return {"attributeType": "Distribution", "charge": {"amount": {"currencyCode": "JPY", "amount": amount}},
+            "accounting": {"name": "Dept", "segments": [{"id": "7", "type": "COST_CENTER"}]}}
+
+
+def test_money_given_as_text_goes_out_as_a_json_number(client, offer, sb):
+    asin, offer_id = offer
+    sb.reset_counters()
+    line = _line(asin, offer_id)
+    line["attributes"].append(_distribution(Decimal("250.50")))
+    client.ordering.place_order("py-money-1", [line], attributes=[_distribution("500.00")], expectations=[])
+    [(_, _, body)] = _received(sb, "/ordering/")
+    assert body["attributes"][0]["charge"]["amount"]["amount"] == Decimal("500.00")
+    assert body["lineItems"][0]["attributes"][2]["charge"]["amount"]["amount"] == Decimal("250.50")
+    [raw] = [h["body"] for h in sb.counters()["headersSeen"]["api"] if "/ordering/" in h["path"]]
+    assert '"amount":500.00' in raw and '"amount":250.50' in raw, raw
+    with pytest.raises(abws.ValidationError) as e:
+        client.ordering.place_order("py-money-2", [_line(asin, offer_id)], attributes=[_distribution("lots")],
+                                    expectations=[])
+    assert e.value.parameter == "attributes[0].charge.amount.amount"
+    assert len(_received(sb, "/ordering/")) == 1  # nothing sent
+
+
+def test_user_email_only_where_an_operation_declares_it(client, offer, sb, line_item):
+    asin, _ = offer
+    sb.reset_counters()
+    client.cart.list_carts()
+    client.cart.get_items("cart-0001")
+    client.products.products_request(asin, "JP", "ja-JP")
+    client.invoices.get_invoices(START, END)
+    client.reconciliation.get_transactions(START, END)
+    client.reporting.get_orders_by_order_id(line_item.order_id)
+    client.reporting.get_shipment_line_item_reports(START, END)
+    seen = [h for h in sb.counters()["headersSeen"]["api"] if "/auth/" not in h["path"]]
+    assert len(seen) == 7
+    for h in seen:
+        declared = "/carts?" in h["path"] or "/products/" in h["path"]
+        assert ("x-svc-user-email" in h["headers"]) == declared, h["path"]
+
+
+def test_get_orders_by_order_id_needs_no_user_email(sb, line_item):
+    client = sb.client("JP", rate_limiting=False, user_email=None)
+    orders = client.reporting.get_orders_by_order_id(line_item.order_id)
+    assert orders.orders[0].order_id == line_item.order_id
+    with pytest.raises(TypeError):
+        client.reporting.get_orders_by_order_id(line_item.order_id, user_email="buyer@sandbox-business.example")  # type: ignore[call-arg]
+    with pytest.raises(abws.ValidationError) as e:
+        client.cart.list_carts()  # declared there: still required
+    assert e.value.parameter == "user_email"

@@ -20,6 +20,7 @@ from typing import Any, Mapping, Optional, Sequence, Tuple, Union, cast
 from ._group import DateLike, Listing, AsyncListing, _Group, _AsyncGroup
 from ._model_base import Model
 from .models import (
+    AddItemsResult,
     CartDetails,
     CartItems,
     CartsPage,
@@ -574,7 +575,7 @@ class _CartOperations(_Group):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
-    ) -> ItemsResult:
+    ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
         Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items).
@@ -586,10 +587,10 @@ class _CartOperations(_Group):
                 external_id.
 
         Returns:
-            ItemsResult
+            AddItemsResult
         """
         return cast(
-            ItemsResult,
+            AddItemsResult,
             self._call(
                 "add_items",
                 {
@@ -1103,8 +1104,6 @@ class _ProductsOperations(_Group):
         product_region: str,
         locale: str,
         *,
-        quantity: Optional[int] = None,
-        facets: Optional[Sequence[str]] = None,
         shipping_region: Optional[str] = None,
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
@@ -1116,7 +1115,7 @@ class _ProductsOperations(_Group):
         /products/2020-08-26/offers/getOffersByOfferIds).
 
         Args:
-            offer_ids: 1 to 30 offer ids.
+            offer_ids: 1 to 30 offer ids (buying option identifiers).
             inclusions_for_offers: Required by the service for this operation.
             product_region: The marketplace region of the products (US, JP, DE, ...; any
                 case, GB is UK).
@@ -1135,8 +1134,6 @@ class _ProductsOperations(_Group):
                 "get_offers_by_offer_ids",
                 {
                     "offer_ids": offer_ids,
-                    "quantity": quantity,
-                    "facets": facets,
                     "inclusions_for_offers": inclusions_for_offers,
                     "product_region": product_region,
                     "locale": locale,
@@ -1211,7 +1208,6 @@ class _ReportingOperations(_Group):
         include_line_items: Optional[bool] = None,
         include_shipments: Optional[bool] = None,
         include_charges: Optional[bool] = None,
-        user_email: Optional[str] = None,
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
@@ -1222,7 +1218,6 @@ class _ReportingOperations(_Group):
             include_line_items: Include the line items (default false).
             include_shipments: Include the shipments (default false).
             include_charges: Include the charges (default false).
-            user_email: The buying user (x-svc-user-email; default: the client's).
 
         Returns:
             OrdersResponse
@@ -1236,7 +1231,6 @@ class _ReportingOperations(_Group):
                     "include_line_items": include_line_items,
                     "include_shipments": include_shipments,
                     "include_charges": include_charges,
-                    "user_email": user_email,
                 },
             ),
         )
@@ -1879,7 +1873,7 @@ class _AsyncCartOperations(_AsyncGroup):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
-    ) -> ItemsResult:
+    ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
         Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items).
@@ -1891,10 +1885,10 @@ class _AsyncCartOperations(_AsyncGroup):
                 external_id.
 
         Returns:
-            ItemsResult
+            AddItemsResult
         """
         return cast(
-            ItemsResult,
+            AddItemsResult,
             await self._call(
                 "add_items",
                 {
@@ -2408,8 +2402,6 @@ class _AsyncProductsOperations(_AsyncGroup):
         product_region: str,
         locale: str,
         *,
-        quantity: Optional[int] = None,
-        facets: Optional[Sequence[str]] = None,
         shipping_region: Optional[str] = None,
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
@@ -2421,7 +2413,7 @@ class _AsyncProductsOperations(_AsyncGroup):
         /products/2020-08-26/offers/getOffersByOfferIds).
 
         Args:
-            offer_ids: 1 to 30 offer ids.
+            offer_ids: 1 to 30 offer ids (buying option identifiers).
             inclusions_for_offers: Required by the service for this operation.
             product_region: The marketplace region of the products (US, JP, DE, ...; any
                 case, GB is UK).
@@ -2440,8 +2432,6 @@ class _AsyncProductsOperations(_AsyncGroup):
                 "get_offers_by_offer_ids",
                 {
                     "offer_ids": offer_ids,
-                    "quantity": quantity,
-                    "facets": facets,
                     "inclusions_for_offers": inclusions_for_offers,
                     "product_region": product_region,
                     "locale": locale,
@@ -2516,7 +2506,6 @@ class _AsyncReportingOperations(_AsyncGroup):
         include_line_items: Optional[bool] = None,
         include_shipments: Optional[bool] = None,
         include_charges: Optional[bool] = None,
-        user_email: Optional[str] = None,
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
@@ -2527,7 +2516,6 @@ class _AsyncReportingOperations(_AsyncGroup):
             include_line_items: Include the line items (default false).
             include_shipments: Include the shipments (default false).
             include_charges: Include the charges (default false).
-            user_email: The buying user (x-svc-user-email; default: the client's).
 
         Returns:
             OrdersResponse
@@ -2541,7 +2529,6 @@ class _AsyncReportingOperations(_AsyncGroup):
                     "include_line_items": include_line_items,
                     "include_shipments": include_shipments,
                     "include_charges": include_charges,
-                    "user_email": user_email,
                 },
             ),
         )

@@ -332,8 +332,9 @@ class Documents(_DocumentsOperations):
 
 
 class Cart(_CartOperations):
-    """Cart 2025-04-30. Carts are the buying user's: the client's ``user_email`` or the
-    call's."""
+    """Cart 2025-04-30. ``list_carts`` lists the buying user's carts (the client's
+    ``user_email`` or the call's, sent as ``x-svc-user-email``); the other operations
+    address a cart by its id and send no e-mail."""
 
     __slots__ = ()
 

@@ -23,6 +23,7 @@ from ._model_base import Model, Money, to_pandas
 
 __all__ = [
     "AcceptedItem",
+    "AddItemsResult",
     "Address",
     "AmountDetail",
     "Apportionment",
@@ -827,15 +828,22 @@ class CartItem(Model):
     )
 
 
-class ItemsResult(Model):
-    """The whole cart after addItems or modifyItems, and what was rejected."""
+class AddItemsResult(Model):
+    """The whole cart after addItems, what was rejected, and the externalId sent for each item.
+    `externalIds` is abws's, not the service's: the published model requires an externalId
+    on every item, so abws makes one (a UUID) for each item given without, once per call
+    (every retry of the call sends the same), and returns them here in the items' order (the
+    caller's own as given).
+    """
 
     items: Optional[List[CartItem]]
     rejected_items: Optional[List[RejectedCartItem]]
+    external_ids: Optional[List[str]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("items", "items"),
         ("rejected_items", "rejectedItems"),
+        ("external_ids", "externalIds"),
     )
 
 
@@ -860,6 +868,18 @@ class RejectionArtifact(Model):
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("quantity", "quantity"),
         ("rejection_artifact_type", "rejectionArtifactType"),
+    )
+
+
+class ItemsResult(Model):
+    """The whole cart after modifyItems, and what was rejected."""
+
+    items: Optional[List[CartItem]]
+    rejected_items: Optional[List[RejectedCartItem]]
+
+    _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
+        ("items", "items"),
+        ("rejected_items", "rejectedItems"),
     )
 
 

@@ -94,10 +94,23 @@ model! {
 }
 
 model! {
-    /// The whole cart after addItems or modifyItems, and what was rejected.
+    /// The whole cart after modifyItems, and what was rejected.
     pub struct ItemsResult {
         "items" items: Vec<CartItem>,
         "rejectedItems" rejected_items: Vec<RejectedCartItem>,
+    }
+}
+
+model! {
+    /// The whole cart after addItems, what was rejected, and the externalId sent for each
+    /// item. `externalIds` is abws's, not the service's: the published model requires an
+    /// externalId on every item, so abws makes one (a UUID) for each item given without,
+    /// once per call (every retry of the call sends the same), and returns them here in the
+    /// items' order (the caller's own as given).
+    pub struct AddItemsResult {
+        "items" items: Vec<CartItem>,
+        "rejectedItems" rejected_items: Vec<RejectedCartItem>,
+        "externalIds" external_ids: Vec<String>,
     }
 }
 
@@ -137,7 +150,8 @@ impl CostEstimation {
     }
 }
 
-/// An item to add: identifiers from product search, a quantity, and an externalId.
+/// An item to add: identifiers from product search, a quantity, and an externalId (made
+/// by abws when not given).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct AddItem {
@@ -152,8 +166,9 @@ pub struct AddItem {
     pub buying_option_identifier: String,
     /// How many to add.
     pub quantity: i64,
-    /// The caller's reference for the line (sent as `externalId`), reported in an
-    /// `OutcomeUnknown` error.
+    /// The caller's reference for the line (sent as `externalId`, which the service
+    /// requires; when `None`, abws sends a UUID of its own, returned in
+    /// `AddItemsResult.external_ids`), reported in an `OutcomeUnknown` error.
     #[serde(
         rename(serialize = "externalId"),
         alias = "externalId",
@@ -419,7 +434,7 @@ pub(crate) async fn get_items(c: &Client, p: &GetItemsParams) -> Result<Answer<C
 /// addItems: adds items. Not resent after an ambiguous failure (it could add the
 /// quantity twice): that is an `OutcomeUnknown` error; read the cart with getItems and
 /// converge with modifyItems.
-pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<ItemsResult> {
+pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<AddItemsResult> {
     let items = &p.items;
     validate::count("items", items.len(), 1, usize::MAX)?;
     for (i, it) in items.iter().enumerate() {
@@ -441,19 +456,40 @@ pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<ItemsRes
             validate::non_empty(&format!("items[{i}].external_id"), x)?;
         }
     }
+    // Made here, once per call: every attempt of `execute` sends this same body.
+    let items: Vec<AddItem> = items
+        .iter()
+        .map(|it| AddItem {
+            external_id: Some(it.external_id.clone().unwrap_or_else(new_external_id)),
+            ..it.clone()
+        })
+        .collect();
+    let ids: Vec<String> = items.iter().filter_map(|i| i.external_id.clone()).collect();
     #[derive(Serialize)]
     struct Body<'a> {
         items: &'a [AddItem],
     }
-    let mut call = cart_call(c, &ops::ADD_ITEMS, &p.cart_id, &p.region)?.json(&Body { items })?;
-    let ids: Vec<&str> = items
-        .iter()
-        .filter_map(|i| i.external_id.as_deref())
-        .collect();
-    if !ids.is_empty() {
-        call.external_id = Some(ids.join(","));
-    }
-    c.execute_json(&call).await
+    let mut call =
+        cart_call(c, &ops::ADD_ITEMS, &p.cart_id, &p.region)?.json(&Body { items: &items })?;
+    call.external_id = Some(ids.join(","));
+    let mut result: AddItemsResult = c.execute_json(&call).await?;
+    result.external_ids = Some(ids);
+    Ok(result)
+}
+
+/// A new externalId for an item given without one: a random (version 4) UUID, unique
+/// without coordination between calls, threads or processes.
+fn new_external_id() -> String {
+    let b = (rand::random::<u128>() & !(0xf << 76) & !(0x3 << 62)) | (0x4 << 76) | (0x2 << 62);
+    let h = format!("{b:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
 }
 
 /// modifyItems: sets absolute quantities (0 removes); idempotent, retried safely.

@@ -115,7 +115,8 @@ pub enum Attribute {
     ShippingAddress(AddressRef),
     /// Where to bill.
     BillingAddress(AddressRef),
-    /// Any other attribute (TrialMode, ...), sent exactly as given.
+    /// Any other attribute (TrialMode, a Distribution given as JSON, ...), sent as given
+    /// but for the amounts of its money objects, which go out as JSON numbers.
     Other(RawJson),
 }
 
@@ -384,7 +385,8 @@ pub enum Expectation {
         /// The requested date-time.
         requested_delivery_date: DateTime<FixedOffset>,
     },
-    /// Any other expectation, sent exactly as given.
+    /// Any other expectation, sent as given but for the amounts of its money objects,
+    /// which go out as JSON numbers.
     Other(RawJson),
 }
 
@@ -573,6 +575,20 @@ impl PlaceOrderRequest {
     pub fn e_invoicing(mut self, on: bool) -> PlaceOrderRequest {
         self.e_invoicing = on;
         self
+    }
+
+    /// The order's attributes and expectations, then each line's, with the path prefix of
+    /// their parameters (`""`, `"line_items[0]."`, ...).
+    fn parts_mut(&mut self) -> Vec<(String, &mut Vec<Attribute>, &mut Vec<Expectation>)> {
+        let mut parts = vec![(String::new(), &mut self.attributes, &mut self.expectations)];
+        for (i, l) in self.line_items.iter_mut().enumerate() {
+            parts.push((
+                format!("line_items[{i}]."),
+                &mut l.attributes,
+                &mut l.expectations,
+            ));
+        }
+        parts
     }
 
     /// The rules that can be checked before sending.
@@ -802,6 +818,14 @@ impl Client {
     }
 }
 
+/// `raw` with its money amounts as JSON numbers (`money::amounts_as_numbers`).
+fn money_as_numbers(raw: &mut RawJson, param: &str) -> Result<()> {
+    if let Some(text) = crate::money::amounts_as_numbers(raw.get(), param)? {
+        *raw = RawJson::from_json(&text).map_err(|e| Error::internal(format!("{param}: {e}")))?;
+    }
+    Ok(())
+}
+
 /// placeOrder. Resent (with the same externalId) only when it surely did not reach the
 /// server or was refused before processing; an ambiguous failure is an `OutcomeUnknown`
 /// error carrying the externalId, never a resend.
@@ -810,18 +834,26 @@ pub(crate) async fn place_order(c: &Client, order: &PlaceOrderRequest) -> Result
     // Region attributes in the spec's form, and served by the client's address.
     let mut order = order.clone();
     let settings = c.current_settings();
-    for (param, attrs) in std::iter::once(("attributes".to_string(), &mut order.attributes)).chain(
-        order
-            .line_items
-            .iter_mut()
-            .enumerate()
-            .map(|(i, l)| (format!("line_items[{i}].attributes"), &mut l.attributes)),
-    ) {
+    for (at, attrs, exps) in order.parts_mut() {
         for (j, a) in attrs.iter_mut().enumerate() {
-            if let Attribute::Region { region } = a {
-                *region = super::region_arg(&format!("{param}[{j}].region"), region, &settings)?
+            match a {
+                Attribute::Region { region } => {
+                    *region = super::region_arg(
+                        &format!("{at}attributes[{j}].region"),
+                        region,
+                        &settings,
+                    )?
                     .as_str()
                     .to_string();
+                }
+                // Kinds passed through as given still send their money as numbers.
+                Attribute::Other(raw) => money_as_numbers(raw, &format!("{at}attributes[{j}]"))?,
+                _ => {}
+            }
+        }
+        for (j, e) in exps.iter_mut().enumerate() {
+            if let Expectation::Other(raw) = e {
+                money_as_numbers(raw, &format!("{at}expectations[{j}]"))?;
             }
         }
     }

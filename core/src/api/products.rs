@@ -589,12 +589,12 @@ product_params! {
 }
 
 product_params! {
-    /// The arguments of getOffersByOfferIds.
+    /// The arguments of getOffersByOfferIds. The offer ids are sent as the body's
+    /// `offersByOfferIdsRequest: [{"offerId": ...}]`, with productRegion, locale and the
+    /// shipping fields: what the published model declares, and nothing else.
     pub struct GetOffersByOfferIdsParams {
-        /// 1 to 30 offer ids.
+        /// 1 to 30 offer ids (buying option identifiers).
         req offer_ids: Vec<String>,
-        opt quantity: i64,
-        opt facets: Vec<String>,
         /// Required by the service for this operation.
         req inclusions_for_offers: Vec<String>,
     }
@@ -780,45 +780,37 @@ pub(crate) fn iter_search_offers(
     ))
 }
 
-fn by_ids_body(
-    key: &'static str,
-    param: &'static str,
-    ids: &[String],
-    context: &ProductContext,
-    quantity: Option<i64>,
-    facets: &Option<Vec<String>>,
-) -> Result<serde_json::Value> {
-    // `context` is normalized by the caller.
+/// Where and for whom, as a request body carries it (productRegion, locale, shipping).
+#[derive(Serialize)]
+struct BodyContext<'a> {
+    #[serde(rename = "productRegion")]
+    product_region: &'a Option<String>,
+    locale: &'a Option<String>,
+    #[serde(rename = "shippingRegion", skip_serializing_if = "Option::is_none")]
+    shipping_region: &'a Option<String>,
+    #[serde(rename = "shippingPostalCode", skip_serializing_if = "Option::is_none")]
+    shipping_postal_code: &'a Option<String>,
+}
+
+impl ProductContext {
+    /// The body's part of a context already `normalized`.
+    fn body(&self) -> BodyContext<'_> {
+        BodyContext {
+            product_region: &self.product_region,
+            locale: &self.locale,
+            shipping_region: &self.shipping_region,
+            shipping_postal_code: &self.shipping_postal_code,
+        }
+    }
+}
+
+/// 1 to `MAX_IDS` identifiers, none empty.
+fn check_ids(param: &str, ids: &[String]) -> Result<()> {
     validate::count(param, ids.len(), 1, MAX_IDS)?;
     for (i, id) in ids.iter().enumerate() {
         validate::non_empty(&format!("{param}[{i}]"), id)?;
     }
-    quantity_arg(quantity)?;
-    #[derive(Serialize)]
-    struct Body<'a> {
-        #[serde(rename = "productRegion")]
-        product_region: &'a Option<String>,
-        locale: &'a Option<String>,
-        #[serde(rename = "shippingRegion", skip_serializing_if = "Option::is_none")]
-        shipping_region: &'a Option<String>,
-        #[serde(rename = "shippingPostalCode", skip_serializing_if = "Option::is_none")]
-        shipping_postal_code: &'a Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        quantity: Option<i64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        facets: &'a Option<Vec<String>>,
-    }
-    let mut v = serde_json::to_value(Body {
-        product_region: &context.product_region,
-        locale: &context.locale,
-        shipping_region: &context.shipping_region,
-        shipping_postal_code: &context.shipping_postal_code,
-        quantity,
-        facets,
-    })
-    .map_err(|e| Error::internal(e.to_string()))?;
-    v[key] = serde_json::json!(ids);
-    Ok(v)
+    Ok(())
 }
 
 /// getProductsByAsins: up to 30 products by ASIN.
@@ -827,14 +819,25 @@ pub(crate) async fn get_products_by_asins(
     p: &GetProductsByAsinsParams,
 ) -> Result<Answer<ProductsByAsinsResponse>> {
     let context = p.context().normalized()?;
-    let body = by_ids_body(
-        "productIds",
-        "product_ids",
-        &p.product_ids,
-        &context,
-        p.quantity,
-        &p.facets,
-    )?;
+    check_ids("product_ids", &p.product_ids)?;
+    #[derive(Serialize)]
+    struct Body<'a> {
+        #[serde(rename = "productIds")]
+        product_ids: &'a [String],
+        #[serde(flatten)]
+        context: BodyContext<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quantity: Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        facets: &'a Option<Vec<String>>,
+    }
+    quantity_arg(p.quantity)?;
+    let body = Body {
+        product_ids: &p.product_ids,
+        context: context.body(),
+        quantity: p.quantity,
+        facets: &p.facets,
+    };
     let call = Call::new(&ops::GET_PRODUCTS_BY_ASINS)
         .query_opt(
             "inclusionsForProducts",
@@ -868,14 +871,27 @@ pub(crate) async fn get_offers_by_offer_ids(
             "is required by getOffersByOfferIds",
         )
     })?;
-    let body = by_ids_body(
-        "offerIds",
-        "offer_ids",
-        &p.offer_ids,
-        &context,
-        p.quantity,
-        &p.facets,
-    )?;
+    check_ids("offer_ids", &p.offer_ids)?;
+    #[derive(Serialize)]
+    struct OfferRef<'a> {
+        #[serde(rename = "offerId")]
+        offer_id: &'a str,
+    }
+    #[derive(Serialize)]
+    struct Body<'a> {
+        #[serde(rename = "offersByOfferIdsRequest")]
+        offers: Vec<OfferRef<'a>>,
+        #[serde(flatten)]
+        context: BodyContext<'a>,
+    }
+    let body = Body {
+        offers: p
+            .offer_ids
+            .iter()
+            .map(|id| OfferRef { offer_id: id })
+            .collect(),
+        context: context.body(),
+    };
     let call = Call::new(&ops::GET_OFFERS_BY_OFFER_IDS)
         .query("inclusionsForOffers", inclusions)
         .query_opt("groupTag", context.group_tag.clone())

@@ -254,8 +254,6 @@ crate::params! {
         opt include_shipments: bool,
         /// Include the charges (default false).
         opt include_charges: bool,
-        /// The buying user (x-svc-user-email; default: the client's).
-        opt user_email: String,
     }
 }
 
@@ -300,12 +298,11 @@ pub(crate) async fn get_orders_by_order_id(
 ) -> Result<Answer<OrdersResponse>> {
     validate::non_empty("order_id", &p.order_id)?;
     let flag = |b: Option<bool>| if b == Some(true) { "true" } else { "false" };
-    let mut call = Call::new(&ops::GET_ORDERS_BY_ORDER_ID)
+    let call = Call::new(&ops::GET_ORDERS_BY_ORDER_ID)
         .path("orderId", &p.order_id)
         .query("includeLineItems", flag(p.include_line_items))
         .query("includeShipments", flag(p.include_shipments))
         .query("includeCharges", flag(p.include_charges));
-    call.user_email = p.user_email.clone();
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, ops::GET_ORDERS_BY_ORDER_ID.id))
 }

@@ -29,6 +29,7 @@ mod shared_state;
 mod streaming_documents;
 mod streaming_memory;
 mod validate;
+mod wire_form;
 
 // The reliability scenarios were a test binary of their own and name each other from the
 // crate root (`crate::server::valid_order`, `crate::full()`).

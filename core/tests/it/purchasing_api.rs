@@ -728,7 +728,6 @@ fn a_full_purchase() {
             include_line_items: Some(true),
             include_shipments: Some(true),
             include_charges: Some(true),
-            ..Default::default()
         })
         .unwrap();
     let o = &report.orders.unwrap()[0];

@@ -187,10 +187,12 @@ pub fn add_items(st: &State, req: &Req) -> ApiResult {
                 "items[{n}].buyingOptionIdentifier does not belong to product {pid}."
             )));
         }
+        // Required by the published model.
         let ext = it
             .get("externalId")
             .and_then(Value::as_str)
-            .unwrap_or(pid)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| bad(format!("items[{n}].externalId is required.")))?
             .to_string();
         wanted.push((pi, oi, qty, ext));
     }

@@ -32,8 +32,36 @@ fn attr_type(a: &Value) -> &str {
     a.get("attributeType").and_then(Value::as_str).unwrap_or("")
 }
 
+/// Every Money object of the request (`{currencyCode, amount}`: a Distribution's charge,
+/// an expectation's amount) has a JSON number as its amount, as the published model
+/// declares; text is refused with the field's path.
+fn money_numbers(v: &Value, path: &str) -> Result<(), Resp> {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key("currencyCode") && m.get("amount").is_some_and(|a| !a.is_number()) {
+                return Err(bad(format!("{path}.amount must be a number.")));
+            }
+            for (k, x) in m {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                money_numbers(x, &p)?;
+            }
+            Ok(())
+        }
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .try_for_each(|(n, x)| money_numbers(x, &format!("{path}[{n}]"))),
+        _ => Ok(()),
+    }
+}
+
 pub fn place_order(st: &State, req: &Req) -> ApiResult {
     let body = super::body(req)?;
+    money_numbers(&body, "")?;
     let ext = match body.get("externalId").and_then(Value::as_str) {
         Some(s) if !s.is_empty() && s.chars().count() <= 255 => s.to_string(),
         Some(_) => return Err(bad("externalId must be 1 to 255 characters.")),

@@ -537,12 +537,55 @@ pub fn by_asins(st: &State, req: &Req) -> ApiResult {
     Ok(Resp::json(200, &json!({"products": products})))
 }
 
+/// The fields the published model declares for the getOffersByOfferIds body; the service
+/// refuses any other.
+const OFFERS_BY_IDS_FIELDS: [&str; 5] = [
+    "offersByOfferIdsRequest",
+    "productRegion",
+    "locale",
+    "shippingRegion",
+    "shippingPostalCode",
+];
+
+/// The offer ids of `offersByOfferIdsRequest`: 1 to 30 objects `{"offerId": text}`.
+fn offer_refs(body: &Value) -> Result<Vec<String>, Resp> {
+    const KEY: &str = "offersByOfferIdsRequest";
+    let list = match body.get(KEY) {
+        None | Some(Value::Null) => return Err(missing(KEY)),
+        Some(Value::Array(a)) if !a.is_empty() && a.len() <= 30 => a,
+        Some(_) => return Err(bad(format!("{KEY} must be an array of 1 to 30 objects."))),
+    };
+    list.iter()
+        .enumerate()
+        .map(|(n, x)| match x.as_object() {
+            Some(o) if o.len() == 1 => o
+                .get("offerId")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .ok_or_else(|| bad(format!("{KEY}[{n}].offerId must be a non-empty string."))),
+            _ => Err(bad(format!(
+                "{KEY}[{n}] must be an object {{\"offerId\": string}}."
+            ))),
+        })
+        .collect()
+}
+
 pub fn by_offer_ids(st: &State, req: &Req) -> ApiResult {
     if req.q("inclusionsForOffers").is_none_or(|s| s.is_empty()) {
         return Err(missing("inclusionsForOffers"));
     }
     let body = super::body(req)?;
-    let ids = id_list(&body, "offerIds")?;
+    if let Some(k) = body.as_object().and_then(|o| {
+        o.keys()
+            .find(|k| !OFFERS_BY_IDS_FIELDS.contains(&k.as_str()))
+    }) {
+        return Err(bad(format!(
+            "'{k}' is not a field of the request; it takes {}.",
+            OFFERS_BY_IDS_FIELDS.join(", ")
+        )));
+    }
+    let ids = offer_refs(&body)?;
     let ctx = context(st, req, Some(&body), &[], &[])?;
     let w = st.world();
     let offers: Vec<Value> = ids
@@ -551,7 +594,7 @@ pub fn by_offer_ids(st: &State, req: &Req) -> ApiResult {
         .map(|(pi, oi)| offer_json(&w, pi, oi, &ctx.region, ctx.quantity))
         .collect();
     if offers.is_empty() {
-        return Err(not_found("None of the offerIds was found."));
+        return Err(not_found("None of the offers was found."));
     }
     Ok(Resp::json(200, &json!({"offers": offers})))
 }

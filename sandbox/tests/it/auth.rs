@@ -316,4 +316,15 @@ async fn user_email_rules() {
     assert_eq!((r.status, r.code()), (403, "Unauthorized"));
     assert_eq!(r.message(), "Email is not authorized");
     assert!(!r.message().contains("expired"));
+    // getOrdersByOrderId declares no user e-mail: a call without one is served.
+    let r = into_r(
+        t.http
+            .get(t.url("/reports/2021-01-08/orders/NOPE"))
+            .header("x-svc-access-token", &t.token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 404, "{}", r.text);
 }

@@ -177,6 +177,10 @@ async fn cart_item_lifecycle_and_estimation() {
     assert_eq!(r.status, 400);
     let r = t.send(Method::POST, &path, &q, &json!({})).await;
     assert!(r.status == 400 && r.message().contains("items"));
+    // The published model requires each item's externalId.
+    let r = t.send(Method::POST, &path, &q, &json!({"items": [{"productIdentifier": asin, "buyingOptionIdentifier": offer, "quantity": 1}]})).await;
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert!(r.message().contains("items[0].externalId"), "{}", r.text);
     let gc = t
         .get(&format!("{CARTS}/cart-0007"), &[("region", "US")])
         .await;
@@ -354,7 +358,7 @@ async fn product_offers_and_batches() {
             Method::POST,
             &format!("{P}/offers/getOffersByOfferIds"),
             &[("inclusionsForOffers", "price")],
-            &json!({"offerIds": [offer_id], "productRegion": "US", "locale": "en-US"}),
+            &json!({"offersByOfferIdsRequest": [{"offerId": offer_id}], "productRegion": "US", "locale": "en-US"}),
         )
         .await;
     assert_eq!(b.status, 200, "{}", b.text);
@@ -364,10 +368,28 @@ async fn product_offers_and_batches() {
             Method::POST,
             &format!("{P}/offers/getOffersByOfferIds"),
             &[],
-            &json!({"offerIds": [offer_id], "productRegion": "US", "locale": "en-US"}),
+            &json!({"offersByOfferIdsRequest": [{"offerId": offer_id}], "productRegion": "US", "locale": "en-US"}),
         )
         .await;
     assert!(b.status == 400 && b.message().contains("inclusionsForOffers"));
+    // The published request model declares offersByOfferIdsRequest, productRegion, locale,
+    // shippingRegion and shippingPostalCode, and nothing else: the old body is refused.
+    for old in [
+        json!({"offerIds": [offer_id], "productRegion": "US", "locale": "en-US"}),
+        json!({"offersByOfferIdsRequest": [{"offerId": offer_id}], "productRegion": "US", "locale": "en-US", "quantity": 4}),
+        json!({"offersByOfferIdsRequest": [offer_id], "productRegion": "US", "locale": "en-US"}),
+        json!({"offersByOfferIdsRequest": [{"offerId": offer_id}], "productRegion": "US"}),
+    ] {
+        let b = t
+            .send(
+                Method::POST,
+                &format!("{P}/offers/getOffersByOfferIds"),
+                &[("inclusionsForOffers", "price")],
+                &old,
+            )
+            .await;
+        assert_eq!(b.status, 400, "{old}: {}", b.text);
+    }
     assert_eq!(
         t.get(&format!("{P}/products/B0NOTEXIST"), &base)
             .await

@@ -421,3 +421,54 @@ async fn tracking_rules() {
         400
     );
 }
+
+#[tokio::test]
+async fn money_in_an_order_is_a_json_number() {
+    // The published model declares every Money amount a number: text is refused, as the
+    // service would, wherever the order carries money.
+    let t = start().await;
+    let (asin, offer) = an_offer(&t).await;
+    let distribution = |amount: Value| {
+        json!({"attributeType": "Distribution", "charge": {"amount": {"currencyCode": "JPY", "amount": amount}},
+               "accounting": {"segments": []}})
+    };
+    let mut with_line_attr = line("L1", 1, &asin, &offer);
+    with_line_attr["attributes"]
+        .as_array_mut()
+        .unwrap()
+        .push(distribution(json!("500")));
+    let mut with_expectation = line("L1", 1, &asin, &offer);
+    with_expectation["expectations"] = json!([{"expectationType": "ExpectedUnitPrice",
+        "amount": {"currencyCode": "JPY", "amount": "500"}}]);
+    for (n, body) in [
+        order(
+            "money-1",
+            vec![line("L1", 1, &asin, &offer)],
+            vec![distribution(json!("500"))],
+        ),
+        order("money-2", vec![with_line_attr], vec![]),
+        order("money-3", vec![with_expectation], vec![]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = t.post(ORDERS, &body).await;
+        assert_eq!(r.status, 400, "case {n}: {}", r.text);
+        assert!(
+            r.message().contains("must be a number"),
+            "case {n}: {}",
+            r.text
+        );
+    }
+    let r = t
+        .post(
+            ORDERS,
+            &order(
+                "money-4",
+                vec![line("L1", 1, &asin, &offer)],
+                vec![distribution(json!(500))],
+            ),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+}

@@ -726,7 +726,7 @@ async fn carts_products_orders_reporting_and_tracking_per_group() {
                 Method::POST,
                 &at(prefix, &format!("{PRODUCTS}/offers/getOffersByOfferIds")),
                 &[("inclusionsForOffers", "price")],
-                &json!({"offerIds": [offer_id], "productRegion": region, "locale": locale}),
+                &json!({"offersByOfferIdsRequest": [{"offerId": offer_id}], "productRegion": region, "locale": locale}),
             )
             .await;
         assert_eq!(
@@ -791,7 +791,7 @@ async fn carts_products_orders_reporting_and_tracking_per_group() {
             "lineItems": [{"externalId": "1", "quantity": 1, "attributes": [
                 {"attributeType": "SelectedProductReference", "productReference": {"id": asin, "productReferenceType": "ProductIdentifier"}},
                 {"attributeType": "SelectedBuyingOptionReference", "buyingOptionReference": {"id": offer_id, "buyingOptionReferenceType": "BuyingOptionIdentifier"}}],
-                "expectations": [{"expectationType": "ExpectedUnitPrice", "amount": {"currencyCode": cur, "amount": price.to_string()}}]}],
+                "expectations": [{"expectationType": "ExpectedUnitPrice", "amount": {"currencyCode": cur, "amount": serde_json::from_str::<Value>(&price.to_string()).unwrap()}}]}],
             "attributes": [{"attributeType": "Region", "region": region}],
             "expectations": [],
         });
