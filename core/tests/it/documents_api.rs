@@ -35,9 +35,12 @@ fn a_shipped_line(
         .transactions
         .unwrap()
         .into_iter()
+        .flatten()
         .find(|t| t.transaction_type.as_deref() == Some("CHARGE"))
         .unwrap();
-    let l = &t.transaction_line_items.as_ref().unwrap()[0];
+    let l = t.transaction_line_items.as_ref().unwrap()[0]
+        .as_ref()
+        .unwrap();
     (
         l.order_id.clone().unwrap(),
         l.order_line_item_id.clone().unwrap(),
@@ -193,7 +196,14 @@ fn line_of(client: &abws::blocking::Client, order: &str) -> String {
             ..Default::default()
         })
         .unwrap();
-    orders.orders.unwrap()[0].line_items.as_ref().unwrap()[0]
+    orders.orders.unwrap()[0]
+        .as_ref()
+        .unwrap()
+        .line_items
+        .as_ref()
+        .unwrap()[0]
+        .as_ref()
+        .unwrap()
         .order_line_item_id
         .clone()
         .unwrap()

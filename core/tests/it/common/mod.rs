@@ -117,9 +117,12 @@ pub fn ready_document(sb: &Sandbox, client: &blocking::Client) -> (String, Strin
         .transactions
         .unwrap()
         .into_iter()
+        .flatten()
         .find(|t| t.transaction_type.as_deref() == Some("CHARGE"))
         .unwrap();
-    let l = &t.transaction_line_items.as_ref().unwrap()[0];
+    let l = t.transaction_line_items.as_ref().unwrap()[0]
+        .as_ref()
+        .unwrap();
     let p = CreateReportParams {
         report_options: ReportOptionsParams {
             order_id: l.order_id.clone(),

@@ -108,10 +108,13 @@ pub fn run() -> Vec<Figure> {
         })
         .unwrap();
     let l = page.transactions.unwrap()[0]
+        .as_ref()
+        .unwrap()
         .transaction_line_items
         .as_ref()
         .unwrap()[0]
-        .clone();
+        .clone()
+        .unwrap();
     let p = CreateReportParams {
         report_options: ReportOptionsParams {
             order_id: l.order_id.clone(),
@@ -149,9 +152,13 @@ pub fn run() -> Vec<Figure> {
             .unwrap()
             .orders
             .unwrap()[0]
+            .as_ref()
+            .unwrap()
             .line_items
             .as_ref()
             .unwrap()[0]
+            .as_ref()
+            .unwrap()
             .order_line_item_id
             .clone()
     };
