@@ -936,7 +936,6 @@ fn reporting_and_tracking_rules() {
 
 #[test]
 fn an_undecodable_order_answer_is_an_unknown_outcome_with_the_body() {
-    use abws::operation::Output as _;
     use abws_sandbox::{FaultAction, FaultRule};
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);
@@ -1073,7 +1072,6 @@ const NULLS_IN_LISTS: &str = r#"{"products":[{"asin":"B01","features":["Waterpro
 /// are the elements that are not `null`.
 #[test]
 fn a_null_inside_a_list_reads_as_none_and_goes_back_as_null() {
-    use abws::operation::Output as _;
     use abws_sandbox::{FaultAction, FaultRule};
     let sb = common::sandbox();
     let client = common::client(&sb, Region::JP);

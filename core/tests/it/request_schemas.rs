@@ -95,26 +95,26 @@ fn arguments(op: &Operation) -> String {
         "getOffersByOfferIds" => format!(
             r#"{{"offer_ids": ["OFFER-1"], "inclusions_for_offers": ["price"], {product}}}"#
         ),
-        "placeOrder" => format!(
-            r#"{{"external_id": "PO-38", "line_items": [{{"external_id": "10", "quantity": 1,
+        "placeOrder" => String::from(
+            r#"{"external_id": "PO-38", "line_items": [{"external_id": "10", "quantity": 1,
                 "attributes": [
-                    {{"attributeType": "SelectedProductReference",
-                      "productReference": {{"id": "B01", "productReferenceType": "ProductIdentifier"}}}},
-                    {{"attributeType": "SelectedBuyingOptionReference",
-                      "buyingOptionReference": {{"id": "OFFER-1", "buyingOptionReferenceType": "BuyingOptionIdentifier"}}}},
-                    {{"attributeType": "Distribution",
-                      "charge": {{"amount": {{"amount": "12.30", "currencyCode": "JPY"}}}},
-                      "accounting": {{"name": "Dept", "segments": [{{"id": "100", "type": "CostCenter"}}]}}}}],
-                "expectations": [{{"expectationType": "ExpectedUnitPrice",
-                    "amount": {{"amount": "12.30", "currencyCode": "JPY"}}}}]}}],
+                    {"attributeType": "SelectedProductReference",
+                      "productReference": {"id": "B01", "productReferenceType": "ProductIdentifier"}},
+                    {"attributeType": "SelectedBuyingOptionReference",
+                      "buyingOptionReference": {"id": "OFFER-1", "buyingOptionReferenceType": "BuyingOptionIdentifier"}},
+                    {"attributeType": "Distribution",
+                      "charge": {"amount": {"amount": "12.30", "currencyCode": "JPY"}},
+                      "accounting": {"name": "Dept", "segments": [{"id": "100", "type": "CostCenter"}]}}],
+                "expectations": [{"expectationType": "ExpectedUnitPrice",
+                    "amount": {"amount": "12.30", "currencyCode": "JPY"}}]}],
             "attributes": [
-                {{"attributeType": "Auxiliary", "values": {{"legalEntity": {{"value": "K.K."}}}}}},
-                {{"attributeType": "PurchaseOrderNumber", "purchaseOrderNumber": "PO-38"}},
-                {{"attributeType": "ShippingAddress", "address": {{"addressType": "PhysicalAddress",
+                {"attributeType": "Auxiliary", "values": {"legalEntity": {"value": "K.K."}}},
+                {"attributeType": "PurchaseOrderNumber", "purchaseOrderNumber": "PO-38"},
+                {"attributeType": "ShippingAddress", "address": {"addressType": "PhysicalAddress",
                     "fullName": "Hanako Sato", "addressLine1": "1-2-3 Meguro", "city": "Meguro-ku",
-                    "stateOrRegion": "Tokyo", "postalCode": "153-0064", "countryCode": "JP"}}}}],
-            "expectations": [{{"expectationType": "ExpectedCharge",
-                "amount": {{"amount": 12.3, "currencyCode": "JPY"}}, "source": "SUBTOTAL"}}]}}"#
+                    "stateOrRegion": "Tokyo", "postalCode": "153-0064", "countryCode": "JP"}}],
+            "expectations": [{"expectationType": "ExpectedCharge",
+                "amount": {"amount": 12.3, "currencyCode": "JPY"}, "source": "SUBTOTAL"}]}"#,
         ),
         "getOrdersByOrderId" => r#"{"order_id": "O-1", "include_line_items": true,
             "include_shipments": false}"#
@@ -276,7 +276,8 @@ fn the_schemas_refuse_a_renamed_missing_mistyped_or_invented_field() {
         .unwrap()
         .remove("x-svc-user-email");
     assert_eq!(errors(op, &good), Vec::<String>::new(), "{good}");
-    let mutations: [(&str, fn(&mut Value)); 7] = [
+    type Mutation = (&'static str, fn(&mut Value));
+    let mutations: [Mutation; 7] = [
         ("renamed", |v| {
             let item = v["body"]["items"][0].as_object_mut().unwrap();
             let q = item.remove("itemId").unwrap();
