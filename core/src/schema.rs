@@ -165,32 +165,33 @@ macro_rules! reference {
     };
 }
 
+/// A kind of a tagged object with one field.
+macro_rules! kind {
+    ($kind:literal, $field:literal, $shape:expr) => {
+        ($kind, &[req($field, $shape)])
+    };
+}
+
 /// The ordering attribute kinds (seed 001 §2, "Ordering resources"). TrialMode is the
 /// published one the seed does not list (published-facts §4.5).
 const ATTRIBUTE: Shape = Shape::Tagged {
     tag: "attributeType",
     kinds: &[
-        (
+        kind!(
             "SelectedProductReference",
-            &[req(
-                "productReference",
-                reference!("id", "productReferenceType", "ProductIdentifier"),
-            )],
+            "productReference",
+            reference!("id", "productReferenceType", "ProductIdentifier")
         ),
-        (
+        kind!(
             "SelectedBuyingOptionReference",
-            &[req(
-                "buyingOptionReference",
-                reference!("id", "buyingOptionReferenceType", "BuyingOptionIdentifier"),
-            )],
+            "buyingOptionReference",
+            reference!("id", "buyingOptionReferenceType", "BuyingOptionIdentifier")
         ),
         // The seed's `values` map of key to {value} stands (published-facts §7).
-        (
+        kind!(
             "Auxiliary",
-            &[req(
-                "values",
-                Shape::Map(&Shape::Object(&[req("value", Shape::Str)])),
-            )],
+            "values",
+            Shape::Map(&Shape::Object(&[req("value", Shape::Str)]))
         ),
         (
             "Distribution",
@@ -198,64 +199,52 @@ const ATTRIBUTE: Shape = Shape::Tagged {
                 req("charge", Shape::Object(&[req("amount", MONEY)])),
                 req(
                     "accounting",
-                    Shape::Object(&[
-                        opt("name", Shape::Str),
-                        opt(
-                            "segments",
-                            Shape::List {
-                                item: &Shape::Object(&[
-                                    opt("description", Shape::Str),
-                                    opt("id", Shape::Str),
-                                    opt("type", Shape::Str),
-                                ]),
-                                min: 0,
-                                max: None,
-                            },
-                        ),
-                    ]),
+                    Shape::Object(&[opt("name", Shape::Str), opt("segments", SEGMENTS)]),
                 ),
             ],
         ),
-        ("Region", &[req("region", REGION)]),
-        (
+        kind!("Region", "region", REGION),
+        kind!(
             "SelectedPaymentMethodReference",
-            &[req(
-                "paymentMethodReference",
-                Shape::Object(&[req(
-                    "paymentMethodReferenceType",
-                    Shape::OneOf(&["StoredPaymentMethod"]),
-                )]),
-            )],
+            "paymentMethodReference",
+            Shape::Object(&[req(
+                "paymentMethodReferenceType",
+                Shape::OneOf(&["StoredPaymentMethod"])
+            )])
         ),
-        (
+        kind!(
             "BuyingGroupReference",
-            &[req(
-                "groupReference",
-                reference!("identifier", "groupReferenceType", "GroupIdentity"),
-            )],
+            "groupReference",
+            reference!("identifier", "groupReferenceType", "GroupIdentity")
         ),
-        (
+        kind!(
             "BuyerReference",
-            &[req(
-                "userReference",
-                reference!("emailAddress", "userReferenceType", "UserEmail"),
-            )],
+            "userReference",
+            reference!("emailAddress", "userReferenceType", "UserEmail")
         ),
-        (
-            "PurchaseOrderNumber",
-            &[req("purchaseOrderNumber", Shape::Str)],
-        ),
-        ("ShippingAddress", &[req("address", ORDER_ADDRESS)]),
-        ("BillingAddress", &[req("address", ORDER_ADDRESS)]),
+        kind!("PurchaseOrderNumber", "purchaseOrderNumber", Shape::Str),
+        kind!("ShippingAddress", "address", ORDER_ADDRESS),
+        kind!("BillingAddress", "address", ORDER_ADDRESS),
         ("TrialMode", &[]),
     ],
+};
+
+/// A Distribution's accounting segments.
+const SEGMENTS: Shape = Shape::List {
+    item: &Shape::Object(&[
+        opt("description", Shape::Str),
+        opt("id", Shape::Str),
+        opt("type", Shape::Str),
+    ]),
+    min: 0,
+    max: None,
 };
 
 /// The ordering expectation kinds (seed 001 §2).
 const EXPECTATION: Shape = Shape::Tagged {
     tag: "expectationType",
     kinds: &[
-        ("ExpectedUnitPrice", &[req("amount", MONEY)]),
+        kind!("ExpectedUnitPrice", "amount", MONEY),
         (
             "ExpectedCharge",
             &[
@@ -263,9 +252,10 @@ const EXPECTATION: Shape = Shape::Tagged {
                 req("source", Shape::OneOf(&["SUBTOTAL", "TAX", "SHIPPING"])),
             ],
         ),
-        (
+        kind!(
             "ExpectedDeliveryDate",
-            &[req("requestedDeliveryDate", Shape::DateTime)],
+            "requestedDeliveryDate",
+            Shape::DateTime
         ),
     ],
 };

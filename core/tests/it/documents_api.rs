@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use abws::api::documents::{CreateReportParams, GetReportParams, ReportOptionsParams};
 use abws::api::reconciliation::GetTransactionsParams;
-use abws::api::reporting::GetOrdersByOrderIdParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule};
 
@@ -188,25 +187,7 @@ fn both_document_kinds_come_back_by_name() {
 }
 
 fn line_of(client: &abws::blocking::Client, order: &str) -> String {
-    let orders = client
-        .reporting()
-        .get_orders_by_order_id(&GetOrdersByOrderIdParams {
-            order_id: order.into(),
-            include_line_items: Some(true),
-            ..Default::default()
-        })
-        .unwrap();
-    orders.orders.unwrap()[0]
-        .as_ref()
-        .unwrap()
-        .line_items
-        .as_ref()
-        .unwrap()[0]
-        .as_ref()
-        .unwrap()
-        .order_line_item_id
-        .clone()
-        .unwrap()
+    common::line_of(client, order).unwrap()
 }
 
 #[test]

@@ -176,3 +176,23 @@ pub fn eventually(within: std::time::Duration, mut f: impl FnMut() -> bool) -> b
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+/// The order line item id of an order's first line (getOrdersByOrderId).
+pub fn line_of(client: &blocking::Client, order: &str) -> Option<String> {
+    let orders = client
+        .reporting()
+        .get_orders_by_order_id(&abws::api::reporting::GetOrdersByOrderIdParams {
+            order_id: order.into(),
+            include_line_items: Some(true),
+            ..Default::default()
+        })
+        .unwrap()
+        .orders
+        .unwrap();
+    let order = orders[0].as_ref().unwrap();
+    order.line_items.as_ref().unwrap()[0]
+        .as_ref()
+        .unwrap()
+        .order_line_item_id
+        .clone()
+}
