@@ -34,15 +34,19 @@ struct Inner {
     document_downloads: u64,
 }
 
+/// A request's headers as a JSON object (names in lower case, as read).
+fn headers_json(req: &Req) -> serde_json::Map<String, Value> {
+    req.headers
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect()
+}
+
 /// One API request as received: the operation it was routed to, method, path, the query
 /// pairs in order (percent-decoded), the headers (names in lower case) and the body as text
 /// (`null` when empty).
 fn received(label: &str, req: &Req) -> Value {
-    let headers: serde_json::Map<String, Value> = req
-        .headers
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect();
+    let headers = headers_json(req);
     let body = if req.body.is_empty() {
         Value::Null
     } else {
@@ -90,11 +94,7 @@ impl Counters {
                 return;
             };
             if log.len() < MAX_LOG {
-                let headers: serde_json::Map<String, Value> = req
-                    .headers
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                    .collect();
+                let headers = headers_json(req);
                 let target = if req.raw_query.is_empty() {
                     req.path.clone()
                 } else {
