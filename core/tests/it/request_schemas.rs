@@ -23,7 +23,7 @@ const KNOWN: &[(&str, &str, &str)] = &[
     (
         "getOffersByOfferIds",
         "body",
-        "offerIds/quantity/facets, not the declared offersByOfferIdsRequest [{offerId}]",
+        "offerIds (quantity, facets when given), not the declared offersByOfferIdsRequest",
     ),
     (
         "addItems",
