@@ -460,7 +460,8 @@ impl<'a> Visitor<'a> for MoneyV<'_, '_, 'a> {
     }
 }
 
-/// A list, made at its final length and taken out of the cyclic collector.
+/// A list, made at its final length and taken out of the cyclic collector; a `null`
+/// element is `None`.
 struct ListV<'s, 'py, 'a> {
     b: &'s mut Direct<'py, 'a>,
     item: Ty,
@@ -474,12 +475,13 @@ impl<'a> Visitor<'a> for ListV<'_, '_, 'a> {
     fn visit_seq<A: SeqAccess<'a>>(self, mut seq: A) -> Result<Py<PyAny>, A::Error> {
         let py = self.b.b.py;
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(v) = seq.next_element_seed(Value {
+        // An element may be `null` (`None`), as the core's `Vec<Option<T>>` allows.
+        while let Some(v) = seq.next_element_seed(FieldV {
             b: &mut *self.b,
             ty: self.item,
             slot: leaves::ITEM,
         })? {
-            items.push(v.value);
+            items.push(v.map_or_else(|| py.None(), |v| v.value));
         }
         // SAFETY: a new list of `len` empty slots, each filled once (`PyList_SetItem`
         // steals the reference).

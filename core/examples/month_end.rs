@@ -117,8 +117,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             total += m.value().unwrap_or_default(); // no amount sent: nothing to add
             currency = m.currency().to_string();
         }
-        for a in detail.artifacts.iter().flatten() {
-            for t in a.tax_breakdown().unwrap_or_default() {
+        for a in detail.artifacts.iter().flatten().flatten() {
+            for t in a.tax_breakdown().unwrap_or_default().iter().flatten() {
                 *tax.entry(t.tax_rate.clone().unwrap_or_default())
                     .or_default() += t
                     .tax_amount
@@ -213,6 +213,7 @@ fn pdf_of(
         .line_items
         .unwrap_or_default()
         .into_iter()
+        .flatten()
         .next()
         .ok_or(format!("{number}: no line items"))?;
     let p = CreateReportParams {

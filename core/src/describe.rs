@@ -175,6 +175,15 @@ impl<T: Describe> Describe for Vec<T> {
     }
 }
 
+/// A result's list: an element may be `null` (`None`), as the service sends declared
+/// fields as `null` and a list's elements are values too: one `null` does not make the
+/// answer unreadable, and it goes back as `null`.
+impl<T: Describe> Describe for Vec<Option<T>> {
+    fn ty() -> Ty {
+        Ty::List(T::ty)
+    }
+}
+
 impl<T: Describe> Describe for BTreeMap<String, Option<T>> {
     fn ty() -> Ty {
         Ty::Map(T::ty)

@@ -30,6 +30,7 @@ pub mod pools;
 pub mod process;
 pub mod ratelimit;
 pub mod retry;
+pub mod schema;
 pub mod sealed;
 pub mod secret;
 pub mod settings_json;

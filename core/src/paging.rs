@@ -31,6 +31,18 @@ pub trait Page: DeserializeOwned + Send + 'static {
     }
 }
 
+/// How many items a page's list holds: a `null` element is not an item (it stays in the
+/// page, and in its wire form).
+pub fn count_items<T>(list: &Option<Vec<Option<T>>>) -> usize {
+    list.as_ref()
+        .map_or(0, |v| v.iter().filter(|x| x.is_some()).count())
+}
+
+/// A page's items, in order, without its `null` elements (see `count_items`).
+pub fn take_items<T>(list: Option<Vec<Option<T>>>) -> Vec<T> {
+    list.map_or_else(Vec::new, |v| v.into_iter().flatten().collect())
+}
+
 /// How the page token travels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TokenStyle {

@@ -24,11 +24,36 @@ struct Inner {
     /// log, so a benchmark of 1,000 clients can count the connections they opened.
     connection_ids: BTreeMap<&'static str, BTreeSet<u64>>,
     headers_seen: BTreeMap<String, Vec<Value>>,
+    /// Every API request as received: its operation, query, headers and body (the tests of
+    /// the request schemas read it).
+    received: Vec<Value>,
     page_token_mismatches: u64,
     page_token_expired: u64,
     access_token_rejected: BTreeMap<String, u64>,
     faults_fired: BTreeMap<String, u64>,
     document_downloads: u64,
+}
+
+/// A request's headers as a JSON object (names in lower case, as read).
+fn headers_json(req: &Req) -> serde_json::Map<String, Value> {
+    req.headers
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect()
+}
+
+/// One API request as received: the operation it was routed to, method, path, the query
+/// pairs in order (percent-decoded), the headers (names in lower case) and the body as text
+/// (`null` when empty).
+fn received(label: &str, req: &Req) -> Value {
+    let headers = headers_json(req);
+    let body = if req.body.is_empty() {
+        Value::Null
+    } else {
+        Value::String(String::from_utf8_lossy(&req.body).into_owned())
+    };
+    json!({"operation": label, "method": req.method, "path": req.path,
+        "query": req.query, "headers": headers, "body": body})
 }
 
 #[derive(Default)]
@@ -58,6 +83,9 @@ impl Counters {
                     .push(json!({"listener": listener, "operation": label,
                     "method": req.method, "path": req.path, "connection": req.conn_id}));
             }
+            if listener == "api" && i.received.len() < MAX_LOG {
+                i.received.push(received(label, req));
+            }
             // Looked up before an entry is made: the key's String is made once per listener.
             if !i.headers_seen.contains_key(listener) {
                 i.headers_seen.insert(listener.to_string(), Vec::new());
@@ -66,11 +94,7 @@ impl Counters {
                 return;
             };
             if log.len() < MAX_LOG {
-                let headers: serde_json::Map<String, Value> = req
-                    .headers
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                    .collect();
+                let headers = headers_json(req);
                 let target = if req.raw_query.is_empty() {
                     req.path.clone()
                 } else {
@@ -172,6 +196,7 @@ impl Counters {
                 "connections": i.connections,
                 "connectionsUsed": i.connection_ids.iter().map(|(k, v)| (*k, v.len())).collect::<BTreeMap<_, _>>(),
                 "headersSeen": i.headers_seen,
+                "received": i.received,
                 "pageTokenMismatches": i.page_token_mismatches,
                 "pageTokenExpired": i.page_token_expired,
                 "accessTokenRejected": i.access_token_rejected,

@@ -297,3 +297,17 @@ def test_explicit_nulls_come_back_as_null_and_absent_stays_absent(sb, client, of
         return json.dumps([x.to_dict() for x in offers], default=str)
 
     assert text(got.offers[1:]) == text(real.offers[1:])
+
+
+def test_a_null_list_element_is_none_and_not_an_item(sb, client):
+    """Issue 38: a `null` inside a list reads as `None` and goes back as `null`; a
+    listing's items are the elements that are not `null` (as the core's pagers give them)."""
+    body = {"products": [None, {"asin": "B01", "features": [None, "Light"], "upcValues": [None]}],
+            "numberOfPages": 1}
+    sb.fail("searchProductsRequest", action={"status": 200, "body": body}, times=2)
+    page = client.products.search_products_request(product_region="JP", locale="ja-JP")
+    assert page.products[0] is None and page.products[1].features == [None, "Light"]
+    assert page.products[1].upc_values == [None]
+    assert page.to_dict() == body
+    items = list(client.products.iter_search_products(product_region="JP", locale="ja-JP"))
+    assert [p.asin for p in items] == ["B01"]

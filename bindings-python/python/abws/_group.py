@@ -85,7 +85,9 @@ class _Pages:
         return self._pos < len(self._buffer)
 
     def _refill(self, page: Any) -> None:
-        self._buffer = list(getattr(page, self._field, None) or [])
+        # A `null` element of the page's list is not an item (the page keeps it), as in
+        # the core's pagers.
+        self._buffer = [x for x in getattr(page, self._field, None) or [] if x is not None]
         self._pos = 0
 
     def _close_bar(self) -> None:

@@ -141,7 +141,7 @@ __all__ = [
 class InvoicesPage(Model):
     """A page of getInvoices."""
 
-    invoices: Optional[List[InvoiceSummary]]
+    invoices: Optional[List[Optional[InvoiceSummary]]]
     next_page_token: Optional[str]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
@@ -192,7 +192,7 @@ class InvoiceDetail(Model):
     due_date: Optional[DateValue]
     payment_method: Optional[str]
     total_amount: Optional[Money]
-    artifacts: Optional[List[Union[BillingDetails, TaxArtifact, Any]]]
+    artifacts: Optional[List[Optional[Union[BillingDetails, TaxArtifact, Any]]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("invoice_metadata", "invoiceMetadata"),
@@ -285,7 +285,7 @@ class BillingDetails(Model):
     """The BillingDetails artifact."""
 
     artifact_type: Optional[str]
-    amount_details: Optional[List[AmountDetail]]
+    amount_details: Optional[List[Optional[AmountDetail]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("artifact_type", "artifactType"),
@@ -309,7 +309,7 @@ class TaxArtifact(Model):
     """A PurchaseFromQualifiedIssuer or PurchaseFromOtherIssuer artifact (JP tax breakdown)."""
 
     artifact_type: Optional[str]
-    tax_breakdown: Optional[List[TaxBreakdown]]
+    tax_breakdown: Optional[List[Optional[TaxBreakdown]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("artifact_type", "artifactType"),
@@ -336,7 +336,7 @@ class TaxBreakdown(Model):
 class LineItemsPage(Model):
     """A page of getInvoiceLineItemsByInvoiceNumber."""
 
-    line_items: Optional[List[InvoiceLineItem]]
+    line_items: Optional[List[Optional[InvoiceLineItem]]]
     next_page_token: Optional[str]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
@@ -386,7 +386,7 @@ class LineItemMetadata(Model):
 class TransactionsPage(Model):
     """A page of getTransactions."""
 
-    transactions: Optional[List[Transaction]]
+    transactions: Optional[List[Optional[Transaction]]]
     next_page_token: Optional[str]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
@@ -412,8 +412,8 @@ class Transaction(Model):
     payment_instrument_type: Optional[str]
     buyer: Optional[Person]
     payer: Optional[Person]
-    associated_transaction_details: Optional[List[AssociatedTransaction]]
-    transaction_line_items: Optional[List[TransactionLineItem]]
+    associated_transaction_details: Optional[List[Optional[AssociatedTransaction]]]
+    transaction_line_items: Optional[List[Optional[TransactionLineItem]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("marketplace_id", "marketplaceId"),
@@ -504,7 +504,7 @@ class TransactionLineItem(Model):
 class InvoiceDetailsResponse(Model):
     """The body of getInvoiceDetailsByOrderLineItems."""
 
-    invoice_details_by_order_line_items: Optional[List[InvoiceDetailsByOrderLineItem]]
+    invoice_details_by_order_line_items: Optional[List[Optional[InvoiceDetailsByOrderLineItem]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("invoice_details_by_order_line_items", "invoiceDetailsByOrderLineItems"),
@@ -515,7 +515,7 @@ class InvoiceDetailsByOrderLineItem(Model):
     """The invoice data of one order line item."""
 
     order_line_item: Optional[OrderLineItem]
-    invoice_details: Optional[List[InvoiceDetails]]
+    invoice_details: Optional[List[Optional[InvoiceDetails]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("order_line_item", "orderLineItem"),
@@ -553,9 +553,9 @@ class InvoiceDetails(Model):
     order_date: Optional[datetime]
     currency_code: Optional[str]
     invoice_total: Optional[Decimal]
-    tax: Optional[List[TaxLine]]
-    transaction_data_items: Optional[List[TransactionDataItem]]
-    fees: Optional[List[Fee]]
+    tax: Optional[List[Optional[TaxLine]]]
+    transaction_data_items: Optional[List[Optional[TransactionDataItem]]]
+    fees: Optional[List[Optional[Fee]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("invoice_number", "invoiceNumber"),
@@ -614,8 +614,8 @@ class TransactionDataItem(Model):
     unit_tax_amount: Optional[Money]
     total_amount: Optional[Money]
     discount: Optional[Money]
-    apportionment: Optional[List[Apportionment]]
-    fees: Optional[List[Fee]]
+    apportionment: Optional[List[Optional[Apportionment]]]
+    fees: Optional[List[Optional[Fee]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("tax_rate", "taxRate"),
@@ -656,7 +656,7 @@ class Fee(Model):
     fee_type: Optional[str]
     tax: Optional[TaxLine]
     discount: Optional[Money]
-    apportionment: Optional[List[FeeApportionment]]
+    apportionment: Optional[List[Optional[FeeApportionment]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("fee_type", "feeType"),
@@ -700,7 +700,7 @@ class Report(Model):
     processing_end_time: Optional[datetime]
     #: IN_QUEUE, IN_PROGRESS, DONE, CANCELLED, FATAL, or another value as sent.
     processing_status: Optional[str]
-    marketplace_ids: Optional[List[str]]
+    marketplace_ids: Optional[List[Optional[str]]]
     report_options: Optional[ReportOptions]
     report_document_id: Optional[str]
 
@@ -755,7 +755,7 @@ class ReportDocument(Model):
 class CartsPage(Model):
     """A page of listCarts."""
 
-    cart_details_list: Optional[List[CartDetails]]
+    cart_details_list: Optional[List[Optional[CartDetails]]]
     next_page_token: Optional[str]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
@@ -770,7 +770,7 @@ class CartDetails(Model):
     id: Optional[str]
     cart_type: Optional[str]
     region: Optional[str]
-    attributes: Optional[List[CartAttribute]]
+    attributes: Optional[List[Optional[CartAttribute]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -795,7 +795,7 @@ class CartAttribute(Model):
 class CartItems(Model):
     """The items of a cart (getItems)."""
 
-    items: Optional[List[CartItem]]
+    items: Optional[List[Optional[CartItem]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("items", "items"),
@@ -836,9 +836,9 @@ class AddItemsResult(Model):
     caller's own as given).
     """
 
-    items: Optional[List[CartItem]]
-    rejected_items: Optional[List[RejectedCartItem]]
-    external_ids: Optional[List[str]]
+    items: Optional[List[Optional[CartItem]]]
+    rejected_items: Optional[List[Optional[RejectedCartItem]]]
+    external_ids: Optional[List[Optional[str]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("items", "items"),
@@ -851,7 +851,7 @@ class RejectedCartItem(Model):
     """An item that could not be added or changed."""
 
     id: Optional[str]
-    rejection_artifacts: Optional[List[RejectionArtifact]]
+    rejection_artifacts: Optional[List[Optional[RejectionArtifact]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -888,8 +888,8 @@ class CostEstimation(Model):
     value, not an error.
     """
 
-    charges: Optional[List[Charge]]
-    rejection_artifacts: Optional[List[CostRejection]]
+    charges: Optional[List[Optional[Charge]]]
+    rejection_artifacts: Optional[List[Optional[CostRejection]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("charges", "charges"),
@@ -914,7 +914,7 @@ class Charge(Model):
 class CostRejection(Model):
     """Why an estimation was rejected (UnsupportedCartItems, ...)."""
 
-    cart_item_identifiers: Optional[List[str]]
+    cart_item_identifiers: Optional[List[Optional[str]]]
     message: Optional[str]
     rejection_artifact_type: Optional[str]
 
@@ -929,10 +929,10 @@ class SearchProductsResult(Model):
     """A page of searchProductsRequest."""
 
     matching_product_count: Optional[int]
-    search_refinements: Optional[List[SearchRefinement]]
+    search_refinements: Optional[List[Optional[SearchRefinement]]]
     refinements: Optional[Refinements]
     number_of_pages: Optional[int]
-    products: Optional[List[Product]]
+    products: Optional[List[Optional[Product]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("matching_product_count", "matchingProductCount"),
@@ -948,7 +948,7 @@ class SearchRefinement(Model):
 
     selection_type: Optional[str]
     display_value: Optional[str]
-    refinement_values: Optional[List[RefinementValue]]
+    refinement_values: Optional[List[Optional[RefinementValue]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("selection_type", "selectionType"),
@@ -972,12 +972,12 @@ class RefinementValue(Model):
 class Refinements(Model):
     """The static refinements of a search."""
 
-    categories: Optional[List[RefinementOption]]
-    sub_categories: Optional[List[RefinementOption]]
-    availability_options: Optional[List[RefinementOption]]
-    delivery_day_options: Optional[List[RefinementOption]]
-    eligible_for_free_shipping_options: Optional[List[RefinementOption]]
-    prime_eligible: Optional[List[RefinementOption]]
+    categories: Optional[List[Optional[RefinementOption]]]
+    sub_categories: Optional[List[Optional[RefinementOption]]]
+    availability_options: Optional[List[Optional[RefinementOption]]]
+    delivery_day_options: Optional[List[Optional[RefinementOption]]]
+    eligible_for_free_shipping_options: Optional[List[Optional[RefinementOption]]]
+    prime_eligible: Optional[List[Optional[RefinementOption]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("categories", "categories"),
@@ -1008,27 +1008,27 @@ class Product(Model):
     asin_type: Optional[str]
     signed_product_id: Optional[str]
     included_data_types: Optional[IncludedDataTypes]
-    features: Optional[List[str]]
-    editorial_reviews: Optional[List[Any]]
-    taxonomies: Optional[List[Taxonomy]]
-    package_type_names: Optional[List[str]]
+    features: Optional[List[Optional[str]]]
+    editorial_reviews: Optional[List[Optional[Any]]]
+    taxonomies: Optional[List[Optional[Taxonomy]]]
+    package_type_names: Optional[List[Optional[str]]]
     title: Optional[str]
     url: Optional[str]
     format: Optional[str]
     book_information: Optional[BookInformation]
-    by_line: Optional[List[Any]]
+    by_line: Optional[List[Optional[Any]]]
     media_information: Any
     product_overview: Optional[Dict[str, Optional[str]]]
     product_details: Any
     product_variations: Optional[ProductVariations]
     customer_reviews_summary: Optional[CustomerReviewsSummary]
     product_description: Optional[str]
-    upc_values: Optional[List[str]]
-    ean_values: Optional[List[str]]
+    upc_values: Optional[List[Optional[str]]]
+    ean_values: Optional[List[Optional[str]]]
     model_number: Optional[str]
     manufacturer_name: Optional[str]
     bundle_quantity: Optional[int]
-    badges: Optional[List[Any]]
+    badges: Optional[List[Optional[Any]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("asin", "asin"),
@@ -1062,8 +1062,8 @@ class Product(Model):
 class IncludedDataTypes(Model):
     """The data requested through `facets`."""
 
-    offers: Optional[List[Offer]]
-    images: Optional[List[Image]]
+    offers: Optional[List[Optional[Offer]]]
+    images: Optional[List[Optional[Image]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("offers", "OFFERS"),
@@ -1078,14 +1078,14 @@ class Offer(Model):
     availability: Optional[str]
     buying_guidance: Optional[str]
     buying_guidance_v2: Any
-    buying_restrictions: Optional[List[Any]]
+    buying_restrictions: Optional[List[Optional[Any]]]
     fulfillment_type: Optional[str]
     merchant: Optional[Merchant]
     fulfiller: Optional[Fulfiller]
     price: Optional[Price]
     list_price: Optional[Price]
-    shipping_options: Optional[List[ShippingOption]]
-    badges: Optional[List[Any]]
+    shipping_options: Optional[List[Optional[ShippingOption]]]
+    badges: Optional[List[Optional[Any]]]
     quantity_in_stock: Optional[int]
     product_condition: Optional[str]
     product_condition_note: Optional[str]
@@ -1126,7 +1126,7 @@ class Merchant(Model):
     name: Optional[str]
     mean_feedback_rating: Optional[Decimal]
     total_feedback_count: Optional[int]
-    certificates: Optional[List[Any]]
+    certificates: Optional[List[Optional[Any]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("merchant_id", "merchantId"),
@@ -1230,7 +1230,7 @@ class QuantityLimits(Model):
 class QuantityPrice(Model):
     """Quantity discounts."""
 
-    quantity_price_tiers: Optional[List[QuantityPriceTier]]
+    quantity_price_tiers: Optional[List[Optional[QuantityPriceTier]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("quantity_price_tiers", "quantityPriceTiers"),
@@ -1350,8 +1350,8 @@ class Isbn(Model):
 class ProductVariations(Model):
     """The variations of a VARIATION_PARENT."""
 
-    dimensions: Optional[List[VariationDimension]]
-    variations: Optional[List[Variation]]
+    dimensions: Optional[List[Optional[VariationDimension]]]
+    variations: Optional[List[Optional[Variation]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("dimensions", "dimensions"),
@@ -1364,7 +1364,7 @@ class VariationDimension(Model):
 
     index: Optional[int]
     display_string: Optional[str]
-    dimension_values: Optional[List[DimensionValue]]
+    dimension_values: Optional[List[Optional[DimensionValue]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("index", "index"),
@@ -1389,7 +1389,7 @@ class Variation(Model):
     """A child product of a variation family."""
 
     asin: Optional[str]
-    variation_values: Optional[List[VariationValue]]
+    variation_values: Optional[List[Optional[VariationValue]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("asin", "asin"),
@@ -1436,7 +1436,7 @@ class OffersResult(Model):
 
     number_of_pages: Optional[int]
     offer_count: Optional[int]
-    offers: Optional[List[Offer]]
+    offers: Optional[List[Optional[Offer]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("number_of_pages", "numberOfPages"),
@@ -1448,7 +1448,7 @@ class OffersResult(Model):
 class ProductsByAsinsResponse(Model):
     """The body of getProductsByAsins."""
 
-    products: Optional[List[Product]]
+    products: Optional[List[Optional[Product]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("products", "products"),
@@ -1458,7 +1458,7 @@ class ProductsByAsinsResponse(Model):
 class OffersByOfferIdsResponse(Model):
     """The body of getOffersByOfferIds."""
 
-    offers: Optional[List[Offer]]
+    offers: Optional[List[Optional[Offer]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("offers", "offers"),
@@ -1468,9 +1468,9 @@ class OffersByOfferIdsResponse(Model):
 class PlaceOrderResult(Model):
     """The body of placeOrder."""
 
-    line_items: Optional[List[LineItemResult]]
-    acceptance_artifacts: Optional[List[Artifact]]
-    rejection_artifacts: Optional[List[Artifact]]
+    line_items: Optional[List[Optional[LineItemResult]]]
+    acceptance_artifacts: Optional[List[Optional[Artifact]]]
+    rejection_artifacts: Optional[List[Optional[Artifact]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("line_items", "lineItems"),
@@ -1483,8 +1483,8 @@ class LineItemResult(Model):
     """The outcome of one line."""
 
     external_id: Optional[str]
-    accepted_items: Optional[List[AcceptedItem]]
-    rejected_items: Optional[List[RejectedItem]]
+    accepted_items: Optional[List[Optional[AcceptedItem]]]
+    rejected_items: Optional[List[Optional[RejectedItem]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("external_id", "externalId"),
@@ -1498,7 +1498,7 @@ class AcceptedItem(Model):
 
     accepted_item_type: Optional[str]
     quantity: Optional[int]
-    artifacts: Optional[List[Artifact]]
+    artifacts: Optional[List[Optional[Artifact]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("accepted_item_type", "acceptedItemType"),
@@ -1546,7 +1546,7 @@ class RejectedItem(Model):
     """Rejected units of a line."""
 
     quantity: Optional[int]
-    artifacts: Optional[List[Artifact]]
+    artifacts: Optional[List[Optional[Artifact]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("quantity", "quantity"),
@@ -1557,7 +1557,7 @@ class RejectedItem(Model):
 class OrdersResponse(Model):
     """The body of getOrdersByOrderId."""
 
-    orders: Optional[List[Order]]
+    orders: Optional[List[Optional[Order]]]
     size: Optional[int]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
@@ -1585,9 +1585,9 @@ class Order(Model):
     order_promotion: Optional[Money]
     order_tax: Optional[Money]
     order_net_total: Optional[Money]
-    line_items: Optional[List[OrderReportLineItem]]
-    shipments: Optional[List[Any]]
-    charges: Optional[List[Any]]
+    line_items: Optional[List[Optional[OrderReportLineItem]]]
+    shipments: Optional[List[Optional[Any]]]
+    charges: Optional[List[Optional[Any]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("order_date", "orderDate"),
@@ -1650,13 +1650,13 @@ class OrderReportLineItem(Model):
     discount_amount: Optional[Money]
     discount_ratio: Any
     seller: Optional[Seller]
-    seller_credentials: Optional[List[str]]
-    seller_credential_details: Optional[List[SellerCredentialDetail]]
+    seller_credentials: Optional[List[Optional[str]]]
+    seller_credential_details: Optional[List[Optional[SellerCredentialDetail]]]
     brand_code: Optional[str]
     brand_name: Optional[str]
     manufacturer_name: Optional[str]
-    transaction_ids: Optional[List[str]]
-    carrier_tracking_numbers: Optional[List[str]]
+    transaction_ids: Optional[List[Optional[str]]]
+    carrier_tracking_numbers: Optional[List[Optional[str]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("order_line_item_id", "orderLineItemId"),
@@ -1734,7 +1734,7 @@ class SellerCredentialDetail(Model):
     """A seller credential."""
 
     certificate_type: Optional[str]
-    certifying_agencies_details: Optional[List[CertifyingAgency]]
+    certifying_agencies_details: Optional[List[Optional[CertifyingAgency]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("certificate_type", "certificateType"),
@@ -1757,7 +1757,7 @@ class CertifyingAgency(Model):
 class ShipmentLineItemsPage(Model):
     """A page of getShipmentLineItemReports."""
 
-    shipment_line_items_report: Optional[List[ShipmentLineItemReport]]
+    shipment_line_items_report: Optional[List[Optional[ShipmentLineItemReport]]]
     next_page_token: Optional[str]
     size: Optional[int]
 
@@ -1777,10 +1777,10 @@ class ShipmentLineItemReport(Model):
     order_line_item_id: Optional[str]
     purchase_order_line_item_number: Optional[str]
     product_details: Optional[ProductDetails]
-    charges: Optional[List[SliCharge]]
+    charges: Optional[List[Optional[SliCharge]]]
     quantity: Optional[int]
     carrier_name: Optional[str]
-    packages: Optional[List[PackageRef]]
+    packages: Optional[List[Optional[PackageRef]]]
     receiving_info: Optional[ReceivingInfo]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
@@ -1835,7 +1835,7 @@ class ProductDetails(Model):
     brand_code: Optional[str]
     brand_name: Optional[str]
     manufacturer_name: Optional[str]
-    serial_numbers: Optional[List[str]]
+    serial_numbers: Optional[List[Optional[str]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("product_category", "productCategory"),
@@ -1909,8 +1909,8 @@ class PackageTrackingDetails(Model):
     localized_delivery_promise: Optional[str]
     delivery_window: Optional[TimeWindow]
     carrier_details: Optional[CarrierDetails]
-    package_tracking_events: Optional[List[TrackingEvent]]
-    package_milestones: Optional[List[Milestone]]
+    package_tracking_events: Optional[List[Optional[TrackingEvent]]]
+    package_milestones: Optional[List[Optional[Milestone]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("tracking_status", "trackingStatus"),

@@ -30,14 +30,14 @@ model! {
         "id" id: String,
         "cartType" cart_type: String,
         "region" region: String,
-        "attributes" attributes: Vec<CartAttribute>,
+        "attributes" attributes: Vec<Option<CartAttribute>>,
     }
 }
 
 model! {
     /// A page of listCarts.
     pub struct CartsPage {
-        "cartDetailsList" cart_details_list: Vec<CartDetails>,
+        "cartDetailsList" cart_details_list: Vec<Option<CartDetails>>,
         "nextPageToken" next_page_token: String,
     }
 }
@@ -48,10 +48,10 @@ impl Page for CartsPage {
         self.next_page_token.as_deref()
     }
     fn len(&self) -> usize {
-        self.cart_details_list.as_ref().map_or(0, Vec::len)
+        crate::paging::count_items(&self.cart_details_list)
     }
     fn into_items(self) -> Vec<CartDetails> {
-        self.cart_details_list.unwrap_or_default()
+        crate::paging::take_items(self.cart_details_list)
     }
 }
 
@@ -82,22 +82,22 @@ model! {
     /// An item that could not be added or changed.
     pub struct RejectedCartItem {
         "id" id: String,
-        "rejectionArtifacts" rejection_artifacts: Vec<RejectionArtifact>,
+        "rejectionArtifacts" rejection_artifacts: Vec<Option<RejectionArtifact>>,
     }
 }
 
 model! {
     /// The items of a cart (getItems).
     pub struct CartItems {
-        "items" items: Vec<CartItem>,
+        "items" items: Vec<Option<CartItem>>,
     }
 }
 
 model! {
     /// The whole cart after modifyItems, and what was rejected.
     pub struct ItemsResult {
-        "items" items: Vec<CartItem>,
-        "rejectedItems" rejected_items: Vec<RejectedCartItem>,
+        "items" items: Vec<Option<CartItem>>,
+        "rejectedItems" rejected_items: Vec<Option<RejectedCartItem>>,
     }
 }
 
@@ -126,7 +126,7 @@ model! {
 model! {
     /// Why an estimation was rejected (UnsupportedCartItems, ...).
     pub struct CostRejection {
-        "cartItemIdentifiers" cart_item_identifiers: Vec<String>,
+        "cartItemIdentifiers" cart_item_identifiers: Vec<Option<String>>,
         "message" message: String,
         "rejectionArtifactType" rejection_artifact_type: String,
     }
@@ -136,8 +136,8 @@ model! {
     /// A cost estimation: charges, or (when rejected) rejection artifacts — a rejection is
     /// a value, not an error.
     pub struct CostEstimation {
-        "charges" charges: Vec<Charge>,
-        "rejectionArtifacts" rejection_artifacts: Vec<CostRejection>,
+        "charges" charges: Vec<Option<Charge>>,
+        "rejectionArtifacts" rejection_artifacts: Vec<Option<CostRejection>>,
     }
 }
 

@@ -62,7 +62,7 @@ model! {
         "processingStartTime" processing_start_time: Timestamp,
         "processingEndTime" processing_end_time: Timestamp,
         "processingStatus" processing_status: ProcessingStatus,
-        "marketplaceIds" marketplace_ids: Vec<String>,
+        "marketplaceIds" marketplace_ids: Vec<Option<String>>,
         "reportOptions" report_options: ReportOptions,
         "reportDocumentId" report_document_id: String,
     }

@@ -47,7 +47,7 @@ model! {
 model! {
     /// A page of getInvoices.
     pub struct InvoicesPage {
-        "invoices" invoices: Vec<InvoiceSummary>,
+        "invoices" invoices: Vec<Option<InvoiceSummary>>,
         "nextPageToken" next_page_token: String,
     }
 }
@@ -90,7 +90,7 @@ model! {
     /// The BillingDetails artifact.
     pub struct BillingDetails {
         "artifactType" artifact_type: String,
-        "amountDetails" amount_details: Vec<AmountDetail>,
+        "amountDetails" amount_details: Vec<Option<AmountDetail>>,
     }
 }
 
@@ -98,7 +98,7 @@ model! {
     /// A PurchaseFromQualifiedIssuer or PurchaseFromOtherIssuer artifact (JP tax breakdown).
     pub struct TaxArtifact {
         "artifactType" artifact_type: String,
-        "taxBreakdown" tax_breakdown: Vec<TaxBreakdown>,
+        "taxBreakdown" tax_breakdown: Vec<Option<TaxBreakdown>>,
     }
 }
 
@@ -154,7 +154,7 @@ impl Artifact {
     }
 
     /// The tax breakdown, for either issuer kind.
-    pub fn tax_breakdown(&self) -> Option<&[TaxBreakdown]> {
+    pub fn tax_breakdown(&self) -> Option<&[Option<TaxBreakdown>]> {
         match self {
             Artifact::PurchaseFromQualifiedIssuer(t) | Artifact::PurchaseFromOtherIssuer(t) => {
                 t.tax_breakdown.as_deref()
@@ -262,17 +262,21 @@ model! {
         "dueDate" due_date: DateValue,
         "paymentMethod" payment_method: String,
         "totalAmount" total_amount: Money,
-        "artifacts" artifacts: Vec<Artifact>,
+        "artifacts" artifacts: Vec<Option<Artifact>>,
     }
 }
 
 impl InvoiceDetail {
     /// The BillingDetails artifact, when present.
     pub fn billing_details(&self) -> Option<&BillingDetails> {
-        self.artifacts.iter().flatten().find_map(|a| match a {
-            Artifact::BillingDetails(b) => Some(b),
-            _ => None,
-        })
+        self.artifacts
+            .iter()
+            .flatten()
+            .flatten()
+            .find_map(|a| match a {
+                Artifact::BillingDetails(b) => Some(b),
+                _ => None,
+            })
     }
 }
 
@@ -319,7 +323,7 @@ model! {
 model! {
     /// A page of getInvoiceLineItemsByInvoiceNumber.
     pub struct LineItemsPage {
-        "lineItems" line_items: Vec<InvoiceLineItem>,
+        "lineItems" line_items: Vec<Option<InvoiceLineItem>>,
         "nextPageToken" next_page_token: String,
     }
 }
@@ -330,10 +334,10 @@ impl Page for InvoicesPage {
         self.next_page_token.as_deref()
     }
     fn len(&self) -> usize {
-        self.invoices.as_ref().map_or(0, Vec::len)
+        crate::paging::count_items(&self.invoices)
     }
     fn into_items(self) -> Vec<InvoiceSummary> {
-        self.invoices.unwrap_or_default()
+        crate::paging::take_items(self.invoices)
     }
 }
 
@@ -343,10 +347,10 @@ impl Page for LineItemsPage {
         self.next_page_token.as_deref()
     }
     fn len(&self) -> usize {
-        self.line_items.as_ref().map_or(0, Vec::len)
+        crate::paging::count_items(&self.line_items)
     }
     fn into_items(self) -> Vec<InvoiceLineItem> {
-        self.line_items.unwrap_or_default()
+        crate::paging::take_items(self.line_items)
     }
 }
 

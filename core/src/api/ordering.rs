@@ -701,7 +701,7 @@ model! {
     pub struct AcceptedItem {
         "acceptedItemType" accepted_item_type: String,
         "quantity" quantity: i64,
-        "artifacts" artifacts: Vec<Artifact>,
+        "artifacts" artifacts: Vec<Option<Artifact>>,
     }
 }
 
@@ -709,7 +709,7 @@ model! {
     /// Rejected units of a line.
     pub struct RejectedItem {
         "quantity" quantity: i64,
-        "artifacts" artifacts: Vec<Artifact>,
+        "artifacts" artifacts: Vec<Option<Artifact>>,
     }
 }
 
@@ -717,29 +717,31 @@ model! {
     /// The outcome of one line.
     pub struct LineItemResult {
         "externalId" external_id: String,
-        "acceptedItems" accepted_items: Vec<AcceptedItem>,
-        "rejectedItems" rejected_items: Vec<RejectedItem>,
+        "acceptedItems" accepted_items: Vec<Option<AcceptedItem>>,
+        "rejectedItems" rejected_items: Vec<Option<RejectedItem>>,
     }
 }
 
 model! {
     /// The body of placeOrder.
     pub struct PlaceOrderResult {
-        "lineItems" line_items: Vec<LineItemResult>,
-        "acceptanceArtifacts" acceptance_artifacts: Vec<Artifact>,
-        "rejectionArtifacts" rejection_artifacts: Vec<Artifact>,
+        "lineItems" line_items: Vec<Option<LineItemResult>>,
+        "acceptanceArtifacts" acceptance_artifacts: Vec<Option<Artifact>>,
+        "rejectionArtifacts" rejection_artifacts: Vec<Option<Artifact>>,
     }
 }
 
 impl PlaceOrderResult {
     /// The platform's order id (the OrderIdentifier acceptance artifact).
     pub fn order_id(&self) -> Option<&str> {
-        self.acceptance_artifacts.iter().flatten().find_map(|a| {
-            match a.acceptance_artifact_type.as_deref() {
+        self.acceptance_artifacts
+            .iter()
+            .flatten()
+            .flatten()
+            .find_map(|a| match a.acceptance_artifact_type.as_deref() {
                 Some("OrderIdentifier") => a.identifier.as_deref(),
                 _ => None,
-            }
-        })
+            })
     }
     /// True when the whole order was rejected, or any line has rejected units.
     pub fn has_rejections(&self) -> bool {
@@ -749,6 +751,7 @@ impl PlaceOrderResult {
             || self
                 .line_items
                 .iter()
+                .flatten()
                 .flatten()
                 .any(|l| l.rejected_items.as_ref().is_some_and(|r| !r.is_empty()))
     }

@@ -62,7 +62,7 @@ model! {
         "name" name: String,
         "meanFeedbackRating" mean_feedback_rating: Amount,
         "totalFeedbackCount" total_feedback_count: i64,
-        "certificates" certificates: Vec<RawJson>,
+        "certificates" certificates: Vec<Option<RawJson>>,
     }
 }
 
@@ -131,7 +131,7 @@ model! {
 model! {
     /// Quantity discounts.
     pub struct QuantityPrice {
-        "quantityPriceTiers" quantity_price_tiers: Vec<QuantityPriceTier>,
+        "quantityPriceTiers" quantity_price_tiers: Vec<Option<QuantityPriceTier>>,
     }
 }
 
@@ -152,14 +152,14 @@ model! {
         "availability" availability: String,
         "buyingGuidance" buying_guidance: String,
         "buyingGuidanceV2" buying_guidance_v2: RawJson,
-        "buyingRestrictions" buying_restrictions: Vec<RawJson>,
+        "buyingRestrictions" buying_restrictions: Vec<Option<RawJson>>,
         "fulfillmentType" fulfillment_type: String,
         "merchant" merchant: Merchant,
         "fulfiller" fulfiller: Fulfiller,
         "price" price: Price,
         "listPrice" list_price: Price,
-        "shippingOptions" shipping_options: Vec<ShippingOption>,
-        "badges" badges: Vec<RawJson>,
+        "shippingOptions" shipping_options: Vec<Option<ShippingOption>>,
+        "badges" badges: Vec<Option<RawJson>>,
         "quantityInStock" quantity_in_stock: i64,
         "productCondition" product_condition: String,
         "productConditionNote" product_condition_note: String,
@@ -174,8 +174,8 @@ model! {
 model! {
     /// The data requested through `facets`.
     pub struct IncludedDataTypes {
-        "OFFERS" offers: Vec<Offer>,
-        "IMAGES" images: Vec<Image>,
+        "OFFERS" offers: Vec<Option<Offer>>,
+        "IMAGES" images: Vec<Option<Image>>,
     }
 }
 
@@ -218,7 +218,7 @@ model! {
     pub struct VariationDimension {
         "index" index: i64,
         "displayString" display_string: String,
-        "dimensionValues" dimension_values: Vec<DimensionValue>,
+        "dimensionValues" dimension_values: Vec<Option<DimensionValue>>,
     }
 }
 
@@ -234,15 +234,15 @@ model! {
     /// A child product of a variation family.
     pub struct Variation {
         "asin" asin: String,
-        "variationValues" variation_values: Vec<VariationValue>,
+        "variationValues" variation_values: Vec<Option<VariationValue>>,
     }
 }
 
 model! {
     /// The variations of a VARIATION_PARENT.
     pub struct ProductVariations {
-        "dimensions" dimensions: Vec<VariationDimension>,
-        "variations" variations: Vec<Variation>,
+        "dimensions" dimensions: Vec<Option<VariationDimension>>,
+        "variations" variations: Vec<Option<Variation>>,
     }
 }
 
@@ -269,27 +269,27 @@ model! {
         "asinType" asin_type: String,
         "signedProductId" signed_product_id: String,
         "includedDataTypes" included_data_types: IncludedDataTypes,
-        "features" features: Vec<String>,
-        "editorialReviews" editorial_reviews: Vec<RawJson>,
-        "taxonomies" taxonomies: Vec<Taxonomy>,
-        "packageTypeNames" package_type_names: Vec<String>,
+        "features" features: Vec<Option<String>>,
+        "editorialReviews" editorial_reviews: Vec<Option<RawJson>>,
+        "taxonomies" taxonomies: Vec<Option<Taxonomy>>,
+        "packageTypeNames" package_type_names: Vec<Option<String>>,
         "title" title: String,
         "url" url: String,
         "format" format: String,
         "bookInformation" book_information: BookInformation,
-        "byLine" by_line: Vec<RawJson>,
+        "byLine" by_line: Vec<Option<RawJson>>,
         "mediaInformation" media_information: RawJson,
         "productOverview" product_overview: BTreeMap<String, Option<String>>,
         "productDetails" product_details: RawJson,
         "productVariations" product_variations: ProductVariations,
         "customerReviewsSummary" customer_reviews_summary: CustomerReviewsSummary,
         "productDescription" product_description: String,
-        "upcValues" upc_values: Vec<String>,
-        "eanValues" ean_values: Vec<String>,
+        "upcValues" upc_values: Vec<Option<String>>,
+        "eanValues" ean_values: Vec<Option<String>>,
         "modelNumber" model_number: String,
         "manufacturerName" manufacturer_name: String,
         "bundleQuantity" bundle_quantity: i64,
-        "badges" badges: Vec<RawJson>,
+        "badges" badges: Vec<Option<RawJson>>,
     }
 }
 
@@ -306,7 +306,7 @@ model! {
     pub struct SearchRefinement {
         "selectionType" selection_type: String,
         "displayValue" display_value: String,
-        "refinementValues" refinement_values: Vec<RefinementValue>,
+        "refinementValues" refinement_values: Vec<Option<RefinementValue>>,
     }
 }
 
@@ -321,12 +321,12 @@ model! {
 model! {
     /// The static refinements of a search.
     pub struct Refinements {
-        "categories" categories: Vec<RefinementOption>,
-        "subCategories" sub_categories: Vec<RefinementOption>,
-        "availabilityOptions" availability_options: Vec<RefinementOption>,
-        "deliveryDayOptions" delivery_day_options: Vec<RefinementOption>,
-        "eligibleForFreeShippingOptions" eligible_for_free_shipping_options: Vec<RefinementOption>,
-        "primeEligible" prime_eligible: Vec<RefinementOption>,
+        "categories" categories: Vec<Option<RefinementOption>>,
+        "subCategories" sub_categories: Vec<Option<RefinementOption>>,
+        "availabilityOptions" availability_options: Vec<Option<RefinementOption>>,
+        "deliveryDayOptions" delivery_day_options: Vec<Option<RefinementOption>>,
+        "eligibleForFreeShippingOptions" eligible_for_free_shipping_options: Vec<Option<RefinementOption>>,
+        "primeEligible" prime_eligible: Vec<Option<RefinementOption>>,
     }
 }
 
@@ -334,10 +334,10 @@ model! {
     /// A page of searchProductsRequest.
     pub struct SearchProductsResult {
         "matchingProductCount" matching_product_count: i64,
-        "searchRefinements" search_refinements: Vec<SearchRefinement>,
+        "searchRefinements" search_refinements: Vec<Option<SearchRefinement>>,
         "refinements" refinements: Refinements,
         "numberOfPages" number_of_pages: i64,
-        "products" products: Vec<Product>,
+        "products" products: Vec<Option<Product>>,
     }
 }
 
@@ -346,21 +346,21 @@ model! {
     pub struct OffersResult {
         "numberOfPages" number_of_pages: i64,
         "offerCount" offer_count: i64,
-        "offers" offers: Vec<Offer>,
+        "offers" offers: Vec<Option<Offer>>,
     }
 }
 
 model! {
     /// The body of getProductsByAsins.
     pub struct ProductsByAsinsResponse {
-        "products" products: Vec<Product>,
+        "products" products: Vec<Option<Product>>,
     }
 }
 
 model! {
     /// The body of getOffersByOfferIds.
     pub struct OffersByOfferIdsResponse {
-        "offers" offers: Vec<Offer>,
+        "offers" offers: Vec<Option<Offer>>,
     }
 }
 
@@ -376,10 +376,10 @@ impl Page for SearchProductsResult {
         None
     }
     fn len(&self) -> usize {
-        self.products.as_ref().map_or(0, Vec::len)
+        crate::paging::count_items(&self.products)
     }
     fn into_items(self) -> Vec<Product> {
-        self.products.unwrap_or_default()
+        crate::paging::take_items(self.products)
     }
     fn next_cursor(&self, current: Option<&str>) -> Option<String> {
         next_number(current, self.number_of_pages)
@@ -392,10 +392,10 @@ impl Page for OffersResult {
         None
     }
     fn len(&self) -> usize {
-        self.offers.as_ref().map_or(0, Vec::len)
+        crate::paging::count_items(&self.offers)
     }
     fn into_items(self) -> Vec<Offer> {
-        self.offers.unwrap_or_default()
+        crate::paging::take_items(self.offers)
     }
     fn next_cursor(&self, current: Option<&str>) -> Option<String> {
         next_number(current, self.number_of_pages)

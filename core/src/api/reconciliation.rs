@@ -73,15 +73,15 @@ model! {
         "paymentInstrumentType" payment_instrument_type: String,
         "buyer" buyer: Person,
         "payer" payer: Person,
-        "associatedTransactionDetails" associated_transaction_details: Vec<AssociatedTransaction>,
-        "transactionLineItems" transaction_line_items: Vec<TransactionLineItem>,
+        "associatedTransactionDetails" associated_transaction_details: Vec<Option<AssociatedTransaction>>,
+        "transactionLineItems" transaction_line_items: Vec<Option<TransactionLineItem>>,
     }
 }
 
 model! {
     /// A page of getTransactions.
     pub struct TransactionsPage {
-        "transactions" transactions: Vec<Transaction>,
+        "transactions" transactions: Vec<Option<Transaction>>,
         "nextPageToken" next_page_token: String,
     }
 }
@@ -92,10 +92,10 @@ impl Page for TransactionsPage {
         self.next_page_token.as_deref()
     }
     fn len(&self) -> usize {
-        self.transactions.as_ref().map_or(0, Vec::len)
+        crate::paging::count_items(&self.transactions)
     }
     fn into_items(self) -> Vec<Transaction> {
-        self.transactions.unwrap_or_default()
+        crate::paging::take_items(self.transactions)
     }
 }
 
@@ -194,7 +194,7 @@ model! {
         "feeType" fee_type: String,
         "tax" tax: TaxLine,
         "discount" discount: Money,
-        "apportionment" apportionment: Vec<FeeApportionment>,
+        "apportionment" apportionment: Vec<Option<FeeApportionment>>,
     }
 }
 
@@ -210,8 +210,8 @@ model! {
         "unitTaxAmount" unit_tax_amount: Money,
         "totalAmount" total_amount: Money,
         "discount" discount: Money,
-        "apportionment" apportionment: Vec<Apportionment>,
-        "fees" fees: Vec<Fee>,
+        "apportionment" apportionment: Vec<Option<Apportionment>>,
+        "fees" fees: Vec<Option<Fee>>,
     }
 }
 
@@ -230,9 +230,9 @@ model! {
         "orderDate" order_date: Timestamp,
         "currencyCode" currency_code: String,
         "invoiceTotal" invoice_total: Amount,
-        "tax" tax: Vec<TaxLine>,
-        "transactionDataItems" transaction_data_items: Vec<TransactionDataItem>,
-        "fees" fees: Vec<Fee>,
+        "tax" tax: Vec<Option<TaxLine>>,
+        "transactionDataItems" transaction_data_items: Vec<Option<TransactionDataItem>>,
+        "fees" fees: Vec<Option<Fee>>,
     }
 }
 
@@ -240,14 +240,14 @@ model! {
     /// The invoice data of one order line item.
     pub struct InvoiceDetailsByOrderLineItem {
         "orderLineItem" order_line_item: OrderLineItem,
-        "invoiceDetails" invoice_details: Vec<InvoiceDetails>,
+        "invoiceDetails" invoice_details: Vec<Option<InvoiceDetails>>,
     }
 }
 
 model! {
     /// The body of getInvoiceDetailsByOrderLineItems.
     pub struct InvoiceDetailsResponse {
-        "invoiceDetailsByOrderLineItems" invoice_details_by_order_line_items: Vec<InvoiceDetailsByOrderLineItem>,
+        "invoiceDetailsByOrderLineItems" invoice_details_by_order_line_items: Vec<Option<InvoiceDetailsByOrderLineItem>>,
     }
 }
 
@@ -411,7 +411,8 @@ impl Reconciliation<'_> {
                 representatives.push(it.clone());
             }
         }
-        let mut answers: Vec<Option<Vec<InvoiceDetails>>> = vec![None; representatives.len()];
+        let mut answers: Vec<Option<Vec<Option<InvoiceDetails>>>> =
+            vec![None; representatives.len()];
         for (batch_no, batch) in representatives.chunks(MAX_LINE_ITEMS).enumerate() {
             let resp = self
                 .client
@@ -419,7 +420,12 @@ impl Reconciliation<'_> {
                     order_line_items: batch.to_vec(),
                 })
                 .await?;
-            for entry in resp.invoice_details_by_order_line_items.unwrap_or_default() {
+            for entry in resp
+                .invoice_details_by_order_line_items
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
                 let Some(oli) = &entry.order_line_item else {
                     continue;
                 };

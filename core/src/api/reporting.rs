@@ -66,7 +66,7 @@ model! {
     /// A seller credential.
     pub struct SellerCredentialDetail {
         "certificateType" certificate_type: String,
-        "certifyingAgenciesDetails" certifying_agencies_details: Vec<CertifyingAgency>,
+        "certifyingAgenciesDetails" certifying_agencies_details: Vec<Option<CertifyingAgency>>,
     }
 }
 
@@ -96,13 +96,13 @@ model! {
         "discountAmount" discount_amount: Money,
         "discountRatio" discount_ratio: RawJson,
         "seller" seller: Seller,
-        "sellerCredentials" seller_credentials: Vec<String>,
-        "sellerCredentialDetails" seller_credential_details: Vec<SellerCredentialDetail>,
+        "sellerCredentials" seller_credentials: Vec<Option<String>>,
+        "sellerCredentialDetails" seller_credential_details: Vec<Option<SellerCredentialDetail>>,
         "brandCode" brand_code: String,
         "brandName" brand_name: String,
         "manufacturerName" manufacturer_name: String,
-        "transactionIds" transaction_ids: Vec<String>,
-        "carrierTrackingNumbers" carrier_tracking_numbers: Vec<String>,
+        "transactionIds" transaction_ids: Vec<Option<String>>,
+        "carrierTrackingNumbers" carrier_tracking_numbers: Vec<Option<String>>,
     }
 }
 
@@ -124,16 +124,16 @@ model! {
         "orderPromotion" order_promotion: Money,
         "orderTax" order_tax: Money,
         "orderNetTotal" order_net_total: Money,
-        "lineItems" line_items: Vec<OrderReportLineItem>,
-        "shipments" shipments: Vec<RawJson>,
-        "charges" charges: Vec<RawJson>,
+        "lineItems" line_items: Vec<Option<OrderReportLineItem>>,
+        "shipments" shipments: Vec<Option<RawJson>>,
+        "charges" charges: Vec<Option<RawJson>>,
     }
 }
 
 model! {
     /// The body of getOrdersByOrderId.
     pub struct OrdersResponse {
-        "orders" orders: Vec<Order>,
+        "orders" orders: Vec<Option<Order>>,
         "size" size: i64,
     }
 }
@@ -173,7 +173,7 @@ model! {
         "brandCode" brand_code: String,
         "brandName" brand_name: String,
         "manufacturerName" manufacturer_name: String,
-        "serialNumbers" serial_numbers: Vec<String>,
+        "serialNumbers" serial_numbers: Vec<Option<String>>,
     }
 }
 
@@ -213,10 +213,10 @@ model! {
         "orderLineItemId" order_line_item_id: String,
         "purchaseOrderLineItemNumber" purchase_order_line_item_number: String,
         "productDetails" product_details: ProductDetails,
-        "charges" charges: Vec<SliCharge>,
+        "charges" charges: Vec<Option<SliCharge>>,
         "quantity" quantity: i64,
         "carrierName" carrier_name: String,
-        "packages" packages: Vec<PackageRef>,
+        "packages" packages: Vec<Option<PackageRef>>,
         "receivingInfo" receiving_info: ReceivingInfo,
     }
 }
@@ -224,7 +224,7 @@ model! {
 model! {
     /// A page of getShipmentLineItemReports.
     pub struct ShipmentLineItemsPage {
-        "shipmentLineItemsReport" shipment_line_items_report: Vec<ShipmentLineItemReport>,
+        "shipmentLineItemsReport" shipment_line_items_report: Vec<Option<ShipmentLineItemReport>>,
         "nextPageToken" next_page_token: String,
         "size" size: i64,
     }
@@ -236,10 +236,10 @@ impl Page for ShipmentLineItemsPage {
         self.next_page_token.as_deref()
     }
     fn len(&self) -> usize {
-        self.shipment_line_items_report.as_ref().map_or(0, Vec::len)
+        crate::paging::count_items(&self.shipment_line_items_report)
     }
     fn into_items(self) -> Vec<ShipmentLineItemReport> {
-        self.shipment_line_items_report.unwrap_or_default()
+        crate::paging::take_items(self.shipment_line_items_report)
     }
 }
 

@@ -65,8 +65,8 @@ model! {
         "localizedDeliveryPromise" localized_delivery_promise: String,
         "deliveryWindow" delivery_window: TimeWindow,
         "carrierDetails" carrier_details: CarrierDetails,
-        "packageTrackingEvents" package_tracking_events: Vec<TrackingEvent>,
-        "packageMilestones" package_milestones: Vec<Milestone>,
+        "packageTrackingEvents" package_tracking_events: Vec<Option<TrackingEvent>>,
+        "packageMilestones" package_milestones: Vec<Option<Milestone>>,
     }
 }
 

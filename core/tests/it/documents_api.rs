@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use abws::api::documents::{CreateReportParams, GetReportParams, ReportOptionsParams};
 use abws::api::reconciliation::GetTransactionsParams;
-use abws::api::reporting::GetOrdersByOrderIdParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule};
 
@@ -35,9 +34,12 @@ fn a_shipped_line(
         .transactions
         .unwrap()
         .into_iter()
+        .flatten()
         .find(|t| t.transaction_type.as_deref() == Some("CHARGE"))
         .unwrap();
-    let l = &t.transaction_line_items.as_ref().unwrap()[0];
+    let l = t.transaction_line_items.as_ref().unwrap()[0]
+        .as_ref()
+        .unwrap();
     (
         l.order_id.clone().unwrap(),
         l.order_line_item_id.clone().unwrap(),
@@ -185,18 +187,7 @@ fn both_document_kinds_come_back_by_name() {
 }
 
 fn line_of(client: &abws::blocking::Client, order: &str) -> String {
-    let orders = client
-        .reporting()
-        .get_orders_by_order_id(&GetOrdersByOrderIdParams {
-            order_id: order.into(),
-            include_line_items: Some(true),
-            ..Default::default()
-        })
-        .unwrap();
-    orders.orders.unwrap()[0].line_items.as_ref().unwrap()[0]
-        .order_line_item_id
-        .clone()
-        .unwrap()
+    common::line_of(client, order).unwrap()
 }
 
 #[test]

@@ -78,6 +78,7 @@ fn invoice_detail_is_typed_and_adds_up() {
             .amount_details
             .iter()
             .flatten()
+            .flatten()
             .find(|a| a.r#type.as_deref() == Some("amountDue"))
             .expect("amountDue");
         assert_eq!(
@@ -85,13 +86,13 @@ fn invoice_detail_is_typed_and_adds_up() {
             total.value().unwrap(),
             "{n}"
         );
-        for a in d.artifacts.iter().flatten() {
+        for a in d.artifacts.iter().flatten().flatten() {
             match a {
                 Artifact::PurchaseFromQualifiedIssuer(_) => saw_both_issuers.0 = true,
                 Artifact::PurchaseFromOtherIssuer(_) => saw_both_issuers.1 = true,
                 _ => {}
             }
-            for t in a.tax_breakdown().unwrap_or_default() {
+            for t in a.tax_breakdown().unwrap_or_default().iter().flatten() {
                 let incl = t.inclusive_total.as_ref().unwrap().value().unwrap();
                 let excl = t.exclusive_total.as_ref().unwrap().value().unwrap();
                 let tax = t.tax_amount.as_ref().unwrap().value().unwrap();

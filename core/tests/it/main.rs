@@ -23,6 +23,7 @@ mod ratelimit;
 mod reconciliation_api;
 mod regions_api;
 mod reliability;
+mod request_schemas;
 mod retry_policy;
 mod shared_bucket;
 mod shared_state;

@@ -158,9 +158,11 @@ fn a_null_inside_a_string_map_or_a_money_leaves_the_answer_readable() {
     use abws::api::reconciliation::TransactionsPage;
     let body = r#"{"transactions":[{"transactionId":"T1","amount":{"amount":null,"currencyCode":"USD"},"transactionLineItems":[{"orderId":"O1","businessOrderInfo":{"Cost Center":"CC-1","Project":null}}]}]}"#;
     let page: TransactionsPage = serde_json::from_str(body).unwrap();
-    let tx = &page.transactions.as_ref().unwrap()[0];
+    let tx = page.transactions.as_ref().unwrap()[0].as_ref().unwrap();
     assert_eq!(tx.amount.as_ref().unwrap().value(), None);
     let info = tx.transaction_line_items.as_ref().unwrap()[0]
+        .as_ref()
+        .unwrap()
         .business_order_info
         .as_ref()
         .unwrap();

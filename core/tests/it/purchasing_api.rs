@@ -45,7 +45,7 @@ pub fn pick_offer(client: &abws::blocking::Client) -> (String, String, Money) {
             ..Default::default()
         })
         .unwrap();
-    for p in result.products.unwrap() {
+    for p in result.products.unwrap().into_iter().flatten() {
         if p.asin_type.as_deref() != Some("STANDARD")
             && p.asin_type.as_deref() != Some("VARIATION_CHILD")
         {
@@ -57,6 +57,7 @@ pub fn pick_offer(client: &abws::blocking::Client) -> (String, String, Money) {
             .unwrap_or_default();
         if let Some(o) = offers
             .into_iter()
+            .flatten()
             .find(|o| o.quantity_in_stock.unwrap_or(0) >= 5)
         {
             return (
@@ -131,6 +132,7 @@ fn search_pages_and_product_lookups() {
         .offers
         .unwrap()
         .iter()
+        .flatten()
         .any(|o| o.offer_id.as_deref() == Some(offer.as_str())));
     let by_asin = client
         .products()
@@ -153,7 +155,11 @@ fn search_pages_and_product_lookups() {
         })
         .unwrap();
     assert_eq!(
-        by_offer.offers.unwrap()[0].offer_id.as_deref(),
+        by_offer.offers.unwrap()[0]
+            .as_ref()
+            .unwrap()
+            .offer_id
+            .as_deref(),
         Some(offer.as_str())
     );
 }
@@ -262,6 +268,7 @@ fn carts_list_change_and_estimate() {
         .attributes
         .unwrap()
         .iter()
+        .flatten()
         .any(|a| a.attribute_type.as_deref() == Some("SubTotal")));
 
     let (asin, offer, _) = pick_offer(&client);
@@ -282,6 +289,7 @@ fn carts_list_change_and_estimate() {
         .items
         .unwrap()
         .into_iter()
+        .flatten()
         .find(|i| i.buying_option_identifier.as_deref() == Some(offer.as_str()))
         .unwrap();
     let item_id = item.item_id.unwrap();
@@ -311,6 +319,7 @@ fn carts_list_change_and_estimate() {
     assert_eq!(
         items
             .iter()
+            .flatten()
             .find(|i| i.item_id.as_deref() == Some(item_id.as_str()))
             .unwrap()
             .quantity,
@@ -339,6 +348,7 @@ fn carts_list_change_and_estimate() {
         .unwrap();
     assert!(items
         .iter()
+        .flatten()
         .all(|i| i.item_id.as_deref() != Some(item_id.as_str())));
 
     let est = client
@@ -371,6 +381,8 @@ fn carts_list_change_and_estimate() {
         .unwrap()
         .offers
         .unwrap()[0]
+        .as_ref()
+        .unwrap()
         .offer_id
         .clone()
         .unwrap();
@@ -389,7 +401,14 @@ fn carts_list_change_and_estimate() {
         .unwrap();
     let rejected = r.rejected_items.unwrap();
     assert_eq!(
-        rejected[0].rejection_artifacts.as_ref().unwrap()[0]
+        rejected[0]
+            .as_ref()
+            .unwrap()
+            .rejection_artifacts
+            .as_ref()
+            .unwrap()[0]
+            .as_ref()
+            .unwrap()
             .rejection_artifact_type
             .as_deref(),
         Some("UnavailableQuantity")
@@ -688,7 +707,7 @@ fn a_full_purchase() {
         .attribute(Attribute::ShippingAddress(
             abws::api::ordering::AddressRef::Physical(address()),
         ));
-    for (n, it) in items.iter().enumerate() {
+    for (n, it) in items.iter().flatten().enumerate() {
         order = order.line(
             LineItem::new(
                 (n + 1).to_string(),
@@ -702,7 +721,14 @@ fn a_full_purchase() {
         );
     }
     assert_eq!(
-        items[0].price.as_ref().unwrap().value().unwrap(),
+        items[0]
+            .as_ref()
+            .unwrap()
+            .price
+            .as_ref()
+            .unwrap()
+            .value()
+            .unwrap(),
         price.value().unwrap()
     );
     let placed = client.ordering().place_order(&order).unwrap();
@@ -730,7 +756,8 @@ fn a_full_purchase() {
             include_charges: Some(true),
         })
         .unwrap();
-    let o = &report.orders.unwrap()[0];
+    let orders = report.orders.unwrap();
+    let o = orders[0].as_ref().unwrap();
     assert_eq!(o.order_id.as_deref(), Some(order_id.as_str()));
     assert_eq!(o.purchase_order_number.as_deref(), Some("PO-4711"));
 
@@ -756,12 +783,14 @@ fn a_full_purchase() {
         .charges
         .iter()
         .flatten()
+        .flatten()
         .filter(|c| c.r#type.as_deref() != Some("NET_TOTAL"))
         .map(|c| c.amount.as_ref().unwrap().value().unwrap())
         .sum();
     let total = sli
         .charges
         .iter()
+        .flatten()
         .flatten()
         .find(|c| c.r#type.as_deref() == Some("NET_TOTAL"))
         .unwrap();
@@ -785,6 +814,8 @@ fn a_full_purchase() {
         .clone()
         .unwrap();
     let package_id = sli.packages.as_ref().unwrap()[0]
+        .as_ref()
+        .unwrap()
         .package_id
         .clone()
         .unwrap();
@@ -1028,4 +1059,90 @@ fn list_elements_sent_comma_joined_refuse_a_comma() {
             ..Default::default()
         })
         .unwrap();
+}
+
+/// A search answer with `null` inside its lists: strings (features), objects (taxonomies,
+/// offers, the products themselves) and raw JSON (buyingRestrictions).
+const NULLS_IN_LISTS: &str = r#"{"products":[{"asin":"B01","features":["Waterproof",null,"Light"],"taxonomies":[null,{"taxonomyCode":"44121700","type":"UNSPSC"}],"includedDataTypes":{"OFFERS":[null,{"offerId":"O1","buyingRestrictions":[null],"shippingOptions":[null]}]}},null],"numberOfPages":1}"#;
+
+/// Issue 38, item 3: the service sends declared fields as `null` (published-facts §6) and
+/// a list's elements are values too. A `null` element reads as `None`, the answer stays
+/// readable, and the wire form goes back with the `null` where it was; a listing's items
+/// are the elements that are not `null`.
+#[test]
+fn a_null_inside_a_list_reads_as_none_and_goes_back_as_null() {
+    use abws_sandbox::{FaultAction, FaultRule};
+    let sb = common::sandbox();
+    let client = common::client(&sb, Region::JP);
+    let canned = || {
+        sb.inject(
+            FaultRule::new(
+                "searchProductsRequest",
+                FaultAction::Status {
+                    status: 200,
+                    body: Some(serde_json::Value::String(NULLS_IN_LISTS.into())),
+                    headers: Default::default(),
+                },
+            )
+            .times(1),
+        )
+    };
+    let params = SearchProductsRequestParams {
+        product_region: PRODUCT_REGION.into(),
+        locale: LOCALE.into(),
+        ..Default::default()
+    };
+    canned();
+    let page = client.products().search_products_request(&params).unwrap();
+    let products = page.products.as_ref().unwrap();
+    assert!(products[1].is_none());
+    let p = products[0].as_ref().unwrap();
+    assert_eq!(
+        p.features.as_deref(),
+        Some(
+            &[
+                Some("Waterproof".to_string()),
+                None,
+                Some("Light".to_string())
+            ][..]
+        )
+    );
+    let taxonomies = p.taxonomies.as_ref().unwrap();
+    assert!(taxonomies[0].is_none());
+    assert_eq!(
+        taxonomies[1].as_ref().unwrap().r#type.as_deref(),
+        Some("UNSPSC")
+    );
+    let offers = p
+        .included_data_types
+        .as_ref()
+        .unwrap()
+        .offers
+        .as_ref()
+        .unwrap();
+    assert!(offers[0].is_none());
+    assert_eq!(offers[1].as_ref().unwrap().offer_id.as_deref(), Some("O1"));
+    let wire: serde_json::Value = serde_json::from_str(NULLS_IN_LISTS).unwrap();
+    assert_eq!(serde_json::to_value(&page).unwrap(), wire, "nulls go back");
+    // By name, as the C binding calls it: the result's JSON keeps them too.
+    canned();
+    let out = client
+        .call_json(
+            "searchProductsRequest",
+            r#"{"product_region": "JP", "locale": "ja-JP"}"#,
+        )
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&out.to_json().unwrap()).unwrap();
+    assert_eq!(json, wire);
+    // A listing's items: the product, not the null beside it.
+    canned();
+    let items: Vec<_> = client
+        .products()
+        .iter_search_products(&params)
+        .unwrap()
+        .items()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].asin.as_deref(), Some("B01"));
 }

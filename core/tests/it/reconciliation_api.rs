@@ -49,6 +49,7 @@ fn transactions_page_with_the_token_alone_and_add_up() {
             .transaction_line_items
             .iter()
             .flatten()
+            .flatten()
             .map(|l| l.total_amount.as_ref().unwrap().value().unwrap())
             .sum();
         assert_eq!(total, lines, "transaction {:?}", t.transaction_id);
@@ -70,7 +71,7 @@ fn invoice_details_for_sends_the_fewest_requests() {
     let txs = month_transactions(&sb, &client);
     let items: Vec<OrderLineItemRef> = txs
         .iter()
-        .flat_map(|t| t.transaction_line_items.iter().flatten())
+        .flat_map(|t| t.transaction_line_items.iter().flatten().flatten())
         .map(OrderLineItemRef::from)
         .collect();
     let pairs: HashSet<_> = items
@@ -111,6 +112,7 @@ fn invoice_details_for_sends_the_fewest_requests() {
             t.transaction_line_items
                 .iter()
                 .flatten()
+                .flatten()
                 .map(move |l| (l.order_line_item_id.clone(), t.invoice_number.clone()))
         })
         .collect();
@@ -126,6 +128,7 @@ fn invoice_details_for_sends_the_fewest_requests() {
             .invoice_details
             .iter()
             .flatten()
+            .flatten()
             .filter_map(|i| i.invoice_number.clone())
             .collect();
         if let Some(Some(n)) = by_line.get(&id) {
@@ -133,8 +136,8 @@ fn invoice_details_for_sends_the_fewest_requests() {
                 matched += 1;
             }
         }
-        for inv in d.invoice_details.iter().flatten() {
-            for t in inv.tax.iter().flatten() {
+        for inv in d.invoice_details.iter().flatten().flatten() {
+            for t in inv.tax.iter().flatten().flatten() {
                 let (i, e, a) = (
                     t.inclusive_total.as_ref().unwrap().value().unwrap(),
                     t.exclusive_total.as_ref().unwrap().value().unwrap(),
@@ -208,7 +211,7 @@ fn consolidated_invoice_number_reads_pending_then_the_number() {
         .unwrap();
     let items: Vec<OrderLineItemRef> = txs
         .iter()
-        .flat_map(|t| t.transaction_line_items.iter().flatten())
+        .flat_map(|t| t.transaction_line_items.iter().flatten().flatten())
         .map(OrderLineItemRef::from)
         .collect();
     let all = client
@@ -218,7 +221,7 @@ fn consolidated_invoice_number_reads_pending_then_the_number() {
         })
         .unwrap();
     let reads = |d: &abws::api::reconciliation::InvoiceDetailsByOrderLineItem| {
-        d.invoice_details.iter().flatten().find_map(|i| {
+        d.invoice_details.iter().flatten().flatten().find_map(|i| {
             i.consolidated_invoice_details
                 .as_ref()?
                 .invoice_number
@@ -238,9 +241,13 @@ fn consolidated_invoice_number_reads_pending_then_the_number() {
             })
             .unwrap();
         r.invoice_details_by_order_line_items.unwrap()[0]
+            .as_ref()
+            .unwrap()
             .invoice_details
             .as_ref()
             .unwrap()[0]
+            .as_ref()
+            .unwrap()
             .consolidated_invoice_details
             .as_ref()
             .unwrap()

@@ -121,7 +121,9 @@ fn each_group_lists_and_adds_up_its_month() {
                 .artifacts
                 .iter()
                 .flatten()
+                .flatten()
                 .filter_map(|a| a.tax_breakdown())
+                .flatten()
                 .flatten()
                 .map(|t| t.inclusive_total.as_ref().unwrap().value().unwrap())
                 .sum();
@@ -163,6 +165,7 @@ fn each_group_lists_and_adds_up_its_month() {
             .iter()
             .filter(|t| t.marketplace_id.as_deref() == Some(region.marketplace_id()))
             .flat_map(|t| t.transaction_line_items.clone().unwrap_or_default())
+            .flatten()
             .take(30)
             .map(|l| OrderLineItemRef {
                 order_id: l.order_id.unwrap(),
@@ -178,6 +181,7 @@ fn each_group_lists_and_adds_up_its_month() {
         for d in data
             .iter()
             .flat_map(|e| e.invoice_details.clone().unwrap_or_default())
+            .flatten()
         {
             assert_eq!(d.currency_code.as_deref(), Some(cur));
             // The JP-only fields are returned for JP only.
@@ -329,9 +333,10 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
             .products
             .unwrap()
             .into_iter()
+            .flatten()
             .filter(|p| p.asin_type.as_deref() == Some("STANDARD"))
             .find_map(|p| {
-                let o = p.included_data_types?.offers?.into_iter().next()?;
+                let o = p.included_data_types?.offers?.into_iter().next()??;
                 (o.quantity_in_stock.unwrap_or(0) > 20).then(|| {
                     (
                         p.asin.unwrap(),
@@ -354,6 +359,8 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
         let offers = client.products().search_offers_request(&op).unwrap();
         assert_eq!(
             offers.offers.unwrap()[0]
+                .as_ref()
+                .unwrap()
                 .price
                 .as_ref()
                 .unwrap()
@@ -395,6 +402,8 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
             .unwrap();
         assert_eq!(
             by_offer.offers.unwrap()[0]
+                .as_ref()
+                .unwrap()
                 .price
                 .as_ref()
                 .unwrap()
@@ -415,7 +424,12 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
                 ..Default::default()
             })
             .unwrap();
-        let cart_id = carts.cart_details_list.unwrap()[0].id.clone().unwrap();
+        let cart_id = carts.cart_details_list.unwrap()[0]
+            .as_ref()
+            .unwrap()
+            .id
+            .clone()
+            .unwrap();
         let cart = client
             .cart()
             .get_cart(&GetCartParams {
@@ -425,6 +439,8 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
             .unwrap();
         assert_eq!(
             cart.attributes.unwrap()[0]
+                .as_ref()
+                .unwrap()
                 .amount
                 .as_ref()
                 .unwrap()
@@ -448,6 +464,7 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
             .items
             .unwrap()
             .into_iter()
+            .flatten()
             .find(|i| i.product_identifier.as_deref() == Some(asin.as_str()))
             .unwrap();
         client
@@ -468,11 +485,12 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
                 region: lower.clone(),
             })
             .unwrap();
-        assert!(items
-            .items
+        assert!(items.items.unwrap().iter().flatten().all(|i| i
+            .price
+            .as_ref()
             .unwrap()
-            .iter()
-            .all(|i| i.price.as_ref().unwrap().currency() == cur));
+            .currency()
+            == cur));
         let est = client
             .cart()
             .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
@@ -493,6 +511,7 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
         let charges = est.charges.unwrap();
         assert!(charges
             .iter()
+            .flatten()
             .all(|c| c.amount.as_ref().unwrap().currency() == cur));
         client
             .cart()
@@ -520,7 +539,8 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
                 ..Default::default()
             })
             .unwrap();
-        let o = &report.orders.unwrap()[0];
+        let orders = report.orders.unwrap();
+        let o = orders[0].as_ref().unwrap();
         assert_eq!(o.order_net_total.as_ref().unwrap().currency(), cur);
         let now = chrono::Utc::now();
         let slis: Vec<_> = client
@@ -540,7 +560,7 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
             sli.order_metadata.as_ref().unwrap().region.as_deref(),
             Some(region.as_str())
         );
-        let pkg = &sli.packages.as_ref().unwrap()[0];
+        let pkg = sli.packages.as_ref().unwrap()[0].as_ref().unwrap();
         let tracking = client
             .tracking()
             .get_package_tracking_details(&GetPackageTrackingDetailsParams {
@@ -562,7 +582,8 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
             sent.last().unwrap().contains(&format!("locale={locale}")),
             "{sent:?}"
         );
-        let event = &tracking.package_tracking_events.unwrap()[0];
+        let events = tracking.package_tracking_events.unwrap();
+        let event = events[0].as_ref().unwrap();
         assert_eq!(
             event.location.as_ref().unwrap().country.as_deref(),
             Some(country)
@@ -708,7 +729,7 @@ fn refused_forms_and_foreign_regions_send_nothing() {
         .unwrap();
     assert_eq!(
         r.marketplace_ids.unwrap(),
-        vec![Region::UK.marketplace_id().to_string()]
+        vec![Some(Region::UK.marketplace_id().to_string())]
     );
 }
 

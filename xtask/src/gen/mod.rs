@@ -7,6 +7,7 @@
 mod c;
 mod docs;
 mod python;
+mod schemas;
 
 use std::path::PathBuf;
 
@@ -63,5 +64,6 @@ pub fn outputs() -> Result<Vec<Output>, String> {
     out.extend(python::outputs()?);
     out.extend(c::outputs()?);
     out.extend(docs::outputs()?);
+    out.extend(schemas::outputs()?);
     Ok(out)
 }

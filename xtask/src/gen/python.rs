@@ -288,8 +288,9 @@ fn out_type(ty: Ty) -> Result<String, String> {
         Ty::DateTime | Ty::DateTimeArg => "datetime".into(),
         Ty::Raw => "Any".into(),
         Ty::Unit => "None".into(),
-        Ty::List(t) => format!("List[{}]", out_type(t())?),
-        // A result map's value may be `null` (`describe::Ty::Map`).
+        // A result list's element, and a result map's value, may be `null`
+        // (`describe::Ty::List`, `describe::Ty::Map`).
+        Ty::List(t) => format!("List[Optional[{}]]", out_type(t())?),
         Ty::Map(t) => format!("Dict[str, Optional[{}]]", out_type(t())?),
         Ty::Model(m) => m.name.into(),
         Ty::OneOf(o) => {

@@ -117,9 +117,12 @@ pub fn ready_document(sb: &Sandbox, client: &blocking::Client) -> (String, Strin
         .transactions
         .unwrap()
         .into_iter()
+        .flatten()
         .find(|t| t.transaction_type.as_deref() == Some("CHARGE"))
         .unwrap();
-    let l = &t.transaction_line_items.as_ref().unwrap()[0];
+    let l = t.transaction_line_items.as_ref().unwrap()[0]
+        .as_ref()
+        .unwrap();
     let p = CreateReportParams {
         report_options: ReportOptionsParams {
             order_id: l.order_id.clone(),
@@ -172,4 +175,24 @@ pub fn eventually(within: std::time::Duration, mut f: impl FnMut() -> bool) -> b
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
+}
+
+/// The order line item id of an order's first line (getOrdersByOrderId).
+pub fn line_of(client: &blocking::Client, order: &str) -> Option<String> {
+    let orders = client
+        .reporting()
+        .get_orders_by_order_id(&abws::api::reporting::GetOrdersByOrderIdParams {
+            order_id: order.into(),
+            include_line_items: Some(true),
+            ..Default::default()
+        })
+        .unwrap()
+        .orders
+        .unwrap();
+    let order = orders[0].as_ref().unwrap();
+    order.line_items.as_ref().unwrap()[0]
+        .as_ref()
+        .unwrap()
+        .order_line_item_id
+        .clone()
 }

@@ -108,10 +108,13 @@ pub fn run() -> Vec<Figure> {
         })
         .unwrap();
     let l = page.transactions.unwrap()[0]
+        .as_ref()
+        .unwrap()
         .transaction_line_items
         .as_ref()
         .unwrap()[0]
-        .clone();
+        .clone()
+        .unwrap();
     let p = CreateReportParams {
         report_options: ReportOptionsParams {
             order_id: l.order_id.clone(),
@@ -138,23 +141,7 @@ pub fn run() -> Vec<Figure> {
 
     // G2: CANCELLED / FATAL / DONE without document id / unknown status.
     let specials = sb.dataset()["specials"].clone();
-    let line_of = |order: &str| {
-        client
-            .reporting()
-            .get_orders_by_order_id(&abws::api::reporting::GetOrdersByOrderIdParams {
-                order_id: order.into(),
-                include_line_items: Some(true),
-                ..Default::default()
-            })
-            .unwrap()
-            .orders
-            .unwrap()[0]
-            .line_items
-            .as_ref()
-            .unwrap()[0]
-            .order_line_item_id
-            .clone()
-    };
+    let line_of = |order: &str| common::line_of(&client, order);
     let run_for = |order: &str| {
         let p = CreateReportParams {
             report_options: ReportOptionsParams {

@@ -110,6 +110,7 @@ pub fn run() -> Vec<Figure> {
             page.invoices
                 .unwrap()
                 .into_iter()
+                .flatten()
                 .map(|i| i.invoice_metadata.unwrap().invoice_number.unwrap()),
         );
         let status = FaultAction::Status {

@@ -33,12 +33,13 @@ pub fn an_offer(client: &abws::blocking::Client) -> (String, String) {
             ..Default::default()
         })
         .unwrap();
-    for p in r.products.unwrap() {
+    for p in r.products.unwrap().into_iter().flatten() {
         if p.asin_type.as_deref() == Some("VARIATION_PARENT") {
             continue;
         }
         if let Some(o) = p.included_data_types.and_then(|d| d.offers).and_then(|o| {
             o.into_iter()
+                .flatten()
                 .find(|o| o.quantity_in_stock.unwrap_or(0) > 100)
         }) {
             return (p.asin.unwrap(), o.offer_id.unwrap());
@@ -287,7 +288,7 @@ pub fn run() -> Vec<Figure> {
         .unwrap()
         .items
         .unwrap();
-    let item_id = items[0].item_id.clone().unwrap();
+    let item_id = items[0].as_ref().unwrap().item_id.clone().unwrap();
     sb.inject(FaultRule::new("modifyItems", status(500)).times(2));
     client
         .cart()
@@ -310,6 +311,7 @@ pub fn run() -> Vec<Figure> {
         .items
         .unwrap()
         .into_iter()
+        .flatten()
         .find(|i| i.item_id.as_deref() == Some(&item_id))
         .unwrap()
         .quantity;
