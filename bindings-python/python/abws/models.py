@@ -874,8 +874,8 @@ class RejectionArtifact(Model):
 class ItemsResult(Model):
     """The whole cart after modifyItems, and what was rejected."""
 
-    items: Optional[List[CartItem]]
-    rejected_items: Optional[List[RejectedCartItem]]
+    items: Optional[List[Optional[CartItem]]]
+    rejected_items: Optional[List[Optional[RejectedCartItem]]]
 
     _fields: ClassVar[Tuple[Tuple[str, str], ...]] = (
         ("items", "items"),

@@ -108,8 +108,8 @@ model! {
     /// once per call (every retry of the call sends the same), and returns them here in the
     /// items' order (the caller's own as given).
     pub struct AddItemsResult {
-        "items" items: Vec<CartItem>,
-        "rejectedItems" rejected_items: Vec<RejectedCartItem>,
+        "items" items: Vec<Option<CartItem>>,
+        "rejectedItems" rejected_items: Vec<Option<RejectedCartItem>>,
         "externalIds" external_ids: Vec<String>,
     }
 }

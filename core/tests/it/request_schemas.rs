@@ -11,32 +11,6 @@ use serde_json::{json, Map, Value};
 
 use crate::common;
 
-/// Parts of requests that do not conform yet — (operationId, or `*` for every operation
-/// that does not declare x-svc-user-email, the part: `body`, `query` or `headers`, why) — fixed by the `wire` branch (issue 38,
-/// item 2). The test fails when one of them conforms: then remove it from this list.
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "*",
-        "headers",
-        "x-svc-user-email goes out on every operation, not only where it is declared",
-    ),
-    (
-        "getOffersByOfferIds",
-        "body",
-        "offerIds (quantity, facets when given), not the declared offersByOfferIdsRequest",
-    ),
-    (
-        "addItems",
-        "body",
-        "an item given without external_id goes out without the required externalId",
-    ),
-    (
-        "placeOrder",
-        "body",
-        "a Distribution's charge amount given as text goes out as text, not a JSON number",
-    ),
-];
-
 const ADDRESS: &str = r#"{"full_name": "Hanako Sato", "address_line1": "1-2-3 Meguro",
     "city": "Meguro-ku", "state_or_region": "Tokyo", "postal_code": "153-0064",
     "country_code": "jp"}"#;
@@ -210,36 +184,18 @@ fn received_requests() -> Vec<(&'static Operation, Value)> {
 
 #[test]
 fn every_request_conforms_to_its_published_schema() {
-    let mut wrong = vec![];
-    let mut hit = vec![false; KNOWN.len()];
-    for (op, inst) in received_requests() {
-        // The `*` gap is the header sent where it is not declared: never where it is.
-        let declared = op.request().user_email;
-        for (part, errs) in errors_by_part(op, &inst) {
-            let known = KNOWN
-                .iter()
-                .position(|(id, p, _)| *p == part && (*id == op.id || *id == "*" && !declared));
-            match known {
-                Some(k) => hit[k] = true,
-                None => wrong.push(format!("{} {part}: {}\n  {inst}", op.id, errs.join("; "))),
-            }
-        }
-    }
+    let wrong: Vec<String> = received_requests()
+        .into_iter()
+        .flat_map(|(op, inst)| {
+            errors_by_part(op, &inst)
+                .into_iter()
+                .map(move |(part, errs)| format!("{} {part}: {}\n  {inst}", op.id, errs.join("; ")))
+        })
+        .collect();
     assert!(
         wrong.is_empty(),
         "requests that do not conform:\n{}",
         wrong.join("\n")
-    );
-    let fixed: Vec<String> = KNOWN
-        .iter()
-        .zip(hit)
-        .filter(|(_, hit)| !hit)
-        .map(|((id, part, why), _)| format!("{id} {part} ({why})"))
-        .collect();
-    assert!(
-        fixed.is_empty(),
-        "now conforming, remove from KNOWN: {}",
-        fixed.join(", ")
     );
 }
 
@@ -271,12 +227,7 @@ fn the_schemas_refuse_a_renamed_missing_mistyped_or_invented_field() {
             .map(|(op, inst)| (*op, inst.clone()))
             .unwrap()
     };
-    let (op, mut good) = find("modifyItems");
-    // Sent today where it is not declared (KNOWN): left out, the request conforms.
-    good["headers"]
-        .as_object_mut()
-        .unwrap()
-        .remove("x-svc-user-email");
+    let (op, good) = find("modifyItems");
     assert_eq!(errors(op, &good), Vec::<String>::new(), "{good}");
     type Mutation = (&'static str, fn(&mut Value));
     let mutations: [Mutation; 7] = [

@@ -66,7 +66,10 @@ fn get_offers_by_offer_ids_sends_the_declared_body() {
             ..Default::default()
         })
         .unwrap();
-    assert_eq!(got.offers.unwrap()[0].offer_id.as_deref(), Some(&*offer));
+    assert_eq!(
+        got.offers.unwrap()[0].as_ref().unwrap().offer_id.as_deref(),
+        Some(&*offer)
+    );
     let sent = received(&sb, "/offers/getOffersByOfferIds");
     assert_eq!(sent.len(), 1);
     let (target, headers, body) = &sent[0];
