@@ -110,6 +110,32 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 "#;
 
+/// The write ledger's entry for a write going on the wire (`Shared::ledger_begin`).
+/// KEYS[1]: the entry. ARGV: how long the request may be in flight (ms), the entry's life
+/// (s), 1 when a *done* or *outcome unknown* entry may be taken over. Answers {taken, the
+/// state found: none, sending, done, unknown}. *sending* holds its deadline on Redis's clock
+/// (`sending:<ms>`): past it, its writer vanished mid-send and the outcome is unknown.
+const LEDGER_BEGIN: &str = r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local v = redis.call('GET', KEYS[1])
+local state = 'none'
+if v then
+  if string.sub(v, 1, 8) == 'sending:' and (tonumber(string.sub(v, 9)) or 0) >= now then
+    state = 'sending'
+  elseif v == 'done' then
+    state = 'done'
+  else
+    state = 'unknown'
+  end
+end
+if state == 'none' or (ARGV[3] == '1' and state ~= 'sending') then
+  redis.call('SET', KEYS[1], 'sending:' .. string.format('%d', now + tonumber(ARGV[1])), 'EX', ARGV[2])
+  return {1, state}
+end
+return {0, state}
+"#;
+
 /// What the ledger holds for an externalId.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LedgerState {
@@ -122,7 +148,8 @@ pub enum LedgerState {
 }
 
 impl LedgerState {
-    fn as_str(&self) -> &'static str {
+    /// How the entry reads in errors and in Redis.
+    pub fn as_str(&self) -> &'static str {
         match self {
             LedgerState::Sending => "sending",
             LedgerState::Unknown => "outcome unknown",
@@ -591,47 +618,56 @@ impl Shared {
         .await;
     }
 
-    fn ledger_key(&self, op: &str, external_id: &str) -> String {
-        format!("{}:ledger:{op}:{external_id}", self.tag)
+    /// `…:ledger:<operationId>:<digest>`: a SHA-256 prefix of `parts` (the write's path
+    /// values, then its externalIds), each length-prefixed, so `["a,b"]` and `["a", "b"]`,
+    /// or the same externalIds in two carts, are two entries.
+    fn ledger_key(&self, op: &str, parts: &[&str]) -> String {
+        let bytes: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+        format!("{}:ledger:{op}:{}", self.tag, digest_hex(&bytes))
     }
 
-    /// Records that `external_id` is being sent: `Some(Ok(()))` recorded (ours),
-    /// `Some(Err(state))` another call recorded it first, `None` Redis cannot say.
+    /// Records that a write goes on the wire now, for at most `in_flight` (a *sending*
+    /// entry past that is a writer that vanished mid-send: *outcome unknown*).
+    /// `Some(Ok(()))` recorded (ours), `Some(Err(state))` the ledger holds it and it must not
+    /// be sent, `None` Redis cannot say. With `resend_safe` (the service answers a known
+    /// externalId with the original result: placeOrder) a *done* or *outcome unknown* entry
+    /// is taken over, as that resend is how an unknown outcome is resolved; a *sending* one
+    /// never is.
     pub async fn ledger_begin(
         &self,
         op: &str,
-        external_id: &str,
+        parts: &[&str],
+        resend_safe: bool,
+        in_flight: Duration,
     ) -> Option<std::result::Result<(), LedgerState>> {
-        let name = self.ledger_key(op, external_id);
+        let name = self.ledger_key(op, parts);
         let ttl = LEDGER_TTL.as_secs();
-        let (taken, state): (Option<String>, Option<String>) = self
+        let ms = in_flight.as_millis().max(1) as u64;
+        let (taken, state): (i64, String) = self
             .run("write ledger", |mut c| async move {
-                redis::pipe()
-                    .cmd("SET")
-                    .arg(&name)
-                    .arg(LedgerState::Sending.as_str())
-                    .arg("NX")
-                    .arg("EX")
+                redis::Script::new(LEDGER_BEGIN)
+                    .key(name)
+                    .arg(ms)
                     .arg(ttl)
-                    .get(&name)
-                    .query_async(&mut c)
+                    .arg(u8::from(resend_safe))
+                    .invoke_async(&mut c)
                     .await
             })
             .await?;
-        if taken.is_some() {
+        if taken == 1 {
             return Some(Ok(()));
         }
-        Some(Err(match state.as_deref() {
-            Some("done") => LedgerState::Done,
-            Some("sending") => LedgerState::Sending,
+        Some(Err(match state.as_str() {
+            "done" => LedgerState::Done,
+            "sending" => LedgerState::Sending,
             _ => LedgerState::Unknown,
         }))
     }
 
     /// Records how a send ended: done, outcome unknown, or (`None`) refused by the
     /// service, which frees the externalId for a corrected call.
-    pub async fn ledger_end(&self, op: &str, external_id: &str, state: Option<LedgerState>) {
-        let name = self.ledger_key(op, external_id);
+    pub async fn ledger_end(&self, op: &str, parts: &[&str], state: Option<LedgerState>) {
+        let name = self.ledger_key(op, parts);
         let ttl = LEDGER_TTL.as_secs();
         self.run("write ledger", |mut c| async move {
             match state {
@@ -648,13 +684,6 @@ impl Shared {
             }
         })
         .await;
-    }
-}
-
-impl LedgerState {
-    /// The error a second call with a recorded externalId gets: never a second send.
-    pub fn refusal(&self, op: &'static str, external_id: &str) -> Error {
-        Error::already_recorded(op, external_id, self.as_str())
     }
 }
 

@@ -452,6 +452,7 @@ pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<ItemsRes
         .collect();
     if !ids.is_empty() {
         call.external_id = Some(ids.join(","));
+        call.external_ids = ids.iter().map(|s| s.to_string()).collect();
     }
     c.execute_json(&call).await
 }

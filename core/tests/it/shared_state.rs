@@ -600,3 +600,180 @@ fn waiters_take_over_when_the_lock_holder_fails() {
     // Before: the waiters polled for the token until the lock's 15 s were up.
     assert!(slowest < 10_000.0, "{:.1} s", slowest / 1000.0);
 }
+
+/// The write ledger's entries of `op` (their names: SHA-256 prefixes of the write's parts).
+fn ledger_keys(redis: &Redis, op: &str) -> Vec<String> {
+    redis
+        .cli(&["--scan", "--pattern", &format!("abws:*:ledger:{op}:*")])
+        .lines()
+        .map(str::to_string)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn one_line_order(client: &abws::blocking::Client, external_id: &str) -> PlaceOrderRequest {
+    let (asin, offer, _) = crate::purchasing_api::pick_offer(client);
+    PlaceOrderRequest::new(external_id).line(LineItem::new("1", asin, offer, 1))
+}
+
+/// S3: the ledger records *sending* only when the request goes on the wire. A placeOrder
+/// cancelled while the shared rate limit holds it back leaves no entry, and the same order
+/// placed again afterwards is sent and placed once.
+#[test]
+fn a_write_cancelled_while_paced_leaves_no_ledger_entry() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let first = one_line_order(&client, "fleet-paced-1");
+    client.ordering().place_order(&first).unwrap();
+    assert_eq!(ledger_keys(&redis, "placeOrder").len(), 1);
+    // The account's placeOrder bucket is a minute behind: the next order waits for its slot.
+    let bucket = redis.cli(&["--scan", "--pattern", "abws:*:rl:*:placeOrder"]);
+    let now: Vec<u64> = redis
+        .cli(&["TIME"])
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    let later = now[0] * 1000 + now[1] / 1000 + 60_000;
+    redis.cli(&["HSET", bucket.trim(), "tat", &later.to_string()]);
+    let second = one_line_order(&client, "fleet-paced-2");
+    let order = second.clone();
+    let cancelled = client
+        .run(|c| async move {
+            Ok(
+                tokio::time::timeout(Duration::from_millis(600), c.ordering().place_order(&order))
+                    .await
+                    .is_err(),
+            )
+        })
+        .unwrap();
+    assert!(cancelled, "the call was still waiting for its slot");
+    assert_eq!(
+        ledger_keys(&redis, "placeOrder").len(),
+        1,
+        "a call cancelled before sending left an entry"
+    );
+    assert_eq!(
+        sb.counters()["placeOrderRequests"]["fleet-paced-2"]
+            .as_u64()
+            .unwrap_or(0),
+        0
+    );
+    redis.cli(&["DEL", bucket.trim()]);
+    let placed = client.ordering().place_order(&second).unwrap();
+    assert!(placed.order_id().is_some());
+    assert_eq!(sb.counters()["ordersCreated"]["fleet-paced-2"], 1);
+}
+
+fn cart_quantity(client: &abws::blocking::Client, cart: &str, offer: &str) -> i64 {
+    use abws::api::cart::GetItemsParams;
+    client
+        .cart()
+        .get_items(&GetItemsParams {
+            cart_id: cart.to_string(),
+            region: Some("JP".into()),
+        })
+        .unwrap()
+        .items
+        .clone()
+        .unwrap_or_default()
+        .iter()
+        .filter(|i| i.buying_option_identifier.as_deref() == Some(offer))
+        .map(|i| i.quantity.unwrap_or(0))
+        .sum()
+}
+
+fn add(
+    client: &abws::blocking::Client,
+    cart: &str,
+    asin: &str,
+    offer: &str,
+    ids: &[&str],
+) -> abws::Result<abws::api::cart::ItemsResult> {
+    use abws::api::cart::{AddItem, AddItemsParams};
+    client.cart().add_items(&AddItemsParams {
+        cart_id: cart.to_string(),
+        region: Some("JP".into()),
+        items: ids
+            .iter()
+            .map(|id| AddItem {
+                product_identifier: asin.to_string(),
+                buying_option_identifier: offer.to_string(),
+                quantity: 1,
+                external_id: Some(id.to_string()),
+            })
+            .collect(),
+    })
+}
+
+/// S4: the ledger keys addItems by its cart and its item list, unambiguously. A repeated
+/// addItems that is recorded done is refused unsent (the quantity is not doubled), while
+/// `["a,b"]` and `["a", "b"]`, or the same externalIds in another cart, are other writes.
+#[test]
+fn a_repeated_add_items_is_not_sent_and_its_key_holds_the_cart() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let (asin, offer, _) = crate::purchasing_api::pick_offer(&client);
+    let jp: Vec<String> = sb.dataset()["carts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["region"] == "JP")
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    let (one, two) = (jp[0].clone(), jp[1].clone());
+    let before = cart_quantity(&client, &one, &offer);
+    add(&client, &one, &asin, &offer, &["x1"]).unwrap();
+    let again = add(&client, &one, &asin, &offer, &["x1"]).unwrap_err();
+    assert_eq!(again.kind(), ErrorKind::Validation, "{again}");
+    assert_eq!(again.parameter(), Some("items[].external_id"));
+    assert!(again.to_string().contains("already applied"), "{again}");
+    assert_eq!(again.attempts(), 0);
+    assert_eq!(
+        cart_quantity(&client, &one, &offer),
+        before + 1,
+        "the quantity was added once"
+    );
+    // An addItems whose outcome is unknown (a 2xx that does not decode) blocks its own
+    // entry only: not a list that joins to the same text, nor another cart.
+    sb.inject(FaultRule::new("addItems", FaultAction::Garbled).times(1));
+    let e = add(&client, &one, &asin, &offer, &["a,b"]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutcomeUnknown, "{e}");
+    assert!(e.to_string().contains("modify_items"), "{e}");
+    add(&client, &one, &asin, &offer, &["a", "b"]).unwrap();
+    add(&client, &two, &asin, &offer, &["a,b"]).unwrap();
+    let refused = add(&client, &one, &asin, &offer, &["a,b"]).unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::OutcomeUnknown, "{refused}");
+    assert_eq!(ledger_keys(&redis, "addItems").len(), 4);
+}
+
+/// An OutcomeUnknown placeOrder is resolved by one call: place_order again with the same
+/// order. The shared ledger lets it through, the service answers the original order, no
+/// second order exists, and the entry is done. The error counts the request it sent.
+#[test]
+fn an_unknown_order_is_resolved_by_placing_it_again() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let order = one_line_order(&client, "fleet-unknown-1");
+    sb.inject(FaultRule::new("placeOrder", FaultAction::Garbled).times(1));
+    let e = client.ordering().place_order(&order).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutcomeUnknown, "{e}");
+    assert_eq!(e.attempts(), 1, "one request was sent");
+    assert!(
+        e.to_string()
+            .contains("call place_order again with the same order"),
+        "{e}"
+    );
+    let entry = ledger_keys(&redis, "placeOrder");
+    assert_eq!(redis.cli(&["GET", &entry[0]]), "outcome unknown");
+    // Another process resolves it too: the entry is the account's.
+    let other = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let resolved = other.ordering().place_order(&order).unwrap();
+    assert!(resolved.order_id().is_some());
+    let c = sb.counters();
+    assert_eq!(c["ordersCreated"]["fleet-unknown-1"], 1, "one order");
+    assert_eq!(c["placeOrderRequests"]["fleet-unknown-1"], 2);
+    assert_eq!(redis.cli(&["GET", &entry[0]]), "done");
+}
