@@ -198,7 +198,10 @@ impl Client {
         let shared = settings
             .shared_state
             .as_ref()
-            .map(|url| crate::shared::Shared::new(url, &settings.credentials).map(Arc::new))
+            .map(|url| {
+                crate::shared::Shared::new(url, &settings.credentials, settings.region.group())
+                    .map(Arc::new)
+            })
             .transpose()?;
         let tokens = TokenCache::new(
             settings.credentials.clone(),

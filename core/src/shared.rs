@@ -23,7 +23,7 @@ use redis::aio::ConnectionManager;
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
 use tokio::time::Instant;
 
-use crate::config::Credentials;
+use crate::config::{Credentials, RegionGroup};
 use crate::error::{Error, Result};
 use crate::Secret;
 
@@ -38,9 +38,27 @@ pub const REFRESH_LOCK: Duration = Duration::from_secs(15);
 /// The share of the rate the shared bucket paces at (as the local one: `ratelimit.rs`).
 const SAFETY_FACTOR: f64 = 0.98;
 
-/// Checks a `shared_state` address: `redis://` or `rediss://`, with a host.
+/// A `shared_state` setting: the Redis address, and the parameters of ours its query may
+/// carry (taken out before the address reaches the Redis client).
+struct Address {
+    /// The address as the Redis client reads it.
+    url: String,
+    /// `account=`: names the customer account for the fleet's keys, in place of the
+    /// refresh token (which a rotation replaces).
+    account: Option<String>,
+    /// `ca_file=`: a PEM file of the certificate authorities a `rediss://` server's
+    /// certificate must chain to, in place of the web PKI's (a private CA).
+    ca_file: Option<std::path::PathBuf>,
+}
+
+/// Checks a `shared_state` address: `redis://` or `rediss://`, with a host; `account=` not
+/// empty; `ca_file=` only with `rediss://`.
 pub fn check_url(url: &str) -> Result<()> {
-    let parsed = url::Url::parse(url).map_err(|_| {
+    parse_address(url).map(|_| ())
+}
+
+fn parse_address(url: &str) -> Result<Address> {
+    let mut parsed = url::Url::parse(url).map_err(|_| {
         Error::validation(
             "shared_state",
             "must be a Redis address like redis://host:6379/0 (rediss:// for TLS)",
@@ -52,7 +70,41 @@ pub fn check_url(url: &str) -> Result<()> {
             "must be a redis:// or rediss:// address with a host",
         ));
     }
-    Ok(())
+    let (mut account, mut ca_file, mut rest) = (None, None, vec![]);
+    for (k, v) in parsed.query_pairs() {
+        match &*k {
+            "account" if v.trim().is_empty() => {
+                return Err(Error::validation(
+                    "shared_state",
+                    "account= must name the customer account (not empty)",
+                ))
+            }
+            "account" => account = Some(v.into_owned()),
+            "ca_file" if parsed.scheme() != "rediss" => {
+                return Err(Error::validation(
+                    "shared_state",
+                    "ca_file= needs a rediss:// (TLS) address",
+                ))
+            }
+            "ca_file" if v.is_empty() => {
+                return Err(Error::validation(
+                    "shared_state",
+                    "ca_file= must be the path of a PEM file of CA certificates",
+                ))
+            }
+            "ca_file" => ca_file = Some(std::path::PathBuf::from(&*v)),
+            _ => rest.push((k.into_owned(), v.into_owned())),
+        }
+    }
+    parsed.set_query(None);
+    if !rest.is_empty() {
+        parsed.query_pairs_mut().extend_pairs(rest);
+    }
+    Ok(Address {
+        url: parsed.into(),
+        account,
+        ca_file,
+    })
 }
 
 /// GCRA reservation (the local bucket's arithmetic, `ratelimit.rs`): reserves the next slot
@@ -258,19 +310,53 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Shared {
-    /// A handle for `url` and the account of `credentials`. Connects on first use.
-    pub fn new(url: &Secret, credentials: &Credentials) -> Result<Shared> {
-        check_url(url.expose())?;
-        let client = redis::Client::open(url.expose()).map_err(|_| {
-            Error::validation("shared_state", "is not a Redis address this client can use")
-        })?;
+    /// A handle for `url` and the account of `credentials` in `group`. Connects on first
+    /// use.
+    pub fn new(url: &Secret, credentials: &Credentials, group: RegionGroup) -> Result<Shared> {
+        let address = parse_address(url.expose())?;
+        let unusable =
+            || Error::validation("shared_state", "is not a Redis address this client can use");
+        let client = match &address.ca_file {
+            None => redis::Client::open(address.url.as_str()).map_err(|_| unusable())?,
+            Some(path) => {
+                let pem = std::fs::read(path).map_err(|e| {
+                    Error::validation(
+                        "shared_state",
+                        format!("ca_file= {} cannot be read ({e})", path.display()),
+                    )
+                })?;
+                let certs = redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(pem),
+                };
+                redis::Client::build_with_tls(address.url.as_str(), certs).map_err(|_| {
+                    Error::validation(
+                        "shared_state",
+                        format!(
+                            "ca_file= {} is not a PEM file of CA certificates",
+                            path.display()
+                        ),
+                    )
+                })?
+            }
+        };
+        // The fleet's keys: the app and the account (`account=`, with the region group: one
+        // token set per regional marketplace), or else the configured refresh token, which
+        // a rotation replaces (a process started from its successor has other keys).
         let (account, key) = match credentials {
             Credentials::RefreshToken {
                 client_id,
                 client_secret,
                 refresh_token,
             } => (
-                digest_hex(&[client_id.as_bytes(), refresh_token.expose().as_bytes()]),
+                match &address.account {
+                    Some(a) => digest_hex(&[
+                        client_id.as_bytes(),
+                        group.as_str().as_bytes(),
+                        a.as_bytes(),
+                    ]),
+                    None => digest_hex(&[client_id.as_bytes(), refresh_token.expose().as_bytes()]),
+                },
                 Some(seal_key(client_secret.expose(), client_id)),
             ),
             Credentials::AccessToken(t) => (digest_hex(&[t.expose().as_bytes()]), None),

@@ -777,3 +777,179 @@ fn an_unknown_order_is_resolved_by_placing_it_again() {
     assert_eq!(c["placeOrderRequests"]["fleet-unknown-1"], 2);
     assert_eq!(redis.cli(&["GET", &entry[0]]), "done");
 }
+
+/// The fleet key follows the account, not the refresh token: with `account=` in the
+/// address, a process started from the rotated refresh token (a rolling restart onto the
+/// token `on_refresh_token` persisted) joins the fleet's keys and uses its access token
+/// instead of refreshing on keys of its own.
+#[test]
+fn a_process_started_from_a_rotated_token_joins_the_fleet() {
+    let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
+    let redis = Redis::start();
+    let with_account = |s: &mut abws::Settings| {
+        s.shared_state = Some(format!("{}?account=acme-jp", redis.url()).into());
+    };
+    let mut first = shared_settings(&sb, &redis);
+    with_account(&mut first);
+    let started_from = first.credentials.clone();
+    let a = abws::blocking::Client::new(first).unwrap();
+    token(&a);
+    assert_eq!(refreshes(&sb), 1);
+    let rotated = a.credentials().unwrap();
+    assert!(
+        refresh_token(&rotated) != refresh_token(&started_from),
+        "the sandbox rotated the refresh token"
+    );
+    let mut second = shared_settings(&sb, &redis);
+    with_account(&mut second);
+    second.credentials = rotated;
+    let b = abws::blocking::Client::new(second).unwrap();
+    assert_eq!(token(&b), token(&a));
+    assert_eq!(
+        refreshes(&sb),
+        1,
+        "the second process used the fleet's token"
+    );
+    let keys = redis.cli(&["--scan", "--pattern", "abws:*:token"]);
+    assert_eq!(keys.lines().count(), 1, "one key space: {keys}");
+    // Misused, `account=` is refused by name before anything is sent.
+    let mut bad = shared_settings(&sb, &redis);
+    bad.shared_state = Some(format!("{}?account=", redis.url()).into());
+    let e = abws::blocking::Client::new(bad).unwrap_err();
+    assert_eq!(e.parameter(), Some("shared_state"), "{e}");
+}
+
+/// A valid access token of the client (refreshed or the fleet's).
+fn token(client: &abws::blocking::Client) -> abws::Secret {
+    client
+        .run(|c| async move { c.access_token().await })
+        .unwrap()
+}
+
+fn refresh_token(credentials: &abws::Credentials) -> String {
+    match credentials {
+        abws::Credentials::RefreshToken { refresh_token, .. } => refresh_token.expose().into(),
+        _ => String::new(),
+    }
+}
+
+/// Runs `openssl` with `args` in `dir`.
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("openssl");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `rediss://` with a private CA (`ca_file=`): a real TLS redis-server whose certificate a
+/// CA made here signed. With the CA file the fleet shares its state over TLS; without it
+/// the certificate is refused (calls go on unshared).
+#[test]
+fn rediss_trusts_a_private_ca_file() {
+    let dir = std::env::temp_dir().join(format!("abws-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    openssl(
+        &dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=abws test CA",
+        ],
+    );
+    openssl(
+        &dir,
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ],
+    );
+    std::fs::write(
+        dir.join("san.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .unwrap();
+    openssl(
+        &dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "1",
+            "-extfile",
+            "san.ext",
+        ],
+    );
+    let redis = Redis::start_tls(&dir);
+    let sb = common::sandbox();
+    let ca = dir.join("ca.pem");
+    let url = format!("rediss://localhost:{}/0", redis.port());
+    let client = |address: String| {
+        let mut s = common::settings(&sb, Region::JP);
+        s.shared_state = Some(address.into());
+        abws::blocking::Client::new(s).unwrap()
+    };
+    // Without the CA: the server's certificate is not trusted, nothing is stored.
+    token(&client(url.clone()));
+    assert_eq!(redis.tls_cli(&ca, &["DBSIZE"]), "0");
+    // With it: the token is the fleet's, stored over TLS.
+    let with_ca = format!("{url}?ca_file={}", ca.display());
+    let a = client(with_ca.clone());
+    token(&a);
+    assert_eq!(
+        redis
+            .tls_cli(&ca, &["--scan", "--pattern", "abws:*:token"])
+            .lines()
+            .count(),
+        1
+    );
+    let before = refreshes(&sb);
+    token(&client(with_ca));
+    assert_eq!(
+        refreshes(&sb),
+        before,
+        "the second client used the stored token"
+    );
+    // A CA file that cannot be read is named before anything is sent.
+    let mut s = common::settings(&sb, Region::JP);
+    s.shared_state = Some(format!("{url}?ca_file=/no/such/ca.pem").into());
+    let e = abws::blocking::Client::new(s).unwrap_err();
+    assert!(e.to_string().contains("ca_file"), "{e}");
+    // ca_file= with a plain redis:// address is refused.
+    let mut s = common::settings(&sb, Region::JP);
+    s.shared_state = Some(format!("redis://localhost:1/0?ca_file={}", ca.display()).into());
+    assert!(abws::blocking::Client::new(s).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
