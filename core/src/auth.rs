@@ -355,7 +355,10 @@ impl TokenCache {
             shared.unlock_refresh(lock).await;
             return Ok(Some(fleet_cached(t, left)));
         }
-        // A rotation another process made comes first: its successor is the token.
+        // A rotation another process made comes first: its successor is the token. It is
+        // used, but handed to `on_refresh_token` only once the server has accepted it (read
+        // from Redis, it is not the server's word).
+        let mut adopted = None;
         if let (
             Some(newest),
             Credentials::RefreshToken {
@@ -366,11 +369,25 @@ impl TokenCache {
         ) = (shared.refresh_token().await, self.credentials())
         {
             if newest != refresh_token {
-                self.rotate(&client_id, &client_secret, &refresh_token, newest);
+                self.set_credentials(Credentials::RefreshToken {
+                    client_id: client_id.clone(),
+                    client_secret,
+                    refresh_token: newest.clone(),
+                });
+                adopted = Some((client_id, refresh_token, newest));
             }
         }
         let before = self.newest_refresh_token().ok().map(|(_, _, t)| t);
         let fresh = self.refresh().await;
+        if let (Ok(_), Some((client_id, old, newest))) = (&fresh, adopted) {
+            // Accepted: the process's other clients holding `old` follow it, and the callback
+            // gets it unless the server rotated it at once (then it got the successor).
+            let rotated = self.ledger.successor(&client_id, &newest).is_some();
+            self.ledger.record(&client_id, &old, &newest);
+            if !rotated {
+                self.hand_over(&newest);
+            }
+        }
         if let Ok(c) = &fresh {
             shared
                 .put_token(

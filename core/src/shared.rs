@@ -15,7 +15,7 @@
 //! key derived from the client secret (HKDF-SHA256), so a reader of Redis without the
 //! secret learns nothing usable.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -188,6 +188,20 @@ end
 return {0, state}
 "#;
 
+/// Stores a refresh token's generation ARGV[1] and sealed value ARGV[2] in the hash
+/// KEYS[1] only when the generation is newer than both the stored one and the newest ever
+/// stored (KEYS[2], which only grows); both kept ARGV[3] seconds. Answers 1 when stored.
+const PUT_REFRESH: &str = r#"
+local g = tonumber(ARGV[1])
+local newest = tonumber(redis.call('GET', KEYS[2]) or '0')
+local cur = tonumber(redis.call('HGET', KEYS[1], 'gen') or '0')
+if g <= newest or g <= cur then return 0 end
+redis.call('HSET', KEYS[1], 'gen', ARGV[1], 'blob', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[3])
+return 1
+"#;
+
 /// What the ledger holds for an externalId.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LedgerState {
@@ -239,6 +253,8 @@ pub struct Shared {
     /// Unreachable until then (a backoff, so a dead Redis costs one bounded try per period).
     down_until: Mutex<Option<Instant>>,
     failures: AtomicU32,
+    /// The newest refresh-token generation this process has seen (`refresh_token`).
+    refresh_gen: AtomicU64,
     /// When each `Cause` was last logged: an outage once until Redis answers again, a
     /// misconfiguration (which a working read does not cure) at most every 10 minutes.
     warned: Mutex<[Option<Instant>; 5]>,
@@ -368,6 +384,7 @@ impl Shared {
             key,
             down_until: Mutex::new(None),
             failures: AtomicU32::new(0),
+            refresh_gen: AtomicU64::new(0),
             warned: Mutex::new([None; 5]),
         })
     }
@@ -672,36 +689,72 @@ impl Shared {
         .await;
     }
 
-    /// The newest refresh token a process of the fleet rotated to, if any.
+    /// The newest refresh token a process of the fleet rotated to, if any, with its
+    /// generation. A value older than the newest generation ever stored (`…:refresh-gen`,
+    /// which only grows) is not adopted: an old sealed token written back (a restored
+    /// backup, a hand edit) is a consumed one. The generation is bound into the seal, so a
+    /// value's generation cannot be raised without the client secret.
     pub async fn refresh_token(&self) -> Option<Secret> {
         let key = self.key.as_ref()?;
-        let name = format!("{}:refresh", self.tag);
+        let (name, high) = (self.refresh_key(), format!("{}:refresh-gen", self.tag));
         let key_name = name.clone();
-        let blob: Option<Vec<u8>> = self
+        let (generation, blob, newest): (Option<u64>, Option<Vec<u8>>, Option<u64>) = self
             .run("refresh token", |mut c| async move {
-                redis::cmd("GET").arg(&key_name).query_async(&mut c).await
+                redis::pipe()
+                    .hget(&key_name, "gen")
+                    .hget(&key_name, "blob")
+                    .get(&high)
+                    .query_async(&mut c)
+                    .await
             })
             .await?;
-        let plain = open(key, name.as_bytes(), &blob?)?;
+        let newest = newest.unwrap_or(0).max(generation.unwrap_or(0));
+        self.refresh_gen.fetch_max(newest, Ordering::Relaxed);
+        let generation = generation?;
+        if generation < newest {
+            log::warn!(
+                target: "abws",
+                "the shared refresh token is of generation {generation}, older than the newest \
+                 stored ({newest}): written back from an old copy, not used"
+            );
+            return None;
+        }
+        let plain = open(key, &refresh_aad(&name, generation), &blob?)?;
         Some(Secret::new(String::from_utf8(plain).ok()?))
     }
 
-    /// Hands a rotated refresh token to every process (kept 400 days, the longest a
-    /// refresh token of the family lives).
+    fn refresh_key(&self) -> String {
+        format!("{}:refresh-token", self.tag)
+    }
+
+    /// Hands a refresh token the server issued to every process, as the generation after
+    /// the newest this process has seen; a newer one already stored stays (compare and
+    /// set). Kept 400 days, the longest a refresh token of the family lives.
     pub async fn put_refresh_token(&self, token: &Secret) {
         let Some(key) = self.key.as_ref() else { return };
-        let name = format!("{}:refresh", self.tag);
-        let blob = seal(key, name.as_bytes(), token.expose().as_bytes());
-        self.run("refresh token", |mut c| async move {
-            redis::cmd("SET")
-                .arg(&name)
-                .arg(blob)
-                .arg("EX")
-                .arg(400 * 24 * 3600)
-                .query_async::<()>(&mut c)
-                .await
-        })
-        .await;
+        let name = self.refresh_key();
+        let high = format!("{}:refresh-gen", self.tag);
+        let generation = self.refresh_gen.load(Ordering::Relaxed) + 1;
+        let blob = seal(
+            key,
+            &refresh_aad(&name, generation),
+            token.expose().as_bytes(),
+        );
+        let stored = self
+            .run("refresh token", |mut c| async move {
+                redis::Script::new(PUT_REFRESH)
+                    .key(name)
+                    .key(high)
+                    .arg(generation)
+                    .arg(blob)
+                    .arg(400 * 24 * 3600)
+                    .invoke_async::<i64>(&mut c)
+                    .await
+            })
+            .await;
+        if stored == Some(1) {
+            self.refresh_gen.fetch_max(generation, Ordering::Relaxed);
+        }
     }
 
     /// `…:ledger:<operationId>:<digest>`: a SHA-256 prefix of `parts` (the write's path
@@ -771,6 +824,11 @@ impl Shared {
         })
         .await;
     }
+}
+
+/// The seal's associated data of a refresh token: its key name and its generation.
+fn refresh_aad(name: &str, generation: u64) -> Vec<u8> {
+    format!("{name}#{generation}").into_bytes()
 }
 
 fn digest_hex(parts: &[&[u8]]) -> String {

@@ -112,6 +112,25 @@ fn worker() {
     let mut settings = common::settings_from(&job["sandbox"], Region::JP);
     settings.rate_limiting = true;
     settings.shared_state = Some(job["redis"].as_str().unwrap().to_string().into());
+    if let Some(t) = job["refresh_token"].as_str() {
+        settings.credentials = with_refresh_token(&settings.credentials, t);
+    }
+    if job["kind"] == "token" {
+        // One access token; prints what the rotation callback was handed.
+        let handed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let seen = handed.clone();
+        let on_rotate: abws::auth::RotationCallback =
+            std::sync::Arc::new(move |t: &str| seen.lock().unwrap().push(t.to_string()));
+        let client = abws::blocking::Client::with_rotation(settings, Some(on_rotate)).unwrap();
+        let r = client.run(|c| async move { c.access_token().await });
+        let handed = handed.lock().unwrap().clone();
+        println!(
+            "{}",
+            json!({"worker": 0, "ok": r.is_ok(), "error": r.err().map(|e| e.to_string()),
+                   "handed": handed})
+        );
+        return;
+    }
     let client = std::sync::Arc::new(abws::blocking::Client::new(settings).unwrap());
     if job["kind"] == "order" {
         let order: PlaceOrderRequest = serde_json::from_value(job["order"].clone()).unwrap();
@@ -952,4 +971,111 @@ fn rediss_trusts_a_private_ca_file() {
     s.shared_state = Some(format!("redis://localhost:1/0?ca_file={}", ca.display()).into());
     assert!(abws::blocking::Client::new(s).is_err());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `credentials` with another refresh token.
+fn with_refresh_token(credentials: &abws::Credentials, token: &str) -> abws::Credentials {
+    match credentials.clone() {
+        abws::Credentials::RefreshToken {
+            client_id,
+            client_secret,
+            ..
+        } => abws::Credentials::RefreshToken {
+            client_id,
+            client_secret,
+            refresh_token: token.to_string().into(),
+        },
+        other => other,
+    }
+}
+
+/// The keys of `pattern` in `redis`, each with its value as `DUMP` gives it.
+fn dump(redis: &Redis, pattern: &str) -> Vec<(String, Vec<u8>)> {
+    let mut conn = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    redis
+        .cli(&["--scan", "--pattern", pattern])
+        .lines()
+        .filter(|k| !k.is_empty())
+        .map(|k| {
+            let v: Vec<u8> = redis::cmd("DUMP").arg(k).query(&mut conn).unwrap();
+            (k.to_string(), v)
+        })
+        .collect()
+}
+
+fn restore(redis: &Redis, values: &[(String, Vec<u8>)]) {
+    let mut conn = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    for (k, v) in values {
+        let _: () = redis::cmd("RESTORE")
+            .arg(k)
+            .arg(0)
+            .arg(v)
+            .arg("REPLACE")
+            .query(&mut conn)
+            .unwrap();
+    }
+}
+
+/// S5: the refresh token in Redis carries a generation and is replaced only by a newer one.
+/// An old sealed refresh token written back (a restored copy) is not adopted: a new worker
+/// started from the newest token does not get invalid_grant, and `on_refresh_token` is
+/// never handed the consumed token, only ones the server issued or accepted.
+#[test]
+fn an_old_refresh_token_written_back_is_not_adopted() {
+    let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
+    let redis = Redis::start();
+    let address = format!("{}?account=acme-jp", redis.url());
+    let settings = |token: Option<&str>| {
+        let mut s = shared_settings(&sb, &redis);
+        s.shared_state = Some(address.clone().into());
+        if let Some(t) = token {
+            s.credentials = with_refresh_token(&s.credentials, t);
+        }
+        s
+    };
+    // T0 → T1, stored (generation 1); its copy kept.
+    let a = abws::blocking::Client::new(settings(None)).unwrap();
+    token(&a);
+    let t1 = refresh_token(&a.credentials().unwrap());
+    let old = dump(&redis, "abws:*:refresh*");
+    let old: Vec<_> = old
+        .into_iter()
+        .filter(|(k, _)| !k.ends_with("-gen") && !k.ends_with("-lock"))
+        .collect();
+    assert!(!old.is_empty());
+    // T1 → T2 by another process of the fleet (its access token gone first).
+    redis.cli(&[
+        "DEL",
+        redis.cli(&["--scan", "--pattern", "abws:*:token"]).trim(),
+    ]);
+    let b = abws::blocking::Client::new(settings(Some(&t1))).unwrap();
+    token(&b);
+    let t2 = refresh_token(&b.credentials().unwrap());
+    assert_ne!(t1, t2);
+    // The consumed T1 written back; a new worker started from T2 needs a refresh.
+    restore(&redis, &old);
+    redis.cli(&[
+        "DEL",
+        redis.cli(&["--scan", "--pattern", "abws:*:token"]).trim(),
+    ]);
+    let job = json!({"kind": "token", "sandbox": sb.describe(), "redis": address,
+                     "refresh_token": t2});
+    let out = results(workers(1, &job));
+    assert_eq!(out[0]["ok"], true, "{}", out[0]);
+    let handed: Vec<String> = serde_json::from_value(out[0]["handed"].clone()).unwrap();
+    assert!(!handed.contains(&t1), "the consumed token was handed over");
+    assert_eq!(handed.len(), 1, "the successor of T2, once: {handed:?}");
+    assert_eq!(
+        sb.counters()["requests"]["token"]["400"]
+            .as_u64()
+            .unwrap_or(0),
+        0,
+        "no consumed token was sent"
+    );
 }
