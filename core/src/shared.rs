@@ -15,8 +15,8 @@
 //! key derived from the client secret (HKDF-SHA256), so a reader of Redis without the
 //! secret learns nothing usable.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
@@ -35,6 +35,9 @@ pub const FALLBACK_SHARE: f64 = 0.5;
 pub const LEDGER_TTL: Duration = Duration::from_secs(24 * 3600);
 /// How long one process may hold the refresh lock.
 pub const REFRESH_LOCK: Duration = Duration::from_secs(15);
+/// How long a process tries to hand a refresh token rotated while Redis could not be
+/// reached to the fleet (`Shared::rotated`).
+pub const HAND_OVER: Duration = Duration::from_secs(120);
 /// The share of the rate the shared bucket paces at (as the local one: `ratelimit.rs`).
 const SAFETY_FACTOR: f64 = 0.98;
 
@@ -156,6 +159,19 @@ if tat < empty then redis.call('HSET', KEYS[1], 'tat', tostring(empty)) end
 return 1
 "#;
 
+/// Takes the refresh lock KEYS[1] for ARGV[1] with an expiry of ARGV[2] ms: 1 taken, 0 held
+/// by another process, 2 taken over from a lock without expiry (which no process of ours
+/// sets: an older version's or a hand-made one, which would hold every process off for
+/// good).
+const LOCK: &str = r#"
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('PTTL', KEYS[1]) == -1 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 2
+end
+return 0
+"#;
+
 /// Deletes the key only when it still holds ARGV[1] (a lock we own, a token we saw).
 const DELETE_IF: &str = r#"
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -255,6 +271,10 @@ pub struct Shared {
     failures: AtomicU32,
     /// The newest refresh-token generation this process has seen (`refresh_token`).
     refresh_gen: AtomicU64,
+    /// A refresh token the server issued here, not yet handed to the fleet (`rotated`).
+    pending_rotation: Mutex<Option<Secret>>,
+    /// A task is trying to hand `pending_rotation` over (`rotated`).
+    handing_over: AtomicBool,
     /// When each `Cause` was last logged: an outage once until Redis answers again, a
     /// misconfiguration (which a working read does not cure) at most every 10 minutes.
     warned: Mutex<[Option<Instant>; 5]>,
@@ -385,6 +405,8 @@ impl Shared {
             down_until: Mutex::new(None),
             failures: AtomicU32::new(0),
             refresh_gen: AtomicU64::new(0),
+            pending_rotation: Mutex::new(None),
+            handing_over: AtomicBool::new(false),
             warned: Mutex::new([None; 5]),
         })
     }
@@ -398,8 +420,21 @@ impl Shared {
     }
 
     /// Runs one Redis operation within `OP_BOUND`; `None` when Redis is unreachable, slow
-    /// or failing (then in backoff: up to 5 s, doubling).
+    /// or failing (then in backoff: up to 5 s, doubling). Once Redis answers, a refresh
+    /// token rotated while it could not be reached is handed to the fleet first.
     async fn run<T, F, Fut>(&self, what: &str, f: F) -> Option<T>
+    where
+        F: FnOnce(ConnectionManager) -> Fut,
+        Fut: std::future::Future<Output = redis::RedisResult<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let v = self.run_once(what, f).await?;
+        self.publish_rotation().await;
+        Some(v)
+    }
+
+    /// `run` without the rotation's hand-over.
+    async fn run_once<T, F, Fut>(&self, what: &str, f: F) -> Option<T>
     where
         F: FnOnce(ConnectionManager) -> Fut,
         Fut: std::future::Future<Output = redis::RedisResult<T>> + Send + 'static,
@@ -661,19 +696,23 @@ impl Shared {
         let id = format!("{:032x}", rand::random::<u128>());
         let ms = REFRESH_LOCK.as_millis() as u64;
         let value = id.clone();
-        let taken: Option<String> = self
+        let taken: i64 = self
             .run("token lock", |mut c| async move {
-                redis::cmd("SET")
-                    .arg(&name)
+                redis::Script::new(LOCK)
+                    .key(&name)
                     .arg(&value)
-                    .arg("NX")
-                    .arg("PX")
                     .arg(ms)
-                    .query_async(&mut c)
+                    .invoke_async(&mut c)
                     .await
             })
             .await?;
-        Some(taken.map(|_| id))
+        if taken == 2 {
+            log::warn!(
+                target: "abws",
+                "the shared refresh lock had no expiry (left by an older version or by hand): taken over"
+            );
+        }
+        Some((taken > 0).then_some(id))
     }
 
     /// Releases the refresh lock taken with `lock_refresh` (only if it still holds `id`).
@@ -727,11 +766,75 @@ impl Shared {
         format!("{}:refresh-token", self.tag)
     }
 
+    /// A refresh token the server issued to this process: handed to every process at the
+    /// next Redis operation that succeeds (at once when Redis answers; when it cannot be
+    /// reached, as soon as it is back, so the processes whose refresh the rotation made
+    /// fail find it: `TokenCache::await_fleet`).
+    /// While Redis cannot be reached, a task of the process runtime tries again every
+    /// half second for `HAND_OVER` (a process whose calls do not touch Redis meanwhile
+    /// still hands it over).
+    pub fn rotated(self: &Arc<Self>, token: Secret) {
+        *self
+            .pending_rotation
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(token);
+        if !self.is_down() || self.handing_over.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let context = crate::process::context();
+        let Ok(rt) = context.runtime() else {
+            self.handing_over.store(false, Ordering::Release);
+            return;
+        };
+        let shared = Arc::downgrade(self);
+        rt.spawn(async move {
+            let until = Instant::now() + HAND_OVER;
+            while Instant::now() < until {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                let Some(shared) = shared.upgrade() else {
+                    return;
+                };
+                shared.publish_rotation().await;
+                let done = shared
+                    .pending_rotation
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_none();
+                if done {
+                    break;
+                }
+            }
+            if let Some(shared) = shared.upgrade() {
+                shared.handing_over.store(false, Ordering::Release);
+            }
+        });
+    }
+
+    /// Hands the rotation `rotated` keeps to the fleet, if any (kept if Redis fails).
+    pub async fn publish_rotation(&self) {
+        let pending = self
+            .pending_rotation
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(token) = pending {
+            if self.put_refresh_token(&token).await.is_none() {
+                self.pending_rotation
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(token);
+            }
+        }
+    }
+
     /// Hands a refresh token the server issued to every process, as the generation after
     /// the newest this process has seen; a newer one already stored stays (compare and
-    /// set). Kept 400 days, the longest a refresh token of the family lives.
-    pub async fn put_refresh_token(&self, token: &Secret) {
-        let Some(key) = self.key.as_ref() else { return };
+    /// set). Kept 400 days, the longest a refresh token of the family lives. `None` when
+    /// Redis cannot say.
+    async fn put_refresh_token(&self, token: &Secret) -> Option<()> {
+        let Some(key) = self.key.as_ref() else {
+            return Some(());
+        };
         let name = self.refresh_key();
         let high = format!("{}:refresh-gen", self.tag);
         let generation = self.refresh_gen.load(Ordering::Relaxed) + 1;
@@ -741,7 +844,7 @@ impl Shared {
             token.expose().as_bytes(),
         );
         let stored = self
-            .run("refresh token", |mut c| async move {
+            .run_once("refresh token", |mut c| async move {
                 redis::Script::new(PUT_REFRESH)
                     .key(name)
                     .key(high)
@@ -751,10 +854,13 @@ impl Shared {
                     .invoke_async::<i64>(&mut c)
                     .await
             })
-            .await;
-        if stored == Some(1) {
+            .await?;
+        if stored == 1 {
             self.refresh_gen.fetch_max(generation, Ordering::Relaxed);
+        } else {
+            log::debug!(target: "abws", "a newer shared refresh token is stored: ours is not");
         }
+        Some(())
     }
 
     /// `…:ledger:<operationId>:<digest>`: a SHA-256 prefix of `parts` (the write's path

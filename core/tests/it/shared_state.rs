@@ -163,6 +163,10 @@ fn worker() {
         }
     });
     let first = *first.lock().unwrap();
+    // A long-lived process: what it hands over in the background has time to go.
+    std::thread::sleep(Duration::from_millis(
+        job["linger_ms"].as_u64().unwrap_or(0),
+    ));
     println!(
         "{}",
         json!({"worker": 0, "first_ms": first, "last_ms": now_ms(),
@@ -1078,4 +1082,56 @@ fn an_old_refresh_token_written_back_is_not_adopted() {
         0,
         "no consumed token was sent"
     );
+}
+
+/// S6: refresh tokens the server rotates, and Redis unreachable at the first refresh: the
+/// 4 workers each refresh on their own, one rotation wins and the others' tokens are
+/// refused. Those wait for the winner's successor, which it hands to the fleet as soon as
+/// Redis is back: no worker fails.
+#[test]
+fn workers_refused_after_a_rotation_without_redis_take_the_fleets_successor() {
+    let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
+    let mut redis = Redis::start();
+    redis.kill();
+    let job = json!({"kind": "reads", "sandbox": sb.describe(),
+                     "redis": format!("{}?account=acme-jp", redis.url()),
+                     "numbers": common::previous_month_invoices(&sb), "calls": 1, "threads": 1,
+                     "linger_ms": 4000});
+    let children = workers(4, &job);
+    std::thread::sleep(Duration::from_millis(1500));
+    redis.restart();
+    let out = results(children);
+    let errors: Vec<_> = out.iter().map(|r| r["errors"].as_u64().unwrap()).collect();
+    assert_eq!(errors, [0, 0, 0, 0], "{out:?}");
+    let c = sb.counters();
+    assert!(
+        c["requests"]["token"]["400"].as_u64().unwrap_or(0) <= 3,
+        "each refused token was sent once: {}",
+        c["requests"]["token"]
+    );
+}
+
+/// S6: a refresh lock without expiry (an older version's, or set by hand) does not hold a
+/// new process off: it is taken over at once, with an expiry.
+#[test]
+fn a_refresh_lock_without_expiry_is_taken_over() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let mut s = shared_settings(&sb, &redis);
+    s.shared_state = Some(format!("{}?account=acme-jp", redis.url()).into());
+    let first = abws::blocking::Client::new(s.clone()).unwrap();
+    token(&first);
+    let stored = redis.cli(&["--scan", "--pattern", "abws:*:token"]);
+    let lock = format!("{}-lock", stored.trim());
+    redis.cli(&["DEL", stored.trim()]);
+    redis.cli(&["SET", &lock, "left-behind"]);
+    assert_eq!(redis.cli(&["PTTL", &lock]), "-1");
+    let t = Instant::now();
+    token(&abws::blocking::Client::new(s).unwrap());
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "held off for {:?}",
+        t.elapsed()
+    );
+    assert_eq!(refreshes(&sb), 2);
 }
