@@ -643,7 +643,7 @@ fn one_line_order(client: &abws::blocking::Client, external_id: &str) -> PlaceOr
 /// cancelled while the shared rate limit holds it back leaves no entry, and the same order
 /// placed again afterwards is sent and placed once.
 #[test]
-fn a_write_cancelled_while_paced_leaves_no_ledger_entry() {
+pub(crate) fn a_write_cancelled_while_paced_leaves_no_ledger_entry() {
     let sb = common::sandbox();
     let redis = Redis::start();
     let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
@@ -733,7 +733,7 @@ fn add(
 /// addItems that is recorded done is refused unsent (the quantity is not doubled), while
 /// `["a,b"]` and `["a", "b"]`, or the same externalIds in another cart, are other writes.
 #[test]
-fn a_repeated_add_items_is_not_sent_and_its_key_holds_the_cart() {
+pub(crate) fn a_repeated_add_items_is_not_sent_and_its_key_holds_the_cart() {
     let sb = common::sandbox();
     let redis = Redis::start();
     let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
@@ -775,7 +775,7 @@ fn a_repeated_add_items_is_not_sent_and_its_key_holds_the_cart() {
 /// order. The shared ledger lets it through, the service answers the original order, no
 /// second order exists, and the entry is done. The error counts the request it sent.
 #[test]
-fn an_unknown_order_is_resolved_by_placing_it_again() {
+pub(crate) fn an_unknown_order_is_resolved_by_placing_it_again() {
     let sb = common::sandbox();
     let redis = Redis::start();
     let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
@@ -806,7 +806,7 @@ fn an_unknown_order_is_resolved_by_placing_it_again() {
 /// token `on_refresh_token` persisted) joins the fleet's keys and uses its access token
 /// instead of refreshing on keys of its own.
 #[test]
-fn a_process_started_from_a_rotated_token_joins_the_fleet() {
+pub(crate) fn a_process_started_from_a_rotated_token_joins_the_fleet() {
     let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
     let redis = Redis::start();
     let with_account = |s: &mut abws::Settings| {
@@ -874,7 +874,7 @@ fn openssl(dir: &std::path::Path, args: &[&str]) {
 /// CA made here signed. With the CA file the fleet shares its state over TLS; without it
 /// the certificate is refused (calls go on unshared).
 #[test]
-fn rediss_trusts_a_private_ca_file() {
+pub(crate) fn rediss_trusts_a_private_ca_file() {
     let dir = std::env::temp_dir().join(format!("abws-tls-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     openssl(
@@ -1031,7 +1031,7 @@ fn restore(redis: &Redis, values: &[(String, Vec<u8>)]) {
 /// started from the newest token does not get invalid_grant, and `on_refresh_token` is
 /// never handed the consumed token, only ones the server issued or accepted.
 #[test]
-fn an_old_refresh_token_written_back_is_not_adopted() {
+pub(crate) fn an_old_refresh_token_written_back_is_not_adopted() {
     let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
     let redis = Redis::start();
     let address = format!("{}?account=acme-jp", redis.url());
@@ -1089,7 +1089,7 @@ fn an_old_refresh_token_written_back_is_not_adopted() {
 /// refused. Those wait for the winner's successor, which it hands to the fleet as soon as
 /// Redis is back: no worker fails.
 #[test]
-fn workers_refused_after_a_rotation_without_redis_take_the_fleets_successor() {
+pub(crate) fn workers_refused_after_a_rotation_without_redis_take_the_fleets_successor() {
     let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
     let mut redis = Redis::start();
     redis.kill();
@@ -1114,7 +1114,7 @@ fn workers_refused_after_a_rotation_without_redis_take_the_fleets_successor() {
 /// S6: a refresh lock without expiry (an older version's, or set by hand) does not hold a
 /// new process off: it is taken over at once, with an expiry.
 #[test]
-fn a_refresh_lock_without_expiry_is_taken_over() {
+pub(crate) fn a_refresh_lock_without_expiry_is_taken_over() {
     let sb = common::sandbox();
     let redis = Redis::start();
     let mut s = shared_settings(&sb, &redis);
