@@ -213,7 +213,18 @@ SANDBOX_PID=$!
 "$LIBDIR/abws-sandbox" --rate-limits off --rotate-refresh-tokens --token-lifetime 2 --time-scale 0.1 \
     > "$ROTATING_OUT" 2> "$BUILD/sandbox-rotating.log" &
 ROTATING_PID=$!
-trap 'kill "$SANDBOX_PID" "$ROTATING_PID" 2>/dev/null; wait "$SANDBOX_PID" "$ROTATING_PID" 2>/dev/null' EXIT
+# A redis-server on a free loopback port for tests/c/shared_state.c (ABWS_TEST_REDIS).
+if ! bash "$ROOT/scripts/ensure-redis.sh"; then
+    ko "redis-server for tests/c/shared_state.c"
+    finish
+fi
+REDIS_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$BUILD/redis"
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$BUILD/redis" \
+    > "$BUILD/redis.log" 2>&1 &
+REDIS_PID=$!
+export ABWS_TEST_REDIS="redis://127.0.0.1:$REDIS_PORT/0"
+trap 'kill "$SANDBOX_PID" "$ROTATING_PID" "$REDIS_PID" 2>/dev/null; wait "$SANDBOX_PID" "$ROTATING_PID" "$REDIS_PID" 2>/dev/null' EXIT
 for _ in $(seq 1 100); do
     [ -s "$SANDBOX_OUT" ] && [ -s "$ROTATING_OUT" ] && break
     sleep 0.1
