@@ -301,11 +301,16 @@ impl TokenCache {
             }
         }
         let fresh = match self.fleet_or_own().await {
-            Err(e) if e.to_string().contains("invalid_grant") => match self.shared.clone() {
-                Some(shared) => self.await_fleet(&shared, e).await?,
-                None => return Err(e),
-            },
-            fresh => fresh?,
+            Ok(fresh) => fresh,
+            // Refused after refreshing on its own, beside a fleet (Redis unreachable): another
+            // process's rotation may have consumed the token.
+            Err((e, true)) if e.to_string().contains("invalid_grant") => {
+                match self.shared.clone() {
+                    Some(shared) => self.await_fleet(&shared, e).await?,
+                    None => return Err(e),
+                }
+            }
+            Err((e, _)) => return Err(e),
         };
         let token = fresh.token.clone();
         self.remember(Some(&fresh));
@@ -313,14 +318,17 @@ impl TokenCache {
         Ok(token)
     }
 
-    /// A fresh token: the fleet's (`fleet_token`), or this process's own refresh.
-    async fn fleet_or_own(&self) -> Result<Cached> {
-        if let Some(shared) = self.shared.clone() {
-            if let Some(fresh) = self.fleet_token(&shared).await? {
-                return Ok(fresh);
-            }
+    /// A fresh token: the fleet's (`fleet_token`), or this process's own refresh; an error
+    /// says whether it is that of a refresh made on its own while there is a fleet.
+    async fn fleet_or_own(&self) -> std::result::Result<Cached, (Error, bool)> {
+        let Some(shared) = self.shared.clone() else {
+            return self.refresh().await.map_err(|e| (e, false));
+        };
+        match self.fleet_token(&shared).await {
+            Ok(Some(fresh)) => Ok(fresh),
+            Ok(None) => self.refresh().await.map_err(|e| (e, true)),
+            Err(e) => Err((e, false)),
         }
-        self.refresh().await
     }
 
     /// The refresh token was refused (`refused`, invalid_grant) with shared state: another
