@@ -343,8 +343,18 @@ for name in "${programs[@]}"; do
     if [[ "$name" == example_* ]]; then
         args=("${ABWS_TEST_PREV_START%%T*}" "${ABWS_TEST_PREV_END%%T*}")
     fi
-    if ABWS_SETTINGS=$ABWS_TEST_SETTINGS timeout 300 "${RUNNER[@]}" "$BUILD/$name" "${args[@]}" > "$log" 2>&1; then
-        ok "$name (valgrind)"
+    runner=("${RUNNER[@]}")
+    how=valgrind
+    # Not under valgrind: every Redis operation is bounded by 250 ms (shared.rs), which a
+    # program slowed twenty-fold misses, so Redis would count as down and the write
+    # ledger be skipped or left half-written (its C surface is abws_client_new's, which the
+    # other programs run under valgrind).
+    if [ "$name" = shared_state ]; then
+        runner=()
+        how=native
+    fi
+    if ABWS_SETTINGS=$ABWS_TEST_SETTINGS timeout 300 "${runner[@]}" "$BUILD/$name" "${args[@]}" > "$log" 2>&1; then
+        ok "$name ($how)"
         tail -n 1 "$log" | sed 's/^/    /'
     else
         ko "$name (exit $?; log $log)"

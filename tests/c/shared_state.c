@@ -71,21 +71,24 @@ int main(void) {
         (long)getpid(), asin, offer);
 
     CHECK(sandbox_post("/_sandbox/faults",
-                       "{\"path\":\"placeOrder\",\"garbled\":true,\"times\":1}") == 0,
+                       "{\"path\":\"placeOrder\",\"times\":1,\"action\":{\"garbled\":true}}") == 0,
           "the garbled answer is installed");
     char *result = NULL;
     err = NULL;
     st = abws_ordering_place_order(client, order_json, &result, &err);
     CHECK(st == ABWS_STATUS_OUTCOME_UNKNOWN, "garbled answer: status %u", (unsigned)st);
     CHECK(result == NULL, "no result on failure");
-    CHECK(strstr(abws_error_message(err), "call place_order again with the same order") != NULL,
-          "the message names the call: %s", abws_error_message(err));
+    if (st == ABWS_STATUS_OK) abws_string_free(result);
+    const char *message = err ? abws_error_message(err) : "";
+    CHECK(strstr(message, "call place_order again with the same order") != NULL,
+          "the message names the call: %s", message);
     char *json = NULL;
-    CHECK(abws_error_to_json(err, &json) == ABWS_STATUS_OK &&
+    CHECK(err && abws_error_to_json(err, &json) == ABWS_STATUS_OK &&
               strstr(json, "\"attempts\":1") != NULL,
           "one request was sent: %s", json ? json : "(none)");
     abws_string_free(json);
     abws_error_free(err);
+    result = NULL;
 
     /* Another client of the account (another worker) resolves it with one call. */
     abws_client *other = shared_client();
