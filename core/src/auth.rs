@@ -300,19 +300,63 @@ impl TokenCache {
                 return Ok(c.token.clone());
             }
         }
-        if let Some(shared) = self.shared.clone() {
-            if let Some(fresh) = self.fleet_token(&shared).await? {
-                let token = fresh.token.clone();
-                self.remember(Some(&fresh));
-                *state = Some(fresh);
-                return Ok(token);
+        let fresh = match self.fleet_or_own().await {
+            Ok(fresh) => fresh,
+            // Refused after refreshing on its own, beside a fleet (Redis unreachable): another
+            // process's rotation may have consumed the token.
+            Err((e, true)) if e.to_string().contains("invalid_grant") => {
+                match self.shared.clone() {
+                    Some(shared) => self.await_fleet(&shared, e).await?,
+                    None => return Err(e),
+                }
             }
-        }
-        let fresh = self.refresh().await?;
+            Err((e, _)) => return Err(e),
+        };
         let token = fresh.token.clone();
         self.remember(Some(&fresh));
         *state = Some(fresh);
         Ok(token)
+    }
+
+    /// A fresh token: the fleet's (`fleet_token`), or this process's own refresh; an error
+    /// says whether it is that of a refresh made on its own while there is a fleet.
+    async fn fleet_or_own(&self) -> std::result::Result<Cached, (Error, bool)> {
+        let Some(shared) = self.shared.clone() else {
+            return self.refresh().await.map_err(|e| (e, false));
+        };
+        match self.fleet_token(&shared).await {
+            Ok(Some(fresh)) => Ok(fresh),
+            Ok(None) => self.refresh().await.map_err(|e| (e, true)),
+            Err(e) => Err((e, false)),
+        }
+    }
+
+    /// The refresh token was refused (`refused`, invalid_grant) with shared state: another
+    /// process of the fleet may have consumed it in a rotation while Redis could not be
+    /// reached (each refreshed on its own). That process hands its successor to the fleet
+    /// once Redis is back (`Shared::rotated`): wait for it (or for the fleet's access
+    /// token) for up to the refresh lock's life, then refresh under the fleet's lock.
+    async fn await_fleet(&self, shared: &crate::shared::Shared, refused: Error) -> Result<Cached> {
+        let Credentials::RefreshToken { refresh_token, .. } = self.credentials() else {
+            return Err(refused);
+        };
+        let until = Instant::now() + crate::shared::REFRESH_LOCK;
+        while Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if let Some((t, left)) = shared.token(Duration::ZERO).await {
+                return Ok(fleet_cached(t, left));
+            }
+            if shared
+                .refresh_token()
+                .await
+                .is_some_and(|newest| newest != refresh_token)
+            {
+                if let Some(fresh) = self.fleet_token(shared).await? {
+                    return Ok(fresh);
+                }
+            }
+        }
+        Err(refused)
     }
 
     /// The fleet's token: the one stored in the shared state, or one refresh under the
@@ -355,7 +399,10 @@ impl TokenCache {
             shared.unlock_refresh(lock).await;
             return Ok(Some(fleet_cached(t, left)));
         }
-        // A rotation another process made comes first: its successor is the token.
+        // A rotation another process made comes first: its successor is the token. It is
+        // used, but handed to `on_refresh_token` only once the server has accepted it (read
+        // from Redis, it is not the server's word).
+        let mut adopted = None;
         if let (
             Some(newest),
             Credentials::RefreshToken {
@@ -366,11 +413,26 @@ impl TokenCache {
         ) = (shared.refresh_token().await, self.credentials())
         {
             if newest != refresh_token {
-                self.rotate(&client_id, &client_secret, &refresh_token, newest);
+                self.set_credentials(Credentials::RefreshToken {
+                    client_id: client_id.clone(),
+                    client_secret,
+                    refresh_token: newest.clone(),
+                });
+                adopted = Some((client_id, refresh_token, newest));
             }
         }
-        let before = self.newest_refresh_token().ok().map(|(_, _, t)| t);
         let fresh = self.refresh().await;
+        // The successor (if the server rotated) to the fleet, before the lock is released.
+        shared.publish_rotation().await;
+        if let (Ok(_), Some((client_id, old, newest))) = (&fresh, adopted) {
+            // Accepted: the process's other clients holding `old` follow it, and the callback
+            // gets it unless the server rotated it at once (then it got the successor).
+            let rotated = self.ledger.successor(&client_id, &newest).is_some();
+            self.ledger.record(&client_id, &old, &newest);
+            if !rotated {
+                self.hand_over(&newest);
+            }
+        }
         if let Ok(c) = &fresh {
             shared
                 .put_token(
@@ -378,10 +440,6 @@ impl TokenCache {
                     c.refresh_at.saturating_duration_since(Instant::now()),
                 )
                 .await;
-        }
-        let after = self.newest_refresh_token().ok().map(|(_, _, t)| t);
-        if let (Some(after), true) = (&after, after != before) {
-            shared.put_refresh_token(after).await;
         }
         shared.unlock_refresh(lock).await;
         fresh.map(Some)
@@ -508,6 +566,9 @@ impl TokenCache {
     fn rotate(&self, client_id: &str, client_secret: &Secret, old: &Secret, new: Secret) {
         self.ledger.record(client_id, old, &new);
         self.hand_over(&new);
+        if let Some(shared) = &self.shared {
+            shared.rotated(new.clone());
+        }
         self.set_credentials(Credentials::RefreshToken {
             client_id: client_id.to_string(),
             client_secret: client_secret.clone(),

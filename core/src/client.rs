@@ -1,6 +1,7 @@
 //! The async client: one operation call = validate (done by the caller) → pace → token →
 //! send → classify → retry or report. Every API group goes through `Client::execute`.
 
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,6 +36,10 @@ pub struct Call {
     pub user_email: Option<String>,
     /// The externalId of an order or cart line, reported if the outcome is unknown.
     pub external_id: Option<String>,
+    /// Each externalId of a write that carries several (addItems: one per item). The shared
+    /// write ledger keys an unsafe write by its path's values and these (else
+    /// `external_id`), each length-prefixed: `["a,b"]` and `["a", "b"]` differ.
+    pub external_ids: Vec<String>,
     /// Regional group whose bucket paces this call (else the client's region's group).
     pub group: Option<RegionGroup>,
 }
@@ -51,6 +56,7 @@ impl std::fmt::Debug for Call {
             )
             .field("user_email", &self.user_email.as_ref().map(|_| "***"))
             .field("external_id", &self.external_id)
+            .field("external_ids", &self.external_ids)
             .field("group", &self.group)
             .finish()
     }
@@ -66,6 +72,7 @@ impl Call {
             body: None,
             user_email: None,
             external_id: None,
+            external_ids: Vec::new(),
             group: None,
         }
     }
@@ -191,7 +198,10 @@ impl Client {
         let shared = settings
             .shared_state
             .as_ref()
-            .map(|url| crate::shared::Shared::new(url, &settings.credentials).map(Arc::new))
+            .map(|url| {
+                crate::shared::Shared::new(url, &settings.credentials, settings.region.group())
+                    .map(Arc::new)
+            })
             .transpose()?;
         let tokens = TokenCache::new(
             settings.credentials.clone(),
@@ -415,6 +425,11 @@ impl Client {
     /// Runs one call to completion: paces it, authenticates it, sends it, and retries what
     /// the policy allows within the operation's deadline and the process retry budget.
     pub async fn execute(&self, call: &Call) -> Result<HttpResponse> {
+        self.execute_counted(call).await.map(|(resp, _)| resp)
+    }
+
+    /// `execute`, with the number of requests sent.
+    async fn execute_counted(&self, call: &Call) -> Result<(HttpResponse, u32)> {
         let op = call.op;
         self.execute_inner(call)
             .await
@@ -427,13 +442,22 @@ impl Client {
     /// externalId and the body as received — never a plain transport error, which a caller
     /// might answer by sending the order again.
     pub async fn execute_json<T: serde::de::DeserializeOwned>(&self, call: &Call) -> Result<T> {
-        let resp = self.execute(call).await?;
+        let (resp, sent) = self.execute_counted(call).await?;
         match resp.decode(call.op.id) {
             Ok(v) => Ok(v),
             Err(e) if call.op.kind == OperationKind::UnsafeWrite => {
-                let e = Error::outcome_unknown(call.op.id, call.external_id.as_deref(), e)
-                    .with_raw_body(resp.body.clone())
-                    .with_operation(call.op.id);
+                let e = Error::outcome_unknown(
+                    call.op.id,
+                    call.external_id.as_deref(),
+                    e.with_attempts(sent),
+                )
+                .with_raw_body(resp.body.clone())
+                .with_operation(call.op.id);
+                // Applied, its answer unreadable: the ledger says so (not done).
+                if let Some((shared, parts)) = self.ledger_of(call) {
+                    let unknown = Some(crate::shared::LedgerState::Unknown);
+                    shared.ledger_end(call.op.id, &parts, unknown).await;
+                }
                 log::warn!(target: "abws", "{e}");
                 Err(e)
             }
@@ -441,7 +465,7 @@ impl Client {
         }
     }
 
-    async fn execute_inner(&self, call: &Call) -> Result<HttpResponse> {
+    async fn execute_inner(&self, call: &Call) -> Result<(HttpResponse, u32)> {
         let op = call.op;
         let defaults = &self.inner.defaults;
         let url = self.url(call)?;
@@ -478,32 +502,25 @@ impl Client {
             attempt_timeout: defaults.attempt_timeout,
             external_id: call.external_id.as_deref(),
         };
+        // An unsafe write with an externalId goes through the account's write ledger, from
+        // the moment it goes on the wire (`api_attempt`): a call with a recorded entry (any
+        // process) is refused unsent.
+        let ledger = self.ledger_of(call).map(|(shared, parts)| Ledger {
+            shared,
+            parts,
+            taken: AtomicBool::new(false),
+        });
         let mut send = ApiSend {
             client: self,
             call,
             url: &url,
             email_header: email_header.as_ref(),
             bucket: bucket.as_ref(),
+            ledger,
+            sent: AtomicU32::new(0),
         };
-        // An unsafe write with an externalId goes through the account's write ledger: a
-        // second call (any process) with a recorded externalId is refused unsent.
-        let ledger = match (
-            self.inner.shared.as_deref(),
-            op.kind,
-            call.external_id.as_deref(),
-        ) {
-            (Some(shared), OperationKind::UnsafeWrite, Some(ext)) => Some((shared, ext)),
-            _ => None,
-        };
-        if let Some((shared, ext)) = ledger {
-            match shared.ledger_begin(op.id, ext).await {
-                // Done: the service answers a repeated externalId with the original result.
-                Some(Err(crate::shared::LedgerState::Done)) | Some(Ok(())) | None => {}
-                Some(Err(state)) => return Err(state.refusal(op.id, ext)),
-            }
-        }
         let outcome = self.attempt_loop(plan, &mut send).await;
-        if let Some((shared, ext)) = ledger {
+        if let Some(l) = send.ledger.as_ref().filter(|l| l.taken.load(Relaxed)) {
             use crate::shared::LedgerState;
             let state = match &outcome {
                 Ok(_) => Some(LedgerState::Done),
@@ -512,9 +529,28 @@ impl Client {
                 }
                 Err(_) => None,
             };
-            shared.ledger_end(op.id, ext, state).await;
+            l.shared.ledger_end(op.id, &l.parts, state).await;
         }
-        outcome
+        outcome.map(|resp| (resp, send.sent.load(Relaxed)))
+    }
+
+    /// The shared write ledger and an unsafe write's parts in it (`Shared::ledger_key`): its
+    /// path's values, then its externalIds. `None` for other calls, or without shared state.
+    fn ledger_of<'a>(
+        &'a self,
+        call: &'a Call,
+    ) -> Option<(&'a crate::shared::Shared, Vec<&'a str>)> {
+        let shared = self.inner.shared.as_deref()?;
+        let ext = call.external_id.as_deref()?;
+        if call.op.kind != OperationKind::UnsafeWrite {
+            return None;
+        }
+        let mut parts: Vec<&str> = call.path.iter().map(|(_, v)| v.as_str()).collect();
+        match &call.external_ids[..] {
+            [] => parts.push(ext),
+            ids => parts.extend(ids.iter().map(String::as_str)),
+        }
+        Some((shared, parts))
     }
 
     /// One attempt of an API call: waits for the rate limit, sends with our headers,
@@ -577,6 +613,28 @@ impl Client {
         };
         let timeout = a.timeout()?;
         let attempt = a.number;
+        if let Some(l) = send.ledger.as_ref().filter(|l| !l.taken.load(Relaxed)) {
+            // Recorded as sending only now, paced and authenticated: a call dropped or
+            // failed before this point leaves no entry.
+            let resend_safe = op.id == crate::operations::PLACE_ORDER.id;
+            match l
+                .shared
+                .ledger_begin(op.id, &l.parts, resend_safe, timeout + LEDGER_MARGIN)
+                .await
+            {
+                Some(Ok(())) => l.taken.store(true, Relaxed),
+                None => {}
+                Some(Err(state)) => {
+                    let ext = send.call.external_id.as_deref().unwrap_or_default();
+                    let e = match state {
+                        crate::shared::LedgerState::Done => Error::already_applied(op.id, ext),
+                        s => Error::already_recorded(op.id, ext, s.as_str()),
+                    };
+                    return Err(Failure::stop(e.with_attempts(a.number - 1)));
+                }
+            }
+        }
+        send.sent.fetch_add(1, Relaxed);
         let sent_at = Instant::now();
         // An unsafe write cancelled from here on may have been applied: the guard says so.
         let in_flight = inflight::Guard::start(op, send.call.external_id.as_deref());
@@ -814,7 +872,24 @@ struct ApiSend<'a> {
     url: &'a url::Url,
     email_header: Option<&'a HeaderValue>,
     bucket: Option<&'a Arc<Bucket>>,
+    /// The write's entry in the shared write ledger (an unsafe write with an externalId).
+    ledger: Option<Ledger<'a>>,
+    /// The attempts that went on the wire.
+    sent: AtomicU32,
 }
+
+/// An unsafe write's entry in the shared write ledger: recorded when an attempt goes on the
+/// wire (`taken`), ended with the call's outcome.
+struct Ledger<'a> {
+    shared: &'a crate::shared::Shared,
+    /// The path's values, then the externalIds (`Shared::ledger_key`).
+    parts: Vec<&'a str>,
+    taken: AtomicBool,
+}
+
+/// How much longer than its attempt's timeout a request stays *sending* in the ledger (a
+/// response on its way, the ledger's own round trip): past that, its writer vanished.
+const LEDGER_MARGIN: Duration = Duration::from_secs(5);
 
 impl Attempts for ApiSend<'_> {
     type Output = HttpResponse;

@@ -106,6 +106,24 @@ pub fn without_emails(text: &str) -> String {
     out
 }
 
+/// What to do about an unsafe write whose outcome is unknown: one call resolves a
+/// placeOrder (the service answers a known externalId with the original result); an
+/// addItems is read back and converged, never resent.
+fn recovery(operation: &str) -> &'static str {
+    match operation {
+        "placeOrder" => {
+            "to resolve it, call place_order again with the same order (the same externalId): \
+             the service answers a known externalId with the original order's result and creates \
+             no second order (the shared write ledger lets that call through)"
+        }
+        "addItems" => {
+            "read the cart with get_items and set the quantities with modify_items; do not send \
+             these externalIds again (addItems would add the quantities a second time)"
+        }
+        _ => "read the current state before trying again",
+    }
+}
+
 /// The longest piece of server text (an error message, an error document's
 /// `errorMessage`, a header) kept in an error or a log line, in bytes.
 pub const SERVER_TEXT_LIMIT: usize = 2048;
@@ -290,7 +308,8 @@ impl Error {
         e
     }
 
-    /// The request may have been applied; `external_id` lets the caller check.
+    /// The request may have been applied; `external_id` lets the caller check. The message
+    /// says how to resolve it (`recovery`).
     pub fn outcome_unknown(
         operation: &'static str,
         external_id: Option<&str>,
@@ -299,7 +318,8 @@ impl Error {
         let what = match external_id {
             Some(id) => format!(
                 "{operation} with externalId {id:?} may or may not have been applied ({cause}); \
-                 it was not resent: check the order before placing it again"
+                 it was not resent: {}",
+                recovery(operation)
             ),
             None => format!(
                 "{operation} may or may not have been applied ({cause}); it was not resent: \
@@ -315,15 +335,36 @@ impl Error {
         e
     }
 
-    /// A write whose externalId the shared write ledger already holds (`state`: sending,
-    /// outcome unknown, done): not sent, as it may have been applied.
+    /// A write whose entry the shared write ledger holds as `state` (sending: another call
+    /// has it on the wire now; outcome unknown): not sent, as it may have been applied.
     pub fn already_recorded(operation: &'static str, external_id: &str, state: &str) -> Error {
         let mut e = Error::new(
             ErrorKind::OutcomeUnknown,
             format!(
                 "{operation} with externalId {external_id:?} is recorded as {state} in the shared \
-                 write ledger (by this or another process): it was not sent again; check the order \
-                 before placing it again"
+                 write ledger (by this or another process): it was not sent; {}",
+                match state {
+                    "sending" => "another call is sending it now: wait for that call's outcome",
+                    _ => recovery(operation),
+                }
+            ),
+        );
+        e.0.external_id = Some(external_id.to_string());
+        e.0.operation = Some(operation);
+        e
+    }
+
+    /// addItems whose items (these externalIds, this cart) the shared write ledger records as
+    /// applied: refused unsent, as it would add the quantities a second time.
+    pub fn already_applied(operation: &'static str, external_id: &str) -> Error {
+        let mut e = Error::validation(
+            "items[].external_id",
+            format!(
+                "must be new for each {operation}: {operation} with externalIds {external_id:?} \
+                 was already applied to this cart (recorded as done in the shared write ledger, \
+                 by this or another process) and was not sent again, as it would add the \
+                 quantities a second time; use new externalIds for new items, or modify_items to \
+                 change a quantity"
             ),
         );
         e.0.external_id = Some(external_id.to_string());

@@ -15,15 +15,15 @@
 //! key derived from the client secret (HKDF-SHA256), so a reader of Redis without the
 //! secret learns nothing usable.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
 use tokio::time::Instant;
 
-use crate::config::Credentials;
+use crate::config::{Credentials, RegionGroup};
 use crate::error::{Error, Result};
 use crate::Secret;
 
@@ -35,11 +35,32 @@ pub const FALLBACK_SHARE: f64 = 0.5;
 pub const LEDGER_TTL: Duration = Duration::from_secs(24 * 3600);
 /// How long one process may hold the refresh lock.
 pub const REFRESH_LOCK: Duration = Duration::from_secs(15);
+/// How long a process tries to hand a refresh token rotated while Redis could not be
+/// reached to the fleet (`Shared::rotated`).
+pub const HAND_OVER: Duration = Duration::from_secs(120);
 use crate::ratelimit::{SAFETY_FACTOR, TIME_MARGIN};
 
-/// Checks a `shared_state` address: `redis://` or `rediss://`, with a host.
+/// A `shared_state` setting: the Redis address, and the parameters of ours its query may
+/// carry (taken out before the address reaches the Redis client).
+struct Address {
+    /// The address as the Redis client reads it.
+    url: String,
+    /// `account=`: names the customer account for the fleet's keys, in place of the
+    /// refresh token (which a rotation replaces).
+    account: Option<String>,
+    /// `ca_file=`: a PEM file of the certificate authorities a `rediss://` server's
+    /// certificate must chain to, in place of the web PKI's (a private CA).
+    ca_file: Option<std::path::PathBuf>,
+}
+
+/// Checks a `shared_state` address: `redis://` or `rediss://`, with a host; `account=` not
+/// empty; `ca_file=` only with `rediss://`.
 pub fn check_url(url: &str) -> Result<()> {
-    let parsed = url::Url::parse(url).map_err(|_| {
+    parse_address(url).map(|_| ())
+}
+
+fn parse_address(url: &str) -> Result<Address> {
+    let mut parsed = url::Url::parse(url).map_err(|_| {
         Error::validation(
             "shared_state",
             "must be a Redis address like redis://host:6379/0 (rediss:// for TLS)",
@@ -51,7 +72,41 @@ pub fn check_url(url: &str) -> Result<()> {
             "must be a redis:// or rediss:// address with a host",
         ));
     }
-    Ok(())
+    let (mut account, mut ca_file, mut rest) = (None, None, vec![]);
+    for (k, v) in parsed.query_pairs() {
+        match &*k {
+            "account" if v.trim().is_empty() => {
+                return Err(Error::validation(
+                    "shared_state",
+                    "account= must name the customer account (not empty)",
+                ))
+            }
+            "account" => account = Some(v.into_owned()),
+            "ca_file" if parsed.scheme() != "rediss" => {
+                return Err(Error::validation(
+                    "shared_state",
+                    "ca_file= needs a rediss:// (TLS) address",
+                ))
+            }
+            "ca_file" if v.is_empty() => {
+                return Err(Error::validation(
+                    "shared_state",
+                    "ca_file= must be the path of a PEM file of CA certificates",
+                ))
+            }
+            "ca_file" => ca_file = Some(std::path::PathBuf::from(&*v)),
+            _ => rest.push((k.into_owned(), v.into_owned())),
+        }
+    }
+    parsed.set_query(None);
+    if !rest.is_empty() {
+        parsed.query_pairs_mut().extend_pairs(rest);
+    }
+    Ok(Address {
+        url: parsed.into(),
+        account,
+        ca_file,
+    })
 }
 
 /// What the bucket scripts share: Redis's clock, and the bucket's stored fields read back
@@ -190,10 +245,63 @@ fn bad_bucket_values(op: &str, fields: &str) {
     );
 }
 
+/// Takes the refresh lock KEYS[1] for ARGV[1] with an expiry of ARGV[2] ms: 1 taken, 0 held
+/// by another process, 2 taken over from a lock without expiry (which no process of ours
+/// sets: an older version's or a hand-made one, which would hold every process off for
+/// good).
+const LOCK: &str = r#"
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('PTTL', KEYS[1]) == -1 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 2
+end
+return 0
+"#;
+
 /// Deletes the key only when it still holds ARGV[1] (a lock we own, a token we saw).
 const DELETE_IF: &str = r#"
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
+"#;
+
+/// The write ledger's entry for a write going on the wire (`Shared::ledger_begin`).
+/// KEYS[1]: the entry. ARGV: how long the request may be in flight (ms), the entry's life
+/// (s), 1 when a *done* or *outcome unknown* entry may be taken over. Answers {taken, the
+/// state found: none, sending, done, unknown}. *sending* holds its deadline on Redis's clock
+/// (`sending:<ms>`): past it, its writer vanished mid-send and the outcome is unknown.
+const LEDGER_BEGIN: &str = r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local v = redis.call('GET', KEYS[1])
+local state = 'none'
+if v then
+  if string.sub(v, 1, 8) == 'sending:' and (tonumber(string.sub(v, 9)) or 0) >= now then
+    state = 'sending'
+  elseif v == 'done' then
+    state = 'done'
+  else
+    state = 'unknown'
+  end
+end
+if state == 'none' or (ARGV[3] == '1' and state ~= 'sending') then
+  redis.call('SET', KEYS[1], 'sending:' .. string.format('%d', now + tonumber(ARGV[1])), 'EX', ARGV[2])
+  return {1, state}
+end
+return {0, state}
+"#;
+
+/// Stores a refresh token's generation ARGV[1] and sealed value ARGV[2] in the hash
+/// KEYS[1] only when the generation is newer than both the stored one and the newest ever
+/// stored (KEYS[2], which only grows); both kept ARGV[3] seconds. Answers 1 when stored.
+const PUT_REFRESH: &str = r#"
+local g = tonumber(ARGV[1])
+local newest = tonumber(redis.call('GET', KEYS[2]) or '0')
+local cur = tonumber(redis.call('HGET', KEYS[1], 'gen') or '0')
+if g <= newest or g <= cur then return 0 end
+redis.call('HSET', KEYS[1], 'gen', ARGV[1], 'blob', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[3])
+return 1
 "#;
 
 /// What the ledger holds for an externalId.
@@ -208,7 +316,8 @@ pub enum LedgerState {
 }
 
 impl LedgerState {
-    fn as_str(&self) -> &'static str {
+    /// How the entry reads in errors and in Redis.
+    pub fn as_str(&self) -> &'static str {
         match self {
             LedgerState::Sending => "sending",
             LedgerState::Unknown => "outcome unknown",
@@ -246,6 +355,12 @@ pub struct Shared {
     /// Unreachable until then (a backoff, so a dead Redis costs one bounded try per period).
     down_until: Mutex<Option<Instant>>,
     failures: AtomicU32,
+    /// The newest refresh-token generation this process has seen (`refresh_token`).
+    refresh_gen: AtomicU64,
+    /// A refresh token the server issued here, not yet handed to the fleet (`rotated`).
+    pending_rotation: Mutex<Option<Secret>>,
+    /// A task is trying to hand `pending_rotation` over (`rotated`).
+    handing_over: AtomicBool,
     /// When each `Cause` was last logged: an outage once until Redis answers again, a
     /// misconfiguration (which a working read does not cure) at most every 10 minutes.
     warned: Mutex<[Option<Instant>; 5]>,
@@ -317,19 +432,53 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Shared {
-    /// A handle for `url` and the account of `credentials`. Connects on first use.
-    pub fn new(url: &Secret, credentials: &Credentials) -> Result<Shared> {
-        check_url(url.expose())?;
-        let client = redis::Client::open(url.expose()).map_err(|_| {
-            Error::validation("shared_state", "is not a Redis address this client can use")
-        })?;
+    /// A handle for `url` and the account of `credentials` in `group`. Connects on first
+    /// use.
+    pub fn new(url: &Secret, credentials: &Credentials, group: RegionGroup) -> Result<Shared> {
+        let address = parse_address(url.expose())?;
+        let unusable =
+            || Error::validation("shared_state", "is not a Redis address this client can use");
+        let client = match &address.ca_file {
+            None => redis::Client::open(address.url.as_str()).map_err(|_| unusable())?,
+            Some(path) => {
+                let pem = std::fs::read(path).map_err(|e| {
+                    Error::validation(
+                        "shared_state",
+                        format!("ca_file= {} cannot be read ({e})", path.display()),
+                    )
+                })?;
+                let certs = redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(pem),
+                };
+                redis::Client::build_with_tls(address.url.as_str(), certs).map_err(|_| {
+                    Error::validation(
+                        "shared_state",
+                        format!(
+                            "ca_file= {} is not a PEM file of CA certificates",
+                            path.display()
+                        ),
+                    )
+                })?
+            }
+        };
+        // The fleet's keys: the app and the account (`account=`, with the region group: one
+        // token set per regional marketplace), or else the configured refresh token, which
+        // a rotation replaces (a process started from its successor has other keys).
         let (account, key) = match credentials {
             Credentials::RefreshToken {
                 client_id,
                 client_secret,
                 refresh_token,
             } => (
-                digest_hex(&[client_id.as_bytes(), refresh_token.expose().as_bytes()]),
+                match &address.account {
+                    Some(a) => digest_hex(&[
+                        client_id.as_bytes(),
+                        group.as_str().as_bytes(),
+                        a.as_bytes(),
+                    ]),
+                    None => digest_hex(&[client_id.as_bytes(), refresh_token.expose().as_bytes()]),
+                },
                 Some(seal_key(client_secret.expose(), client_id)),
             ),
             Credentials::AccessToken(t) => (digest_hex(&[t.expose().as_bytes()]), None),
@@ -341,6 +490,9 @@ impl Shared {
             key,
             down_until: Mutex::new(None),
             failures: AtomicU32::new(0),
+            refresh_gen: AtomicU64::new(0),
+            pending_rotation: Mutex::new(None),
+            handing_over: AtomicBool::new(false),
             warned: Mutex::new([None; 5]),
         })
     }
@@ -354,8 +506,21 @@ impl Shared {
     }
 
     /// Runs one Redis operation within `OP_BOUND`; `None` when Redis is unreachable, slow
-    /// or failing (then in backoff: up to 5 s, doubling).
+    /// or failing (then in backoff: up to 5 s, doubling). Once Redis answers, a refresh
+    /// token rotated while it could not be reached is handed to the fleet first.
     async fn run<T, F, Fut>(&self, what: &str, f: F) -> Option<T>
+    where
+        F: FnOnce(ConnectionManager) -> Fut,
+        Fut: std::future::Future<Output = redis::RedisResult<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let v = self.run_once(what, f).await?;
+        self.publish_rotation().await;
+        Some(v)
+    }
+
+    /// `run` without the rotation's hand-over.
+    async fn run_once<T, F, Fut>(&self, what: &str, f: F) -> Option<T>
     where
         F: FnOnce(ConnectionManager) -> Fut,
         Fut: std::future::Future<Output = redis::RedisResult<T>> + Send + 'static,
@@ -630,19 +795,23 @@ impl Shared {
         let id = format!("{:032x}", rand::random::<u128>());
         let ms = REFRESH_LOCK.as_millis() as u64;
         let value = id.clone();
-        let taken: Option<String> = self
+        let taken: i64 = self
             .run("token lock", |mut c| async move {
-                redis::cmd("SET")
-                    .arg(&name)
+                redis::Script::new(LOCK)
+                    .key(&name)
                     .arg(&value)
-                    .arg("NX")
-                    .arg("PX")
                     .arg(ms)
-                    .query_async(&mut c)
+                    .invoke_async(&mut c)
                     .await
             })
             .await?;
-        Some(taken.map(|_| id))
+        if taken == 2 {
+            log::warn!(
+                target: "abws",
+                "the shared refresh lock had no expiry (left by an older version or by hand): taken over"
+            );
+        }
+        Some((taken > 0).then_some(id))
     }
 
     /// Releases the refresh lock taken with `lock_refresh` (only if it still holds `id`).
@@ -658,79 +827,191 @@ impl Shared {
         .await;
     }
 
-    /// The newest refresh token a process of the fleet rotated to, if any.
+    /// The newest refresh token a process of the fleet rotated to, if any, with its
+    /// generation. A value older than the newest generation ever stored (`…:refresh-gen`,
+    /// which only grows) is not adopted: an old sealed token written back (a restored
+    /// backup, a hand edit) is a consumed one. The generation is bound into the seal, so a
+    /// value's generation cannot be raised without the client secret.
     pub async fn refresh_token(&self) -> Option<Secret> {
         let key = self.key.as_ref()?;
-        let name = format!("{}:refresh", self.tag);
+        let (name, high) = (self.refresh_key(), format!("{}:refresh-gen", self.tag));
         let key_name = name.clone();
-        let blob: Option<Vec<u8>> = self
+        let (generation, blob, newest): (Option<u64>, Option<Vec<u8>>, Option<u64>) = self
             .run("refresh token", |mut c| async move {
-                redis::cmd("GET").arg(&key_name).query_async(&mut c).await
-            })
-            .await?;
-        let plain = open(key, name.as_bytes(), &blob?)?;
-        Some(Secret::new(String::from_utf8(plain).ok()?))
-    }
-
-    /// Hands a rotated refresh token to every process (kept 400 days, the longest a
-    /// refresh token of the family lives).
-    pub async fn put_refresh_token(&self, token: &Secret) {
-        let Some(key) = self.key.as_ref() else { return };
-        let name = format!("{}:refresh", self.tag);
-        let blob = seal(key, name.as_bytes(), token.expose().as_bytes());
-        self.run("refresh token", |mut c| async move {
-            redis::cmd("SET")
-                .arg(&name)
-                .arg(blob)
-                .arg("EX")
-                .arg(400 * 24 * 3600)
-                .query_async::<()>(&mut c)
-                .await
-        })
-        .await;
-    }
-
-    fn ledger_key(&self, op: &str, external_id: &str) -> String {
-        format!("{}:ledger:{op}:{external_id}", self.tag)
-    }
-
-    /// Records that `external_id` is being sent: `Some(Ok(()))` recorded (ours),
-    /// `Some(Err(state))` another call recorded it first, `None` Redis cannot say.
-    pub async fn ledger_begin(
-        &self,
-        op: &str,
-        external_id: &str,
-    ) -> Option<std::result::Result<(), LedgerState>> {
-        let name = self.ledger_key(op, external_id);
-        let ttl = LEDGER_TTL.as_secs();
-        let (taken, state): (Option<String>, Option<String>) = self
-            .run("write ledger", |mut c| async move {
                 redis::pipe()
-                    .cmd("SET")
-                    .arg(&name)
-                    .arg(LedgerState::Sending.as_str())
-                    .arg("NX")
-                    .arg("EX")
-                    .arg(ttl)
-                    .get(&name)
+                    .hget(&key_name, "gen")
+                    .hget(&key_name, "blob")
+                    .get(&high)
                     .query_async(&mut c)
                     .await
             })
             .await?;
-        if taken.is_some() {
+        let newest = newest.unwrap_or(0).max(generation.unwrap_or(0));
+        self.refresh_gen.fetch_max(newest, Ordering::Relaxed);
+        let generation = generation?;
+        if generation < newest {
+            log::warn!(
+                target: "abws",
+                "the shared refresh token is of generation {generation}, older than the newest \
+                 stored ({newest}): written back from an old copy, not used"
+            );
+            return None;
+        }
+        let plain = open(key, &refresh_aad(&name, generation), &blob?)?;
+        Some(Secret::new(String::from_utf8(plain).ok()?))
+    }
+
+    fn refresh_key(&self) -> String {
+        format!("{}:refresh-token", self.tag)
+    }
+
+    /// A refresh token the server issued to this process: handed to every process at the
+    /// next Redis operation that succeeds (at once when Redis answers; when it cannot be
+    /// reached, as soon as it is back, so the processes whose refresh the rotation made
+    /// fail find it: `TokenCache::await_fleet`).
+    /// While Redis cannot be reached, a task of the process runtime tries again every
+    /// half second for `HAND_OVER` (a process whose calls do not touch Redis meanwhile
+    /// still hands it over).
+    pub fn rotated(self: &Arc<Self>, token: Secret) {
+        *self
+            .pending_rotation
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(token);
+        if !self.is_down() || self.handing_over.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let context = crate::process::context();
+        let Ok(rt) = context.runtime() else {
+            self.handing_over.store(false, Ordering::Release);
+            return;
+        };
+        let shared = Arc::downgrade(self);
+        rt.spawn(async move {
+            let until = Instant::now() + HAND_OVER;
+            while Instant::now() < until {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                let Some(shared) = shared.upgrade() else {
+                    return;
+                };
+                shared.publish_rotation().await;
+                let done = shared
+                    .pending_rotation
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_none();
+                if done {
+                    break;
+                }
+            }
+            if let Some(shared) = shared.upgrade() {
+                shared.handing_over.store(false, Ordering::Release);
+            }
+        });
+    }
+
+    /// Hands the rotation `rotated` keeps to the fleet, if any (kept if Redis fails).
+    pub async fn publish_rotation(&self) {
+        let pending = self
+            .pending_rotation
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(token) = pending {
+            if self.put_refresh_token(&token).await.is_none() {
+                self.pending_rotation
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(token);
+            }
+        }
+    }
+
+    /// Hands a refresh token the server issued to every process, as the generation after
+    /// the newest this process has seen; a newer one already stored stays (compare and
+    /// set). Kept 400 days, the longest a refresh token of the family lives. `None` when
+    /// Redis cannot say.
+    async fn put_refresh_token(&self, token: &Secret) -> Option<()> {
+        let Some(key) = self.key.as_ref() else {
+            return Some(());
+        };
+        let name = self.refresh_key();
+        let high = format!("{}:refresh-gen", self.tag);
+        let generation = self.refresh_gen.load(Ordering::Relaxed) + 1;
+        let blob = seal(
+            key,
+            &refresh_aad(&name, generation),
+            token.expose().as_bytes(),
+        );
+        let stored = self
+            .run_once("refresh token", |mut c| async move {
+                redis::Script::new(PUT_REFRESH)
+                    .key(name)
+                    .key(high)
+                    .arg(generation)
+                    .arg(blob)
+                    .arg(400 * 24 * 3600)
+                    .invoke_async::<i64>(&mut c)
+                    .await
+            })
+            .await?;
+        if stored == 1 {
+            self.refresh_gen.fetch_max(generation, Ordering::Relaxed);
+        } else {
+            log::debug!(target: "abws", "a newer shared refresh token is stored: ours is not");
+        }
+        Some(())
+    }
+
+    /// `…:ledger:<operationId>:<digest>`: a SHA-256 prefix of `parts` (the write's path
+    /// values, then its externalIds), each length-prefixed, so `["a,b"]` and `["a", "b"]`,
+    /// or the same externalIds in two carts, are two entries.
+    fn ledger_key(&self, op: &str, parts: &[&str]) -> String {
+        let bytes: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+        format!("{}:ledger:{op}:{}", self.tag, digest_hex(&bytes))
+    }
+
+    /// Records that a write goes on the wire now, for at most `in_flight` (a *sending*
+    /// entry past that is a writer that vanished mid-send: *outcome unknown*).
+    /// `Some(Ok(()))` recorded (ours), `Some(Err(state))` the ledger holds it and it must not
+    /// be sent, `None` Redis cannot say. With `resend_safe` (the service answers a known
+    /// externalId with the original result: placeOrder) a *done* or *outcome unknown* entry
+    /// is taken over, as that resend is how an unknown outcome is resolved; a *sending* one
+    /// never is.
+    pub async fn ledger_begin(
+        &self,
+        op: &str,
+        parts: &[&str],
+        resend_safe: bool,
+        in_flight: Duration,
+    ) -> Option<std::result::Result<(), LedgerState>> {
+        let name = self.ledger_key(op, parts);
+        let ttl = LEDGER_TTL.as_secs();
+        let ms = in_flight.as_millis().max(1) as u64;
+        let (taken, state): (i64, String) = self
+            .run("write ledger", |mut c| async move {
+                redis::Script::new(LEDGER_BEGIN)
+                    .key(name)
+                    .arg(ms)
+                    .arg(ttl)
+                    .arg(u8::from(resend_safe))
+                    .invoke_async(&mut c)
+                    .await
+            })
+            .await?;
+        if taken == 1 {
             return Some(Ok(()));
         }
-        Some(Err(match state.as_deref() {
-            Some("done") => LedgerState::Done,
-            Some("sending") => LedgerState::Sending,
+        Some(Err(match state.as_str() {
+            "done" => LedgerState::Done,
+            "sending" => LedgerState::Sending,
             _ => LedgerState::Unknown,
         }))
     }
 
     /// Records how a send ended: done, outcome unknown, or (`None`) refused by the
     /// service, which frees the externalId for a corrected call.
-    pub async fn ledger_end(&self, op: &str, external_id: &str, state: Option<LedgerState>) {
-        let name = self.ledger_key(op, external_id);
+    pub async fn ledger_end(&self, op: &str, parts: &[&str], state: Option<LedgerState>) {
+        let name = self.ledger_key(op, parts);
         let ttl = LEDGER_TTL.as_secs();
         self.run("write ledger", |mut c| async move {
             match state {
@@ -750,11 +1031,9 @@ impl Shared {
     }
 }
 
-impl LedgerState {
-    /// The error a second call with a recorded externalId gets: never a second send.
-    pub fn refusal(&self, op: &'static str, external_id: &str) -> Error {
-        Error::already_recorded(op, external_id, self.as_str())
-    }
+/// The seal's associated data of a refresh token: its key name and its generation.
+fn refresh_aad(name: &str, generation: u64) -> Vec<u8> {
+    format!("{name}#{generation}").into_bytes()
 }
 
 fn digest_hex(parts: &[&[u8]]) -> String {

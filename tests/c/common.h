@@ -85,6 +85,30 @@ static inline const char *json_string_at(const char *json, const char *key, int 
     return p;
 }
 
+/* A product and its featured offer from product search: their ASIN (32 bytes) and offer
+ * id (128 bytes); exits when the search fails or finds none. */
+static inline void find_offer(const abws_client *client, char asin[32], char offer[128]) {
+    char *found = NULL;
+    abws_error *err = NULL;
+    abws_status st = abws_products_search_products_request(
+        client,
+        "{\"product_region\":\"JP\",\"locale\":\"ja-JP\",\"keywords\":[\"cable\"],"
+        "\"facets\":[\"OFFERS\"],\"page_size\":5}",
+        &found, &err);
+    if (st != ABWS_STATUS_OK) {
+        report_error("search_products_request", st, err);
+        exit(1);
+    }
+    asin[0] = offer[0] = '\0';
+    json_string_at(found, "asin", 0, asin, 32);
+    json_string_at(found, "offerId", 0, offer, 128);
+    abws_string_free(found);
+    if (!asin[0] || !offer[0]) {
+        fprintf(stderr, "search found no product with an offer\n");
+        exit(1);
+    }
+}
+
 /* How often needle occurs in text. */
 static inline int count_of(const char *text, const char *needle) {
     int n = 0;

@@ -31,22 +31,10 @@ int main(void) {
     abws_client *client = test_client();
 
     /* A product and its featured offer from product search. */
-    char *found = NULL;
+    char asin[32], offer[128];
+    find_offer(client, asin, offer);
     abws_error *err = NULL;
-    abws_status st = abws_products_search_products_request(
-        client,
-        "{\"product_region\":\"JP\",\"locale\":\"ja-JP\",\"keywords\":[\"cable\"],"
-        "\"facets\":[\"OFFERS\"],\"page_size\":5}",
-        &found, &err);
-    if (st != ABWS_STATUS_OK) {
-        report_error("search_products_request", st, err);
-        return 1;
-    }
-    char asin[32] = "", offer[128] = "";
-    json_string_at(found, "asin", 0, asin, sizeof asin);
-    json_string_at(found, "offerId", 0, offer, sizeof offer);
-    abws_string_free(found);
-    CHECK(asin[0] && offer[0], "search found a product and an offer");
+    abws_status st;
 
     /* 1. With the e_invoicing flag: refused before sending, naming the line. */
     char *result = NULL;

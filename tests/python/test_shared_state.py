@@ -89,3 +89,46 @@ def test_the_address_is_a_secret(redis_url: str) -> None:
         assert e.value.parameter == "shared_state"
         # Unreachable Redis: calls go on, paced locally.
         client.invoices.get_invoices("2026-02-01T00:00:00Z", "2026-02-02T00:00:00Z")
+
+
+def _line(offer: Any) -> Dict[str, Any]:
+    asin, offer_id = offer
+    return {
+        "externalId": "1", "quantity": 1, "expectations": [],
+        "attributes": [
+            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
+            {"attributeType": "SelectedBuyingOptionReference",
+             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
+        ],
+    }
+
+
+def test_an_unknown_order_is_resolved_by_placing_it_again(sb: abws.Sandbox, offer: Any, redis_url: str) -> None:
+    """OutcomeUnknown says what to do, and doing it (place_order again, same order) resolves it
+    through the shared write ledger: the service answers the original order, no second one."""
+    line = _line(offer)
+    client = sb.client("JP", rate_limiting=False, shared_state=redis_url)
+    sb.fail("placeOrder", action={"garbled": True}, times=1)
+    with pytest.raises(abws.OutcomeUnknown) as e:
+        client.ordering.place_order("py-fleet-unknown-1", [line], attributes=[], expectations=[])
+    assert e.value.attempts == 1
+    assert "call place_order again with the same order" in str(e.value)
+    # Another worker of the account resolves it with one call.
+    other = sb.client("JP", rate_limiting=False, shared_state=redis_url)
+    placed = other.ordering.place_order("py-fleet-unknown-1", [line], attributes=[], expectations=[])
+    assert placed.acceptance_artifacts
+    counters = sb.counters()
+    assert counters["ordersCreated"]["py-fleet-unknown-1"] == 1
+    assert counters["placeOrderRequests"]["py-fleet-unknown-1"] == 2
+
+
+@pytest.mark.asyncio
+async def test_the_async_client_resolves_an_unknown_order_too(sb: abws.Sandbox, offer: Any, redis_url: str) -> None:
+    line = _line(offer)
+    client = sb.async_client("JP", rate_limiting=False, shared_state=redis_url)
+    sb.fail("placeOrder", action={"garbled": True}, times=1)
+    with pytest.raises(abws.OutcomeUnknown):
+        await client.ordering.place_order("py-fleet-unknown-2", [line], attributes=[], expectations=[])
+    placed = await client.ordering.place_order("py-fleet-unknown-2", [line], attributes=[], expectations=[])
+    assert placed.acceptance_artifacts
+    assert sb.counters()["ordersCreated"]["py-fleet-unknown-2"] == 1

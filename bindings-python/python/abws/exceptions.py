@@ -118,7 +118,11 @@ class DocumentError(Error):
 class OutcomeUnknown(Error):
     """placeOrder or addItems may or may not have been applied; it was not resent.
 
-    ``external_id`` identifies the order or cart line to check before trying again.
+    ``external_id`` identifies the order or cart lines. A placeOrder is resolved by calling
+    ``place_order`` again with the same order: the service answers a known externalId with
+    the original result and creates no second order. An addItems is not resent (it would
+    add the quantities again): read the cart with ``get_items`` and converge with
+    ``modify_items``.
     ``raw_body`` holds the answer as received when the service answered 2xx with a body
     that could not be read (the write was applied; the order id may be in it), else None.
 

@@ -472,6 +472,7 @@ pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<AddItems
     let mut call =
         cart_call(c, &ops::ADD_ITEMS, &p.cart_id, &p.region)?.json(&Body { items: &items })?;
     call.external_id = Some(ids.join(","));
+    call.external_ids = ids.clone();
     let mut result: AddItemsResult = c.execute_json(&call).await?;
     result.external_ids = Some(ids);
     Ok(result)

@@ -112,6 +112,25 @@ fn worker() {
     let mut settings = common::settings_from(&job["sandbox"], Region::JP);
     settings.rate_limiting = true;
     settings.shared_state = Some(job["redis"].as_str().unwrap().to_string().into());
+    if let Some(t) = job["refresh_token"].as_str() {
+        settings.credentials = with_refresh_token(&settings.credentials, t);
+    }
+    if job["kind"] == "token" {
+        // One access token; prints what the rotation callback was handed.
+        let handed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let seen = handed.clone();
+        let on_rotate: abws::auth::RotationCallback =
+            std::sync::Arc::new(move |t: &str| seen.lock().unwrap().push(t.to_string()));
+        let client = abws::blocking::Client::with_rotation(settings, Some(on_rotate)).unwrap();
+        let r = client.run(|c| async move { c.access_token().await });
+        let handed = handed.lock().unwrap().clone();
+        println!(
+            "{}",
+            json!({"worker": 0, "ok": r.is_ok(), "error": r.err().map(|e| e.to_string()),
+                   "handed": handed})
+        );
+        return;
+    }
     let client = std::sync::Arc::new(abws::blocking::Client::new(settings).unwrap());
     if job["kind"] == "order" {
         let order: PlaceOrderRequest = serde_json::from_value(job["order"].clone()).unwrap();
@@ -144,6 +163,10 @@ fn worker() {
         }
     });
     let first = *first.lock().unwrap();
+    // A long-lived process: what it hands over in the background has time to go.
+    std::thread::sleep(Duration::from_millis(
+        job["linger_ms"].as_u64().unwrap_or(0),
+    ));
     println!(
         "{}",
         json!({"worker": 0, "first_ms": first, "last_ms": now_ms(),
@@ -599,4 +622,516 @@ fn waiters_take_over_when_the_lock_holder_fails() {
     );
     // Before: the waiters polled for the token until the lock's 15 s were up.
     assert!(slowest < 10_000.0, "{:.1} s", slowest / 1000.0);
+}
+
+/// The write ledger's entries of `op` (their names: SHA-256 prefixes of the write's parts).
+fn ledger_keys(redis: &Redis, op: &str) -> Vec<String> {
+    redis
+        .cli(&["--scan", "--pattern", &format!("abws:*:ledger:{op}:*")])
+        .lines()
+        .map(str::to_string)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn one_line_order(client: &abws::blocking::Client, external_id: &str) -> PlaceOrderRequest {
+    let (asin, offer, _) = crate::purchasing_api::pick_offer(client);
+    PlaceOrderRequest::new(external_id).line(LineItem::new("1", asin, offer, 1))
+}
+
+/// S3: the ledger records *sending* only when the request goes on the wire. A placeOrder
+/// cancelled while the shared rate limit holds it back leaves no entry, and the same order
+/// placed again afterwards is sent and placed once.
+#[test]
+pub(crate) fn a_write_cancelled_while_paced_leaves_no_ledger_entry() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let first = one_line_order(&client, "fleet-paced-1");
+    client.ordering().place_order(&first).unwrap();
+    assert_eq!(ledger_keys(&redis, "placeOrder").len(), 1);
+    // The account's placeOrder bucket is a minute behind: the next order waits for its slot.
+    let bucket = redis.cli(&["--scan", "--pattern", "abws:*:rl:*:placeOrder"]);
+    let now: Vec<u64> = redis
+        .cli(&["TIME"])
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    let later = now[0] * 1000 + now[1] / 1000 + 60_000;
+    redis.cli(&["HSET", bucket.trim(), "tat", &later.to_string()]);
+    let second = one_line_order(&client, "fleet-paced-2");
+    let order = second.clone();
+    let cancelled = client
+        .run(|c| async move {
+            Ok(
+                tokio::time::timeout(Duration::from_millis(600), c.ordering().place_order(&order))
+                    .await
+                    .is_err(),
+            )
+        })
+        .unwrap();
+    assert!(cancelled, "the call was still waiting for its slot");
+    assert_eq!(
+        ledger_keys(&redis, "placeOrder").len(),
+        1,
+        "a call cancelled before sending left an entry"
+    );
+    assert_eq!(
+        sb.counters()["placeOrderRequests"]["fleet-paced-2"]
+            .as_u64()
+            .unwrap_or(0),
+        0
+    );
+    redis.cli(&["DEL", bucket.trim()]);
+    let placed = client.ordering().place_order(&second).unwrap();
+    assert!(placed.order_id().is_some());
+    assert_eq!(sb.counters()["ordersCreated"]["fleet-paced-2"], 1);
+}
+
+fn cart_quantity(client: &abws::blocking::Client, cart: &str, offer: &str) -> i64 {
+    use abws::api::cart::GetItemsParams;
+    client
+        .cart()
+        .get_items(&GetItemsParams {
+            cart_id: cart.to_string(),
+            region: Some("JP".into()),
+        })
+        .unwrap()
+        .items
+        .clone()
+        .unwrap_or_default()
+        .iter()
+        .filter(|i| i.buying_option_identifier.as_deref() == Some(offer))
+        .map(|i| i.quantity.unwrap_or(0))
+        .sum()
+}
+
+fn add(
+    client: &abws::blocking::Client,
+    cart: &str,
+    asin: &str,
+    offer: &str,
+    ids: &[&str],
+) -> abws::Result<abws::api::cart::ItemsResult> {
+    use abws::api::cart::{AddItem, AddItemsParams};
+    client.cart().add_items(&AddItemsParams {
+        cart_id: cart.to_string(),
+        region: Some("JP".into()),
+        items: ids
+            .iter()
+            .map(|id| AddItem {
+                product_identifier: asin.to_string(),
+                buying_option_identifier: offer.to_string(),
+                quantity: 1,
+                external_id: Some(id.to_string()),
+            })
+            .collect(),
+    })
+}
+
+/// S4: the ledger keys addItems by its cart and its item list, unambiguously. A repeated
+/// addItems that is recorded done is refused unsent (the quantity is not doubled), while
+/// `["a,b"]` and `["a", "b"]`, or the same externalIds in another cart, are other writes.
+#[test]
+pub(crate) fn a_repeated_add_items_is_not_sent_and_its_key_holds_the_cart() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let (asin, offer, _) = crate::purchasing_api::pick_offer(&client);
+    let jp: Vec<String> = sb.dataset()["carts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["region"] == "JP")
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    let (one, two) = (jp[0].clone(), jp[1].clone());
+    let before = cart_quantity(&client, &one, &offer);
+    add(&client, &one, &asin, &offer, &["x1"]).unwrap();
+    let again = add(&client, &one, &asin, &offer, &["x1"]).unwrap_err();
+    assert_eq!(again.kind(), ErrorKind::Validation, "{again}");
+    assert_eq!(again.parameter(), Some("items[].external_id"));
+    assert!(again.to_string().contains("already applied"), "{again}");
+    assert_eq!(again.attempts(), 0);
+    assert_eq!(
+        cart_quantity(&client, &one, &offer),
+        before + 1,
+        "the quantity was added once"
+    );
+    // An addItems whose outcome is unknown (a 2xx that does not decode) blocks its own
+    // entry only: not a list that joins to the same text, nor another cart.
+    sb.inject(FaultRule::new("addItems", FaultAction::Garbled).times(1));
+    let e = add(&client, &one, &asin, &offer, &["a,b"]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutcomeUnknown, "{e}");
+    assert!(e.to_string().contains("modify_items"), "{e}");
+    add(&client, &one, &asin, &offer, &["a", "b"]).unwrap();
+    add(&client, &two, &asin, &offer, &["a,b"]).unwrap();
+    let refused = add(&client, &one, &asin, &offer, &["a,b"]).unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::OutcomeUnknown, "{refused}");
+    assert_eq!(ledger_keys(&redis, "addItems").len(), 4);
+}
+
+/// An OutcomeUnknown placeOrder is resolved by one call: place_order again with the same
+/// order. The shared ledger lets it through, the service answers the original order, no
+/// second order exists, and the entry is done. The error counts the request it sent.
+#[test]
+pub(crate) fn an_unknown_order_is_resolved_by_placing_it_again() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let order = one_line_order(&client, "fleet-unknown-1");
+    sb.inject(FaultRule::new("placeOrder", FaultAction::Garbled).times(1));
+    let e = client.ordering().place_order(&order).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutcomeUnknown, "{e}");
+    assert_eq!(e.attempts(), 1, "one request was sent");
+    assert!(
+        e.to_string()
+            .contains("call place_order again with the same order"),
+        "{e}"
+    );
+    let entry = ledger_keys(&redis, "placeOrder");
+    assert_eq!(redis.cli(&["GET", &entry[0]]), "outcome unknown");
+    // Another process resolves it too: the entry is the account's.
+    let other = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let resolved = other.ordering().place_order(&order).unwrap();
+    assert!(resolved.order_id().is_some());
+    let c = sb.counters();
+    assert_eq!(c["ordersCreated"]["fleet-unknown-1"], 1, "one order");
+    assert_eq!(c["placeOrderRequests"]["fleet-unknown-1"], 2);
+    assert_eq!(redis.cli(&["GET", &entry[0]]), "done");
+}
+
+/// The fleet key follows the account, not the refresh token: with `account=` in the
+/// address, a process started from the rotated refresh token (a rolling restart onto the
+/// token `on_refresh_token` persisted) joins the fleet's keys and uses its access token
+/// instead of refreshing on keys of its own.
+#[test]
+pub(crate) fn a_process_started_from_a_rotated_token_joins_the_fleet() {
+    let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
+    let redis = Redis::start();
+    let with_account = |s: &mut abws::Settings| {
+        s.shared_state = Some(format!("{}?account=acme-jp", redis.url()).into());
+    };
+    let mut first = shared_settings(&sb, &redis);
+    with_account(&mut first);
+    let started_from = first.credentials.clone();
+    let a = abws::blocking::Client::new(first).unwrap();
+    token(&a);
+    assert_eq!(refreshes(&sb), 1);
+    let rotated = a.credentials().unwrap();
+    assert!(
+        refresh_token(&rotated) != refresh_token(&started_from),
+        "the sandbox rotated the refresh token"
+    );
+    let mut second = shared_settings(&sb, &redis);
+    with_account(&mut second);
+    second.credentials = rotated;
+    let b = abws::blocking::Client::new(second).unwrap();
+    assert_eq!(token(&b), token(&a));
+    assert_eq!(
+        refreshes(&sb),
+        1,
+        "the second process used the fleet's token"
+    );
+    let keys = redis.cli(&["--scan", "--pattern", "abws:*:token"]);
+    assert_eq!(keys.lines().count(), 1, "one key space: {keys}");
+    // Misused, `account=` is refused by name before anything is sent.
+    let mut bad = shared_settings(&sb, &redis);
+    bad.shared_state = Some(format!("{}?account=", redis.url()).into());
+    let e = abws::blocking::Client::new(bad).unwrap_err();
+    assert_eq!(e.parameter(), Some("shared_state"), "{e}");
+}
+
+/// A valid access token of the client (refreshed or the fleet's).
+fn token(client: &abws::blocking::Client) -> abws::Secret {
+    client
+        .run(|c| async move { c.access_token().await })
+        .unwrap()
+}
+
+fn refresh_token(credentials: &abws::Credentials) -> String {
+    match credentials {
+        abws::Credentials::RefreshToken { refresh_token, .. } => refresh_token.expose().into(),
+        _ => String::new(),
+    }
+}
+
+/// Runs `openssl` with `args` in `dir`.
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("openssl");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `rediss://` with a private CA (`ca_file=`): a real TLS redis-server whose certificate a
+/// CA made here signed. With the CA file the fleet shares its state over TLS; without it
+/// the certificate is refused (calls go on unshared).
+#[test]
+pub(crate) fn rediss_trusts_a_private_ca_file() {
+    let dir = std::env::temp_dir().join(format!("abws-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    openssl(
+        &dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=abws test CA",
+        ],
+    );
+    openssl(
+        &dir,
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ],
+    );
+    std::fs::write(
+        dir.join("san.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .unwrap();
+    openssl(
+        &dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "1",
+            "-extfile",
+            "san.ext",
+        ],
+    );
+    let redis = Redis::start_tls(&dir);
+    let sb = common::sandbox();
+    let ca = dir.join("ca.pem");
+    let url = format!("rediss://localhost:{}/0", redis.port());
+    let client = |address: String| {
+        let mut s = common::settings(&sb, Region::JP);
+        s.shared_state = Some(address.into());
+        abws::blocking::Client::new(s).unwrap()
+    };
+    // Without the CA: the server's certificate is not trusted, nothing is stored.
+    token(&client(url.clone()));
+    assert_eq!(redis.tls_cli(&ca, &["DBSIZE"]), "0");
+    // With it: the token is the fleet's, stored over TLS.
+    let with_ca = format!("{url}?ca_file={}", ca.display());
+    let a = client(with_ca.clone());
+    token(&a);
+    assert_eq!(
+        redis
+            .tls_cli(&ca, &["--scan", "--pattern", "abws:*:token"])
+            .lines()
+            .count(),
+        1
+    );
+    let before = refreshes(&sb);
+    token(&client(with_ca));
+    assert_eq!(
+        refreshes(&sb),
+        before,
+        "the second client used the stored token"
+    );
+    // A CA file that cannot be read is named before anything is sent.
+    let mut s = common::settings(&sb, Region::JP);
+    s.shared_state = Some(format!("{url}?ca_file=/no/such/ca.pem").into());
+    let e = abws::blocking::Client::new(s).unwrap_err();
+    assert!(e.to_string().contains("ca_file"), "{e}");
+    // ca_file= with a plain redis:// address is refused.
+    let mut s = common::settings(&sb, Region::JP);
+    s.shared_state = Some(format!("redis://localhost:1/0?ca_file={}", ca.display()).into());
+    assert!(abws::blocking::Client::new(s).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `credentials` with another refresh token.
+fn with_refresh_token(credentials: &abws::Credentials, token: &str) -> abws::Credentials {
+    match credentials.clone() {
+        abws::Credentials::RefreshToken {
+            client_id,
+            client_secret,
+            ..
+        } => abws::Credentials::RefreshToken {
+            client_id,
+            client_secret,
+            refresh_token: token.to_string().into(),
+        },
+        other => other,
+    }
+}
+
+/// The keys of `pattern` in `redis`, each with its value as `DUMP` gives it.
+fn dump(redis: &Redis, pattern: &str) -> Vec<(String, Vec<u8>)> {
+    let mut conn = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    redis
+        .cli(&["--scan", "--pattern", pattern])
+        .lines()
+        .filter(|k| !k.is_empty())
+        .map(|k| {
+            let v: Vec<u8> = redis::cmd("DUMP").arg(k).query(&mut conn).unwrap();
+            (k.to_string(), v)
+        })
+        .collect()
+}
+
+fn restore(redis: &Redis, values: &[(String, Vec<u8>)]) {
+    let mut conn = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    for (k, v) in values {
+        let _: () = redis::cmd("RESTORE")
+            .arg(k)
+            .arg(0)
+            .arg(v)
+            .arg("REPLACE")
+            .query(&mut conn)
+            .unwrap();
+    }
+}
+
+/// S5: the refresh token in Redis carries a generation and is replaced only by a newer one.
+/// An old sealed refresh token written back (a restored copy) is not adopted: a new worker
+/// started from the newest token does not get invalid_grant, and `on_refresh_token` is
+/// never handed the consumed token, only ones the server issued or accepted.
+#[test]
+pub(crate) fn an_old_refresh_token_written_back_is_not_adopted() {
+    let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
+    let redis = Redis::start();
+    let address = format!("{}?account=acme-jp", redis.url());
+    let settings = |token: Option<&str>| {
+        let mut s = shared_settings(&sb, &redis);
+        s.shared_state = Some(address.clone().into());
+        if let Some(t) = token {
+            s.credentials = with_refresh_token(&s.credentials, t);
+        }
+        s
+    };
+    // T0 → T1, stored (generation 1); its copy kept.
+    let a = abws::blocking::Client::new(settings(None)).unwrap();
+    token(&a);
+    let t1 = refresh_token(&a.credentials().unwrap());
+    let old = dump(&redis, "abws:*:refresh*");
+    let old: Vec<_> = old
+        .into_iter()
+        .filter(|(k, _)| !k.ends_with("-gen") && !k.ends_with("-lock"))
+        .collect();
+    assert!(!old.is_empty());
+    // T1 → T2 by another process of the fleet (its access token gone first).
+    redis.cli(&[
+        "DEL",
+        redis.cli(&["--scan", "--pattern", "abws:*:token"]).trim(),
+    ]);
+    let b = abws::blocking::Client::new(settings(Some(&t1))).unwrap();
+    token(&b);
+    let t2 = refresh_token(&b.credentials().unwrap());
+    assert_ne!(t1, t2);
+    // The consumed T1 written back; a new worker started from T2 needs a refresh.
+    restore(&redis, &old);
+    redis.cli(&[
+        "DEL",
+        redis.cli(&["--scan", "--pattern", "abws:*:token"]).trim(),
+    ]);
+    let job = json!({"kind": "token", "sandbox": sb.describe(), "redis": address,
+                     "refresh_token": t2});
+    let out = results(workers(1, &job));
+    assert_eq!(out[0]["ok"], true, "{}", out[0]);
+    let handed: Vec<String> = serde_json::from_value(out[0]["handed"].clone()).unwrap();
+    assert!(!handed.contains(&t1), "the consumed token was handed over");
+    assert_eq!(handed.len(), 1, "the successor of T2, once: {handed:?}");
+    assert_eq!(
+        sb.counters()["requests"]["token"]["400"]
+            .as_u64()
+            .unwrap_or(0),
+        0,
+        "no consumed token was sent"
+    );
+}
+
+/// S6: refresh tokens the server rotates, and Redis unreachable at the first refresh: the
+/// 4 workers each refresh on their own, one rotation wins and the others' tokens are
+/// refused. Those wait for the winner's successor, which it hands to the fleet as soon as
+/// Redis is back: no worker fails.
+#[test]
+pub(crate) fn workers_refused_after_a_rotation_without_redis_take_the_fleets_successor() {
+    let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
+    let mut redis = Redis::start();
+    redis.kill();
+    let job = json!({"kind": "reads", "sandbox": sb.describe(),
+                     "redis": format!("{}?account=acme-jp", redis.url()),
+                     "numbers": common::previous_month_invoices(&sb), "calls": 1, "threads": 1,
+                     "linger_ms": 4000});
+    let children = workers(4, &job);
+    std::thread::sleep(Duration::from_millis(1500));
+    redis.restart();
+    let out = results(children);
+    let errors: Vec<_> = out.iter().map(|r| r["errors"].as_u64().unwrap()).collect();
+    assert_eq!(errors, [0, 0, 0, 0], "{out:?}");
+    let c = sb.counters();
+    assert!(
+        c["requests"]["token"]["400"].as_u64().unwrap_or(0) <= 3,
+        "each refused token was sent once: {}",
+        c["requests"]["token"]
+    );
+}
+
+/// S6: a refresh lock without expiry (an older version's, or set by hand) does not hold a
+/// new process off: it is taken over at once, with an expiry.
+#[test]
+pub(crate) fn a_refresh_lock_without_expiry_is_taken_over() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let mut s = shared_settings(&sb, &redis);
+    s.shared_state = Some(format!("{}?account=acme-jp", redis.url()).into());
+    let first = abws::blocking::Client::new(s.clone()).unwrap();
+    token(&first);
+    let stored = redis.cli(&["--scan", "--pattern", "abws:*:token"]);
+    let lock = format!("{}-lock", stored.trim());
+    redis.cli(&["DEL", stored.trim()]);
+    redis.cli(&["SET", &lock, "left-behind"]);
+    assert_eq!(redis.cli(&["PTTL", &lock]), "-1");
+    let t = Instant::now();
+    token(&abws::blocking::Client::new(s).unwrap());
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "held off for {:?}",
+        t.elapsed()
+    );
+    assert_eq!(refreshes(&sb), 2);
 }

@@ -9,10 +9,22 @@ pub struct Redis {
     child: Option<Child>,
     port: u16,
     dir: std::path::PathBuf,
+    /// A TLS-only server: the directory of its `server.pem`, `server.key` and `ca.pem`.
+    tls: Option<std::path::PathBuf>,
 }
 
 impl Redis {
     pub fn start() -> Redis {
+        Redis::start_with(None)
+    }
+
+    /// A server that speaks TLS only, with the certificate and key `server.pem` and
+    /// `server.key` of `certs` (clients are not asked for certificates).
+    pub fn start_tls(certs: &std::path::Path) -> Redis {
+        Redis::start_with(Some(certs.to_path_buf()))
+    }
+
+    fn start_with(tls: Option<std::path::PathBuf>) -> Redis {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
@@ -23,21 +35,28 @@ impl Redis {
             child: None,
             port,
             dir,
+            tls,
         };
         r.spawn();
         r
     }
 
     fn spawn(&mut self) {
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &self.port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-            ])
+        let mut command = Command::new("redis-server");
+        match &self.tls {
+            None => command.args(["--port", &self.port.to_string()]),
+            Some(certs) => command
+                .args(["--port", "0", "--tls-port", &self.port.to_string()])
+                .arg("--tls-cert-file")
+                .arg(certs.join("server.pem"))
+                .arg("--tls-key-file")
+                .arg(certs.join("server.key"))
+                .arg("--tls-ca-cert-file")
+                .arg(certs.join("ca.pem"))
+                .args(["--tls-auth-clients", "no"]),
+        };
+        let child = command
+            .args(["--bind", "127.0.0.1", "--save", ""])
             .args(["--appendonly", "no", "--dir"])
             .arg(&self.dir)
             .stdout(Stdio::null())
@@ -57,6 +76,23 @@ impl Redis {
 
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// The port (the TLS port of a TLS server).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Runs `redis-cli` over TLS against a TLS server, trusting `ca`.
+    pub fn tls_cli(&self, ca: &std::path::Path, args: &[&str]) -> String {
+        let out = Command::new("redis-cli")
+            .args(["--tls", "--cacert"])
+            .arg(ca)
+            .args(["-h", "localhost", "-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli (installed with redis-server)");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
     /// Runs `redis-cli` against it and returns what it printed (trimmed).

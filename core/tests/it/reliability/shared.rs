@@ -1,6 +1,7 @@
 //! M1–M4: the shared state (Redis) failing under a fleet: killed mid-run, restarted, stalled
 //! behind a proxy of ours, and out of memory. Calls go on, bounded, with one warning; no
-//! order is duplicated; the shared limit comes back with Redis.
+//! order is duplicated; the shared limit comes back with Redis. M5–M12: the fleet's write
+//! ledger, refresh tokens, keys and TLS (issue 38), each proved by its shared-state test.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -211,5 +212,45 @@ pub fn run() -> Vec<Figure> {
             throttled(&sb4)
         ),
     ));
+    // M5–M12: the fleet's ledger, tokens and keys (issue 38), each the shared-state test
+    // that proves it, against the sandbox and a real redis-server.
+    drop(logs);
+    use crate::shared_state as t;
+    let checks: [(&'static str, fn(), &str); 8] = [
+        ("M5", t::a_write_cancelled_while_paced_leaves_no_ledger_entry,
+         "S3: a placeOrder cancelled while the shared rate limit held it back left no ledger entry; placed again, it was sent and placed once"),
+        ("M6", t::a_repeated_add_items_is_not_sent_and_its_key_holds_the_cart,
+         "S4: a repeated addItems recorded done was refused unsent (quantity added once); [\"a,b\"] and [\"a\",\"b\"], and another cart, are other ledger entries"),
+        ("M7", t::an_old_refresh_token_written_back_is_not_adopted,
+         "S5: an old sealed refresh token written back into Redis was not adopted (generation below the newest); a new worker refreshed without invalid_grant and on_refresh_token never got the consumed token"),
+        ("M8", t::workers_refused_after_a_rotation_without_redis_take_the_fleets_successor,
+         "S6: rotating refresh tokens, Redis unreachable at the first refresh: 4 of 4 workers succeeded (the refused ones took the winner's successor once Redis was back)"),
+        ("M9", t::a_refresh_lock_without_expiry_is_taken_over,
+         "S6: a refresh lock without expiry was taken over at once (under 3 s, not a 30 s stall)"),
+        ("M10", t::a_process_started_from_a_rotated_token_joins_the_fleet,
+         "fleet key: a process started from the rotated refresh token (account= in the address) joined the fleet's keys and used its token, no second refresh"),
+        ("M11", t::rediss_trusts_a_private_ca_file,
+         "rediss:// with ca_file=: a TLS redis-server signed by a private CA was trusted and shared; without the CA file it was not"),
+        ("M12", t::an_unknown_order_is_resolved_by_placing_it_again,
+         "OutcomeUnknown (a garbled 2xx, attempts = 1) resolved by one call, place_order again with the same order, from another process: one order, the ledger entry done"),
+    ];
+    for (id, check, what) in checks {
+        let outcome = std::panic::catch_unwind(check);
+        let text = match &outcome {
+            Ok(()) => what.to_string(),
+            Err(p) => format!(
+                "{what} — FAILED: {}",
+                p.downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| p.downcast_ref::<&str>().copied())
+                    .unwrap_or("a panic")
+            ),
+        };
+        out.push(Figure {
+            id: id.to_string(),
+            text,
+            pass: outcome.is_ok(),
+        });
+    }
     out
 }
