@@ -701,6 +701,7 @@ fn cart_quantity(client: &abws::blocking::Client, cart: &str, offer: &str) -> i6
         .clone()
         .unwrap_or_default()
         .iter()
+        .flatten()
         .filter(|i| i.buying_option_identifier.as_deref() == Some(offer))
         .map(|i| i.quantity.unwrap_or(0))
         .sum()
@@ -712,7 +713,7 @@ fn add(
     asin: &str,
     offer: &str,
     ids: &[&str],
-) -> abws::Result<abws::api::cart::ItemsResult> {
+) -> abws::Result<abws::api::cart::AddItemsResult> {
     use abws::api::cart::{AddItem, AddItemsParams};
     client.cart().add_items(&AddItemsParams {
         cart_id: cart.to_string(),
