@@ -643,10 +643,10 @@ class Close:
         markets = {t.marketplace_id for t in everything if t.invoice_number in numbers}
         transactions = [t for t in everything if (not markets or t.marketplace_id in markets)
                         and (t.invoice_number in numbers or t.feed_date is None or t.feed_date <= self.end)]
-        tx_lines = [li for t in transactions for li in (t.transaction_line_items or [])]
+        tx_lines = [li for t in transactions for li in (t.transaction_line_items or []) if li]
         invoice_data = self.client.reconciliation.invoice_details_for(tx_lines) if tx_lines else []
         confirmed = sorted({det.invoice_number for entry in invoice_data
-                            for det in (entry.invoice_details or []) if det.invoice_number})
+                            for det in (entry.invoice_details or []) if det and det.invoice_number})
         self.state.set("confirmed", confirmed)
         self.state.set("feed_end", feed_end.isoformat())
         self.state.set("transactions", [

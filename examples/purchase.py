@@ -38,15 +38,15 @@ def main() -> int:
         )
         print(f"search: {result.matching_product_count} products match")
         product = offer = None
-        for p in result.products or []:
+        for p in filter(None, result.products or []):  # a list may hold a null
             offers = (p.included_data_types.offers if p.included_data_types else None) or []
             if p.asin_type != "VARIATION_PARENT" and offers:
                 product, offer = p, offers[0]
                 break
         if product is None or offer is None:
             result = client.products.search_products_request("JP", "ja-JP", facets=["OFFERS"])
-            product = next(p for p in result.products or [] if p.asin_type != "VARIATION_PARENT" and p.included_data_types)
-            offer = need(need(product.included_data_types, "offers").offers, "offers")[0]
+            product = next(p for p in filter(None, result.products or []) if p.asin_type != "VARIATION_PARENT" and p.included_data_types)
+            offer = need(need(need(product.included_data_types, "offers").offers, "offers")[0], "offer")
         print(f"chose {product.asin}: {product.title} at {offer.price.value if offer.price else '?'}")
 
         # Cart: add, read back, estimate.
@@ -54,12 +54,12 @@ def main() -> int:
         # No external_id given: abws makes one (the service requires it) and returns it.
         added = client.cart.add_items(cart_id, [{"product_identifier": product.asin, "buying_option_identifier": offer.offer_id, "quantity": 2}])
         print(f"added to {cart_id} as line {need(added.external_ids, 'external ids')[0]}")
-        items = need(client.cart.get_items(cart_id).items, "cart items")
+        items = [it for it in need(client.cart.get_items(cart_id).items, "cart items") if it]
         estimate = client.cart.get_estimated_total_purchase_cost(cart_id, ADDRESS)
         if estimate.rejection_artifacts:
-            print("estimate rejected:", [r.message for r in estimate.rejection_artifacts])
+            print("estimate rejected:", [r.message for r in estimate.rejection_artifacts if r])
             return 1
-        for c in estimate.charges or []:
+        for c in filter(None, estimate.charges or []):  # a list may hold a null
             print(f"  {c.category} {c.type}: {c.amount}")
 
         # Order what the cart holds, at the price it shows.
@@ -85,7 +85,7 @@ def main() -> int:
             ],
         )
         order_id = need(
-            next(a.identifier for a in placed.acceptance_artifacts or [] if a.acceptance_artifact_type == "OrderIdentifier"),
+            next(a.identifier for a in placed.acceptance_artifacts or [] if a and a.acceptance_artifact_type == "OrderIdentifier"),
             "order identifier",
         )
         print(f"order {order_id} placed ({external_id})")
@@ -93,7 +93,7 @@ def main() -> int:
 
         # The order report, then a package of an earlier, shipped order.
         report = client.reporting.get_orders_by_order_id(order_id, include_line_items=True)
-        order = need(report.orders, "orders")[0]
+        order = need(need(report.orders, "orders")[0], "order")
         print(f"report: {order.order_status or 'placed'}, net {order.order_net_total}")
         from datetime import datetime, timedelta, timezone
 
@@ -101,7 +101,7 @@ def main() -> int:
         sli = next(
             s for s in client.reporting.iter_shipment_line_item_reports(now - timedelta(days=30), now) if s.packages
         )
-        pkg = need(sli.packages, "packages")[0]
+        pkg = need(need(sli.packages, "packages")[0], "package")
         tracking = client.tracking.get_package_tracking_details(
             need(need(sli.order_metadata, "order metadata").order_id, "order id"),
             need(need(sli.shipment_metadata, "shipment metadata").shipment_id, "shipment id"),
