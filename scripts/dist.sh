@@ -168,7 +168,8 @@ c_release() { # PLATFORM
             python-zig dlltool -m i386:x86-64 -d "$P/lib/abws.def" -D abws.dll -l "$P/lib/abws.lib"
             ;;
     esac
-    if [ "$OS" = linux ] && [ -f scripts/localize-static.sh ]; then
+    # Its Rust internals made local (issue 38; the host's ld -r: the x86_64 ones).
+    if [ "$OS" = linux ] && [ "${TRIPLE%%-*}" = "$(uname -m)" ] && [ -f scripts/localize-static.sh ]; then
         bash scripts/localize-static.sh "$built/libabws.a" "$P/lib/libabws.a"
     else
         cp "$built/libabws.a" "$P/lib/"

@@ -20,6 +20,8 @@ PACKAGES=(gcc-mingw-w64-x86-64:x86_64-w64-mingw32-gcc g++-mingw-w64-x86-64:x86_6
     wine64:/usr/lib/wine/wine64 wine:wine qemu-user-static:qemu-aarch64-static gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc
     g++-aarch64-linux-gnu:aarch64-linux-gnu-g++ libc6-arm64-cross:/usr/aarch64-linux-gnu/lib/libc.so.6
     musl-tools:musl-gcc)
+# An aarch64 machine (the workflow's ARM runners) runs its own programs: musl's loader only.
+[ "$(uname -m)" = x86_64 ] || PACKAGES=(musl-tools:musl-gcc)
 what=${1:-all}
 status=0
 if [ "$what" = all ] || [ "$what" = targets ]; then

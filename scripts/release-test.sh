@@ -18,12 +18,13 @@
 # examples/c/download_invoice.c (a PDF through the streaming callback), examples/cpp/
 # erp_sync.cpp (the C++ wrapper) and tests/release/errors.c (a missing parameter, a wrong
 # secret, nothing listening), and list_invoices linked against the static library:
-#   linux-x86_64, linux-musl-x86_64   natively (musl: zig cc / zig c++ -target *-linux-musl);
-#   linux-aarch64                     under qemu-aarch64 (-L /usr/aarch64-linux-gnu);
+#   linux-x86_64, linux-musl-x86_64   natively (musl: zig cc / zig c++ -target *-linux-musl,
+#                                     musl's loader from musl-tools);
+#   linux-aarch64                     under qemu-aarch64 (-L /usr/aarch64-linux-gnu) on x86_64;
 #   windows-x86_64                    cross-compiled with MinGW, under wine (with a stand-in for
 #                                     bcryptprimitives.dll, which wine 8 lacks: tests only);
-#   linux-musl-aarch64                no musl loader for aarch64 here: the checks only;
-#   macos-*                           natively on macOS (the release workflow).
+#   linux-musl-aarch64                natively on aarch64 only (no musl loader for qemu here);
+#   macos-*, on their own machines    natively (the release workflow's runners).
 # Each release's own sandbox binary starts and answers (natively, under qemu or wine); the
 # programs talk to this machine's native one. Needs scripts/release-setup.sh's packages.
 # Exits non-zero naming every check that failed.
@@ -32,6 +33,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=$ROOT/.venv/bin/python
 [ -x "$PY" ] || PY=$ROOT/.venv/Scripts/python.exe
+[ -x "$PY" ] || PY=$(command -v python3 || command -v python)
 export PATH="$ROOT/.venv/bin:$ROOT/.venv/Scripts:$PATH"
 VERSION=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
 WORK=$(mktemp -d)
@@ -209,20 +211,46 @@ check_deps() { # PLATFORM: the shared library's and the sandbox's dependencies
     esac
 }
 
-# The sandbox the programs talk to: this machine's own (the linux-x86_64 release's, else the
-# workspace's debug build), started once.
+ARCH=$(uname -m)
+case "$ARCH" in arm64) ARCH=aarch64 ;; esac
+# The platform's compilers and how to run its programs here: sets CC_, CXX_, EXE, RUN (the
+# emulator, if any) and RUNS (0: nothing here runs them).
+toolchain() { # PLATFORM
+    RUN=() CC_=(cc) CXX_=(c++) EXE= RUNS=1
+    local arch=${1##*-}
+    [ "$arch" = arm64 ] && arch=aarch64
+    case "$1" in
+        linux-musl-*)
+            CC_=(python-zig cc -target "$arch-linux-musl") CXX_=(python-zig c++ -target "$arch-linux-musl")
+            # A program linked against musl needs musl's loader (musl-tools brings it).
+            [ "$arch" = "$ARCH" ] && [ -e "/lib/ld-musl-$arch.so.1" ] || RUNS=0
+            ;;
+        linux-aarch64)
+            if [ "$ARCH" != aarch64 ]; then
+                CC_=(aarch64-linux-gnu-gcc) CXX_=(aarch64-linux-gnu-g++)
+                RUN=(qemu-aarch64-static -L /usr/aarch64-linux-gnu)
+            fi
+            ;;
+        windows-x86_64)
+            CC_=(x86_64-w64-mingw32-gcc -static-libgcc) CXX_=(x86_64-w64-mingw32-g++ -static) EXE=.exe
+            case "$(uname -s)" in Linux) RUN=(wine) ;; esac
+            ;;
+    esac
+}
+
+# The sandbox the programs talk to: the first unpacked release whose sandbox runs here
+# without an emulator (else the workspace's debug build), started once.
 SB_ENV=
 start_sandbox() {
-    local bin
-    for bin in "$WORK/c-linux-x86_64/bin/abws-sandbox" "$WORK/c-macos-arm64/bin/abws-sandbox" \
-        "$WORK/c-macos-x86_64/bin/abws-sandbox" "$ROOT/target/debug/abws-sandbox"; do
-        [ -x "$bin" ] && break
+    local bin= p
+    for p in "${platforms[@]}"; do
+        toolchain "$p"
+        if [ "$RUNS" = 1 ] && [ "${#RUN[@]}" -eq 0 ] && [ -x "$WORK/c-$p/bin/abws-sandbox$EXE" ]; then
+            bin=$WORK/c-$p/bin/abws-sandbox$EXE
+            break
+        fi
     done
-    if ! [ -x "$bin" ]; then
-        PREFIX=$WORK/c-host
-        unpack linux-x86_64 2>/dev/null
-        bin=$PREFIX/bin/abws-sandbox
-    fi
+    [ -n "$bin" ] || bin=$ROOT/target/debug/abws-sandbox
     "$bin" --rate-limits off > "$WORK/sandbox.json" 2> "$WORK/sandbox.log" &
     PIDS+=($!)
     for _ in $(seq 1 100); do [ -s "$WORK/sandbox.json" ] && break; sleep 0.1; done
@@ -232,30 +260,10 @@ start_sandbox() {
         # shellcheck source=/dev/null
         . "$SB_ENV"
         set +a
+        echo "the programs' sandbox: $bin"
     else
         ko "the sandbox for the programs started ($bin; $(tail -3 "$WORK/sandbox.log"))"
     fi
-}
-
-# The platform's compilers and how to run its programs.
-toolchain() { # PLATFORM
-    RUN=() CC_=() CXX_=() EXE= RUNS=1
-    local zig=(python-zig)
-    case "$1" in
-        linux-x86_64) CC_=(cc) CXX_=(c++) ;;
-        linux-aarch64)
-            CC_=(aarch64-linux-gnu-gcc) CXX_=(aarch64-linux-gnu-g++)
-            RUN=(qemu-aarch64-static -L /usr/aarch64-linux-gnu)
-            ;;
-        linux-musl-x86_64) CC_=("${zig[@]}" cc -target x86_64-linux-musl) CXX_=("${zig[@]}" c++ -target x86_64-linux-musl) ;;
-        linux-musl-aarch64) RUNS=0 ;;
-        windows-x86_64)
-            CC_=(x86_64-w64-mingw32-gcc -static-libgcc) CXX_=(x86_64-w64-mingw32-g++ -static) EXE=.exe
-            RUN=(wine)
-            ;;
-        macos-*) CC_=(cc) CXX_=(c++) ;;
-    esac
-    if [ "$1" = windows-x86_64 ] && [ "$(uname -s)" != Linux ]; then RUN=(); fi
 }
 
 setup_wine() {
