@@ -134,14 +134,21 @@ c_release() { # PLATFORM
     esac
     mkdir -p "$built"
     # rustc names the system libraries the static library needs (only when it compiles
-    # abws-c: kept beside it for a fresh build).
-    cargo_for rustc -p abws-c --lib -- "${link[@]}" --print native-static-libs 2> "$built/abws-c.log" ||
-        { cat "$built/abws-c.log" >&2; return 1; }
+    # abws-c: kept beside it for a fresh build). DIST_PREBUILT=1: package what is built.
+    if [ "${DIST_PREBUILT:-}" != 1 ]; then
+        cargo_for rustc -p abws-c --lib -- "${link[@]}" --print native-static-libs 2> "$built/abws-c.log" ||
+            { cat "$built/abws-c.log" >&2; return 1; }
+        cargo_for build -p abws-sandbox --bin abws-sandbox
+    fi
     local libs
-    libs=$(sed -n 's/.*native-static-libs: //p' "$built/abws-c.log" | tail -1)
+    libs=$(sed -n 's/.*native-static-libs: //p' "$built/abws-c.log" 2>/dev/null | tail -1 || true)
     if [ -n "$libs" ]; then echo "$libs" > "$built/native-static-libs"; fi
-    libs=$(cat "$built/native-static-libs")
-    cargo_for build -p abws-sandbox --bin abws-sandbox
+    libs=$(cat "$built/native-static-libs" 2>/dev/null || true)
+    if [ -z "$libs" ]; then # the standard library's, which is what they are
+        echo > "$built/empty.rs"
+        libs=$(rustc --crate-type staticlib --target "$TRIPLE" --print native-static-libs "$built/empty.rs" \
+            -o "$built/empty.a" 2>&1 | sed -n 's/.*native-static-libs: //p')
+    fi
 
     local name=libabws-$VERSION-$1 stage shared soname exe=
     stage=$(mktemp -d)
@@ -223,9 +230,10 @@ esac
 for p in "${platforms[@]}"; do platform "$p"; done # unknown names fail before any build
 if [ "$sdist" = 1 ]; then rm -rf dist; fi
 mkdir -p dist
+# DIST_PARTS: what to build of each platform (default both).
 for p in "${platforms[@]}"; do
-    wheel "$p"
-    c_release "$p"
+    case " ${DIST_PARTS:-wheel c} " in *" wheel "*) wheel "$p" ;; esac
+    case " ${DIST_PARTS:-wheel c} " in *" c "*) c_release "$p" ;; esac
 done
 if [ "$sdist" = 1 ]; then
     echo "dist: the sdist"

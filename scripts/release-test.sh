@@ -276,18 +276,20 @@ run_program() { # PLATFORM LABEL PROGRAM ARGS...
     local p=$1 label=$2
     shift 2
     if timeout 300 "${RUN[@]}" "$@" > "$WORK/run.log" 2>&1; then
-        ok "$p: $label: $(grep -v '^ok:' "$WORK/run.log" | tail -n 1)$(grep -c '^ok:' "$WORK/run.log" | sed 's/^0$//; s/^\(.\+\)$/ (\1 checks)/')"
+        ok "$p: $label: $(tail -n 1 "$WORK/run.log")"
     else
         ko "$p: $label"
         tail -n 20 "$WORK/run.log" | sed 's/^/    /'
     fi
 }
 
-check_sandbox_binary() { # PLATFORM: the release's own sandbox starts and prints its line
+check_sandbox_binary() { # PLATFORM BINDIR: the release's own sandbox starts and answers
     local p=$1 out=$WORK/own-sandbox-$p.json
-    "${RUN[@]}" "$PREFIX/bin/abws-sandbox$EXE" --rate-limits off > "$out" 2> "$WORK/own-sandbox-$p.log" &
+    # From the programs' directory (on Windows: beside the tests' bcryptprimitives.dll).
+    cp "$PREFIX/bin/abws-sandbox$EXE" "$2/"
+    "${RUN[@]}" "$2/abws-sandbox$EXE" --rate-limits off > "$out" 2> "$WORK/own-sandbox-$p.log" &
     local pid=$!
-    for _ in $(seq 1 300); do grep -q base_url "$out" 2>/dev/null && break; sleep 0.1; done
+    for _ in $(seq 1 600); do grep -q base_url "$out" 2>/dev/null && break; sleep 0.1; done
     if grep -q base_url "$out" && "$PY" -c 'import json,sys,urllib.request as u; j=json.loads(open(sys.argv[1]).readline()); u.urlopen(j["base_url"]+"/_sandbox/dataset", timeout=30).read()' "$out"; then
         ok "$p: its bin/abws-sandbox$EXE starts and answers on loopback${RUN:+ (under ${RUN[0]})}"
     else
@@ -350,7 +352,7 @@ run_programs() { # PLATFORM
             ko "$p: download_invoice.c links through lib/abws.lib"
         fi
     fi
-    check_sandbox_binary "$p"
+    check_sandbox_binary "$p" "$bin"
 }
 
 for p in "${platforms[@]}"; do
