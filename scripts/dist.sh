@@ -231,10 +231,35 @@ for p in "${platforms[@]}"; do platform "$p"; done # unknown names fail before a
 if [ "$sdist" = 1 ]; then rm -rf dist; fi
 mkdir -p dist
 # DIST_PARTS: what to build of each platform (default both).
-for p in "${platforms[@]}"; do
-    case " ${DIST_PARTS:-wheel c} " in *" wheel "*) wheel "$p" ;; esac
-    case " ${DIST_PARTS:-wheel c} " in *" c "*) c_release "$p" ;; esac
-done
+build_platform() {
+    case " ${DIST_PARTS:-wheel c} " in *" wheel "*) wheel "$1" ;; esac
+    case " ${DIST_PARTS:-wheel c} " in *" c "*) c_release "$1" ;; esac
+}
+# DIST_JOBS lanes of platforms side by side (default 2 for `all`, else 1): an optimised build
+# spends much of its time in single-threaded steps (the core crate and the final link, one
+# codegen unit each), so two lanes keep both cores busy. Each lane has a target directory of
+# its own (a cargo build locks its directory); its output goes to dist/lane-N.log.
+jobs=${DIST_JOBS:-1}
+[ "${1:-}" = all ] && jobs=${DIST_JOBS:-2}
+if [ "$jobs" -le 1 ] || [ "${#platforms[@]}" -le 1 ]; then
+    for p in "${platforms[@]}"; do build_platform "$p"; done
+else
+    pids=()
+    for ((lane = 0; lane < jobs; lane++)); do
+        (
+            [ "$lane" -gt 0 ] && export CARGO_TARGET_DIR=$CARGO_TARGET_DIR-lane$lane
+            for ((i = lane; i < ${#platforms[@]}; i += jobs)); do build_platform "${platforms[$i]}"; done
+        ) > "dist/lane-$lane.log" 2>&1 &
+        pids+=($!)
+    done
+    status=0
+    for ((lane = 0; lane < jobs; lane++)); do
+        wait "${pids[$lane]}" || status=1
+        sed "s/^/[lane $lane] /" "dist/lane-$lane.log"
+        rm -f "dist/lane-$lane.log"
+    done
+    [ "$status" = 0 ] || { echo "dist: a platform's build failed (above)" >&2; exit 1; }
+fi
 if [ "$sdist" = 1 ]; then
     echo "dist: the sdist"
     maturin sdist --out dist
