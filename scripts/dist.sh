@@ -43,6 +43,8 @@ case "$CARGO_TARGET_DIR" in /* | [A-Za-z]:*) ;; *) CARGO_TARGET_DIR="$ROOT/$CARG
 # Reproducible builds (issue 38): SOURCE_DATE_EPOCH and the path remapping, when present.
 # shellcheck source=/dev/null
 [ -f scripts/release-env.sh ] && . scripts/release-env.sh
+# DIST_PROFILE: another Cargo profile than `dist` (e.g. `release`, without LTO: a quicker build).
+PROFILE=${DIST_PROFILE:-dist}
 command -v maturin >/dev/null || { echo "dist: maturin is missing from .venv; run 'make setup'" >&2; exit 2; }
 
 VERSION=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
@@ -93,8 +95,8 @@ platform() {
 
 wheel() { # PLATFORM
     platform "$1"
-    echo "dist: the wheel for $1 ($TRIPLE, abi3, profile dist)"
-    local args=(build --quiet --profile dist --target "$TRIPLE" --out dist)
+    echo "dist: the wheel for $1 ($TRIPLE, abi3, profile $PROFILE)"
+    local args=(build --quiet --profile "$PROFILE" --target "$TRIPLE" --out dist)
     [ "$LINK" = zig ] && args+=(--zig)
     [ -n "$COMPAT" ] && args+=(--compatibility "$COMPAT")
     RUSTFLAGS=$RUSTFLAGS_PLATFORM maturin "${args[@]}"
@@ -107,9 +109,9 @@ cargo_for() { # rustc|build, args...
     if [ "$LINK" = zig ]; then
         local zt=$TRIPLE
         case "$TRIPLE" in *-gnu) zt=$TRIPLE.2.17 ;; esac
-        RUSTFLAGS=$RUSTFLAGS_PLATFORM cargo-zigbuild "$sub" --quiet --profile dist --target "$zt" "$@"
+        RUSTFLAGS=$RUSTFLAGS_PLATFORM cargo-zigbuild "$sub" --quiet --profile "$PROFILE" --target "$zt" "$@"
     else
-        RUSTFLAGS=$RUSTFLAGS_PLATFORM cargo "$sub" --quiet --profile dist --target "$TRIPLE" "$@"
+        RUSTFLAGS=$RUSTFLAGS_PLATFORM cargo "$sub" --quiet --profile "$PROFILE" --target "$TRIPLE" "$@"
     fi
 }
 
@@ -124,8 +126,8 @@ def_of_dll() { # DLL
 
 c_release() { # PLATFORM
     platform "$1"
-    echo "dist: libabws for $1 ($TRIPLE, profile dist)"
-    local link=() built=$CARGO_TARGET_DIR/$TRIPLE/dist
+    echo "dist: libabws for $1 ($TRIPLE, profile $PROFILE)"
+    local link=() built=$CARGO_TARGET_DIR/$TRIPLE/$PROFILE
     case "$OS" in
         # The SONAME / install name goes to the final link of libabws only (`cargo rustc`),
         # not to the debug builds the tests link against by their plain name.

@@ -45,16 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0
-failed=()
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-ko() { failed+=("$1"); echo "FAILED: $1"; }
-quiet() { # runs a command quietly; on failure shows the end of its output
-    local log=$WORK/step.log
-    if "$@" > "$log" 2>&1; then return 0; fi
-    tail -n 30 "$log" | sed 's/^/    /'
-    return 1
-}
+# shellcheck source=scripts/release-checks.sh
+. scripts/release-checks.sh
 
 ALL=(linux-x86_64 linux-aarch64 linux-musl-x86_64 linux-musl-aarch64 windows-x86_64 macos-x86_64 macos-arm64)
 if [ "$#" -gt 0 ]; then platforms=("$@"); else
@@ -369,8 +361,4 @@ for p in "${platforms[@]}"; do
     run_programs "$p"
 done
 
-echo "release tests: $pass passed, ${#failed[@]} failed"
-if [ "${#failed[@]}" -ne 0 ]; then
-    printf '  failed: %s\n' "${failed[@]}"
-    exit 1
-fi
+finish "release tests"
