@@ -33,7 +33,7 @@ trap cleanup EXIT
 
 shopt -s nullglob
 wheels=(dist/abws-"$VERSION"-cp310-abi3-manylinux*_x86_64.whl)
-sdists=(dist/abws-"$VERSION".tar.gz)
+sdists=(dist/abws-"$VERSION".tar.g[z])
 ctars=(dist/libabws-"$VERSION"-linux-x86_64.tar.gz)
 shopt -u nullglob
 if [ "${#wheels[@]}" -ne 1 ] || [ "${#sdists[@]}" -ne 1 ] || [ "${#ctars[@]}" -ne 1 ]; then
