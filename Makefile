@@ -60,6 +60,26 @@ dist: setup
 dist-test: setup
 	bash scripts/dist-test.sh
 
+# The release (issue 39), beside today's dist:
+#   make release        every platform's wheel and C release into dist/ (scripts/dist.sh all:
+#                       here the manylinux and musllinux ones, x86_64 and aarch64, and Windows;
+#                       on macOS the two macOS ones), after scripts/release-setup.sh installed
+#                       the Rust targets and Debian packages (MinGW, wine, qemu-user, ...) it needs;
+#   make release-check  make release, then uses every artifact: scripts/dist-test.sh (the
+#                       x86_64 wheel, the sdist and the Linux C release, installed) and
+#                       scripts/release-test.sh (each wheel's tags and libraries; the C and C++
+#                       programs natively, under wine and under qemu-aarch64), and actionlint
+#                       checks the release workflow (.github/workflows/release.yml).
+.PHONY: release release-check
+release: setup
+	bash scripts/release-setup.sh
+	bash scripts/dist.sh all
+
+release-check: release
+	$(VENV)/bin/actionlint
+	bash scripts/dist-test.sh
+	bash scripts/release-test.sh
+
 lint-and-build:
 	@rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --all --check

@@ -28,34 +28,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0
-failed=()
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-ko() { failed+=("$1"); echo "FAILED: $1"; }
-finish() {
-    echo "dist tests: $pass passed, ${#failed[@]} failed"
-    if [ "${#failed[@]}" -ne 0 ]; then
-        printf '  failed: %s\n' "${failed[@]}"
-        exit 1
-    fi
-    exit 0
-}
-# Runs a command quietly; on failure shows the end of its output.
-quiet() {
-    local log=$WORK/step.log
-    if "$@" > "$log" 2>&1; then return 0; fi
-    tail -n 30 "$log" | sed 's/^/    /'
-    return 1
-}
+# shellcheck source=scripts/release-checks.sh
+. scripts/release-checks.sh
 
 shopt -s nullglob
 wheels=(dist/abws-"$VERSION"-cp310-abi3-manylinux*_x86_64.whl)
-sdists=(dist/abws-"$VERSION".tar.gz)
+sdists=(dist/abws-"$VERSION".tar.g[z])
 ctars=(dist/libabws-"$VERSION"-linux-x86_64.tar.gz)
 shopt -u nullglob
 if [ "${#wheels[@]}" -ne 1 ] || [ "${#sdists[@]}" -ne 1 ] || [ "${#ctars[@]}" -ne 1 ]; then
     ko "dist/ holds one wheel, one sdist and one C tarball of version $VERSION (run 'make dist'): $(ls dist 2>&1 | tr '\n' ' ')"
-    finish
+    finish "dist tests"
 fi
 WHEEL=$ROOT/${wheels[0]}
 SDIST=$ROOT/${sdists[0]}
@@ -155,7 +138,7 @@ SANDBOX_PID=$!
 for _ in $(seq 1 100); do grep -q '^START=' "$SB_OUT" 2>/dev/null && break; sleep 0.1; done
 if ! grep -q '^START=' "$SB_OUT"; then
     ko "the wheel's sandbox started (log: $(tail -5 "$WORK/sandbox.log"))"
-    finish
+    finish "dist tests"
 fi
 . "$SB_OUT"
 export ABWS_SETTINGS
@@ -237,4 +220,4 @@ if [ -n "$CMAKE" ]; then
         ko "examples/cpp builds with CMake through find_package(abws CONFIG)"
     fi
 fi
-finish
+finish "dist tests"
