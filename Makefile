@@ -30,7 +30,7 @@ SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 # The region the month-end job closes (empty: the example's default, JP on the sandbox).
 REGION ?=
 
-.PHONY: dist dist-test release-check test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
+.PHONY: dist dist-test release-check repro-check test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
 
 # Three stages, each keeping both cores busy:
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
@@ -51,11 +51,18 @@ test:
 	@echo "all checks passed"
 
 # The release builds and their tests (after `make test` in .ci/run), one step a line:
-# the artifacts of dist/ built (`make dist`) and used (`make dist-test`).
+# the artifacts of dist/ built (`make dist`) and used (`make dist-test`), then built again
+# from another path and compared, searched for builder paths, and libabws.a linked beside
+# another Rust static library (`make repro-check`).
 release-check: setup
 	$(MAKE) --no-print-directory dist
 	$(MAKE) --no-print-directory dist-test
+	$(MAKE) --no-print-directory repro-check
 	@echo "all release checks passed"
+
+# After `make dist`: issue 38's S7 (scripts/repro-check.sh; R lines of the scorecard).
+repro-check: setup
+	bash scripts/repro-check.sh
 
 # dist/: the manylinux abi3 wheel, the sdist and the C release tarball (scripts/dist.sh).
 dist: setup

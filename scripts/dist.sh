@@ -19,6 +19,7 @@ ROOT=$PWD
 export PATH="$ROOT/.venv/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target-dist}
 case "$CARGO_TARGET_DIR" in /*) ;; *) CARGO_TARGET_DIR="$ROOT/$CARGO_TARGET_DIR" ;; esac
+. scripts/release-env.sh # reproducible, no builder path (S7): SOURCE_DATE_EPOCH, path remaps
 for tool in maturin python-zig; do
     command -v "$tool" >/dev/null || { echo "dist: $tool is missing from .venv; run 'make setup'" >&2; exit 2; }
 done
@@ -59,7 +60,7 @@ mkdir -p "$P/lib/pkgconfig" "$P/lib/cmake/abws" "$P/include"
 cp "$BUILT/libabws.so" "$P/lib/libabws.so.$VERSION"
 ln -s "libabws.so.$VERSION" "$P/lib/libabws.so.$MAJOR"
 ln -s "libabws.so.$MAJOR" "$P/lib/libabws.so"
-cp "$BUILT/libabws.a" "$P/lib/"
+bash scripts/localize-static.sh "$BUILT/libabws.a" "$P/lib/libabws.a" # only abws_* global (S7)
 cp include/abws.h include/abws.hpp "$P/include/"
 # Relocatable: pkg-config finds the prefix from the .pc file's own directory.
 bindings-c/pkgconfig.sh '${prefix}/lib' '${prefix}/include' '${pcfiledir}/../..' > "$P/lib/pkgconfig/abws.pc"
@@ -71,7 +72,7 @@ done
 sed -e "s|@VERSION@|$VERSION|g" -e "s|@MAJOR@|$MAJOR|g" bindings-c/dist/README.md > "$P/README.md"
 cp LICENSE CHANGELOG.md "$P/"
 # Reproducible: sorted names, fixed owner and time (the last commit's).
-STAMP=$(git log -1 --format=%ct 2>/dev/null || echo 0)
+STAMP=$SOURCE_DATE_EPOCH
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$STAMP" \
     -C "$STAGE" -czf "dist/$NAME.tar.gz" "$NAME"
 
