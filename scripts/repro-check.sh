@@ -40,7 +40,7 @@ if [ "${#wheels[@]}" -ne 1 ] || [ "${#ctars[@]}" -ne 1 ]; then
     exit 2
 fi
 mkdir -p "$WORK/wheel" "$WORK/c"
-(cd "$WORK/wheel" && python3 -m zipfile -e "$OLDPWD/${wheels[0]}" .)
+python3 -m zipfile -e "${wheels[0]}" "$WORK/wheel"
 tar -xzf "${ctars[0]}" -C "$WORK/c" --strip-components=1
 EXT=$(find "$WORK/wheel" -name '_abws*.so' | head -1)
 SO=$WORK/c/lib/libabws.so.$VERSION
@@ -51,6 +51,10 @@ mapfile -t paths < <(CARGO_TARGET_DIR=$ROOT/target-dist bash -c \
     '. scripts/release-env.sh && printf "%s\n" "${ABWS_BUILDER_PATHS[@]}"')
 r2=()
 for f in "$EXT" "$SO" "$A"; do
+    if ! [ -f "$f" ]; then
+        ko "a builder path check of '$f': no such file in the artifacts"
+        continue
+    fi
     n=$(strings -a "$f" | grep -c -F "${paths[@]/#/-e}")
     r2+=("$(basename "$f") $n")
     if [ "$n" -eq 0 ]; then
