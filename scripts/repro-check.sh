@@ -123,7 +123,8 @@ if [ $# -eq 0 ]; then
     COPY=$WORK/elsewhere/abws
     echo "repro-check: dist/ again from $COPY (target directory $WORK/elsewhere/target)"
     git clone --quiet --shared "$ROOT" "$COPY"
-    git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$COPY"
+    # --touch: newer than the copied target directory, so that cargo compiles the workspace again.
+    git ls-files -z | tar --null -T - -cf - | tar --touch -xf - -C "$COPY"
     ln -s "$ROOT/.venv" "$COPY/.venv"
     [ -d target-dist ] && cp -a target-dist "$WORK/elsewhere/target"
     if (export SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)
