@@ -3,10 +3,10 @@
 # dist/ depend on the sources only (issue 38, S7; scripts/release-env.sh,
 # scripts/localize-static.sh):
 #   R1 reproducible: the artifacts built again from a second checkout at another path (a
-#      clone of this one holding the work tree's tracked files, with a target directory of
-#      its own, seeded with a copy of target-dist so that only the workspace's crates
-#      compile again) equal dist/'s byte for byte: the wheel (its SBOM included), the
-#      sdist and the C tarball;
+#      clone of this one holding the work tree's tracked files) in another target
+#      directory equal dist/'s byte for byte: the wheel (its SBOM included), the sdist and
+#      the C tarball. A whole second `make dist` (the remap flags name the paths, so no
+#      compiled crate of the first build is reused);
 #   R2 no builder path: the wheel's extension, libabws.so and libabws.a hold none of the
 #      checkout's, the target directory's, $CARGO_HOME's, the toolchain's or $HOME's paths;
 #   R3 libabws.a keeps its Rust internals local: it defines no global symbol but abws_*,
@@ -123,10 +123,8 @@ if [ $# -eq 0 ]; then
     COPY=$WORK/elsewhere/abws
     echo "repro-check: dist/ again from $COPY (target directory $WORK/elsewhere/target)"
     git clone --quiet --shared "$ROOT" "$COPY"
-    # --touch: newer than the copied target directory, so that cargo compiles the workspace again.
-    git ls-files -z | tar --null -T - -cf - | tar --touch -xf - -C "$COPY"
+    git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$COPY"
     ln -s "$ROOT/.venv" "$COPY/.venv"
-    [ -d target-dist ] && cp -a target-dist "$WORK/elsewhere/target"
     if (export SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)
         CARGO_TARGET_DIR=$WORK/elsewhere/target bash "$COPY/scripts/dist.sh") > "$WORK/dist2.log" 2>&1; then
         same=()
