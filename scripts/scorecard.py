@@ -3,7 +3,8 @@ Rust scenarios ran at the plan's full sizes), from the figures the suites left i
 target/scorecards/ (or $ABWS_SCORECARD_DIR): the Rust scenarios' card (reliability.md or
 reliability-full.md, from `cargo test -p abws --test it reliability`), the Python lines
 (python.md, J, from tests/python/test_reliability.py) and the C lines (c.md, K, from
-scripts/test-c.sh). Run by `make scorecards` after those three; `make test` never calls it,
+scripts/test-c.sh), and the release builds' lines (release.md, R, from scripts/repro-check.sh,
+when `make release-check` ran). Run by `make scorecards` after those three; `make test` never calls it,
 so a test run leaves the tracked files alone."""
 
 import os
@@ -22,6 +23,14 @@ if missing:
 text = parts["Rust"].read_text().rstrip() + "\n"
 extra = parts["Python"].read_text().strip() + "\n\n" + parts["C"].read_text().strip()
 text += "\n## Bindings\n\n" + extra + "\n"
+# The release builds' lines (R), from the last `make release-check` (scripts/repro-check.sh):
+# too long a build for `make scorecards` to run itself.
+release = scores / "release.md"
+text += "\n## Release builds\n\n" + (
+    release.read_text().strip()
+    if release.exists()
+    else "Not measured in this run: `make release-check` (scripts/repro-check.sh) writes the R lines."
+) + "\n"
 lines = dict(re.findall(r"^- (J\d|K\d[^:]*): (.*)$", extra, re.M))
 python = "; ".join(f"{k} {lines[k]}" for k in ("J1", "J2") if k in lines)
 c_abi = "; ".join(f"{k} {v}" for k, v in lines.items() if k.startswith("K"))
