@@ -91,6 +91,16 @@ fn results(children: Vec<std::process::Child>) -> Vec<Value> {
         .collect()
 }
 
+/// The 429s the sandbox answered.
+fn throttled(sb: &Sandbox) -> u64 {
+    sb.counters()["throttled"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum()
+}
+
 /// When the workers' first call started and their last one ended (ms since the epoch).
 fn span_ms(results: &[Value]) -> (f64, f64) {
     let at = |key: &'static str| results.iter().map(move |r| r[key].as_f64().unwrap());
@@ -194,12 +204,7 @@ fn processes_share_one_limit_and_one_token() {
     let (first, last) = span_ms(&results);
     let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
     let c = sb.counters();
-    let throttled: u64 = c["throttled"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let throttled = throttled(&sb);
     let ok = common::requests(&sb, OP);
     // The burst at once, then one per 1/5 s: the fastest the account allows.
     let ideal_s = (total - 10) as f64 / 5.0;
@@ -266,12 +271,7 @@ fn a_process_at_the_plans_rate_and_one_that_heard_the_servers_share_one_burst() 
     });
     let r = results(new);
     assert_eq!(r[0]["errors"], 0);
-    let throttled: u64 = sb.counters()["throttled"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let throttled = throttled(&sb);
     assert_eq!(throttled, 0, "one burst for the fleet: no 429");
     assert_eq!(common::requests(&sb, OP), 1 + 8 + 10);
 }
@@ -514,12 +514,7 @@ fn processes_without_redis_keep_near_the_limit() {
     let total = (procs * threads * calls_each) as u64;
     let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
     let (first, last) = span_ms(&results);
-    let throttled: u64 = sb.counters()["throttled"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let throttled = throttled(&sb);
     println!(
         "{total} calls in {:.2} s without Redis: {throttled} × 429, {errors} failed",
         (last - first) / 1000.0
