@@ -119,6 +119,13 @@ fn parse_address(url: &str) -> Result<Address> {
 /// interval away: the safe side); the script names the field in its answer for the caller
 /// to log: never a panic, never an unpaced fleet (issue 38, S1). Redis's Lua reads "nan",
 /// "inf" and "0x10" as numbers: `finite` keeps the first two out.
+///
+/// The schedule is written with the rate it is counted at (`save_tat`): a schedule alone
+/// means nothing, and one made at the plan's rate before any process stored the server's
+/// was read at each caller's own rate: a process that had already heard 5/s judged a
+/// schedule of a few 0.5/s slots too far ahead and reset it to a full bucket at 5/s, which
+/// the first SET_RATE then shrank tenfold as if made at 0.5/s: the fleet's first burst
+/// went out about half again (4-7 x 429 for 4 processes x 4 threads).
 macro_rules! bucket_script {
     ($body:literal) => {
         concat!(
@@ -140,7 +147,10 @@ local function stored_rate(default)
   unknown_pace = true
   return default
 end
-local function stored_tat(interval, burst)
+local function save_tat(tat, rate)
+  redis.call('HSET', KEYS[1], 'tat', tostring(tat), 'rate', tostring(rate))
+end
+local function stored_tat(rate, interval, burst)
   local raw = redis.call('HGET', KEYS[1], 'tat')
   if not raw then return nil end
   local x = tonumber(raw)
@@ -150,7 +160,7 @@ local function stored_tat(interval, burst)
     bad[#bad + 1] = 'tat'
   end
   x = now + interval * burst
-  redis.call('HSET', KEYS[1], 'tat', tostring(x))
+  save_tat(x, rate)
   return x
 end
 local function tolerance(interval, burst, margin)
@@ -166,19 +176,19 @@ end
 /// included): reserves the next slot of a bucket unless it is more than ARGV[3] ms away,
 /// and answers {reserved, wait ms, the fields found invalid}. The clock is Redis's own, so
 /// machines whose clocks differ still share one schedule.
-/// ARGV: the plan's rate (until a process stores the server's), the burst, the longest
-/// wait, the safety factor, the time margin in ms.
+/// ARGV: the plan's rate (until one is stored: the reservation stores it with the
+/// schedule), the burst, the longest wait, the safety factor, the time margin in ms.
 const RESERVE: &str = bucket_script!(
     r#"
 local rate = stored_rate(tonumber(ARGV[1]))
 local burst = tonumber(ARGV[2])
 local interval = 1000 / (rate * tonumber(ARGV[4]))
-local tat = stored_tat(interval, burst) or now
+local tat = stored_tat(rate, interval, burst) or now
 if tat < now then tat = now end
 local wait = tat - tolerance(interval, burst, tonumber(ARGV[5])) - now
 if wait < 0 then wait = 0 end
 if wait > tonumber(ARGV[3]) then return {0, tostring(wait), table.concat(bad, ',')} end
-redis.call('HSET', KEYS[1], 'tat', tostring(tat + interval))
+save_tat(tat + interval, rate)
 redis.call('PEXPIRE', KEYS[1], math.ceil(interval * burst + 3600000))
 return {1, tostring(wait), table.concat(bad, ',')}
 "#
@@ -192,7 +202,7 @@ const SET_RATE: &str = bucket_script!(
 local old = stored_rate(tonumber(ARGV[2]))
 local new = tonumber(ARGV[1])
 if old == new then return table.concat(bad, ',') end
-local tat = stored_tat(1000 / (old * tonumber(ARGV[3])), tonumber(ARGV[4])) or now
+local tat = stored_tat(old, 1000 / (old * tonumber(ARGV[3])), tonumber(ARGV[4])) or now
 if tat > now then
   redis.call('HSET', KEYS[1], 'tat', tostring(now + (tat - now) * old / new))
 end
@@ -210,8 +220,8 @@ local rate = stored_rate(tonumber(ARGV[1]))
 local burst = tonumber(ARGV[2])
 local interval = 1000 / (rate * tonumber(ARGV[3]))
 local empty = now + interval * burst
-local tat = stored_tat(interval, burst) or 0
-if tat < empty then redis.call('HSET', KEYS[1], 'tat', tostring(empty)) end
+local tat = stored_tat(rate, interval, burst) or 0
+if tat < empty then save_tat(empty, rate) end
 return table.concat(bad, ',')
 "#
 );

@@ -91,6 +91,16 @@ fn results(children: Vec<std::process::Child>) -> Vec<Value> {
         .collect()
 }
 
+/// The 429s the sandbox answered.
+fn throttled(sb: &Sandbox) -> u64 {
+    sb.counters()["throttled"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum()
+}
+
 /// When the workers' first call started and their last one ended (ms since the epoch).
 fn span_ms(results: &[Value]) -> (f64, f64) {
     let at = |key: &'static str| results.iter().map(move |r| r[key].as_f64().unwrap());
@@ -194,12 +204,7 @@ fn processes_share_one_limit_and_one_token() {
     let (first, last) = span_ms(&results);
     let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
     let c = sb.counters();
-    let throttled: u64 = c["throttled"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let throttled = throttled(&sb);
     let ok = common::requests(&sb, OP);
     // The burst at once, then one per 1/5 s: the fastest the account allows.
     let ideal_s = (total - 10) as f64 / 5.0;
@@ -218,6 +223,57 @@ fn processes_share_one_limit_and_one_token() {
         "one refresh for 4 processes: {}",
         c["tokenCalls"]
     );
+}
+
+/// The fleet's bucket after its key expired (an idle hour): a new process, at the plan's
+/// rate (0.5/s), takes 8 slots of the burst; a process that heard the server's rate (5/s)
+/// before comes back before the new one has heard it. Read at the caller's rate, the new
+/// process's schedule looked too far ahead: reset to a full bucket at 5/s, then shrunk
+/// tenfold by the new process's first rate report as if made at 0.5/s, it let the old
+/// process send a second burst (4-7 × 429). Stored with its rate, it is one burst.
+#[test]
+fn a_process_at_the_plans_rate_and_one_that_heard_the_servers_share_one_burst() {
+    let sb = sandbox();
+    let redis = Redis::start();
+    sb.set_rate(OP, 5.0, 10);
+    let numbers = common::previous_month_invoices(&sb);
+    let old =
+        std::sync::Arc::new(abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap());
+    detail(&old, &numbers[0]).unwrap();
+    // The key expires; the server's bucket refills.
+    let key = redis.cli(&["KEYS", "abws:*:rl:*"]);
+    assert_eq!(redis.cli(&["DEL", &key]), "1", "the bucket's key: {key}");
+    std::thread::sleep(Duration::from_millis(500));
+    // The new process's answers come 300 ms late, so it hears the rate after the old one
+    // came back.
+    sb.inject(FaultRule::new(OP, FaultAction::Delay { delay_ms: 300 }).times(8));
+    let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
+                     "numbers": numbers, "calls": 1, "threads": 8});
+    let new = workers(1, &job);
+    // Its 8 slots at 0.5/s: the schedule is 7 intervals of 2.04 s ahead.
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let tat = redis
+            .cli(&["HGET", &key, "tat"])
+            .parse::<f64>()
+            .unwrap_or(0.0);
+        if tat > now_ms() + 7.0 * 2040.0 {
+            break;
+        }
+        assert!(Instant::now() < until, "the new process took no 8 slots");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    std::thread::scope(|s| {
+        for n in numbers.iter().cycle().take(10) {
+            let old = &old;
+            s.spawn(move || detail(old, n).unwrap());
+        }
+    });
+    let r = results(new);
+    assert_eq!(r[0]["errors"], 0);
+    let throttled = throttled(&sb);
+    assert_eq!(throttled, 0, "one burst for the fleet: no 429");
+    assert_eq!(common::requests(&sb, OP), 1 + 8 + 10);
 }
 
 /// A worker that dies in the middle of placeOrder leaves its externalId in the ledger: a
@@ -458,12 +514,7 @@ fn processes_without_redis_keep_near_the_limit() {
     let total = (procs * threads * calls_each) as u64;
     let errors: u64 = results.iter().map(|r| r["errors"].as_u64().unwrap()).sum();
     let (first, last) = span_ms(&results);
-    let throttled: u64 = sb.counters()["throttled"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let throttled = throttled(&sb);
     println!(
         "{total} calls in {:.2} s without Redis: {throttled} × 429, {errors} failed",
         (last - first) / 1000.0
