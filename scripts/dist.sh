@@ -88,9 +88,16 @@ platform() {
         exit 2
     fi
     # musl: a shared library (the C release's and the wheel's) needs the C runtime linked
-    # dynamically; the same flags for both builds, so they share the dependencies.
-    RUSTFLAGS_PLATFORM=${RUSTFLAGS:-}
-    case "$TRIPLE" in *-musl) RUSTFLAGS_PLATFORM="$RUSTFLAGS_PLATFORM -C target-feature=-crt-static" ;; esac
+    # dynamically; the same flags for both builds, so they share the dependencies. Cargo reads
+    # CARGO_ENCODED_RUSTFLAGS (release-env.sh's path remaps) before RUSTFLAGS, ignoring the
+    # latter: the flag goes with the remaps, or in RUSTFLAGS when there are none.
+    FLAGS_PLATFORM=${CARGO_ENCODED_RUSTFLAGS:-}
+    if [ -z "$FLAGS_PLATFORM" ] && [ -n "${RUSTFLAGS:-}" ]; then
+        read -r -a _flags <<< "$RUSTFLAGS"
+        FLAGS_PLATFORM=$(IFS=$'\x1f'; echo "${_flags[*]}")
+    fi
+    local us=$'\x1f'
+    case "$TRIPLE" in *-musl) FLAGS_PLATFORM="${FLAGS_PLATFORM:+$FLAGS_PLATFORM$us}-Ctarget-feature=-crt-static" ;; esac
 }
 
 wheel() { # PLATFORM
@@ -99,7 +106,7 @@ wheel() { # PLATFORM
     local args=(build --quiet --profile "$PROFILE" --target "$TRIPLE" --out dist)
     [ "$LINK" = zig ] && args+=(--zig)
     [ -n "$COMPAT" ] && args+=(--compatibility "$COMPAT")
-    RUSTFLAGS=$RUSTFLAGS_PLATFORM maturin "${args[@]}"
+    CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM maturin "${args[@]}"
 }
 
 # cargo for PLATFORM's libraries: cargo-zigbuild's (glibc 2.17 for the gnu targets) or cargo.
@@ -109,9 +116,9 @@ cargo_for() { # rustc|build, args...
     if [ "$LINK" = zig ]; then
         local zt=$TRIPLE
         case "$TRIPLE" in *-gnu) zt=$TRIPLE.2.17 ;; esac
-        RUSTFLAGS=$RUSTFLAGS_PLATFORM cargo-zigbuild "$sub" --quiet --profile "$PROFILE" --target "$zt" "$@"
+        CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM cargo-zigbuild "$sub" --quiet --profile "$PROFILE" --target "$zt" "$@"
     else
-        RUSTFLAGS=$RUSTFLAGS_PLATFORM cargo "$sub" --quiet --profile "$PROFILE" --target "$TRIPLE" "$@"
+        CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM cargo "$sub" --quiet --profile "$PROFILE" --target "$TRIPLE" "$@"
     fi
 }
 
