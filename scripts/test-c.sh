@@ -237,19 +237,8 @@ ENV_FILE=$BUILD/test.env
 if ! python3 - "$SANDBOX_OUT" "$ROTATING_OUT" > "$ENV_FILE" <<'PY'
 import datetime, json, shlex, sys, urllib.error, urllib.request
 
-
-def settings_of(sb):
-    c = sb["credentials"]
-    return {
-        "region": "JP",
-        "client_id": c["client_id"],
-        "client_secret": c["client_secret"],
-        "refresh_token": c["refresh_token"],
-        "user_email": c["user_email"],
-        "endpoint": sb["base_url"],
-        "auth_endpoint": sb["auth_url"],
-        "rate_limiting": False,
-    }
+sys.path.insert(0, "tests/release")
+from sandbox_env import settings_of  # noqa: E402 (one definition of the C settings)
 
 
 def consented(sb):
