@@ -30,7 +30,7 @@ SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 # The region the month-end job closes (empty: the example's default, JP on the sandbox).
 REGION ?=
 
-.PHONY: dist dist-test repro-check test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-python-tests python-test python-install python-install-dev c-test c-test-built header
+.PHONY: dist dist-test repro-check test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-c-tests python-test-installed python-test python-install python-install-dev c-test c-test-built header
 
 # Three stages, each keeping both cores busy:
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
@@ -39,15 +39,15 @@ REGION ?=
 #    (~1 CPU-minute where the release wheel took ~5, docs/decisions.md: `make month-end` and `make scorecards`
 #    still install the release wheel);
 # 3. the Rust tests (four test threads: most wait on sockets and timers, as do the reliability
-#    scenarios, in four processes side by side), then the Python tests, beside the C tests
-#    under valgrind.
+#    scenarios, in four processes side by side), then the C tests under valgrind, beside the
+#    Python tests (the two lanes take about as long: ~3 minutes each).
 # The release builds and their tests are `make release-check` (issue 39: `make test` is what
 # a person waits for).
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target setup lint-and-build
 	$(MAKE) --no-print-directory python-install-dev
-	@echo "the Rust then the Python tests, beside the C tests (each one's output when it ends)"
-	$(MAKE) --no-print-directory -j2 --output-sync=target rust-then-python-tests c-test-built
+	@echo "the Rust then the C tests, beside the Python tests (each one's output when it ends)"
+	$(MAKE) --no-print-directory -j2 --output-sync=target rust-then-c-tests python-test-installed
 	@echo "all checks passed"
 
 # After `make dist`: issue 38's S7 (scripts/repro-check.sh; R lines of the scorecard).
@@ -94,7 +94,11 @@ lint-and-build:
 	$(MAKE) --no-print-directory rust-build
 	"$(BIN)/xtask" gen --check
 
-rust-then-python-tests: rust-test-run
+rust-then-c-tests: rust-test-run
+	$(MAKE) --no-print-directory c-test-built
+
+# After python-install-dev: the installed extension, and the C library of rust-build.
+python-test-installed:
 	ABWS_LIBABWS="$(BIN)/libabws.so" bash scripts/test-python.sh --installed
 
 # Fresh figures from the three suites' reliability scenarios (Rust A–I and L, Python J, C K),
