@@ -304,32 +304,54 @@ pub unsafe extern "C" fn abws_documents_download_to_file(
     bytes_written: *mut u64,
     err: *mut *mut abws_error,
 ) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        run_to_file(client, params_json, bytes_written, err, |c, text| {
+            let mut p: ToFileArgs = abws_core::params::read(text)?;
+            let given = p.key.take().map(zeroize::Zeroizing::new);
+            let key = match (&given, p.allow_plaintext) {
+                (Some(_), true) => {
+                    return Err(Failure::about(
+                        abws_status::Validation,
+                        "key",
+                        "key and allow_plaintext cannot both be given: the file is either encrypted or plain",
+                    ))
+                }
+                (given, false) => Some(sealing_key(
+                    given.as_deref().map(String::as_str),
+                    ", or \"allow_plaintext\": true to write the PDF in clear",
+                )?),
+                (None, true) => None,
+            };
+            let path = std::path::PathBuf::from(&p.path);
+            let docs = c.documents();
+            Ok(match &key {
+                Some(key) => docs.download_to_path(&p.report_document_id, &path, key, None)?,
+                None => docs.download_to_path_plaintext(&p.report_document_id, &path, None)?,
+            })
+        })
+    }
+}
+
+/// The shared body of the functions that write a document into a file: the pointer and
+/// handle checks, the params' text to `body`, and its size into `*bytes_written` (when not
+/// NULL) on success only.
+///
+/// # Safety
+/// As the exported functions: pointers NULL or valid.
+unsafe fn run_to_file(
+    client: *const abws_client,
+    params_json: *const c_char,
+    bytes_written: *mut u64,
+    err: *mut *mut abws_error,
+    body: impl FnOnce(&abws_core::blocking::Client, &str) -> FfiResult<u64>,
+) -> abws_status {
     boundary(err, || {
         not_null!(client, params_json);
         let c = client::lookup(client)?;
         // SAFETY: per the exported function's contract.
-        let mut p: ToFileArgs = unsafe { crate::params::read(params_json) }?;
-        let given = p.key.take().map(zeroize::Zeroizing::new);
-        let key = match (&given, p.allow_plaintext) {
-            (Some(_), true) => {
-                return Err(Failure::about(
-                    abws_status::Validation,
-                    "key",
-                    "key and allow_plaintext cannot both be given: the file is either encrypted or plain",
-                ))
-            }
-            (given, false) => Some(sealing_key(
-                given.as_deref().map(String::as_str),
-                ", or \"allow_plaintext\": true to write the PDF in clear",
-            )?),
-            (None, true) => None,
-        };
-        let path = std::path::PathBuf::from(&p.path);
-        let docs = c.client.documents();
-        let n = match &key {
-            Some(key) => docs.download_to_path(&p.report_document_id, &path, key, None)?,
-            None => docs.download_to_path_plaintext(&p.report_document_id, &path, None)?,
-        };
+        let text = unsafe { crate::params::text(params_json) }?;
+        let n = body(&c.client, text)?;
         if !bytes_written.is_null() {
             // SAFETY: non-NULL and writable per the exported function's contract.
             unsafe { write_out(bytes_written, n) };
@@ -387,50 +409,39 @@ pub unsafe extern "C" fn abws_documents_fetch_pdf_to_file(
     bytes_written: *mut u64,
     err: *mut *mut abws_error,
 ) -> abws_status {
-    boundary(err, || {
-        not_null!(client, params_json);
-        let c = client::lookup(client)?;
-        // SAFETY: per the exported function's contract.
-        let text = unsafe { crate::params::text(params_json) }?;
-        // `path` and `key` are this function's; the rest is `abws_documents_fetch_pdf`'s.
-        let mut all: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text)
-            .map_err(|e| Failure::new(abws_status::InvalidJson, e.to_string()))?;
-        let path = match all.remove("path") {
-            Some(serde_json::Value::String(p)) => std::path::PathBuf::from(p),
-            _ => {
-                return Err(abws_core::Error::validation(
-                    "path",
-                    "is required: the name of the file to write (a string)",
-                )
-                .into())
-            }
-        };
-        let given = match all.remove("key") {
-            Some(serde_json::Value::String(k)) => Some(zeroize::Zeroizing::new(k)),
-            None | Some(serde_json::Value::Null) => None,
-            Some(_) => {
-                return Err(abws_core::Error::validation(
-                    "key",
-                    "must be a string of 64 hex digits",
-                )
-                .into())
-            }
-        };
-        let key = sealing_key(given.as_deref().map(String::as_str), "")?;
-        let p: FetchPdfArgs = abws_core::params::read(&serde_json::Value::Object(all).to_string())?;
-        let (poll, timeout) = p.durations()?;
-        let n = c.client.documents().fetch_pdf_to_path(
-            &p.report(),
-            poll,
-            timeout,
-            &path,
-            &key,
-            None,
-        )?;
-        if !bytes_written.is_null() {
-            // SAFETY: non-NULL and writable per the exported function's contract.
-            unsafe { write_out(bytes_written, n) };
-        }
-        Ok(())
-    })
+    // SAFETY: forwarded contract.
+    unsafe {
+        run_to_file(client, params_json, bytes_written, err, |c, text| {
+            // `path` and `key` are this function's; the rest is `abws_documents_fetch_pdf`'s.
+            let mut all: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text)
+                .map_err(|e| Failure::new(abws_status::InvalidJson, e.to_string()))?;
+            let path = match all.remove("path") {
+                Some(serde_json::Value::String(p)) => std::path::PathBuf::from(p),
+                _ => {
+                    return Err(abws_core::Error::validation(
+                        "path",
+                        "is required: the name of the file to write (a string)",
+                    )
+                    .into())
+                }
+            };
+            let given = match all.remove("key") {
+                Some(serde_json::Value::String(k)) => Some(zeroize::Zeroizing::new(k)),
+                None | Some(serde_json::Value::Null) => None,
+                Some(_) => {
+                    return Err(abws_core::Error::validation(
+                        "key",
+                        "must be a string of 64 hex digits",
+                    )
+                    .into())
+                }
+            };
+            let key = sealing_key(given.as_deref().map(String::as_str), "")?;
+            let p: FetchPdfArgs =
+                abws_core::params::read(&serde_json::Value::Object(all).to_string())?;
+            let (poll, timeout) = p.durations()?;
+            Ok(c.documents()
+                .fetch_pdf_to_path(&p.report(), poll, timeout, &path, &key, None)?)
+        })
+    }
 }

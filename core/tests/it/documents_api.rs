@@ -60,6 +60,16 @@ fn options(order: &str, line: &str) -> CreateReportParams {
     }
 }
 
+/// The PDF in a sealed file, checked to hold no plain PDF.
+fn opened(path: &std::path::Path, key: &abws::sealed::DocumentKey) -> Vec<u8> {
+    let sealed = std::fs::read(path).unwrap();
+    assert!(sealed.starts_with(abws::sealed::MAGIC));
+    assert!(!sealed.windows(5).any(|w| w == b"%PDF-"));
+    let mut opened = Vec::new();
+    abws::sealed::open(key, &mut &sealed[..], &mut opened).unwrap();
+    opened
+}
+
 #[test]
 fn create_wait_download_gives_the_invoice_pdf() {
     let sb = fast_sandbox();
@@ -107,12 +117,7 @@ fn create_wait_download_gives_the_invoice_pdf() {
         .documents()
         .download_to_path(&doc_id, &target, &key, Some(&report))
         .unwrap();
-    let sealed = std::fs::read(&target).unwrap();
-    assert!(sealed.starts_with(abws::sealed::MAGIC));
-    assert!(!sealed.windows(5).any(|w| w == b"%PDF-"));
-    let mut opened = Vec::new();
-    abws::sealed::open(&key, &mut &sealed[..], &mut opened).unwrap();
-    assert_eq!(opened, pdf);
+    assert_eq!(opened(&target, &key), pdf);
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), n);
     // The plain PDF only when asked for by name.
     let plain = dir.join("plain.pdf");
@@ -181,11 +186,7 @@ fn fetch_pdf_to_path_files_the_pdf_sealed_in_one_call() {
         .documents()
         .fetch_pdf_to_path(&p, POLL, wait, &target, &key, Some(&report))
         .unwrap();
-    let sealed = std::fs::read(&target).unwrap();
-    assert!(sealed.starts_with(abws::sealed::MAGIC));
-    assert!(!sealed.windows(5).any(|w| w == b"%PDF-"));
-    let mut opened = Vec::new();
-    abws::sealed::open(&key, &mut &sealed[..], &mut opened).unwrap();
+    let opened = opened(&target, &key);
     assert_eq!(opened.len() as u64, n);
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), n);
     assert!(String::from_utf8_lossy(&opened).contains(&invoice));
