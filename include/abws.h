@@ -387,6 +387,34 @@ abws_status abws_documents_download_to_file(const abws_client *client,
                                             uint64_t *bytes_written,
                                             abws_error **err);
 
+// create → wait → download into the file `path`, ENCRYPTED: `abws_documents_fetch_pdf`
+// and `abws_documents_download_to_file` in one call, so that filing a PDF at rest takes
+// one call. The file is in the "abws sealed file" format (docs/c-api.md; `python -m abws
+// decrypt` or any AES-GCM library opens it) under the caller's key; the plain PDF never
+// reaches the disk: it is encrypted as it arrives into a temporary file beside `path`
+// (created exclusively, owner-only, no symbolic link followed), synced and renamed into
+// place once complete. A failure at any step leaves no file; a directory that cannot be
+// written fails before the report is asked for.
+//
+// Params: those of `abws_documents_fetch_pdf` plus `"path"` (required) and `"key"` (64
+// hex digits; absent: the environment variable `ABWS_DOCUMENT_KEY`). No key at all:
+// `ABWS_STATUS_VALIDATION` naming `key`, before any request. The key is never logged and
+// no error repeats it. A `path` that is a symbolic link or a directory is refused
+// (`ABWS_STATUS_DOCUMENT`).
+//
+// Ownership: on success `*bytes_written` (when not NULL) receives the PDF's size; on
+// failure it is not written and `*err` (when not NULL) receives an error the caller frees
+// with `abws_error_free`. NULL `client` or `params_json`: `ABWS_STATUS_NULL_ARGUMENT`.
+// Thread safety: any thread, concurrently on one client.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `bytes_written` and `err` are NULL
+// or valid for one write.
+abws_status abws_documents_fetch_pdf_to_file(const abws_client *client,
+                                             const char *params_json,
+                                             uint64_t *bytes_written,
+                                             abws_error **err);
+
 // Frees an error. `err` may be NULL (nothing happens, `ABWS_STATUS_OK`).
 //
 // Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when

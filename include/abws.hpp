@@ -99,6 +99,7 @@ inline std::string take(char *s) {
 
 using OpFn = abws_status (*)(const abws_client *, const char *, char **, abws_error **);
 using PagerFn = abws_status (*)(const abws_client *, const char *, abws_pager **, abws_error **);
+using FileFn = abws_status (*)(const abws_client *, const char *, std::uint64_t *, abws_error **);
 using DownloadFn = abws_status (*)(const abws_client *, const char *, abws_write_callback, void *,
                                    uint64_t *, abws_error **);
 
@@ -246,6 +247,15 @@ class ClientBase {
         // The pager shares the client's credentials, so its refreshes call the client's
         // refresh-token callbacks, also after the client is gone: it keeps them alive.
         return Pager(pager, callbacks_);
+    }
+
+    /// Runs a function that writes a document into a file; returns the PDF's size.
+    std::uint64_t to_file(detail::FileFn fn, const std::string &params) const {
+        std::uint64_t written = 0;
+        abws_error *err = nullptr;
+        abws_status status = fn(handle_, params.c_str(), &written, &err);
+        detail::check(status, err);
+        return written;
     }
 
     /// Runs a download function, handing every chunk to `sink(const uint8_t *, size_t)`.
@@ -437,6 +447,18 @@ class Documents {
             bytes.append(reinterpret_cast<const char *>(data), len);
         });
         return bytes;
+    }
+    /// `abws_documents_download_to_file`: a report document into the file `path` of the
+    /// params, sealed (encrypted) under `key` or ABWS_DOCUMENT_KEY unless
+    /// `allow_plaintext`; returns the PDF's size. Throws abws::Error.
+    std::uint64_t download_to_file(const std::string &params) const {
+        return client_.to_file(abws_documents_download_to_file, params);
+    }
+    /// `abws_documents_fetch_pdf_to_file`: createReport, wait, download in one call, into
+    /// the file `path` of the params, sealed (encrypted) under `key` or ABWS_DOCUMENT_KEY;
+    /// returns the PDF's size. Throws abws::Error.
+    std::uint64_t fetch_pdf_to_file(const std::string &params) const {
+        return client_.to_file(abws_documents_fetch_pdf_to_file, params);
     }
 
  private:

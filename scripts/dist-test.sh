@@ -152,6 +152,11 @@ run_example() { # label, program
     fi
 }
 
+if diff -r docs/schemas/results "$PREFIX/share/abws/schemas/results" > /dev/null 2>&1; then
+    ok "the C tarball ships docs/schemas/results/ as share/abws/schemas/results/"
+else
+    ko "the C tarball ships docs/schemas/results/ as share/abws/schemas/results/"
+fi
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 pcv=$(pkg-config --modversion abws 2>&1)
 if [ "$pcv" = "$VERSION" ]; then ok "pkg-config --modversion abws is $VERSION"; else ko "pkg-config --modversion abws is '$pcv'"; fi

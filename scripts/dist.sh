@@ -29,6 +29,7 @@
 # lib/libabws.MAJOR.dylib with install name @rpath/libabws.MAJOR.dylib), the static library
 # lib/libabws.a, include/abws.h + abws.hpp, lib/pkgconfig/abws.pc, lib/cmake/abws/
 # (abws::abws, abws::abws_static), bin/abws-sandbox (the emulator, for the user's own tests),
+# share/abws/schemas/{requests,results}/ (every operation's JSON Schemas, docs/schemas/),
 # LICENSE, README.md, CHANGELOG.md.
 # All built with the `dist` profile of Cargo.toml into CARGO_TARGET_DIR (default
 # target-dist), one directory per Rust target. Needs .venv (make setup: maturin, ziglang,
@@ -192,6 +193,8 @@ c_release() { # PLATFORM
     fi
     cp "$built/abws-sandbox$exe" "$P/bin/"
     cp include/abws.h include/abws.hpp "$P/include/"
+    mkdir -p "$P/share/abws/schemas"
+    cp -R docs/schemas/requests docs/schemas/results "$P/share/abws/schemas/"
     # Relocatable: pkg-config finds the prefix from the .pc file's own directory.
     bindings-c/pkgconfig.sh '${prefix}/lib' '${prefix}/include' '${pcfiledir}/../..' |
         sed "s|^Libs.private:.*|Libs.private: $libs|" > "$P/lib/pkgconfig/abws.pc"

@@ -196,6 +196,39 @@ else
     echo "skipped: the CMake example (cmake is not installed)"
 fi
 
+# The README's C quick start, as written: its build commands (from `export PKG_CONFIG_PATH`
+# on) and its app.c, against this build installed the README's way from source
+# (bindings-c/install.sh PREFIX, here with the dev build: no release build in `make test`);
+# the program runs below under valgrind with no LD_LIBRARY_PATH: it finds libabws by the
+# rpath of the README's link line.
+QUICK=$BUILD/quickstart
+rm -rf "$QUICK" && mkdir -p "$QUICK"
+if bindings-c/install.sh "$QUICK/prefix" "$LIBDIR" > "$QUICK/install.log" 2>&1 &&
+    python3 - README.md "$QUICK" <<'PY'
+import re, sys
+readme, out = open(sys.argv[1]).read(), sys.argv[2]
+section = readme.split("## C quick start\n", 1)[1].split("\n## ", 1)[0]
+sh = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+c = re.search(r"```c\n(.*?)```", section, re.S).group(1)
+lines = sh.splitlines()
+start = next(i for i, l in enumerate(lines) if l.startswith("export PKG_CONFIG_PATH="))
+build = [l for l in lines[start:] if "./app" not in l]
+assert any(l.startswith("cc app.c") for l in build), build
+open(f"{out}/app.c", "w").write(c)
+open(f"{out}/build.sh", "w").write("set -e\n" + "\n".join(build) + "\n")
+PY
+then
+    if (cd "$QUICK" && env -u LD_LIBRARY_PATH PREFIX="$QUICK/prefix" PATH="$PATH" bash build.sh > build.log 2>&1) &&
+        cp "$QUICK/app" "$BUILD/quickstart_app"; then
+        ok "the README's C quick start builds as written (app.c, pkg-config, rpath)"
+        programs+=("quickstart_app")
+    else
+        ko "the README's C quick start builds as written (log $QUICK/build.log)"
+    fi
+else
+    ko "the README's C quick start: install and extraction (log $QUICK/install.log)"
+fi
+
 # 4. The sandbox: scaled time (x60) so report jobs finish in about a second, its tokens
 # lasting 60 hours of its time, a real hour (the `expires_in` it sends is in its own
 # seconds: a one-hour token would end after a real minute, under valgrind a program's
@@ -332,6 +365,9 @@ for name in "${programs[@]}"; do
     if [[ "$name" == example_* ]]; then
         args=("${ABWS_TEST_PREV_START%%T*}" "${ABWS_TEST_PREV_END%%T*}")
     fi
+    if [ "$name" = quickstart_app ]; then
+        args=("${ABWS_TEST_PREV_INVOICES%%,*}")
+    fi
     runner=("${RUNNER[@]}")
     how=valgrind
     # Not under valgrind: every Redis operation is bounded by 250 ms (shared.rs), which a
@@ -342,7 +378,7 @@ for name in "${programs[@]}"; do
         runner=()
         how=native
     fi
-    if ABWS_SETTINGS=$ABWS_TEST_SETTINGS timeout 300 "${runner[@]}" "$BUILD/$name" "${args[@]}" > "$log" 2>&1; then
+    if ABWS_SETTINGS=$ABWS_TEST_SETTINGS timeout 300 env -u LD_LIBRARY_PATH "${runner[@]}" "$BUILD/$name" "${args[@]}" > "$log" 2>&1; then
         ok "$name ($how)"
         tail -n 1 "$log" | sed 's/^/    /'
     else

@@ -304,42 +304,144 @@ pub unsafe extern "C" fn abws_documents_download_to_file(
     bytes_written: *mut u64,
     err: *mut *mut abws_error,
 ) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        run_to_file(client, params_json, bytes_written, err, |c, text| {
+            let mut p: ToFileArgs = abws_core::params::read(text)?;
+            let given = p.key.take().map(zeroize::Zeroizing::new);
+            let key = match (&given, p.allow_plaintext) {
+                (Some(_), true) => {
+                    return Err(Failure::about(
+                        abws_status::Validation,
+                        "key",
+                        "key and allow_plaintext cannot both be given: the file is either encrypted or plain",
+                    ))
+                }
+                (given, false) => Some(sealing_key(
+                    given.as_deref().map(String::as_str),
+                    ", or \"allow_plaintext\": true to write the PDF in clear",
+                )?),
+                (None, true) => None,
+            };
+            let path = std::path::PathBuf::from(&p.path);
+            let docs = c.documents();
+            Ok(match &key {
+                Some(key) => docs.download_to_path(&p.report_document_id, &path, key, None)?,
+                None => docs.download_to_path_plaintext(&p.report_document_id, &path, None)?,
+            })
+        })
+    }
+}
+
+/// The shared body of the functions that write a document into a file: the pointer and
+/// handle checks, the params' text to `body`, and its size into `*bytes_written` (when not
+/// NULL) on success only.
+///
+/// # Safety
+/// As the exported functions: pointers NULL or valid.
+unsafe fn run_to_file(
+    client: *const abws_client,
+    params_json: *const c_char,
+    bytes_written: *mut u64,
+    err: *mut *mut abws_error,
+    body: impl FnOnce(&abws_core::blocking::Client, &str) -> FfiResult<u64>,
+) -> abws_status {
     boundary(err, || {
         not_null!(client, params_json);
         let c = client::lookup(client)?;
         // SAFETY: per the exported function's contract.
-        let mut p: ToFileArgs = unsafe { crate::params::read(params_json) }?;
-        let given = p.key.take().map(zeroize::Zeroizing::new);
-        let key = match (&given, p.allow_plaintext) {
-            (Some(_), true) => {
-                return Err(Failure::about(
-                    abws_status::Validation,
-                    "key",
-                    "key and allow_plaintext cannot both be given: the file is either encrypted or plain",
-                ))
-            }
-            (Some(text), false) => Some(abws_core::sealed::DocumentKey::from_hex(text)?),
-            (None, true) => None,
-            (None, false) => Some(abws_core::sealed::DocumentKey::from_env()?.ok_or_else(|| {
-                Failure::about(
-                    abws_status::Validation,
-                    "key",
-                    "a key is needed: a document written to a file is encrypted; give \"key\" \
-                     (64 hex digits) or set ABWS_DOCUMENT_KEY, or \"allow_plaintext\": true to \
-                     write the PDF in clear",
-                )
-            })?),
-        };
-        let path = std::path::PathBuf::from(&p.path);
-        let docs = c.client.documents();
-        let n = match &key {
-            Some(key) => docs.download_to_path(&p.report_document_id, &path, key, None)?,
-            None => docs.download_to_path_plaintext(&p.report_document_id, &path, None)?,
-        };
+        let text = unsafe { crate::params::text(params_json) }?;
+        let n = body(&c.client, text)?;
         if !bytes_written.is_null() {
             // SAFETY: non-NULL and writable per the exported function's contract.
             unsafe { write_out(bytes_written, n) };
         }
         Ok(())
     })
+}
+
+/// The key of a sealed file: the params' `key` (64 hex digits) or `ABWS_DOCUMENT_KEY`;
+/// neither is a validation error naming `key` (`otherwise`: the caller's other way out).
+fn sealing_key(given: Option<&str>, otherwise: &str) -> FfiResult<abws_core::sealed::DocumentKey> {
+    if let Some(text) = given {
+        return Ok(abws_core::sealed::DocumentKey::from_hex(text)?);
+    }
+    abws_core::sealed::DocumentKey::from_env()?.ok_or_else(|| {
+        Failure::about(
+            abws_status::Validation,
+            "key",
+            format!(
+                "a key is needed: a document written to a file is encrypted; give \"key\" \
+                 (64 hex digits) or set {}{otherwise}",
+                abws_core::sealed::KEY_ENV
+            ),
+        )
+    })
+}
+
+/// create → wait → download into the file `path`, ENCRYPTED: `abws_documents_fetch_pdf`
+/// and `abws_documents_download_to_file` in one call, so that filing a PDF at rest takes
+/// one call. The file is in the "abws sealed file" format (docs/c-api.md; `python -m abws
+/// decrypt` or any AES-GCM library opens it) under the caller's key; the plain PDF never
+/// reaches the disk: it is encrypted as it arrives into a temporary file beside `path`
+/// (created exclusively, owner-only, no symbolic link followed), synced and renamed into
+/// place once complete. A failure at any step leaves no file; a directory that cannot be
+/// written fails before the report is asked for.
+///
+/// Params: those of `abws_documents_fetch_pdf` plus `"path"` (required) and `"key"` (64
+/// hex digits; absent: the environment variable `ABWS_DOCUMENT_KEY`). No key at all:
+/// `ABWS_STATUS_VALIDATION` naming `key`, before any request. The key is never logged and
+/// no error repeats it. A `path` that is a symbolic link or a directory is refused
+/// (`ABWS_STATUS_DOCUMENT`).
+///
+/// Ownership: on success `*bytes_written` (when not NULL) receives the PDF's size; on
+/// failure it is not written and `*err` (when not NULL) receives an error the caller frees
+/// with `abws_error_free`. NULL `client` or `params_json`: `ABWS_STATUS_NULL_ARGUMENT`.
+/// Thread safety: any thread, concurrently on one client.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `bytes_written` and `err` are NULL
+/// or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_documents_fetch_pdf_to_file(
+    client: *const abws_client,
+    params_json: *const c_char,
+    bytes_written: *mut u64,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        run_to_file(client, params_json, bytes_written, err, |c, text| {
+            // `path` and `key` are this function's; the rest is `abws_documents_fetch_pdf`'s.
+            let mut all: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text)
+                .map_err(|e| Failure::new(abws_status::InvalidJson, e.to_string()))?;
+            let path = match all.remove("path") {
+                Some(serde_json::Value::String(p)) => std::path::PathBuf::from(p),
+                _ => {
+                    return Err(abws_core::Error::validation(
+                        "path",
+                        "is required: the name of the file to write (a string)",
+                    )
+                    .into())
+                }
+            };
+            let given = match all.remove("key") {
+                Some(serde_json::Value::String(k)) => Some(zeroize::Zeroizing::new(k)),
+                None | Some(serde_json::Value::Null) => None,
+                Some(_) => {
+                    return Err(abws_core::Error::validation(
+                        "key",
+                        "must be a string of 64 hex digits",
+                    )
+                    .into())
+                }
+            };
+            let key = sealing_key(given.as_deref().map(String::as_str), "")?;
+            let p: FetchPdfArgs =
+                abws_core::params::read(&serde_json::Value::Object(all).to_string())?;
+            let (poll, timeout) = p.durations()?;
+            Ok(c.documents()
+                .fetch_pdf_to_path(&p.report(), poll, timeout, &path, &key, None)?)
+        })
+    }
 }

@@ -144,6 +144,7 @@ mod injected_panics {
     use crate::client::{abws_client_free, abws_client_new};
     use crate::download::{
         abws_documents_download, abws_documents_download_to_file, abws_documents_fetch_pdf,
+        abws_documents_fetch_pdf_to_file,
     };
     use crate::error::*;
     use crate::pager::{abws_pager_free, abws_pager_next};
@@ -247,11 +248,28 @@ mod injected_panics {
                 assert_eq!(n, 7, "{name}");
                 expect_panic(name, status, err);
             }
-            let mut n = 7u64;
-            let mut err = null_mut();
-            let status = abws_documents_download_to_file(client, empty.as_ptr(), &mut n, &mut err);
-            assert_eq!(n, 7);
-            expect_panic("abws_documents_download_to_file", status, err);
+            type ToFile = unsafe extern "C" fn(
+                *const abws_client,
+                *const std::ffi::c_char,
+                *mut u64,
+                *mut *mut abws_error,
+            ) -> crate::status::abws_status;
+            for (name, f) in [
+                (
+                    "abws_documents_download_to_file",
+                    abws_documents_download_to_file as ToFile,
+                ),
+                (
+                    "abws_documents_fetch_pdf_to_file",
+                    abws_documents_fetch_pdf_to_file,
+                ),
+            ] {
+                let mut n = 7u64;
+                let mut err = null_mut();
+                let status = f(client, empty.as_ptr(), &mut n, &mut err);
+                assert_eq!(n, 7, "{name}");
+                expect_panic(name, status, err);
+            }
             {
                 use crate::cancel::abws_cancel_new;
                 use crate::download::abws_documents_fetch_pdf_cancellable;

@@ -31,6 +31,18 @@ fn read<T: DeserializeOwned + Describe>(args: &Bound<'_, PyAny>) -> PyResult<T> 
     abws::params::read(&text).map_err(to_py_err)
 }
 
+/// A Python progress callable as the core calls it (`bytes_so_far`, after each piece); what
+/// it raises is dropped: a failing progress callback must not fail the download.
+fn reporter(progress: Option<Py<PyAny>>) -> Option<impl Fn(u64) + Send + Sync> {
+    progress.map(|f| {
+        move |n: u64| {
+            crate::gate::attach(|py| {
+                let _ = f.call1(py, (n,));
+            });
+        }
+    })
+}
+
 /// A report document id given as one argument (`download`, `download_to`).
 fn document_id(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     match obj.cast::<PyString>() {
@@ -268,6 +280,33 @@ impl PyClient {
         .run(py, deliver)
     }
 
+    /// create → wait → document → download into the file `path`, sealed under `key` (or
+    /// `ABWS_DOCUMENT_KEY`; see the core's `fetch_pdf_to_path`); returns the PDF's size.
+    #[pyo3(signature = (args, path, key=None, progress=None, deliver=None))]
+    fn fetch_pdf_to_path(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyDict>,
+        path: std::path::PathBuf,
+        key: Option<&Bound<'_, PyAny>>,
+        progress: Option<Py<PyAny>>,
+        deliver: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let p: doc::FetchPdfArgs = read(args.as_any())?;
+        let (poll, timeout) = p.durations().map_err(to_py_err)?;
+        let key = crate::sealed::path_key(key, "")?;
+        let report = p.report();
+        let c = self.inner.inner().map_err(to_py_err)?;
+        let progress = reporter(progress);
+        let fut = async move {
+            let progress = progress.as_ref().map(|f| f as &(dyn Fn(u64) + Send + Sync));
+            c.documents()
+                .fetch_pdf_to_path(&report, poll, timeout, &path, &key, progress)
+                .await
+        };
+        Job::new(fut, int).run(py, deliver)
+    }
+
     /// Streams a report document's PDF into `writer` (anything with `write(bytes)`);
     /// returns its size. With `key` (32 bytes or 64 hex digits) the writer receives the
     /// sealed (encrypted) file instead of the PDF.
@@ -336,27 +375,13 @@ impl PyClient {
         let key = if allow_plaintext {
             None
         } else {
-            Some(crate::sealed::document_key(key, true)?.ok_or_else(|| {
-                to_py_err(abws::Error::validation(
-                    "key",
-                    format!(
-                        "is needed: a document written to a path is encrypted (AES-256-GCM; \
-                         open it with `python -m abws decrypt`): give key= (32 bytes or 64 hex \
-                         digits) or set {}; or pass allow_plaintext=True to write the PDF in clear",
-                        abws::sealed::KEY_ENV
-                    ),
-                ))
-            })?)
+            Some(crate::sealed::path_key(
+                key,
+                "; or pass allow_plaintext=True to write the PDF in clear",
+            )?)
         };
         let c = self.inner.inner().map_err(to_py_err)?;
-        let report = progress.map(|f| {
-            move |n: u64| {
-                // A failing progress callback must not fail the download.
-                crate::gate::attach(|py| {
-                    let _ = f.call1(py, (n,));
-                });
-            }
-        });
+        let report = reporter(progress);
         let fut = async move {
             let report = report.as_ref().map(|f| f as &(dyn Fn(u64) + Send + Sync));
             match &key {

@@ -124,6 +124,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_operations, m)?)?;
     m.add_function(wrap_pyfunction!(sealed::decrypt_file, m)?)?;
     m.add_function(wrap_pyfunction!(sealed::decrypt, m)?)?;
+    m.add_function(wrap_pyfunction!(sealed::encrypt, m)?)?;
     m.add_function(wrap_pyfunction!(_redact, m)?)?;
     m.add_function(wrap_pyfunction!(_live_download_buffers, m)?)?;
     m.add_function(wrap_pyfunction!(_from_json_counts, m)?)?;

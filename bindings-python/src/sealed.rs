@@ -32,16 +32,47 @@ pub fn document_key(key: Option<&Bound<'_, PyAny>>, env: bool) -> PyResult<Optio
     }
 }
 
-fn required(key: Option<&Bound<'_, PyAny>>) -> PyResult<DocumentKey> {
+/// The key given, or `ABWS_DOCUMENT_KEY`; neither is a ValidationError naming `key` that
+/// says `why` it is needed and ends with `otherwise` (the caller's other way out).
+fn needed(key: Option<&Bound<'_, PyAny>>, why: &str, otherwise: &str) -> PyResult<DocumentKey> {
     document_key(key, true)?.ok_or_else(|| {
         to_py_err(abws::Error::validation(
             "key",
             format!(
-                "is needed to open a sealed file: give key= (32 bytes or 64 hex digits) or set {}",
+                "is needed {why}: give key= (32 bytes or 64 hex digits) or set {}{otherwise}",
                 abws::sealed::KEY_ENV
             ),
         ))
     })
+}
+
+fn required(key: Option<&Bound<'_, PyAny>>) -> PyResult<DocumentKey> {
+    needed(key, "to open a sealed file", "")
+}
+
+/// The key of a document written to a path (`download_to(id, path)`, `fetch_pdf(to=path)`):
+/// `key=` or `ABWS_DOCUMENT_KEY`; neither is a ValidationError naming `key` (`otherwise`
+/// ends the message with the caller's other way out).
+pub fn path_key(key: Option<&Bound<'_, PyAny>>, otherwise: &str) -> PyResult<DocumentKey> {
+    needed(
+        key,
+        "(a document written to a path is encrypted, AES-256-GCM; abws.decrypt or \
+         `python -m abws decrypt` opens it)",
+        otherwise,
+    )
+}
+
+/// Seals bytes under `key` (or `ABWS_DOCUMENT_KEY`); returns the sealed file's bytes.
+#[pyfunction]
+#[pyo3(signature = (data, key=None))]
+pub fn encrypt(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    key: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyBytes>> {
+    let key = needed(key, "to encrypt", "")?;
+    let sealed = abws::sealed::seal_bytes(&key, data.as_bytes()).map_err(to_py_err)?;
+    Ok(PyBytes::new(py, &sealed).unbind())
 }
 
 /// Opens the sealed file `src` into the file `dest` (0600, written via a temporary file);

@@ -293,6 +293,7 @@ blocking_group! {
         async fn fetch_pdf(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>) -> Vec<u8>;
         async fn fetch_pdf_into(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>, buffer: &mut dyn doc::DocumentBuffer) -> u64;
         async fn fetch_pdf_to(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>, writer: &mut (dyn std::io::Write + Send)) -> u64;
+        async fn fetch_pdf_to_path(&self, p: &doc::FetchPdfParams, poll_interval: std::time::Duration, timeout: Option<std::time::Duration>, path: &std::path::Path, key: &crate::sealed::DocumentKey, progress: Option<&(dyn Fn(u64) + Send + Sync)>) -> u64;
     }
 }
 

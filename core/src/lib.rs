@@ -29,6 +29,7 @@ pub mod params;
 pub mod pools;
 pub mod process;
 pub mod ratelimit;
+pub mod result_schema;
 pub mod retry;
 pub mod schema;
 pub mod sealed;

@@ -195,6 +195,19 @@ impl<W: Write> Write for SealWriter<W> {
     }
 }
 
+/// Seals `data` (a whole document in memory) under `key`: the bytes of a sealed file, as
+/// `SealWriter` writes them (`abws.encrypt` in Python).
+pub fn seal_bytes(key: &DocumentKey, data: &[u8]) -> Result<Vec<u8>> {
+    let segments = data.len() / SEGMENT + 1;
+    let mut w = SealWriter::new(
+        Vec::with_capacity(HEADER_LEN + data.len() + segments * TAG),
+        key,
+    )?;
+    w.write_all(data)
+        .and_then(|()| w.finish())
+        .map_err(|e| Error::document(format!("sealing the document failed: {e}")))
+}
+
 /// Opens a sealed file read from `reader`, writing the plaintext to `writer`; returns its
 /// size. A wrong key, a damaged, cut or reordered file is an error (`Document`): nothing
 /// of a segment that fails its tag is written, but the segments before it were.
@@ -315,6 +328,10 @@ mod tests {
                 assert_eq!(s.len(), HEADER_LEN + n + TAG * n.div_ceil(SEGMENT).max(1));
                 assert_eq!(unseal(&key, &s).unwrap(), data, "{n}/{chunk}");
             }
+            // The in-memory helper writes the same format.
+            let s = seal_bytes(&key, &data).unwrap();
+            assert_eq!(s.len(), HEADER_LEN + n + TAG * n.div_ceil(SEGMENT).max(1));
+            assert_eq!(unseal(&key, &s).unwrap(), data, "{n}");
         }
     }
 

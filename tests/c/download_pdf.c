@@ -5,6 +5,7 @@
  * encrypted unless the plain PDF is asked for. */
 #include "common.h"
 
+#include <dirent.h>
 #include <unistd.h>
 
 static const char *specials;
@@ -266,6 +267,63 @@ int main(void) {
     CHECK(seen == fetched.first && seen < pdf_len, "fetch_pdf stopped after its first chunk (%zu of %zu bytes)",
           seen, pdf_len);
     abws_error_free(err);
+
+    /* create → wait → download into a sealed file, in one call: no key is refused before
+     * any request (no file); with one, the file is the PDF sealed (header, then the PDF's
+     * bytes and one 16-byte tag per 64 KiB segment), and nothing else is left beside it. */
+    {
+        static const char *key = "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100";
+        char dir[] = "/tmp/abws-c-fetch-XXXXXX";
+        CHECK(mkdtemp(dir) != NULL, "a temporary directory");
+        char sealed[256], head[8];
+        snprintf(sealed, sizeof sealed, "%s/filed.pdf.abws", dir);
+        unsetenv("ABWS_DOCUMENT_KEY");
+        char to_file[1024];
+        fmt(to_file, sizeof to_file,
+            "{\"report_options\":{\"order_id\":\"%s\",\"order_line_item_id\":\"%s\","
+            "\"document_type\":\"Invoice\"},\"poll_interval\":0.2,\"timeout\":120,"
+            "\"path\":\"%s\"}",
+            order_id, line_item, sealed);
+        err = NULL;
+        st = abws_documents_fetch_pdf_to_file(client, to_file, &written, &err);
+        CHECK(st == ABWS_STATUS_VALIDATION, "fetch_pdf_to_file without a key: status %u", (unsigned)st);
+        CHECK(err && abws_error_parameter(err) && strcmp(abws_error_parameter(err), "key") == 0,
+              "the error names key");
+        CHECK(err && strstr(abws_error_message(err), "ABWS_DOCUMENT_KEY") != NULL,
+              "the message names ABWS_DOCUMENT_KEY: %s", err ? abws_error_message(err) : "");
+        abws_error_free(err);
+        CHECK(access(sealed, F_OK) != 0, "no file without a key");
+        fmt(to_file, sizeof to_file,
+            "{\"report_options\":{\"order_id\":\"%s\",\"order_line_item_id\":\"%s\","
+            "\"document_type\":\"Invoice\"},\"poll_interval\":0.2,\"timeout\":120,"
+            "\"path\":\"%s\",\"key\":\"%s\"}",
+            order_id, line_item, sealed, key);
+        err = NULL;
+        written = 0;
+        st = abws_documents_fetch_pdf_to_file(client, to_file, &written, &err);
+        CHECK(st == ABWS_STATUS_OK && written == pdf_len, "fetch_pdf_to_file: %llu bytes of %zu",
+              (unsigned long long)written, pdf_len);
+        report_error("fetch_pdf_to_file", st, err);
+        FILE *f = fopen(sealed, "rb");
+        long size = -1;
+        CHECK(f != NULL && fread(head, 1, 8, f) == 8 && memcmp(head, "ABWSENC1", 8) == 0,
+              "the fetched file is sealed");
+        if (f) {
+            fseek(f, 0, SEEK_END);
+            size = ftell(f);
+            fclose(f);
+        }
+        long expected = 28 + (long)pdf_len + 16 * (long)((pdf_len + 65535) / 65536);
+        CHECK(size == expected, "sealed size %ld, expected %ld", size, expected);
+        int entries = 0;
+        DIR *d = opendir(dir);
+        for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d))
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) entries++;
+        if (d) closedir(d);
+        CHECK(entries == 1, "only the sealed file in the directory (%d entries)", entries);
+        remove(sealed);
+        rmdir(dir);
+    }
 
     /* A FATAL report: REPORT_FAILED. */
     const char *fatal = env_required("ABWS_TEST_FATAL_ORDER");

@@ -3,6 +3,7 @@
 // it comes back out), and one Client shared by std::threads.
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -11,6 +12,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "abws.hpp"
 
@@ -126,6 +129,31 @@ static void run() {
         CHECK(false, "the sink's own exception expected, got " << e.what());
     } catch (const std::runtime_error &e) {
         CHECK(std::string(e.what()) == "the sink is full", e.what());
+    }
+
+    // One call files the PDF sealed; without a key, abws::Error naming `key`.
+    {
+        char dir[] = "/tmp/abws-cpp-fetch-XXXXXX";
+        CHECK(mkdtemp(dir) != nullptr, "a temporary directory");
+        const std::string path = std::string(dir) + "/filed.pdf.abws";
+        const std::string to_file = report.substr(0, report.size() - 1) + ",\"path\":\"" + path + "\"";
+        unsetenv("ABWS_DOCUMENT_KEY");
+        try {
+            client.documents().fetch_pdf_to_file(to_file + "}");
+            CHECK(false, "no exception");
+        } catch (const abws::Error &e) {
+            CHECK(e.status() == ABWS_STATUS_VALIDATION && e.parameter() == "key", e.what());
+        }
+        const std::string key = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+        std::uint64_t n = client.documents().fetch_pdf_to_file(to_file + ",\"key\":\"" + key + "\"}");
+        CHECK(n == pdf.size(), n);
+        std::FILE *f = std::fopen(path.c_str(), "rb");
+        char head[8] = {0};
+        CHECK(f != nullptr && std::fread(head, 1, 8, f) == 8 && std::memcmp(head, "ABWSENC1", 8) == 0,
+              "the file is sealed");
+        if (f) std::fclose(f);
+        std::remove(path.c_str());
+        rmdir(dir);
     }
 
     // One Client, four threads.

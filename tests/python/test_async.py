@@ -128,6 +128,10 @@ async def test_conveniences(client: abws.Client, aclient: abws.AsyncClient, line
     opts = {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id, "document_type": "Invoice"}
     pdf = await aclient.documents.fetch_pdf(**opts, poll_interval=0.1, timeout=60)
     assert pdf.startswith(b"%PDF") and pdf == client.documents.fetch_pdf(**opts, poll_interval=0.1, timeout=60)
+    sealed_pdf = tmp_path / "fetched.abws"
+    filing_key = os.urandom(32)
+    size = await aclient.documents.fetch_pdf(**opts, to=sealed_pdf, key=filing_key, poll_interval=0.1, timeout=60)
+    assert size == len(pdf) and abws.decrypt(sealed_pdf.read_bytes(), filing_key) == pdf
     created = await aclient.documents.create_report(report_options=opts)
     report = await aclient.documents.wait_for_report(created.report_id, poll_interval=0.1, timeout=60)
     assert report.processing_status == "DONE" and report.report_document_id

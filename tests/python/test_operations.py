@@ -150,6 +150,64 @@ def test_fetch_pdf(client, line_item):
     assert pdf.startswith(b"%PDF-")
 
 
+def test_fetch_pdf_to_a_path_files_it_sealed_in_one_call(sb, client, line_item, tmp_path, monkeypatch):
+    opts = {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id, "document_type": "Invoice"}
+    monkeypatch.delenv("ABWS_DOCUMENT_KEY", raising=False)
+    created = sb.counters()["reportJobsCreated"]
+    # No key (argument or environment): refused before any request, no file.
+    with pytest.raises(abws.ValidationError, match="key=.*ABWS_DOCUMENT_KEY"):
+        client.documents.fetch_pdf(**opts, to=tmp_path / "x.abws", poll_interval=0.1, timeout=30)
+    # A key without to= would be ignored: refused.
+    with pytest.raises(abws.ValidationError, match="to=path"):
+        client.documents.fetch_pdf(**opts, key=os.urandom(32))  # type: ignore[call-overload]
+    assert sb.counters()["reportJobsCreated"] == created and list(tmp_path.iterdir()) == []
+    key = os.urandom(32)
+    target = tmp_path / "invoice.pdf.abws"
+    n = client.documents.fetch_pdf(**opts, to=target, key=key, poll_interval=0.1, timeout=30)
+    data = target.read_bytes()
+    assert data.startswith(b"ABWSENC1") and b"%PDF" not in data
+    assert (target.stat().st_mode & 0o777) == 0o600
+    pdf = abws.decrypt(data, key)
+    assert pdf.startswith(b"%PDF-") and len(pdf) == n
+    # The environment's key, a str path, progress: the same PDF.
+    monkeypatch.setenv("ABWS_DOCUMENT_KEY", key.hex())
+    again = str(tmp_path / "again.abws")
+    assert client.documents.fetch_pdf(**opts, to=again, progress=True, poll_interval=0.1, timeout=30) == n
+    assert abws.decrypt(open(again, "rb").read()) == pdf
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again.abws", "invoice.pdf.abws"]
+    assert sb.counters()["reportJobsCreated"] == created + 2
+
+
+def test_encrypt_and_decrypt_bytes(tmp_path, monkeypatch):
+    monkeypatch.delenv("ABWS_DOCUMENT_KEY", raising=False)
+    data = b"%PDF-1.7\n" + os.urandom(200_000)
+    key = os.urandom(32)
+    sealed = abws.encrypt(data, key=key)
+    assert sealed.startswith(b"ABWSENC1") and data[:64] not in sealed
+    assert sealed != abws.encrypt(data, key=key)  # a fresh salt each time
+    assert abws.decrypt(sealed, key=key) == abws.decrypt(sealed, key=key.hex()) == data
+    assert _open_with_cryptography(sealed, key) == data
+    with pytest.raises(abws.ValidationError, match="key=.*ABWS_DOCUMENT_KEY"):
+        abws.encrypt(data)
+    with pytest.raises(abws.DocumentError):
+        abws.decrypt(sealed, key=os.urandom(32))
+    monkeypatch.setenv("ABWS_DOCUMENT_KEY", key.hex())
+    assert abws.decrypt(abws.encrypt(b"")) == b""
+    # The command line opens what encrypt sealed; without a key it names --key-file.
+    path = tmp_path / "x.abws"
+    path.write_bytes(sealed)
+    env = {k: v for k, v in os.environ.items() if k != "ABWS_DOCUMENT_KEY"}
+    r = subprocess.run([sys.executable, "-m", "abws", "decrypt", str(path), "-o", str(tmp_path / "x.pdf")],
+                       env=env, capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 1 and "--key-file" in r.stderr and "key=" not in r.stderr, r.stderr
+    key_file = tmp_path / "key.txt"
+    key_file.write_text(key.hex())
+    r = subprocess.run([sys.executable, "-m", "abws", "decrypt", str(path), "--key-file", str(key_file), "-o", str(tmp_path / "x.pdf")],
+                       env=env, capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "x.pdf").read_bytes() == data
+
+
 def _ready_document(client, line_item) -> str:
     created = client.documents.create_report(
         {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id}

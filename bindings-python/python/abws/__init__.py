@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     )
     from .models import Model, Money, to_pandas
     from .sandbox import Sandbox
-    from .sealed import decrypt, decrypt_file
+    from .sealed import decrypt, decrypt_file, encrypt
 
 # Public name -> the submodule that defines it (the imports above, for the runtime).
 _WHERE: "Dict[str, str]" = {
@@ -99,7 +99,7 @@ _WHERE: "Dict[str, str]" = {
         ),
         "models": ("Model", "Money", "to_pandas"),
         "sandbox": ("Sandbox",),
-        "sealed": ("decrypt", "decrypt_file"),
+        "sealed": ("decrypt", "decrypt_file", "encrypt"),
     }.items()
     for name in names
 }
@@ -161,6 +161,7 @@ __all__ = [
     "Sandbox",
     "decrypt",
     "decrypt_file",
+    "encrypt",
     "Credentials",
     "Tokens",
     "consent_url",

@@ -22,7 +22,14 @@ def _key(args: argparse.Namespace) -> Optional[str]:
     if args.key_file:
         with open(args.key_file, encoding="ascii") as fh:
             return fh.read().strip()
+    if not os.environ.get("ABWS_DOCUMENT_KEY", "").strip():
+        # The library's own message says "give key=", which a shell user cannot.
+        raise _NoKey("a key is needed to open a sealed file: give --key-file PATH (a file holding 64 hex digits) or set ABWS_DOCUMENT_KEY")
     return None  # ABWS_DOCUMENT_KEY, read by the core
+
+
+class _NoKey(Exception):
+    """Neither --key-file nor ABWS_DOCUMENT_KEY."""
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -50,7 +57,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 data = fh.read()
             sys.stdout.buffer.write(_abws.decrypt(data, key))
             sys.stdout.buffer.flush()
-    except (Error, OSError) as e:
+    except (Error, OSError, _NoKey) as e:
         print(f"abws decrypt: {e}", file=sys.stderr)
         return 1
     return 0

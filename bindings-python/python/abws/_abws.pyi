@@ -32,6 +32,7 @@ __all__ = [
     "_gate_after_fork",
     "decrypt_file",
     "decrypt",
+    "encrypt",
 ]
 
 __version__: str
@@ -75,6 +76,16 @@ class Client:
         """A report document's PDF (``bytes``), unpacked in memory."""
     def fetch_pdf(self, args: Dict[str, Any], deliver: Optional[_Deliver] = None) -> Any:
         """create → wait → document → download; returns the PDF (``bytes``)."""
+    def fetch_pdf_to_path(
+        self,
+        args: Dict[str, Any],
+        path: str,
+        key: Any = None,
+        progress: Optional[Callable[[int], None]] = None,
+        deliver: Optional[_Deliver] = None,
+    ) -> Any:
+        """create → wait → document → download into the file ``path``, sealed under ``key``
+        (or ``ABWS_DOCUMENT_KEY``); returns the PDF's size."""
     def download_to(
         self, report_document_id: Any, writer: Any, key: Any = None, deliver: Optional[_Deliver] = None
     ) -> Any:
@@ -174,3 +185,6 @@ def decrypt_file(src: Any, dest: Any, key: Any = None) -> int:
 
 def decrypt(data: bytes, key: Any = None) -> bytes:
     """Opens a sealed file's bytes; returns the PDF."""
+
+def encrypt(data: bytes, key: Any = None) -> bytes:
+    """Seals bytes; returns the sealed file's bytes."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, BinaryIO, Dict, List, Optional, Sequence, Union
+from typing import Any, BinaryIO, Dict, List, Optional, Sequence, Union, overload
 
 from ._group import AsyncListing, _awaited
 from ._log import logger
@@ -34,9 +34,11 @@ from .client import (
     DEFAULT_WAIT_TIMEOUT,
     LineItemRef,
     _Bar,
+    PathLike,
     _ClientBase,
     _download_to_call,
     _fetch_pdf_args,
+    _fetch_pdf_call,
     _wait_args,
 )
 from .models import InvoiceDetailsByOrderLineItem, Report
@@ -120,6 +122,40 @@ class AsyncDocuments(_AsyncDocumentsOperations):
             )
             return size
 
+    @overload
+    async def fetch_pdf(
+        self,
+        *,
+        order_id: Optional[str] = ...,
+        order_line_item_id: Optional[str] = ...,
+        shipment_id: Optional[str] = ...,
+        invoice_id: Optional[str] = ...,
+        document_type: Optional[str] = ...,
+        report_type: Optional[str] = ...,
+        marketplace_ids: Optional[Sequence[str]] = ...,
+        poll_interval: Optional[float] = ...,
+        timeout: Optional[float] = ...,
+        progress: bool = ...,
+        to: None = ...,
+        key: None = ...,
+    ) -> bytes: ...
+    @overload
+    async def fetch_pdf(
+        self,
+        *,
+        order_id: Optional[str] = ...,
+        order_line_item_id: Optional[str] = ...,
+        shipment_id: Optional[str] = ...,
+        invoice_id: Optional[str] = ...,
+        document_type: Optional[str] = ...,
+        report_type: Optional[str] = ...,
+        marketplace_ids: Optional[Sequence[str]] = ...,
+        poll_interval: Optional[float] = ...,
+        timeout: Optional[float] = ...,
+        progress: bool = ...,
+        to: PathLike,
+        key: Union[bytes, str, None] = ...,
+    ) -> int: ...
     async def fetch_pdf(
         self,
         *,
@@ -133,16 +169,21 @@ class AsyncDocuments(_AsyncDocumentsOperations):
         poll_interval: Optional[float] = None,
         timeout: Optional[float] = DEFAULT_WAIT_TIMEOUT,
         progress: bool = False,
-    ) -> bytes:
-        """As ``Documents.fetch_pdf``: create → wait → document → download; the PDF bytes."""
+        to: Optional[PathLike] = None,
+        key: Union[bytes, str, None] = None,
+    ) -> Union[bytes, int]:
+        """As ``Documents.fetch_pdf``: create → wait → document → download; the PDF bytes,
+        or, with ``to=path``, the PDF sealed into that file under ``key`` (or
+        ``ABWS_DOCUMENT_KEY``) and its size. A cancelled call leaves no file."""
         args = _fetch_pdf_args(
             order_id, order_line_item_id, shipment_id, invoice_id, document_type,
             report_type, marketplace_ids, poll_interval, timeout,
         )  # fmt: skip
         with _Bar(progress, "fetch_pdf") as bar:
-            data: bytes = await self._client._run("fetch_pdf", args)
-            bar.add(len(data))
-            return data
+            out: Union[bytes, int] = await self._client._run(*_fetch_pdf_call(args, to, key, bar))
+            if isinstance(out, bytes):
+                bar.add(len(out))
+            return out
 
 
 class AsyncCart(_AsyncCartOperations):

@@ -27,6 +27,7 @@ from typing import (
     Type,
     TypeVar,
     Union,
+    overload,
 )
 
 from . import _abws
@@ -238,6 +239,24 @@ def _fetch_pdf_args(
     }
 
 
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _fetch_pdf_call(args: Dict[str, Any], to: Optional[PathLike], key: Any, bar: _Bar) -> Tuple[Any, ...]:
+    """The compiled client's method and arguments of ``fetch_pdf``: the PDF in memory, or,
+    with ``to``, a sealed file (a key given with no ``to`` is refused: it would be ignored)."""
+    if to is not None:
+        return ("fetch_pdf_to_path", args, os.fspath(to), key, bar.reporter())
+    if key is not None:
+        from .exceptions import ValidationError
+
+        raise ValidationError(
+            "invalid key: only fetch_pdf(..., to=path) uses a key (it writes a sealed file); "
+            "without to= the PDF comes back as bytes (abws.encrypt seals bytes)"
+        )
+    return ("fetch_pdf", args)
+
+
 def _wait_args(report_id: str, poll_interval: Optional[float], timeout: Optional[float]) -> Dict[str, Any]:
     """``wait_for_report``'s arguments as the core reads them."""
     return {"report_id": report_id, "poll_interval": poll_interval, **_wait_bound(timeout)}
@@ -304,6 +323,40 @@ class Documents(_DocumentsOperations):
             size: int = self._client._run(*_download_to_call(report_document_id, writer, key, allow_plaintext, bar))
             return size
 
+    @overload
+    def fetch_pdf(
+        self,
+        *,
+        order_id: Optional[str] = ...,
+        order_line_item_id: Optional[str] = ...,
+        shipment_id: Optional[str] = ...,
+        invoice_id: Optional[str] = ...,
+        document_type: Optional[str] = ...,
+        report_type: Optional[str] = ...,
+        marketplace_ids: Optional[Sequence[str]] = ...,
+        poll_interval: Optional[float] = ...,
+        timeout: Optional[float] = ...,
+        progress: bool = ...,
+        to: None = ...,
+        key: None = ...,
+    ) -> bytes: ...
+    @overload
+    def fetch_pdf(
+        self,
+        *,
+        order_id: Optional[str] = ...,
+        order_line_item_id: Optional[str] = ...,
+        shipment_id: Optional[str] = ...,
+        invoice_id: Optional[str] = ...,
+        document_type: Optional[str] = ...,
+        report_type: Optional[str] = ...,
+        marketplace_ids: Optional[Sequence[str]] = ...,
+        poll_interval: Optional[float] = ...,
+        timeout: Optional[float] = ...,
+        progress: bool = ...,
+        to: PathLike,
+        key: Union[bytes, str, None] = ...,
+    ) -> int: ...
     def fetch_pdf(
         self,
         *,
@@ -317,18 +370,31 @@ class Documents(_DocumentsOperations):
         poll_interval: Optional[float] = None,
         timeout: Optional[float] = DEFAULT_WAIT_TIMEOUT,
         progress: bool = False,
-    ) -> bytes:
+        to: Optional[PathLike] = None,
+        key: Union[bytes, str, None] = None,
+    ) -> Union[bytes, int]:
         """create → wait → document → download in one call; returns the PDF bytes.
         ``poll_interval`` defaults to 15 seconds; ``timeout`` bounds the wait for the
-        report (seconds, default 1800: 30 minutes; ``None``: no bound)."""
+        report (seconds, default 1800: 30 minutes; ``None``: no bound).
+
+        ``to=path`` files the PDF ENCRYPTED instead, in the same one call, and returns its
+        size: the file is sealed (AES-256-GCM, the "abws sealed file" format that
+        ``abws.decrypt`` and ``python -m abws decrypt`` open) under ``key`` — 32 bytes or
+        64 hex digits — or, without one, ``ABWS_DOCUMENT_KEY``. Neither:
+        ``ValidationError`` before any request. The plain PDF never touches the disk: it
+        is encrypted as it arrives into a temporary file beside ``path`` (owner-only, no
+        symbolic link followed), renamed into place once complete; a failure at any step
+        leaves no file. A directory that cannot be written fails before the report is
+        asked for."""
         args = _fetch_pdf_args(
             order_id, order_line_item_id, shipment_id, invoice_id, document_type,
             report_type, marketplace_ids, poll_interval, timeout,
         )  # fmt: skip
         with _Bar(progress, "fetch_pdf") as bar:
-            data: bytes = self._client._run("fetch_pdf", args)
-            bar.add(len(data))
-            return data
+            out: Union[bytes, int] = self._client._run(*_fetch_pdf_call(args, to, key, bar))
+            if isinstance(out, bytes):
+                bar.add(len(out))
+            return out
 
 
 class Cart(_CartOperations):

@@ -1,8 +1,10 @@
 """Encrypted document files ("abws sealed file", version 1).
 
-``documents.download_to(id, path)`` writes a report document to ``path`` encrypted under
-the caller's key (``key=``, or ``ABWS_DOCUMENT_KEY``: 64 hex digits). These functions open
-such a file again; ``python -m abws decrypt FILE -o OUT.pdf`` does it from a shell.
+``documents.fetch_pdf(..., to=path)`` and ``documents.download_to(id, path)`` write a
+report document to ``path`` encrypted under the caller's key (``key=``, or
+``ABWS_DOCUMENT_KEY``: 64 hex digits). ``decrypt`` and ``decrypt_file`` open such a file
+again (``python -m abws decrypt FILE -o OUT.pdf`` does it from a shell); ``encrypt`` seals
+bytes the caller already holds, into the same format.
 
 The format, for any AES-GCM library (docs/python-api.md has a dozen lines that open it
 with the ``cryptography`` package alone)::
@@ -24,6 +26,14 @@ from typing import Union
 from . import _abws
 
 KeyLike = Union[bytes, bytearray, str, None]
+
+
+def encrypt(data: bytes, key: KeyLike = None) -> bytes:
+    """Seals ``data`` (a PDF, or any bytes) and returns the sealed file's bytes, which
+    ``decrypt`` (or ``python -m abws decrypt``) opens. ``key``: 32 bytes or 64 hex
+    digits; ``None`` reads ``ABWS_DOCUMENT_KEY``; neither raises ``ValidationError``.
+    Every call draws a fresh salt: sealing the same bytes twice gives different files."""
+    return _abws.encrypt(data, key)
 
 
 def decrypt(data: bytes, key: KeyLike = None) -> bytes:

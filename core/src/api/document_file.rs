@@ -13,7 +13,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::documents::Documents;
+use super::documents::{document_hint, Documents, FetchPdfParams};
 use crate::error::{Error, Result};
 use crate::sealed::{DocumentKey, SealWriter};
 
@@ -32,9 +32,43 @@ impl Documents<'_> {
         progress: Option<&(dyn Fn(u64) + Send + Sync)>,
     ) -> Result<u64> {
         let file = SafeFile::create(path)?;
-        let sealed = SealWriter::new(file, key)?;
+        self.seal_into(file, report_document_id, key, progress)
+            .await
+    }
+
+    /// create → wait → document → download into the file `path`, ENCRYPTED under `key`:
+    /// `fetch_pdf` and `download_to_path` in one call, so that filing a PDF at rest takes
+    /// one call and never puts the plain PDF on disk. The destination is checked and its
+    /// temporary file created before the report is asked for (a path that cannot be
+    /// written fails before any request); a failure at any step leaves no file. Returns
+    /// the PDF's size.
+    pub async fn fetch_pdf_to_path(
+        &self,
+        p: &FetchPdfParams,
+        poll_interval: std::time::Duration,
+        timeout: Option<std::time::Duration>,
+        path: &Path,
+        key: &DocumentKey,
+        progress: Option<&(dyn Fn(u64) + Send + Sync)>,
+    ) -> Result<u64> {
+        let file = SafeFile::create(path)?;
+        let (report_id, document_id) = self.create_and_wait(p, poll_interval, timeout).await?;
+        self.seal_into(file, &document_id, key, progress)
+            .await
+            .map_err(|e| document_hint(e, &report_id))
+    }
+
+    /// Streams a document, sealed under `key`, into `file`, committed once complete.
+    async fn seal_into(
+        &self,
+        file: SafeFile,
+        report_document_id: &str,
+        key: &DocumentKey,
+        progress: Option<&(dyn Fn(u64) + Send + Sync)>,
+    ) -> Result<u64> {
+        let dest = file.dest.clone();
         let mut out = Progress {
-            inner: sealed,
+            inner: SealWriter::new(file, key)?,
             written: 0,
             progress,
         };
@@ -42,7 +76,7 @@ impl Documents<'_> {
         let file = out
             .inner
             .finish()
-            .map_err(|e| file_error("writing", path, e))?;
+            .map_err(|e| file_error("writing", &dest, e))?;
         file.commit()?;
         Ok(n)
     }

@@ -656,7 +656,7 @@ impl Documents<'_> {
     }
 
     /// create → wait: the report's id and its document's id once it is DONE.
-    async fn create_and_wait(
+    pub(super) async fn create_and_wait(
         &self,
         p: &FetchPdfParams,
         poll_interval: Duration,
@@ -675,7 +675,7 @@ impl Documents<'_> {
 }
 
 /// A document error of `fetch_pdf*` names the report it came from.
-fn document_hint(e: Error, report_id: &str) -> Error {
+pub(super) fn document_hint(e: Error, report_id: &str) -> Error {
     if e.kind() == ErrorKind::Document {
         e.with_hint(format!("report {report_id}"))
     } else {

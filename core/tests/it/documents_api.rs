@@ -60,6 +60,16 @@ fn options(order: &str, line: &str) -> CreateReportParams {
     }
 }
 
+/// The PDF in a sealed file, checked to hold no plain PDF.
+fn opened(path: &std::path::Path, key: &abws::sealed::DocumentKey) -> Vec<u8> {
+    let sealed = std::fs::read(path).unwrap();
+    assert!(sealed.starts_with(abws::sealed::MAGIC));
+    assert!(!sealed.windows(5).any(|w| w == b"%PDF-"));
+    let mut opened = Vec::new();
+    abws::sealed::open(key, &mut &sealed[..], &mut opened).unwrap();
+    opened
+}
+
 #[test]
 fn create_wait_download_gives_the_invoice_pdf() {
     let sb = fast_sandbox();
@@ -107,12 +117,7 @@ fn create_wait_download_gives_the_invoice_pdf() {
         .documents()
         .download_to_path(&doc_id, &target, &key, Some(&report))
         .unwrap();
-    let sealed = std::fs::read(&target).unwrap();
-    assert!(sealed.starts_with(abws::sealed::MAGIC));
-    assert!(!sealed.windows(5).any(|w| w == b"%PDF-"));
-    let mut opened = Vec::new();
-    abws::sealed::open(&key, &mut &sealed[..], &mut opened).unwrap();
-    assert_eq!(opened, pdf);
+    assert_eq!(opened(&target, &key), pdf);
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), n);
     // The plain PDF only when asked for by name.
     let plain = dir.join("plain.pdf");
@@ -159,6 +164,54 @@ fn fetch_pdf_does_it_in_one_call() {
         .unwrap();
     assert!(String::from_utf8_lossy(&pdf).contains(&invoice));
     assert_eq!(sb.counters()["reportJobsCreated"], 1);
+}
+
+/// Filing a PDF encrypted takes one call: the file opens with the key to the PDF that
+/// `fetch_pdf` returns, and no plain byte of it reaches the disk. A destination that
+/// cannot be written fails before a report is asked for; a failed download leaves no file.
+#[test]
+fn fetch_pdf_to_path_files_the_pdf_sealed_in_one_call() {
+    let sb = fast_sandbox();
+    let client = common::client(&sb, Region::JP);
+    let (order, line, _, invoice) = a_shipped_line(&sb, &client);
+    let dir = std::env::temp_dir().join(format!("abws-fetch-sealed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("invoice.pdf.abws");
+    let key = abws::sealed::DocumentKey::generate().unwrap();
+    let wait = Some(Duration::from_secs(30));
+    let p = options(&order, &line);
+    let seen = std::sync::atomic::AtomicU64::new(0);
+    let report = |n: u64| seen.store(n, std::sync::atomic::Ordering::SeqCst);
+    let n = client
+        .documents()
+        .fetch_pdf_to_path(&p, POLL, wait, &target, &key, Some(&report))
+        .unwrap();
+    let opened = opened(&target, &key);
+    assert_eq!(opened.len() as u64, n);
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), n);
+    assert!(String::from_utf8_lossy(&opened).contains(&invoice));
+    assert_eq!(sb.counters()["reportJobsCreated"], 1);
+    // A directory that does not exist: refused before createReport.
+    let e = client
+        .documents()
+        .fetch_pdf_to_path(&p, POLL, wait, &dir.join("no/such.abws"), &key, None)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Document, "{e}");
+    assert_eq!(sb.counters()["reportJobsCreated"], 1);
+    // A download that fails leaves nothing beside the first file.
+    sb.inject(FaultRule::new("*", FaultAction::ResetAfterBytes(300)).times(20));
+    let failed =
+        client
+            .documents()
+            .fetch_pdf_to_path(&p, POLL, wait, &dir.join("failed.abws"), &key, None);
+    sb.clear_faults();
+    assert!(failed.is_err());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("invoice.pdf.abws")]);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

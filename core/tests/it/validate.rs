@@ -237,4 +237,15 @@ fn a_download_path_that_names_no_file_is_an_argument_error() {
         .download_to_path("D-1", std::path::Path::new(""), &key, None)
         .unwrap_err();
     assert_eq!(e.parameter(), Some("path"), "{e}");
+    let p = abws::api::documents::CreateReportParams::default();
+    let wait = std::time::Duration::from_secs(1);
+    let e = client
+        .documents()
+        .fetch_pdf_to_path(&p, wait, None, std::path::Path::new(""), &key, None)
+        .unwrap_err();
+    assert_eq!(
+        (e.kind(), e.parameter()),
+        (ErrorKind::Validation, Some("path")),
+        "{e}"
+    );
 }

@@ -35,6 +35,8 @@ enum Shape {
     Json,
     /// `(client, params_json, write, userdata, bytes_written, err)`: bytes to a callback.
     Stream,
+    /// `(client, params_json, bytes_written, err)`: a document into a file.
+    File,
 }
 
 /// The hand-written C functions that are not one operation: group, name, shape, what the
@@ -66,6 +68,22 @@ const CONVENIENCES: &[(&str, &str, Shape, &str, &str)] = &[
         "fetch_pdf",
         Shape::Stream,
         "createReport, wait, download in one call, streamed to `sink`",
+        "bindings-c/src/download.rs",
+    ),
+    (
+        "documents",
+        "download_to_file",
+        Shape::File,
+        "a report document into the file `path` of the params, sealed (encrypted) under \
+         `key` or ABWS_DOCUMENT_KEY unless `allow_plaintext`",
+        "bindings-c/src/download.rs",
+    ),
+    (
+        "documents",
+        "fetch_pdf_to_file",
+        Shape::File,
+        "createReport, wait, download in one call, into the file `path` of the params, \
+         sealed (encrypted) under `key` or ABWS_DOCUMENT_KEY",
         "bindings-c/src/download.rs",
     ),
 ];
@@ -418,6 +436,18 @@ fn hpp_section() -> Result<String, String> {
                         s,
                         "    std::string {name}(const std::string &params = \"{{}}\") const {{\n        \
                          return client_.call({f}, params);\n    }}"
+                    )
+                    .unwrap();
+                }
+                Shape::File => {
+                    let text = format!("`{f}`: {doc}; returns the PDF's size. Throws abws::Error.");
+                    for l in wrap(&text, WIDTH, "    /// ", "    /// ") {
+                        writeln!(s, "{l}").unwrap();
+                    }
+                    writeln!(
+                        s,
+                        "    std::uint64_t {name}(const std::string &params) const {{\n        \
+                         return client_.to_file({f}, params);\n    }}"
                     )
                     .unwrap();
                 }
