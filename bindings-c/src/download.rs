@@ -321,13 +321,11 @@ pub unsafe extern "C" fn abws_documents_download_to_file(
             (Some(text), false) => Some(abws_core::sealed::DocumentKey::from_hex(text)?),
             (None, true) => None,
             (None, false) => Some(abws_core::sealed::DocumentKey::from_env()?.ok_or_else(|| {
-                Failure::about(
-                    abws_status::Validation,
+                Failure::from(abws_core::Error::missing(
                     "key",
-                    "a key is needed: a document written to a file is encrypted; give \"key\" \
-                     (64 hex digits) or set ABWS_DOCUMENT_KEY, or \"allow_plaintext\": true to \
-                     write the PDF in clear",
-                )
+                    "a document written to a file is encrypted: give \"key\" (64 hex digits) or \
+                     set ABWS_DOCUMENT_KEY, or \"allow_plaintext\": true to write the PDF in clear",
+                ))
             })?),
         };
         let path = std::path::PathBuf::from(&p.path);
