@@ -9,11 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import shutil
 import socket
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -23,6 +20,7 @@ import pytest
 import abws
 from conftest import END, START
 from test_reliability import _order_line
+from test_shared_state import redis_server
 
 # --- messages ---------------------------------------------------------------------------
 
@@ -166,27 +164,8 @@ def _free_port() -> int:
 @pytest.fixture()
 def redis_with_password() -> Iterator[int]:
     """A real redis-server on a free loopback port, with the password `right-pw`."""
-    server = shutil.which("redis-server")
-    if server is None:
-        pytest.fail("redis-server is not installed: scripts/ensure-redis.sh installs it (make test runs it)")
-    port = _free_port()
-    with tempfile.TemporaryDirectory() as d:
-        proc = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                 "--appendonly", "no", "--dir", d, "--requirepass", "right-pw"],
-                                stdout=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline, "redis-server did not start"
-                    time.sleep(0.02)
-            yield port
-        finally:
-            proc.kill()
-            proc.wait()
+    with redis_server("--requirepass", "right-pw") as port:
+        yield port
 
 
 def test_shared_state_required_fails_fast_on_a_wrong_password(sb: abws.Sandbox, redis_with_password: int) -> None:

@@ -1202,13 +1202,7 @@ fn shared_state_required_fails_fast() {
         redis.cli(&["CONFIG", "SET", "requirepass", "right-pw-40"]),
         "OK"
     );
-    let port = redis
-        .url()
-        .rsplit(':')
-        .next()
-        .unwrap()
-        .trim_end_matches("/0")
-        .to_string();
+    let port = redis.port();
     let with = |password: &str, required: bool| {
         let mut s = shared_settings(&sb, &redis);
         s.shared_state = Some(format!("redis://:{password}@127.0.0.1:{port}/0").into());
