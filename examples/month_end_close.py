@@ -45,7 +45,7 @@ so each PDF beyond the 15th costs a minute (a 500-invoice month: about 8 hours).
 - **Outputs by region and scope**: ``ledger-JP-2026-10.csv``, ``invoices-JP-2026-10.zip.aes``;
   ``--legal-entity`` and ``--pdfs-for`` add their scope to the names.
 
-Invoice PDFs are sensitive (seed 000, section 4: never unencrypted on disk). By default
+Invoice PDFs are sensitive (the service's documentation: never unencrypted on disk). By default
 they go into a zip that is sealed with AES-256-GCM (the ``cryptography`` package) before it
 touches the disk: ``invoices-<region>-YYYY-MM.zip.aes``. The key:
 

@@ -273,6 +273,24 @@ abws_status abws_client_set_refresh_token_callback(const abws_client *client,
                                                    void *user_data,
                                                    abws_error **err);
 
+// Checks that the client's shared state (settings key `shared_state`) can be used now:
+// Redis answers, accepts the address's user and password, and lets this account's keys be
+// written. A client built with `"shared_state_required": true` ran this check in
+// `abws_client_new`, which failed with its error; without it, calls go on unshared while
+// the shared state cannot be used, and this function says why.
+//
+// Returns `ABWS_STATUS_OK` when it works or when no shared state is configured;
+// `ABWS_STATUS_VALIDATION` naming `shared_state` for a refusal that lasts until someone
+// fixes it (a wrong password, missing ACL rights, Redis out of memory, a read-only
+// replica); `ABWS_STATUS_TRANSPORT` when Redis is unreachable (within 2 s);
+// `ABWS_STATUS_NULL_ARGUMENT` for a NULL `client`; `ABWS_STATUS_INVALID_HANDLE` when
+// `client` is not a live client. `*err` is filled on failure when `err` is not NULL; the
+// message never quotes the address (it may hold a password). Thread safety: any thread.
+//
+// # Safety
+// `err` is NULL or valid for one pointer write.
+abws_status abws_client_check_shared_state(const abws_client *client, abws_error **err);
+
 // Frees a client. `client` may be NULL (nothing happens, `ABWS_STATUS_OK`).
 //
 // Returns `ABWS_STATUS_OK`, or `ABWS_STATUS_INVALID_HANDLE` (and frees nothing) when

@@ -228,6 +228,14 @@ class ClientBase {
     ClientBase &operator=(const ClientBase &) = delete;
     ~ClientBase() { abws_client_free(handle_); }
 
+    /// Checks that the shared state (settings key `shared_state`) can be used now; throws
+    /// abws::Error saying why when it cannot (see abws_client_check_shared_state).
+    void check_shared_state() const {
+        abws_error *err = nullptr;
+        abws_status status = abws_client_check_shared_state(handle_, &err);
+        detail::check(status, err);
+    }
+
     /// Runs one operation: params JSON in, result JSON
     /// out; throws abws::Error.
     std::string call(detail::OpFn fn, const std::string &params) const {

@@ -367,15 +367,14 @@ fn sealing_key(given: Option<&str>, otherwise: &str) -> FfiResult<abws_core::sea
         return Ok(abws_core::sealed::DocumentKey::from_hex(text)?);
     }
     abws_core::sealed::DocumentKey::from_env()?.ok_or_else(|| {
-        Failure::about(
-            abws_status::Validation,
+        Failure::from(abws_core::Error::missing(
             "key",
             format!(
-                "a key is needed: a document written to a file is encrypted; give \"key\" \
-                 (64 hex digits) or set {}{otherwise}",
+                "a document written to a file is encrypted: give \"key\" (64 hex digits) or \
+                 set {}{otherwise}",
                 abws_core::sealed::KEY_ENV
             ),
-        )
+        ))
     })
 }
 

@@ -136,6 +136,7 @@ impl PyClient {
         // Redacted: a proxy address may hold a password (`_credentials` has it whole).
         d.set_item("proxy", s.proxy_shown())?;
         d.set_item("shared_state", s.shared_state_shown())?;
+        d.set_item("shared_state_required", s.shared_state_required)?;
         d.set_item("api_address", e.api)?;
         match &s.credentials {
             Credentials::RefreshToken { client_id, .. } => {
@@ -201,17 +202,43 @@ impl PyClient {
         Ok(PyPager::new(dynop.pager(&c, &text).map_err(to_py_err)?))
     }
 
-    /// The invoice data of any number of line items (`{"line_items": [...]}`).
-    #[pyo3(signature = (args, deliver=None))]
+    /// Whether the shared state can be used now (`abws::Client::check_shared_state`).
+    #[pyo3(signature = (deliver=None))]
+    fn check_shared_state(
+        &self,
+        py: Python<'_>,
+        deliver: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let c = self.inner.inner().map_err(to_py_err)?;
+        let fut = async move { c.check_shared_state().await };
+        Job::new(fut, |py, ()| Ok(py.None())).run(py, deliver)
+    }
+
+    /// The invoice data of any number of line items (`{"line_items": [...]}`);
+    /// `progress(done, total)` is called after each request (line items answered so far).
+    #[pyo3(signature = (args, progress=None, deliver=None))]
     fn invoice_details_for(
         &self,
         py: Python<'_>,
         args: &Bound<'_, PyDict>,
+        progress: Option<Py<PyAny>>,
         deliver: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let p: rec::InvoiceDetailsForParams = read(args.as_any())?;
         let c = self.inner.inner().map_err(to_py_err)?;
-        let fut = async move { c.reconciliation().invoice_details_for(&p).await };
+        let report = move |done: usize, total: usize| {
+            if let Some(f) = &progress {
+                // A failing progress callback must not fail the call.
+                crate::gate::attach(|py| {
+                    let _ = f.call1(py, (done, total));
+                });
+            }
+        };
+        let fut = async move {
+            c.reconciliation()
+                .invoice_details_for_reporting(&p, report)
+                .await
+        };
         Job::new(fut, |py, r| to_py(py, &r)).run(py, deliver)
     }
 

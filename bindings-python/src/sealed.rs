@@ -36,10 +36,10 @@ pub fn document_key(key: Option<&Bound<'_, PyAny>>, env: bool) -> PyResult<Optio
 /// says `why` it is needed and ends with `otherwise` (the caller's other way out).
 fn needed(key: Option<&Bound<'_, PyAny>>, why: &str, otherwise: &str) -> PyResult<DocumentKey> {
     document_key(key, true)?.ok_or_else(|| {
-        to_py_err(abws::Error::validation(
+        to_py_err(abws::Error::missing(
             "key",
             format!(
-                "is needed {why}: give key= (32 bytes or 64 hex digits) or set {}{otherwise}",
+                "{why}: give key= (32 bytes or 64 hex digits) or set {}{otherwise}",
                 abws::sealed::KEY_ENV
             ),
         ))
@@ -47,7 +47,7 @@ fn needed(key: Option<&Bound<'_, PyAny>>, why: &str, otherwise: &str) -> PyResul
 }
 
 fn required(key: Option<&Bound<'_, PyAny>>) -> PyResult<DocumentKey> {
-    needed(key, "to open a sealed file", "")
+    needed(key, "needed to open a sealed file", "")
 }
 
 /// The key of a document written to a path (`download_to(id, path)`, `fetch_pdf(to=path)`):
@@ -56,7 +56,7 @@ fn required(key: Option<&Bound<'_, PyAny>>) -> PyResult<DocumentKey> {
 pub fn path_key(key: Option<&Bound<'_, PyAny>>, otherwise: &str) -> PyResult<DocumentKey> {
     needed(
         key,
-        "(a document written to a path is encrypted, AES-256-GCM; abws.decrypt or \
+        "a document written to a path is encrypted (AES-256-GCM; abws.decrypt or \
          `python -m abws decrypt` opens it)",
         otherwise,
     )
@@ -70,7 +70,7 @@ pub fn encrypt(
     data: &Bound<'_, PyBytes>,
     key: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyBytes>> {
-    let key = needed(key, "to encrypt", "")?;
+    let key = needed(key, "needed to encrypt", "")?;
     let sealed = abws::sealed::seal_bytes(&key, data.as_bytes()).map_err(to_py_err)?;
     Ok(PyBytes::new(py, &sealed).unbind())
 }

@@ -74,12 +74,21 @@ impl Client {
         on_rotate: Option<RotationCallback>,
     ) -> Result<Client> {
         let inner = AsyncClient::with_rotation(settings.clone(), on_rotate.clone())?;
+        if settings.shared_state_required {
+            block_on(inner.check_shared_state())?;
+        }
         Ok(Client {
             home: (crate::process::pid(), ManuallyDrop::new(inner)),
             forked: Mutex::new(None),
             settings: Mutex::new(settings),
             on_rotate: Mutex::new(on_rotate),
         })
+    }
+
+    /// See `abws::Client::check_shared_state`.
+    pub fn check_shared_state(&self) -> Result<()> {
+        let c = self.inner()?;
+        block_on(async move { c.check_shared_state().await })
     }
 
     /// A copy of the settings the client was built with (credentials as last set with

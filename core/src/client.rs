@@ -112,6 +112,8 @@ struct CallDefaults {
     max_attempts: u32,
     region: crate::config::Region,
     rate_limiting: bool,
+    /// `shared_state_required` and not yet seen working: the next call checks it first.
+    shared_unchecked: AtomicBool,
 }
 
 impl CallDefaults {
@@ -125,6 +127,7 @@ impl CallDefaults {
                 .map(|e| transport::sensitive(e, "user_email"))
                 .transpose()?,
             rate_limiting: s.rate_limiting,
+            shared_unchecked: AtomicBool::new(s.shared_state_required && s.shared_state.is_some()),
             max_attempts: s.max_attempts,
             attempt_timeout: s.timeouts.attempt,
             operation_timeout: s.timeouts.operation,
@@ -227,6 +230,20 @@ impl Client {
     /// A copy of the settings in force (credentials included; they redact themselves).
     pub fn settings(&self) -> Settings {
         Settings::clone(&self.current_settings())
+    }
+
+    /// Whether the shared state (`Settings::shared_state`) can be used now: Redis answers,
+    /// accepts the address's user and password, and lets this account's keys be written.
+    /// `Ok` without shared state configured. A client with `shared_state_required` runs it
+    /// before its first call (the blocking client when it is built) and fails with its
+    /// error; without it, calls go on unshared while the shared state cannot be used.
+    pub async fn check_shared_state(&self) -> Result<()> {
+        let Some(shared) = self.inner.shared.as_deref() else {
+            return Ok(());
+        };
+        shared.check().await?;
+        self.inner.defaults.shared_unchecked.store(false, Relaxed);
+        Ok(())
     }
 
     /// The settings in force, shared (what a call reads them through: a copy would clone
@@ -468,6 +485,9 @@ impl Client {
     async fn execute_inner(&self, call: &Call) -> Result<(HttpResponse, u32)> {
         let op = call.op;
         let defaults = &self.inner.defaults;
+        if defaults.shared_unchecked.load(Relaxed) {
+            self.check_shared_state().await?;
+        }
         let url = self.url(call)?;
         // x-svc-user-email goes only where the operation declares it (published facts §7):
         // the buyer's address is personal data, sent nowhere it is not asked for.
@@ -568,7 +588,9 @@ impl Client {
             .as_str();
         let mut paced = None;
         if let Some(b) = send.bucket {
+            let asked = Instant::now();
             paced = self.pace(b, op, group, a.deadline).await;
+            paced_wait(op.id, group, b, paced.as_ref(), asked.elapsed());
             if paced.is_none() {
                 return Err(Failure::stop(
                     Error::timeout(format!(
@@ -657,9 +679,9 @@ impl Client {
             ),
             Err(f) => log::debug!(
                 target: "abws",
-                "{} attempt {attempt}: {:?} failure after {} ms: {}",
+                "{} attempt {attempt}: {} after {} ms: {}",
                 op.id,
-                f.class,
+                f.class.describe(),
                 sent_at.elapsed().as_millis(),
                 f.error
             ),
@@ -831,9 +853,10 @@ impl Client {
                     }
                     log::info!(
                         target: "abws",
-                        "{}: retrying after {:?} failure ({}) in {} ms",
+                        "{}: attempt {counted} of {}: {} ({}); retrying in {} ms",
                         plan.what,
-                        class,
+                        plan.max_attempts,
+                        class.describe(),
                         error,
                         delay.as_millis()
                     );
@@ -1033,6 +1056,34 @@ pub(crate) fn snake_case(name: &str) -> String {
         }
     }
     out
+}
+
+/// A wait for the rate limit over `VISIBLE_WAIT` is logged at INFO (issue 40): a call that
+/// seems to hang says why, naming the bucket (operation, region group, rate) and the time.
+fn paced_wait(
+    op: &'static str,
+    group: &str,
+    main: &Bucket,
+    paced: Option<&Paced>,
+    waited: Duration,
+) {
+    const VISIBLE_WAIT: Duration = Duration::from_secs(1);
+    if waited <= VISIBLE_WAIT {
+        return;
+    }
+    let (rate, whose) = match paced {
+        Some(Paced::Fallback(b)) => (
+            b.plan().rate,
+            " (this process's share: the shared state is unreachable)",
+        ),
+        _ => (main.plan().rate, ""),
+    };
+    log::info!(
+        target: "abws",
+        "{op}: waited {:.1} s for the rate limit (bucket {op} of region group {group}, \
+         {rate} requests/s{whose})",
+        waited.as_secs_f64()
+    );
 }
 
 fn with_note(error: Error, note: &str) -> Error {

@@ -302,6 +302,11 @@ pub struct Settings {
     /// access token and one write ledger for all of them (`shared_state`, docs/scale-out.md).
     /// A secret: it may hold a password.
     pub shared_state: Option<Secret>,
+    /// Refuse to work without the shared state: the blocking client checks it when it is
+    /// built (`Client::check_shared_state`), the async client before its first call, and
+    /// an unusable one (unreachable, a wrong password, missing rights) fails there instead
+    /// of letting calls go on unshared. Off by default (an outage then passes unshared).
+    pub shared_state_required: bool,
 }
 
 impl fmt::Debug for Settings {
@@ -321,6 +326,7 @@ impl fmt::Debug for Settings {
             .field("app_name", &self.app_name)
             .field("proxy", &self.proxy_shown())
             .field("shared_state", &self.shared_state_shown())
+            .field("shared_state_required", &self.shared_state_required)
             .finish()
     }
 }
@@ -357,6 +363,7 @@ impl Settings {
             app_name: None,
             proxy: None,
             shared_state: None,
+            shared_state_required: false,
         }
     }
 
@@ -391,6 +398,12 @@ impl Settings {
         }
         if let Some(r) = &self.shared_state {
             crate::shared::check_url(r.expose())?;
+        } else if self.shared_state_required {
+            return Err(Error::missing(
+                "shared_state",
+                "shared_state_required is set, so a Redis address is needed \
+                 (redis://[:password@]host:port/db)",
+            ));
         }
         if self.max_attempts == 0 || self.max_attempts > 10 {
             return Err(Error::validation(

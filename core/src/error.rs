@@ -208,6 +208,8 @@ struct Inner {
     document_code: Option<String>,
     items_yielded: Option<u64>,
     hint: Option<String>,
+    /// A validation error about an input that was not given (shown "missing {parameter}").
+    missing: bool,
     raw_body: Option<bytes::Bytes>,
     source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
@@ -234,6 +236,7 @@ impl Error {
             document_code: None,
             items_yielded: None,
             hint: None,
+            missing: false,
             raw_body: None,
             source: None,
         }))
@@ -244,6 +247,14 @@ impl Error {
         let parameter = parameter.into();
         let mut e = Error::new(ErrorKind::Validation, rule);
         e.0.parameter = Some(parameter);
+        e
+    }
+
+    /// An input that is needed and was not given: a validation error shown as
+    /// "missing {parameter}: {why}" (`why` says what needs it and how to give it).
+    pub fn missing(parameter: impl Into<String>, why: impl Into<String>) -> Error {
+        let mut e = Error::validation(parameter, why);
+        e.0.missing = true;
         e
     }
 
@@ -317,13 +328,15 @@ impl Error {
     ) -> Error {
         let what = match external_id {
             Some(id) => format!(
-                "{operation} with externalId {id:?} may or may not have been applied ({cause}); \
+                "{operation} with externalId {id:?} may or may not have been applied ({}); \
                  it was not resent: {}",
+                cause.untagged(),
                 recovery(operation)
             ),
             None => format!(
-                "{operation} may or may not have been applied ({cause}); it was not resent: \
-                 read the current state before trying again"
+                "{operation} may or may not have been applied ({}); it was not resent: \
+                 read the current state before trying again",
+                cause.untagged()
             ),
         };
         let mut e = Error::new(ErrorKind::OutcomeUnknown, what);
@@ -496,10 +509,23 @@ impl Error {
     }
 }
 
-impl fmt::Display for Error {
+impl Error {
+    /// The explanation without the trailing `[operation]` and `[request id …]` tags: what
+    /// an error that wraps this one quotes (it carries the tags itself, once).
+    fn untagged(&self) -> impl fmt::Display + '_ {
+        Untagged(self)
+    }
+}
+
+struct Untagged<'a>(&'a Error);
+
+impl fmt::Display for Untagged<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let i = &self.0;
+        let i = &self.0 .0;
         match (i.kind, &i.parameter, &i.api) {
+            (ErrorKind::Validation, Some(p), _) if i.missing => {
+                write!(f, "missing {p}: {}", i.message)?
+            }
             (ErrorKind::Validation, Some(p), _) => write!(f, "invalid {p}: {}", i.message)?,
             (ErrorKind::Api, _, Some(api)) => {
                 write!(f, "HTTP {}", api.status)?;
@@ -518,6 +544,14 @@ impl fmt::Display for Error {
         if let Some(hint) = &i.hint {
             write!(f, "; {hint}")?;
         }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &self.0;
+        Untagged(self).fmt(f)?;
         if let Some(op) = i.operation {
             write!(f, " [{op}]")?;
         }

@@ -66,6 +66,20 @@ impl FailureClass {
         FailureClass::Final,
         FailureClass::Security,
     ];
+
+    /// What happened to the request, in the words of the logs and messages (the class
+    /// names are this module's terms, not the user's).
+    pub fn describe(self) -> &'static str {
+        match self {
+            FailureClass::NotSent => "the request was not sent",
+            FailureClass::RejectedBeforeProcessing => {
+                "the service refused the request before processing it"
+            }
+            FailureClass::Ambiguous => "the request may or may not have been processed",
+            FailureClass::Final => "the service refused the request",
+            FailureClass::Security => "the exchange was refused for safety",
+        }
+    }
 }
 
 /// Classifies an HTTP status. `None` for success (any 2xx). `expired_token` says the

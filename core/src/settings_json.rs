@@ -31,6 +31,7 @@ pub const KEYS: &[&str] = &[
     "app_name",
     "proxy",
     "shared_state",
+    "shared_state_required",
 ];
 
 fn invalid(key: &str, rule: impl std::fmt::Display) -> Error {
@@ -103,6 +104,9 @@ pub fn from_json(v: &Value, name: &str) -> Result<Settings> {
     s.shared_state = r.string("shared_state")?.map(Secret::new);
     if let Some(b) = r.boolean("rate_limiting")? {
         s.rate_limiting = b;
+    }
+    if let Some(b) = r.boolean("shared_state_required")? {
+        s.shared_state_required = b;
     }
     if let Some(n) = r.unsigned("max_attempts")? {
         s.max_attempts =

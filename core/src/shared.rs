@@ -29,6 +29,10 @@ use crate::Secret;
 
 /// The longest any call waits on one Redis operation.
 pub const OP_BOUND: Duration = Duration::from_millis(250);
+
+/// How long `Shared::check` waits for Redis: a connection and one round trip, done once
+/// (a client's construction may wait for it), so more patient than a call's `OP_BOUND`.
+pub const CHECK_BOUND: Duration = Duration::from_secs(2);
 /// The share of the rate a process takes for itself while Redis is unreachable.
 pub const FALLBACK_SHARE: f64 = 0.5;
 /// How long a write-ledger entry is kept.
@@ -394,6 +398,26 @@ enum Cause {
 }
 
 impl Cause {
+    /// What is wrong, for a cause that lasts until someone fixes it (`None`: unreachable).
+    /// The address may hold a password: never shown, nor the server's message.
+    fn problem(self) -> Option<&'static str> {
+        match self {
+            Cause::Unreachable => None,
+            Cause::Authentication => Some(
+                "Redis refused the authentication: the user or password in the shared_state address is wrong or missing",
+            ),
+            Cause::Permission => Some(
+                "Redis refused a command by its ACL (NOPERM): the shared_state user needs GET, SET, DEL, PTTL, EVAL/EVALSHA and SCRIPT LOAD on the keys abws:*",
+            ),
+            Cause::OutOfMemory => Some(
+                "Redis is out of memory (OOM: maxmemory reached with a policy that refuses writes); use maxmemory-policy noeviction with room, or volatile-lru",
+            ),
+            Cause::Configuration => Some(
+                "Redis refused the operation by its configuration (a read-only replica, MISCONF, a Cluster redirection or an unusable address)",
+            ),
+        }
+    }
+
     fn of(e: &redis::RedisError) -> Cause {
         use redis::ErrorKind as K;
         // A pipeline's error carries its commands' codes in its text only (read here, never
@@ -507,6 +531,61 @@ impl Shared {
         })
     }
 
+    /// Whether the shared state can be used now: connects (past any backoff), and writes
+    /// and deletes a key of this account (`SET … PX`, `DEL`: what the limits, token and
+    /// ledger need of the user's rights and of Redis's memory). An unreachable Redis is a
+    /// `Transport` error; a refusal that lasts until someone fixes it (password, ACL,
+    /// memory, a replica) a `Validation` error naming `shared_state`. Neither quotes the
+    /// address, which may hold a password.
+    pub async fn check(&self) -> Result<()> {
+        let key = format!("{}:check", self.tag);
+        let client = self.client.clone();
+        let probe = async move {
+            let config = redis::aio::ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(CHECK_BOUND))
+                .set_response_timeout(Some(CHECK_BOUND))
+                .set_number_of_retries(0);
+            let mut conn = ConnectionManager::new_with_config(client, config).await?;
+            redis::pipe()
+                .cmd("SET")
+                .arg(&key)
+                .arg(1)
+                .arg("PX")
+                .arg(10_000)
+                .ignore()
+                .cmd("DEL")
+                .arg(&key)
+                .ignore()
+                .query_async::<()>(&mut conn)
+                .await
+        };
+        let outcome = tokio::time::timeout(CHECK_BOUND, on_process_runtime(probe)).await;
+        let unreachable = |why: String| {
+            Error::transport(format!(
+                "the shared state cannot be used: Redis is unreachable ({why}); nothing would \
+                 be shared (each process would pace itself and refresh its own token, with no \
+                 write ledger)"
+            ))
+        };
+        match outcome {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                let cause = Cause::of(&e);
+                match cause.problem() {
+                    None => Err(unreachable(format!("{:?}", e.kind()))),
+                    Some(problem) => Err(Error::validation(
+                        "shared_state",
+                        format!("cannot be used: {problem}"),
+                    )),
+                }
+            }
+            Err(_) => Err(unreachable(format!(
+                "no answer within {} ms",
+                CHECK_BOUND.as_millis()
+            ))),
+        }
+    }
+
     /// True while Redis is in its backoff after a failure.
     pub fn is_down(&self) -> bool {
         self.down_until
@@ -613,23 +692,7 @@ impl Shared {
             due
         };
         if log_it {
-            // The address may hold a password: never shown, nor the server's message.
-            let problem = match cause {
-                Cause::Unreachable => None,
-                Cause::Authentication => Some(
-                    "Redis refused the authentication: the user or password in the shared_state address is wrong or missing",
-                ),
-                Cause::Permission => Some(
-                    "Redis refused a command by its ACL (NOPERM): the shared_state user needs GET, SET, DEL, PTTL, EVAL/EVALSHA and SCRIPT LOAD on the keys abws:*",
-                ),
-                Cause::OutOfMemory => Some(
-                    "Redis is out of memory (OOM: maxmemory reached with a policy that refuses writes); use maxmemory-policy noeviction with room, or volatile-lru",
-                ),
-                Cause::Configuration => Some(
-                    "Redis refused the operation by its configuration (a read-only replica, MISCONF, a Cluster redirection or an unusable address)",
-                ),
-            };
-            match problem {
+            match cause.problem() {
                 None => log::warn!(
                     target: "abws",
                     "shared state unreachable ({what}: {why}); calls go on paced locally at {share:.0} % of the rate, until it is back"

@@ -53,6 +53,21 @@ static void run() {
         CHECK(e.status() == ABWS_STATUS_INVALID_JSON, e.what());
     }
 
+    // The shared state's check (issue 40): a wrong password throws, naming shared_state.
+    {
+        std::string redis = env("ABWS_TEST_REDIS");  // redis://:PASSWORD@127.0.0.1:PORT/0
+        std::string wrong = "redis://:wrong-pw" + redis.substr(redis.find('@'));
+        std::string settings = env("ABWS_TEST_SETTINGS");
+        settings.pop_back();
+        abws::Client lenient(settings + ",\"shared_state\":\"" + wrong + "\"}");
+        try {
+            lenient.check_shared_state();
+            CHECK(false, "no exception");
+        } catch (const abws::Error &e) {
+            CHECK(e.status() == ABWS_STATUS_VALIDATION && e.parameter() == "shared_state", e.what());
+        }
+    }
+
     abws::Client made(env("ABWS_TEST_SETTINGS"));
     abws::Client client = std::move(made);  // RAII handles move
     CHECK(made.get() == nullptr && client.get() != nullptr, "moved");

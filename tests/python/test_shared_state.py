@@ -4,6 +4,7 @@ loopback port; ``scripts/ensure-redis.sh`` installs it, and without it this test
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import shutil
 import socket
@@ -19,8 +20,10 @@ import abws
 OP = "getInvoiceDetailByInvoiceNumber"
 
 
-@pytest.fixture()
-def redis_url() -> Iterator[str]:
+@contextlib.contextmanager
+def redis_server(*args: str) -> Iterator[int]:
+    """A real redis-server on a free loopback port (its port), started with ``args`` too
+    (``--requirepass``, ...), killed on leaving."""
     server = shutil.which("redis-server")
     if server is None:
         pytest.fail("redis-server is not installed: scripts/ensure-redis.sh installs it (make test runs it)")
@@ -29,7 +32,7 @@ def redis_url() -> Iterator[str]:
         port = s.getsockname()[1]
     with tempfile.TemporaryDirectory() as d:
         proc = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                 "--appendonly", "no", "--dir", d], stdout=subprocess.DEVNULL)
+                                 "--appendonly", "no", "--dir", d, *args], stdout=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 10
             while True:
@@ -39,10 +42,16 @@ def redis_url() -> Iterator[str]:
                 except OSError:
                     assert time.monotonic() < deadline, "redis-server did not start"
                     time.sleep(0.02)
-            yield f"redis://127.0.0.1:{port}/0"
+            yield port
         finally:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture()
+def redis_url() -> Iterator[str]:
+    with redis_server() as port:
+        yield f"redis://127.0.0.1:{port}/0"
 
 
 def _worker(settings: Dict[str, Any], numbers: List[str], calls: int, out: Any) -> None:

@@ -67,8 +67,16 @@ class Client:
     def pager(self, op: str, args: Dict[str, Any]) -> "Pager":
         """Starts a listing by its pager name (``iter_invoices``, ...) with the arguments
         of its operation."""
-    def invoice_details_for(self, args: Dict[str, Any], deliver: Optional[_Deliver] = None) -> Any:
-        """The invoice data of any number of line items (``{"line_items": [...]}``)."""
+    def check_shared_state(self, deliver: Optional[_Deliver] = None) -> Any:
+        """Whether the shared state can be used now (raises when it cannot)."""
+    def invoice_details_for(
+        self,
+        args: Dict[str, Any],
+        progress: Optional[Callable[[int, int], None]] = None,
+        deliver: Optional[_Deliver] = None,
+    ) -> Any:
+        """The invoice data of any number of line items (``{"line_items": [...]}``);
+        ``progress(done, total)`` after each request."""
     def wait_for_report(self, args: Dict[str, Any], deliver: Optional[_Deliver] = None) -> Any:
         """Polls getReport until the report ends (``report_id``, ``poll_interval``,
         ``timeout``)."""

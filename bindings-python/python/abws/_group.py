@@ -20,6 +20,7 @@ from typing import (
 )
 
 from ._log import logger
+from .exceptions import _UnknownParameter
 
 if TYPE_CHECKING:
     import asyncio
@@ -36,13 +37,17 @@ T = TypeVar("T")
 
 
 def _progress(enabled: bool, desc: str, unit: str) -> Any:
+    """A tqdm bar for ``progress=True`` (``None`` for ``False``). Without tqdm, an
+    ``ImportError`` saying what to install: a bar asked for is never left out silently."""
     if not enabled:
         return None
     try:
         from tqdm.auto import tqdm  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError:
-        logger.info("progress=True needs tqdm (pip install tqdm); continuing without a bar")
-        return None
+    except ImportError as e:
+        raise ImportError(
+            "progress=True shows a tqdm progress bar, and tqdm is not installed: "
+            "pip install 'abws[progress]' (or pip install tqdm), or leave progress out"
+        ) from e
     return tqdm(desc=desc, unit=unit, unit_scale=unit == "B")
 
 
@@ -246,6 +251,92 @@ async def _awaited(start: Callable[..., Any]) -> Any:
         raise
 
 
+def _camel_to_snake(name: str) -> str:
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isupper() and i > 0 and (name[i - 1].islower() or name[i - 1].isdigit()):
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)
+
+
+def _unknown_keyword(f: Callable[..., Any], given: Dict[str, Any]) -> "_UnknownParameter | None":
+    """The error for a call of ``f`` with a keyword that names none of its parameters (with
+    the parameter meant: the snake_case of a camelCase name, else the closest name), or
+    ``None`` when every keyword is one of them (the ``TypeError`` was something else)."""
+    import difflib
+    import inspect
+
+    params = [
+        n
+        for n, p in inspect.signature(f).parameters.items()
+        if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    unknown = [k for k in given if k not in params]
+    if not unknown:
+        return None
+    name = unknown[0]
+    snake = _camel_to_snake(name)
+    if snake != name and snake in params:
+        hint = f"parameters are snake_case: did you mean {snake!r}?"
+    else:
+        close = difflib.get_close_matches(snake, params, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}?" if close else "its parameters are " + ", ".join(params)
+    return _UnknownParameter(
+        f"{f.__name__}() has no parameter {name!r}; {hint}", parameter=name, kind="Validation"
+    )
+
+
+def _keywords_checked(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f``, whose call with a keyword that names no parameter raises ``_UnknownParameter``
+    (a ``ValidationError`` and a ``TypeError``) with a suggestion, instead of the bare
+    ``TypeError``. Only that failed call pays for the suggestion."""
+    import functools
+    import inspect
+
+    wrapped: Callable[..., Any]
+    if inspect.iscoroutinefunction(f):
+
+        @functools.wraps(f)
+        async def checked_async(*args: Any, **kw: Any) -> Any:
+            try:
+                coro = f(*args, **kw)
+            except TypeError:
+                bad = _unknown_keyword(f, kw)
+                if bad is None:
+                    raise
+                raise bad from None
+            return await coro
+
+        wrapped = checked_async
+    else:
+
+        @functools.wraps(f)
+        def checked(*args: Any, **kw: Any) -> Any:
+            try:
+                return f(*args, **kw)
+            except TypeError:
+                bad = _unknown_keyword(f, kw) if kw else None
+                if bad is None:
+                    raise
+                raise bad from None
+
+        wrapped = checked
+    setattr(wrapped, "_abws_checked", True)  # noqa: B010 (a function attribute)
+    return wrapped
+
+
+def _check_keywords(cls: type) -> None:
+    """Wraps each public method ``cls`` defines (generated operations and hand-written
+    conveniences alike) with ``_keywords_checked``."""
+    import inspect
+
+    for name, f in list(vars(cls).items()):
+        if name.startswith("_") or not inspect.isfunction(f) or getattr(f, "_abws_checked", False):
+            continue
+        setattr(cls, name, _keywords_checked(f))
+
+
 class _Group:
     """The base of every API group: runs operations through the client."""
 
@@ -257,6 +348,10 @@ class _Group:
 
     def __init__(self, client: "Client") -> None:
         self._client = client
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        _check_keywords(cls)
 
     def _call(self, op: str, args: Dict[str, Any]) -> Any:
         return self._client._call(op, args)
@@ -275,6 +370,10 @@ class _AsyncGroup:
 
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        _check_keywords(cls)
 
     async def _call(self, op: str, args: Dict[str, Any]) -> Any:
         return await self._client._call(op, args)

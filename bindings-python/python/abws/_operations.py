@@ -128,8 +128,9 @@ class _InvoicesOperations(_Group):
         progress: bool = False,
     ) -> Listing[InvoiceSummary]:
         """Every ``InvoiceSummary`` of ``get_invoices``, page after page, fetched lazily as you
-        iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm is
-        installed). A ``next_page_token`` given starts the walk there.
+        iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
+        ``progress`` extra, ``pip install 'abws[progress]'``). A ``next_page_token`` given
+        starts the walk there.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -228,8 +229,8 @@ class _InvoicesOperations(_Group):
     ) -> Listing[InvoiceLineItem]:
         """Every ``InvoiceLineItem`` of ``get_invoice_line_items_by_invoice_number``, page
         after page, fetched lazily as you iterate (``pages()`` gives whole pages;
-        ``progress=True`` shows a bar when tqdm is installed). A ``next_page_token`` given
-        starts the walk there.
+        ``progress=True`` shows a tqdm bar: the ``progress`` extra, ``pip install
+        'abws[progress]'``). A ``next_page_token`` given starts the walk there.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -298,8 +299,9 @@ class _ReconciliationOperations(_Group):
         progress: bool = False,
     ) -> Listing[Transaction]:
         """Every ``Transaction`` of ``get_transactions``, page after page, fetched lazily as
-        you iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm
-        is installed). A ``next_page_token`` given starts the walk there.
+        you iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
+        ``progress`` extra, ``pip install 'abws[progress]'``). A ``next_page_token`` given
+        starts the walk there.
 
         Args:
             feed_start_date: Start of the feed-date range.
@@ -489,8 +491,9 @@ class _CartOperations(_Group):
         progress: bool = False,
     ) -> Listing[CartDetails]:
         """Every ``CartDetails`` of ``list_carts``, page after page, fetched lazily as you
-        iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm is
-        installed). A ``page_token`` given starts the walk there.
+        iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
+        ``progress`` extra, ``pip install 'abws[progress]'``). A ``page_token`` given starts
+        the walk there.
 
         Args:
             region: The carts' region (default: the client's).
@@ -821,8 +824,9 @@ class _ProductsOperations(_Group):
         progress: bool = False,
     ) -> Listing[Product]:
         """Every ``Product`` of ``search_products_request``, page after page, fetched lazily as
-        you iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm
-        is installed). A ``page_number`` given starts the walk there.
+        you iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
+        ``progress`` extra, ``pip install 'abws[progress]'``). A ``page_number`` given
+        starts the walk there.
 
         Args:
             facets: OFFERS and/or IMAGES.
@@ -1006,8 +1010,9 @@ class _ProductsOperations(_Group):
         progress: bool = False,
     ) -> Listing[Offer]:
         """Every ``Offer`` of ``search_offers_request``, page after page, fetched lazily as you
-        iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm is
-        installed). A ``page_number`` given starts the walk there.
+        iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
+        ``progress`` extra, ``pip install 'abws[progress]'``). A ``page_number`` given
+        starts the walk there.
 
         Args:
             product_id: The product (ASIN).
@@ -1290,8 +1295,8 @@ class _ReportingOperations(_Group):
     ) -> Listing[ShipmentLineItemReport]:
         """Every ``ShipmentLineItemReport`` of ``get_shipment_line_item_reports``, page after
         page, fetched lazily as you iterate (``pages()`` gives whole pages;
-        ``progress=True`` shows a bar when tqdm is installed). A ``next_page_token`` given
-        starts the walk there.
+        ``progress=True`` shows a tqdm bar: the ``progress`` extra, ``pip install
+        'abws[progress]'``). A ``next_page_token`` given starts the walk there.
 
         Args:
             order_start_date: Start of the order-date range.
@@ -1426,7 +1431,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
     ) -> AsyncListing[InvoiceSummary]:
         """Every ``InvoiceSummary`` of ``get_invoices``, page after page, fetched lazily as you
         iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
-        bar when tqdm is installed). A ``next_page_token`` given starts the walk there.
+        tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
+        ``next_page_token`` given starts the walk there.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -1525,8 +1531,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
     ) -> AsyncListing[InvoiceLineItem]:
         """Every ``InvoiceLineItem`` of ``get_invoice_line_items_by_invoice_number``, page
         after page, fetched lazily as you iterate with ``async for`` (``pages()`` gives
-        whole pages; ``progress=True`` shows a bar when tqdm is installed). A
-        ``next_page_token`` given starts the walk there.
+        whole pages; ``progress=True`` shows a tqdm bar: the ``progress`` extra, ``pip
+        install 'abws[progress]'``). A ``next_page_token`` given starts the walk there.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -1596,8 +1602,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
     ) -> AsyncListing[Transaction]:
         """Every ``Transaction`` of ``get_transactions``, page after page, fetched lazily as
         you iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True``
-        shows a bar when tqdm is installed). A ``next_page_token`` given starts the walk
-        there.
+        shows a tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
+        ``next_page_token`` given starts the walk there.
 
         Args:
             feed_start_date: Start of the feed-date range.
@@ -1788,7 +1794,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> AsyncListing[CartDetails]:
         """Every ``CartDetails`` of ``list_carts``, page after page, fetched lazily as you
         iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
-        bar when tqdm is installed). A ``page_token`` given starts the walk there.
+        tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
+        ``page_token`` given starts the walk there.
 
         Args:
             region: The carts' region (default: the client's).
@@ -2120,7 +2127,8 @@ class _AsyncProductsOperations(_AsyncGroup):
     ) -> AsyncListing[Product]:
         """Every ``Product`` of ``search_products_request``, page after page, fetched lazily as
         you iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True``
-        shows a bar when tqdm is installed). A ``page_number`` given starts the walk there.
+        shows a tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
+        ``page_number`` given starts the walk there.
 
         Args:
             facets: OFFERS and/or IMAGES.
@@ -2305,7 +2313,8 @@ class _AsyncProductsOperations(_AsyncGroup):
     ) -> AsyncListing[Offer]:
         """Every ``Offer`` of ``search_offers_request``, page after page, fetched lazily as you
         iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
-        bar when tqdm is installed). A ``page_number`` given starts the walk there.
+        tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
+        ``page_number`` given starts the walk there.
 
         Args:
             product_id: The product (ASIN).
@@ -2588,8 +2597,8 @@ class _AsyncReportingOperations(_AsyncGroup):
     ) -> AsyncListing[ShipmentLineItemReport]:
         """Every ``ShipmentLineItemReport`` of ``get_shipment_line_item_reports``, page after
         page, fetched lazily as you iterate with ``async for`` (``pages()`` gives whole
-        pages; ``progress=True`` shows a bar when tqdm is installed). A ``next_page_token``
-        given starts the walk there.
+        pages; ``progress=True`` shows a tqdm bar: the ``progress`` extra, ``pip install
+        'abws[progress]'``). A ``next_page_token`` given starts the walk there.
 
         Args:
             order_start_date: Start of the order-date range.

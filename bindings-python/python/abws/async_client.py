@@ -68,12 +68,16 @@ class AsyncReconciliation(_AsyncReconciliationOperations):
 
     __slots__ = ()
 
-    async def invoice_details_for(self, line_items: Sequence[LineItemRef]) -> List[InvoiceDetailsByOrderLineItem]:
+    async def invoice_details_for(
+        self, line_items: Sequence[LineItemRef], *, progress: bool = False
+    ) -> List[InvoiceDetailsByOrderLineItem]:
         """As ``Reconciliation.invoice_details_for``: the invoice data of any number of line
-        items with the fewest requests; one result per input, in input order."""
-        out: List[InvoiceDetailsByOrderLineItem] = await self._client._run(
-            "invoice_details_for", {"line_items": line_items}
-        )
+        items with the fewest requests; one result per input, in input order.
+        ``progress=True`` shows a bar of the line items answered (needs tqdm)."""
+        with _Bar(progress, "invoice_details_for", "line item") as bar:
+            out: List[InvoiceDetailsByOrderLineItem] = await self._client._run(
+                "invoice_details_for", {"line_items": line_items}, bar.counter()
+            )
         return out
 
 
@@ -273,6 +277,11 @@ class AsyncClient(_ClientBase):
         pager = self._native.pager(op, args)
         logger.debug("%s: listing started", op)
         return AsyncListing(pager, field, op, progress)
+
+    async def check_shared_state(self) -> None:
+        """As ``Client.check_shared_state``: raises when the shared state cannot be used
+        now."""
+        await self._run("check_shared_state")
 
     async def aclose(self) -> None:
         """Nothing to release explicitly (connections close when the client is

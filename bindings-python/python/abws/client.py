@@ -140,14 +140,19 @@ class Reconciliation(_ReconciliationOperations):
 
     __slots__ = ()
 
-    def invoice_details_for(self, line_items: Sequence[LineItemRef]) -> List[InvoiceDetailsByOrderLineItem]:
+    def invoice_details_for(
+        self, line_items: Sequence[LineItemRef], *, progress: bool = False
+    ) -> List[InvoiceDetailsByOrderLineItem]:
         """The invoice data of any number of line items with the fewest requests
         (batches of 25; one request per order and shipment). One result per input, in
         input order. Each line item is as for ``get_invoice_details_by_order_line_items``.
+        ``progress=True`` shows a bar of the line items answered (needs tqdm:
+        ``pip install 'abws[progress]'``).
         """
-        out: List[InvoiceDetailsByOrderLineItem] = self._client._run(
-            "invoice_details_for", {"line_items": line_items}
-        )
+        with _Bar(progress, "invoice_details_for", "line item") as bar:
+            out: List[InvoiceDetailsByOrderLineItem] = self._client._run(
+                "invoice_details_for", {"line_items": line_items}, bar.counter()
+            )
         return out
 
 
@@ -169,11 +174,11 @@ class _CountingWriter:
 
 
 class _Bar:
-    """A progress bar of bytes when asked for and tqdm is installed; otherwise nothing.
-    Closed on leaving the ``with`` block."""
+    """A progress bar (of bytes unless ``unit`` says otherwise) when asked for; otherwise
+    nothing (asked for without tqdm: ``ImportError``). Closed on leaving the ``with`` block."""
 
-    def __init__(self, enabled: bool, desc: str) -> None:
-        self._bar = _progress(enabled, desc, "B")
+    def __init__(self, enabled: bool, desc: str, unit: str = "B") -> None:
+        self._bar = _progress(enabled, desc, unit)
 
     def __enter__(self) -> "_Bar":
         return self
@@ -189,6 +194,18 @@ class _Bar:
     def writer(self, target: Any) -> Any:
         """``target``, counting what is written through it."""
         return target if self._bar is None else _CountingWriter(target, self._bar)
+
+    def counter(self) -> Optional[Callable[[int, int], None]]:
+        """A ``progress(done, total)`` callback (``invoice_details_for``)."""
+        bar = self._bar
+        if bar is None:
+            return None
+
+        def count(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        return count
 
     def reporter(self) -> Optional[Callable[[int], None]]:
         """A ``progress(bytes_so_far)`` callback for a download to a path."""
@@ -308,8 +325,9 @@ class Documents(_DocumentsOperations):
         ``key`` — 32 bytes, or a str of 64 hex digits — or, without one, the key in the
         ``ABWS_DOCUMENT_KEY`` environment variable. Neither: ``ValidationError`` before
         any request. ``allow_plaintext=True`` writes the plain PDF instead (reports hold
-        sensitive data: seed 000 asks that they not be written unencrypted to disk). The
-        file is written to a temporary file with a random name beside it (created
+        sensitive data, which the service's documentation says must not be written
+        unencrypted to disk). The file is written to a temporary file with a random name
+        beside it (created
         exclusively, owner-only, no symbolic link followed) and renamed into place once
         complete, so a failed download never leaves a partial file behind; a path that is
         a symbolic link is refused.
@@ -470,6 +488,7 @@ class _ClientBase:
         max_document_bytes: Optional[int] = None,
         proxy: Optional[str] = None,
         shared_state: Optional[str] = None,
+        shared_state_required: bool = False,
         pickle_secrets: bool = False,
         on_refresh_token: Optional[Callable[[str], None]] = None,
     ) -> None:
@@ -493,6 +512,7 @@ class _ClientBase:
             "max_document_bytes": max_document_bytes,
             "proxy": proxy,
             "shared_state": shared_state,
+            "shared_state_required": shared_state_required,
         }
         _abws._refresh_logging()  # logging configured since the last client applies
         hand_over = None if on_refresh_token is None else _persisting(_sync_callback(on_refresh_token))
@@ -556,6 +576,7 @@ class _ClientBase:
             "app_name",
             "max_response_bytes",
             "max_document_bytes",
+            "shared_state_required",
             "client_id",
         )
         settings = {k: self._settings.get(k) for k in keep if self._settings.get(k) is not None}
@@ -577,6 +598,10 @@ class Client(_ClientBase):
     operation, one access-token refresh, and one ledger of placeOrder/addItems externalIds
     for all of them (docs/scale-out.md). When Redis is unreachable, calls go on paced
     locally at half the rate. A secret (it may hold a password): shown redacted.
+    ``shared_state_required=True`` refuses that: the client checks the shared state when
+    it is built and raises there when it cannot be used (``ValidationError`` naming
+    ``shared_state`` for a wrong password or missing rights, ``TransportError`` when Redis
+    is unreachable); ``check_shared_state()`` runs the same check at any time.
 
     Pickling carries the settings but not the secrets unless ``pickle_secrets=True``:
     an unpickled client reads ``ABWS_CLIENT_SECRET`` and ``ABWS_REFRESH_TOKEN`` (or
@@ -636,6 +661,14 @@ class Client(_ClientBase):
         pager = self._native.pager(op, args)
         logger.debug("%s: listing started", op)
         return Listing(pager, field, op, progress)
+
+    def check_shared_state(self) -> None:
+        """Checks that the shared state (``shared_state``) can be used now: Redis answers,
+        accepts the address's password and lets this account's keys be written. Raises
+        ``ValidationError`` (naming ``shared_state``) for a refusal that lasts until someone
+        fixes it, ``TransportError`` when Redis is unreachable; returns ``None`` when it
+        works or when no shared state is configured."""
+        self._run("check_shared_state")
 
     def close(self) -> None:
         """Nothing to release explicitly (connections close when the client is

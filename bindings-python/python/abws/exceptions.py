@@ -55,6 +55,11 @@ class ValidationError(Error, ValueError):
     parameter: Optional[str] = None
 
 
+class _UnknownParameter(ValidationError, TypeError):
+    """A keyword argument that names no parameter of the method (also the ``TypeError``
+    Python raises for one): the message suggests the parameter meant."""
+
+
 class ApiError(Error):
     """The service answered with an error status: ``status``, ``code``, ``message``,
     ``details`` and ``request_id`` come from the response."""

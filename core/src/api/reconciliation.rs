@@ -400,6 +400,16 @@ impl Reconciliation<'_> {
         &self,
         p: &InvoiceDetailsForParams,
     ) -> Result<Vec<InvoiceDetailsByOrderLineItem>> {
+        self.invoice_details_for_reporting(p, |_, _| {}).await
+    }
+
+    /// `invoice_details_for`, calling `progress(done, total)` after each request: of the
+    /// `total` line items given, `done` have their answer (a progress bar's figures).
+    pub async fn invoice_details_for_reporting(
+        &self,
+        p: &InvoiceDetailsForParams,
+        mut progress: impl FnMut(usize, usize) + Send,
+    ) -> Result<Vec<InvoiceDetailsByOrderLineItem>> {
         let items = &p.line_items;
         check_refs("line_items", items)?;
         let mut representatives: Vec<OrderLineItemRef> = vec![];
@@ -411,6 +421,12 @@ impl Reconciliation<'_> {
                 representatives.push(it.clone());
             }
         }
+        // How many of the given line items each representative answers for.
+        let mut covers = vec![0usize; representatives.len()];
+        for it in items {
+            covers[index[&(it.order_id.clone(), it.shipment_id.clone())]] += 1;
+        }
+        let mut done = 0;
         let mut answers: Vec<Option<Vec<Option<InvoiceDetails>>>> =
             vec![None; representatives.len()];
         for (batch_no, batch) in representatives.chunks(MAX_LINE_ITEMS).enumerate() {
@@ -439,6 +455,9 @@ impl Reconciliation<'_> {
                     }
                 }
             }
+            let first = batch_no * MAX_LINE_ITEMS;
+            done += covers[first..first + batch.len()].iter().sum::<usize>();
+            progress(done, items.len());
         }
         Ok(items
             .iter()

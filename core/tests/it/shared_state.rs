@@ -1187,3 +1187,65 @@ pub(crate) fn a_refresh_lock_without_expiry_is_taken_over() {
     );
     assert_eq!(refreshes(&sb), 2);
 }
+
+/// `shared_state_required` (issue 40): the blocking client refuses to be built on a shared
+/// state it cannot use (a wrong password: a validation error naming `shared_state`, the
+/// password never shown); the async client, whose constructor cannot wait, fails its first
+/// call instead (nothing sent); `check_shared_state` says the same
+/// at any time, also for a client without the requirement.
+#[test]
+fn shared_state_required_fails_fast() {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let n = common::previous_month_invoices(&sb);
+    assert_eq!(
+        redis.cli(&["CONFIG", "SET", "requirepass", "right-pw-40"]),
+        "OK"
+    );
+    let port = redis.port();
+    let with = |password: &str, required: bool| {
+        let mut s = shared_settings(&sb, &redis);
+        s.shared_state = Some(format!("redis://:{password}@127.0.0.1:{port}/0").into());
+        s.shared_state_required = required;
+        s
+    };
+    let e = abws::blocking::Client::new(with("wrong-pw-40", true)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
+    assert_eq!(e.parameter(), Some("shared_state"));
+    assert!(
+        e.to_string().contains("password") && !e.to_string().contains("wrong-pw-40"),
+        "{e}"
+    );
+    // Not required: built, calls go on; the check names the problem.
+    let lenient = abws::blocking::Client::new(with("wrong-pw-40", false)).unwrap();
+    detail(&lenient, &n[0]).unwrap();
+    let e = lenient.check_shared_state().unwrap_err();
+    assert_eq!(e.parameter(), Some("shared_state"), "{e}");
+    // The right password: built, checked, calls work.
+    let client = abws::blocking::Client::new(with("right-pw-40", true)).unwrap();
+    client.check_shared_state().unwrap();
+    detail(&client, &n[0]).unwrap();
+    // Required without an address: refused.
+    let mut none = common::settings(&sb, Region::JP);
+    none.shared_state_required = true;
+    let e = abws::blocking::Client::new(none).unwrap_err();
+    assert_eq!(e.parameter(), Some("shared_state"), "{e}");
+    // The async client: its first call checks.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = abws::Client::new(with("wrong-pw-40", true)).unwrap();
+        let p = GetInvoiceDetailByInvoiceNumberParams {
+            invoice_number: n[0].clone(),
+            region: Some("JP".into()),
+        };
+        let before = sb.counters()["requests"].clone();
+        let e = client.call(&p).await.unwrap_err();
+        assert_eq!(e.parameter(), Some("shared_state"), "{e}");
+        assert_eq!(sb.counters()["requests"], before, "nothing sent");
+        let client = abws::Client::new(with("right-pw-40", true)).unwrap();
+        client.call(&p).await.unwrap();
+    });
+}

@@ -706,8 +706,8 @@ fn pager_method(
     );
     let mut doc = format!(
         "Every ``{item}`` of ``{}``, page after page, fetched lazily {} \
-         (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm is \
-         installed).",
+         (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the \
+         ``progress`` extra, ``pip install 'abws[progress]'``).",
         op.name, fl.iterate
     );
     if let Some(p) = params
