@@ -110,11 +110,17 @@ impl PySandbox {
         self.with(|sb| sb.dataset().to_string())
     }
 
-    /// Adds a fault rule given in the JSON form of `POST /_sandbox/faults`.
+    /// Adds a fault rule given in the JSON form of `POST /_sandbox/faults`; a path that
+    /// can match nothing (a misspelt operationId) is a `ValidationError` of `path`.
     fn inject(&self, rule_json: &str) -> PyResult<()> {
         let v: serde_json::Value = serde_json::from_str(rule_json)
             .map_err(|e| PyValueError::new_err(format!("fault rule is not JSON: {e}")))?;
         let rule = FaultRule::from_json(&v).map_err(PyValueError::new_err)?;
+        if let Some(why) = rule.unknown_path() {
+            return Err(crate::errors::to_py_err(abws::Error::validation(
+                "path", why,
+            )));
+        }
         self.with(|sb| sb.inject(rule))
     }
 

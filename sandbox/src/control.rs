@@ -27,7 +27,7 @@ pub fn handle(st: &State, req: &Req) -> Resp {
             };
             let mut parsed = Vec::new();
             for r in rules {
-                match FaultRule::from_json(r) {
+                match FaultRule::from_json(r).and_then(|f| f.check().map(|()| f)) {
                     Ok(f) => parsed.push(f),
                     Err(e) => return err(&e),
                 }

@@ -91,6 +91,10 @@ fn launch(
         documents: url(&b.docs)?,
         foreign: url(&b.foreign)?,
     };
+    for f in &config.faults {
+        f.check()
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    }
     let state = Arc::new(State::new(config, urls));
     for (l, kind) in [
         (b.api, Listener::Api),
@@ -221,8 +225,21 @@ impl Sandbox {
     }
 
     /// Installs a fault rule (same as `POST /_sandbox/faults`).
+    ///
+    /// # Panics
+    /// On a rule that can match nothing (`FaultRule::check`: a misspelt operationId), as
+    /// an assertion of a test does; `try_inject` returns the error instead.
     pub fn inject(&self, rule: FaultRule) {
+        if let Err(e) = self.try_inject(rule) {
+            panic!("{e}");
+        }
+    }
+
+    /// Adds a fault rule, or refuses one that can match nothing (`FaultRule::check`).
+    pub fn try_inject(&self, rule: FaultRule) -> Result<(), String> {
+        rule.check()?;
         self.state.faults.add(rule);
+        Ok(())
     }
 
     /// Removes every fault rule (same as `DELETE /_sandbox/faults`).
