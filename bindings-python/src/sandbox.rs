@@ -102,6 +102,14 @@ impl PySandbox {
         self.with(|sb| sb.group_url(region))
     }
 
+    /// The sandbox's present as the calendar goes (RFC 3339, microseconds, `+00:00`).
+    fn now(&self) -> PyResult<String> {
+        self.with(|sb| {
+            sb.now()
+                .to_rfc3339_opts(chrono::SecondsFormat::Micros, false)
+        })
+    }
+
     fn counters(&self) -> PyResult<String> {
         self.with(|sb| sb.counters().to_string())
     }

@@ -277,6 +277,14 @@ impl Sandbox {
         self.state.counters.to_json()
     }
 
+    /// The sandbox's present as the calendar goes (`GET /_sandbox/clock`'s `now`): compute
+    /// date ranges from it. With a pinned `today` it runs `time_scale` times faster than
+    /// real time from noon of that day; otherwise it is never after the wall clock, so an
+    /// order placed now falls in a range computed from either clock.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.state.calendar_now()
+    }
+
     /// Same JSON as `GET /_sandbox/dataset`: ids of the data set's notable records.
     pub fn dataset(&self) -> serde_json::Value {
         control::dataset(&self.state)

@@ -4,7 +4,7 @@ examples, notebooks and tests that run offline."""
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Dict, Optional, Union
 
 from . import _abws
@@ -62,6 +62,13 @@ class Sandbox:
     def foreign_url(self) -> str:
         """A listener that records requests (and the registered redirect_uri's host)."""
         return str(self._info["foreign_url"])
+
+    def now(self) -> datetime:
+        """The sandbox's present (an aware UTC ``datetime``): compute date ranges from it.
+        With ``today`` pinned it runs ``time_scale`` times faster than real time from noon
+        of that day; otherwise it is never after the wall clock, so an order placed now is
+        in a range that ends at ``datetime.now(timezone.utc)`` too."""
+        return datetime.fromisoformat(self._native.now())
 
     def credentials(self) -> Dict[str, str]:
         """client_id, client_secret, refresh_token, user_email, application_id, redirect_uri."""
