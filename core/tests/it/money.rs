@@ -189,8 +189,9 @@ fn an_unknown_number_reads_as_an_exact_amount() {
     assert_eq!(amount("note"), None);
     assert_eq!(amount("absent"), None);
     assert_eq!(m.extra.get("rate"), Some("0.10"));
-    let tx: abws::api::reconciliation::Transaction =
-        serde_json::from_str(r#"{"transactionId":"T1","feeTotal":{"amount":350,"currencyCode":"JPY"},"yen":350}"#)
-            .unwrap();
+    let tx: abws::api::reconciliation::Transaction = serde_json::from_str(
+        r#"{"transactionId":"T1","feeTotal":{"amount":350,"currencyCode":"JPY"},"yen":350}"#,
+    )
+    .unwrap();
     assert_eq!(tx.extra.amount("yen").unwrap().value(), Decimal::from(350));
 }
