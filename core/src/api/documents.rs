@@ -206,7 +206,8 @@ crate::params! {
     pub struct WaitForReportParams {
         /// The report to wait for.
         req report_id: String,
-        /// Seconds between two getReport calls (default 15).
+        /// Seconds between two getReport calls (default 15, or a running report's
+        /// `Retry-After`).
         opt poll_interval: f64,
         /// Seconds the whole wait may take (default 1800: 30 minutes).
         opt timeout: f64,
@@ -231,7 +232,8 @@ crate::params! {
         opt marketplace_ids: Vec<String>,
         /// Which document (as for createReport).
         req report_options: ReportOptionsParams,
-        /// Seconds between two getReport calls (default 15).
+        /// Seconds between two getReport calls (default 15, or a running report's
+        /// `Retry-After`).
         opt poll_interval: f64,
         /// Seconds the wait for the report may take (default 1800: 30 minutes).
         opt timeout: f64,
