@@ -264,16 +264,21 @@ fn an_expired_presigned_address_is_renewed_once() {
     );
 }
 
-/// Waits for a fresh report of `sb` as `wait_for_report(interval)` does; the time it took.
-fn timed_wait(sb: &abws_sandbox::Sandbox, interval: Duration) -> Duration {
-    let client = common::client(sb, Region::JP);
-    let (order, line, _, _) = a_shipped_line(sb, &client);
-    let id = client
+/// The id of a report just created for a shipped line of `sb`.
+fn a_fresh_report(sb: &abws_sandbox::Sandbox, client: &abws::blocking::Client) -> String {
+    let (order, line, _, _) = a_shipped_line(sb, client);
+    client
         .documents()
         .create_report(&options(&order, &line))
         .unwrap()
         .report_id
-        .unwrap();
+        .unwrap()
+}
+
+/// Waits for a fresh report of `sb` as `wait_for_report(interval)` does; the time it took.
+fn timed_wait(sb: &abws_sandbox::Sandbox, interval: Duration) -> Duration {
+    let client = common::client(sb, Region::JP);
+    let id = a_fresh_report(sb, &client);
     let started = std::time::Instant::now();
     let report = client
         .documents()
@@ -310,13 +315,7 @@ fn a_wait_has_a_deadline() {
     // A report of a minute: it stays queued or in progress for the whole wait.
     let sb = common::sandbox_with(|c| c.report_duration = Duration::from_secs(60));
     let client = common::client(&sb, Region::JP);
-    let (order, line, _, _) = a_shipped_line(&sb, &client);
-    let id = client
-        .documents()
-        .create_report(&options(&order, &line))
-        .unwrap()
-        .report_id
-        .unwrap();
+    let id = a_fresh_report(&sb, &client);
     let started = std::time::Instant::now();
     let e = client
         .documents()

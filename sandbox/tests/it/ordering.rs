@@ -47,6 +47,19 @@ fn line(ext: &str, qty: u64, asin: &str, offer: &str) -> Value {
         "expectations": []})
 }
 
+/// The id of the order a placeOrder answer created (its OrderIdentifier artifact).
+fn order_id_of(answer: &Value) -> String {
+    answer["acceptanceArtifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["acceptanceArtifactType"] == "OrderIdentifier")
+        .unwrap()["identifier"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 fn order(ext: &str, lines: Vec<Value>, attrs: Vec<Value>) -> Value {
     json!({"externalId": ext, "lineItems": lines, "attributes": attrs, "expectations": []})
 }
@@ -62,14 +75,7 @@ async fn place_order_then_report_and_track_it() {
     );
     let r = t.post(ORDERS, &body).await;
     assert_eq!(r.status, 200, "{}", r.text);
-    let arts = r.body["acceptanceArtifacts"].as_array().unwrap();
-    let oid = arts
-        .iter()
-        .find(|a| a["acceptanceArtifactType"] == "OrderIdentifier")
-        .unwrap()["identifier"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let oid = order_id_of(&r.body);
     assert_eq!(r.body["lineItems"][0]["acceptedItems"][0]["quantity"], 2);
     // Duplicate externalId: same body, nothing created.
     let again = t.post(ORDERS, &body).await;
@@ -494,15 +500,7 @@ async fn an_order_placed_now_is_in_a_range_that_ends_now() {
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
-    let oid = r.body["acceptanceArtifacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["acceptanceArtifactType"] == "OrderIdentifier")
-        .unwrap()["identifier"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let oid = order_id_of(&r.body);
     let sandbox_now = t.sb.now();
     let wall_now = chrono::Utc::now();
     assert!(sandbox_now <= wall_now, "{sandbox_now} > {wall_now}");
