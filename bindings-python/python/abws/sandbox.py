@@ -113,8 +113,9 @@ class Sandbox:
         listener: Optional[str] = None,
         action: Optional[Dict[str, Any]] = None,
     ) -> None:
-        """Injects a fault on ``path`` (an operationId such as ``getInvoices`` or a path
-        prefix starting with ``/``): answer ``status``, or wait ``delay_ms`` first, or any
+        """Injects a fault on ``path`` (an operationId such as ``getInvoices``, a path
+        prefix starting with ``/``, or ``*``; anything else, such as a misspelt
+        ``getInvoice``, raises ``ValidationError`` listing the operationIds): answer ``status``, or wait ``delay_ms`` first, or any
         ``action`` of the sandbox's fault rules (``{"reset": true}``, ``{"truncate":
         true}``, ...); for the next ``times`` requests (``None``: until cleared)."""
         if action is None:
