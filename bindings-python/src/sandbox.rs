@@ -102,6 +102,14 @@ impl PySandbox {
         self.with(|sb| sb.group_url(region))
     }
 
+    /// The sandbox's present as the calendar goes (RFC 3339, microseconds, `+00:00`).
+    fn now(&self) -> PyResult<String> {
+        self.with(|sb| {
+            sb.now()
+                .to_rfc3339_opts(chrono::SecondsFormat::Micros, false)
+        })
+    }
+
     fn counters(&self) -> PyResult<String> {
         self.with(|sb| sb.counters().to_string())
     }
@@ -110,11 +118,17 @@ impl PySandbox {
         self.with(|sb| sb.dataset().to_string())
     }
 
-    /// Adds a fault rule given in the JSON form of `POST /_sandbox/faults`.
+    /// Adds a fault rule given in the JSON form of `POST /_sandbox/faults`; a path that
+    /// can match nothing (a misspelt operationId) is a `ValidationError` of `path`.
     fn inject(&self, rule_json: &str) -> PyResult<()> {
         let v: serde_json::Value = serde_json::from_str(rule_json)
             .map_err(|e| PyValueError::new_err(format!("fault rule is not JSON: {e}")))?;
         let rule = FaultRule::from_json(&v).map_err(PyValueError::new_err)?;
+        if let Some(why) = rule.unknown_path() {
+            return Err(crate::errors::to_py_err(abws::Error::validation(
+                "path", why,
+            )));
+        }
         self.with(|sb| sb.inject(rule))
     }
 

@@ -58,6 +58,11 @@ impl<T: DeserializeOwned + Describe> Answer<T> {
 }
 
 impl<T> Answer<T> {
+    /// A header of the answer (visible ASCII only).
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.resp.header(name)
+    }
+
     /// The answer of `op` whose body `W` holds the result in its one field.
     pub(crate) fn part<W: Wrapper<Part = T>>(resp: HttpResponse, op: &'static str) -> Answer<T> {
         Answer {

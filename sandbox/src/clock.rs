@@ -10,6 +10,8 @@ pub struct Clock {
     start_real: Instant,
     start_virtual: DateTime<Utc>,
     scale: f64,
+    /// The day was pinned (`today`): the scaled clock is the calendar too.
+    pinned: bool,
 }
 
 impl Clock {
@@ -29,12 +31,28 @@ impl Clock {
             start_real: Instant::now(),
             start_virtual,
             scale,
+            pinned: today.is_some(),
         }
     }
 
+    /// The scaled clock: every lifetime is measured on it.
     pub fn now(&self) -> DateTime<Utc> {
         let elapsed = self.start_real.elapsed().as_secs_f64() * self.scale;
         self.start_virtual + chrono::Duration::microseconds((elapsed * 1e6) as i64)
+    }
+
+    /// The present as the calendar goes: what the records a request creates carry (an
+    /// order's date, a cart item's times) and what `Sandbox::now` tells. With a pinned day
+    /// it is the scaled clock; otherwise that clock, which a scale above 1 runs ahead of
+    /// the wall clock, but never after the wall clock: clients compute their date ranges
+    /// from it, and an order placed now must fall in a range that ends now.
+    pub fn calendar_now(&self) -> DateTime<Utc> {
+        let now = self.now();
+        if self.pinned {
+            now
+        } else {
+            now.min(Utc::now())
+        }
     }
 
     /// The anchor instant of the data set.

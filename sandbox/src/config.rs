@@ -30,6 +30,10 @@ pub struct SandboxConfig {
     pub presigned_lifetime: Duration,
     /// Server-side time runs this many times faster than real time.
     pub time_scale: f64,
+    /// Sandbox time from createReport to the report's end state (IN_PROGRESS at half of
+    /// it); each state also needs one poll. Default 1 s: a report ends within about a
+    /// second at every time scale.
+    pub report_duration: Duration,
     /// Answer only the documented sample inputs.
     pub static_mode: bool,
     pub rotate_refresh_tokens: bool,
@@ -51,6 +55,7 @@ impl Default for SandboxConfig {
             page_token_lifetime: Duration::from_secs(15 * 60),
             presigned_lifetime: Duration::from_secs(5 * 60),
             time_scale: 1.0,
+            report_duration: Duration::from_secs(1),
             static_mode: false,
             rotate_refresh_tokens: false,
             faults: Vec::new(),

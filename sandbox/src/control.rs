@@ -27,7 +27,7 @@ pub fn handle(st: &State, req: &Req) -> Resp {
             };
             let mut parsed = Vec::new();
             for r in rules {
-                match FaultRule::from_json(r) {
+                match FaultRule::from_json(r).and_then(|f| f.check().map(|()| f)) {
                     Ok(f) => parsed.push(f),
                     Err(e) => return err(&e),
                 }
@@ -78,7 +78,7 @@ pub fn handle(st: &State, req: &Req) -> Resp {
         ("GET", "/_sandbox/dataset") => Resp::json(200, &dataset(st)),
         ("GET", "/_sandbox/clock") => Resp::json(
             200,
-            &json!({"now": st.now().to_rfc3339(), "today": st.clock.start().date_naive().to_string(), "timeScale": st.clock.scale()}),
+            &json!({"now": st.calendar_now().to_rfc3339(), "scaledNow": st.now().to_rfc3339(), "today": st.clock.start().date_naive().to_string(), "timeScale": st.clock.scale()}),
         ),
         _ => Resp::json(404, &json!({"error": "unknown control path"})),
     }

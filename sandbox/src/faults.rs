@@ -72,6 +72,30 @@ impl FaultRule {
         }
     }
 
+    /// Refuses a rule whose `path` can match nothing: not a path prefix (`/…`), not `*`
+    /// and not an operationId of the sandbox. The message (which starts with "path ")
+    /// lists the operationIds; `unknown_path` gives it without that word.
+    pub fn check(&self) -> Result<(), String> {
+        match self.unknown_path() {
+            Some(rule) => Err(format!("path {rule}")),
+            None => Ok(()),
+        }
+    }
+
+    /// Why the rule's `path` matches nothing, if it does not (see `check`).
+    pub fn unknown_path(&self) -> Option<String> {
+        let p = self.path.as_str();
+        if p.starts_with('/') || p == "*" || crate::ops::find(p).is_some() {
+            return None;
+        }
+        let names: Vec<&str> = crate::ops::OPS.iter().map(|o| o.name).collect();
+        Some(format!(
+            "{p:?} is not an operationId of the sandbox, a path prefix starting with '/' \
+             or '*'; the operationIds are: {}",
+            names.join(", ")
+        ))
+    }
+
     pub fn times(mut self, n: u32) -> FaultRule {
         self.times = Some(n);
         self
@@ -182,6 +206,7 @@ impl FaultRule {
             }
         }
         rule.action = action.ok_or("fault kind missing")?;
+        rule.check()?;
         Ok(rule)
     }
 }

@@ -91,6 +91,10 @@ fn launch(
         documents: url(&b.docs)?,
         foreign: url(&b.foreign)?,
     };
+    for f in &config.faults {
+        f.check()
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    }
     let state = Arc::new(State::new(config, urls));
     for (l, kind) in [
         (b.api, Listener::Api),
@@ -221,8 +225,21 @@ impl Sandbox {
     }
 
     /// Installs a fault rule (same as `POST /_sandbox/faults`).
+    ///
+    /// # Panics
+    /// On a rule that can match nothing (`FaultRule::check`: a misspelt operationId), as
+    /// an assertion of a test does; `try_inject` returns the error instead.
     pub fn inject(&self, rule: FaultRule) {
+        if let Err(e) = self.try_inject(rule) {
+            panic!("{e}");
+        }
+    }
+
+    /// Adds a fault rule, or refuses one that can match nothing (`FaultRule::check`).
+    pub fn try_inject(&self, rule: FaultRule) -> Result<(), String> {
+        rule.check()?;
         self.state.faults.add(rule);
+        Ok(())
     }
 
     /// Removes every fault rule (same as `DELETE /_sandbox/faults`).
@@ -258,6 +275,14 @@ impl Sandbox {
     /// Same JSON as `GET /_sandbox/counters`.
     pub fn counters(&self) -> serde_json::Value {
         self.state.counters.to_json()
+    }
+
+    /// The sandbox's present as the calendar goes (`GET /_sandbox/clock`'s `now`): compute
+    /// date ranges from it. With a pinned `today` it runs `time_scale` times faster than
+    /// real time from noon of that day; otherwise it is never after the wall clock, so an
+    /// order placed now falls in a range computed from either clock.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.state.calendar_now()
     }
 
     /// Same JSON as `GET /_sandbox/dataset`: ids of the data set's notable records.

@@ -132,6 +132,11 @@ impl State {
         self.clock.now()
     }
 
+    /// The date-time of what a request creates (`Clock::calendar_now`).
+    pub fn calendar_now(&self) -> DateTime<Utc> {
+        self.clock.calendar_now()
+    }
+
     pub async fn dispatch(&self, kind: Listener, mut req: Req) -> Planned {
         let rid = self.request_id();
         if kind == Listener::Api {

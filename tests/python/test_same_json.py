@@ -503,3 +503,49 @@ def test_nulls_in_money_and_string_maps_reach_c_and_python_as_sent(
     assert c_lib.call("abws_reconciliation_get_transactions", world.feed()) == want
     sandbox.fail("getTransactions", action={"status": 200, "body": NULLS}, times=1)
     assert py_client.reconciliation.get_transactions(**world.feed()).to_dict() == want
+
+
+# --- the sandbox answers only what the service declares (issue 40, item 4) -----------
+
+SANDBOX_DOC = Path(__file__).resolve().parents[2] / "docs" / "sandbox.md"
+
+
+def sandbox_only_fields() -> set:
+    """`Model.wireName` of the fields docs/sandbox.md lists as sent by the sandbox only
+    (its table "Fields only the sandbox sends")."""
+    text = SANDBOX_DOC.read_text()
+    section = text.split("## Fields only the sandbox sends", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([A-Za-z]+\.[A-Za-z]+)` \|", section, re.M))
+
+
+def undeclared(value: Any, found: set) -> None:
+    """Adds `Model.wireName` of every field of a result that its model does not declare
+    (what lands in `extra`), at any depth; `Money` for a money object's."""
+    from abws import Money
+    from abws._model_base import Model
+
+    if isinstance(value, Money):
+        found.update(f"Money.{k}" for k in value.extra)
+    elif isinstance(value, Model):
+        found.update(f"{type(value).__name__}.{k}" for k in value.extra)
+        for v in value.fields().values():
+            undeclared(v, found)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            undeclared(v, found)
+    elif isinstance(value, dict):
+        for v in value.values():
+            undeclared(v, found)
+
+
+@pytest.mark.parametrize("function,group,name", FUNCTIONS, ids=[f"{g}.{n}" for _, g, n in FUNCTIONS])
+def test_the_sandbox_sends_only_declared_fields(function: str, group: str, name: str, world: World, py_client: Any) -> None:
+    """Every field of every answer is one the models declare (from the seeds and the
+    service's published models and examples), or one docs/sandbox.md lists as the
+    sandbox's own: a field the sandbox invents fails here."""
+    case = ARGS[f"{group}.{name}"](world)
+    result = getattr(getattr(py_client, group), name)(**copy.deepcopy(case.args))
+    found: set = set()
+    undeclared(result, found)
+    invented = sorted(found - sandbox_only_fields())
+    assert not invented, f"{group}.{name}: fields no model declares: {invented} (drop them from the sandbox, or list them in docs/sandbox.md)"

@@ -23,8 +23,10 @@ __all__ = ["Model", "Money", "to_pandas"]
 
 
 def _loads_raw(text: str) -> Any:
-    """JSON kept as received, read with exact decimals."""
-    return json.loads(text, parse_float=Decimal)
+    """JSON the models do not type (unknown fields, free-form fields), read with every
+    number a ``Decimal`` of its exact text: such a number may be money (a yen amount is
+    written ``1750``), and an int beside a Decimal, or a float, would not be."""
+    return json.loads(text, parse_float=Decimal, parse_int=Decimal)
 
 
 #: Bits of ``Money._flags``: the amount is written as a JSON string; ``currencyCode``,

@@ -290,8 +290,9 @@ class Documents(_DocumentsOperations):
         poll_interval: Optional[float] = None,
         timeout: Optional[float] = DEFAULT_WAIT_TIMEOUT,
     ) -> Report:
-        """Polls getReport every ``poll_interval`` seconds (default 15) until DONE
-        (returns the ``Report``); CANCELLED/FATAL raise ``ReportFailed``; ``timeout``
+        """Polls getReport every ``poll_interval`` seconds until DONE (returns the
+        ``Report``); by default every 15 s, or sooner when a running report's answer says
+        ``Retry-After`` (the sandbox's do: about a second in all); CANCELLED/FATAL raise ``ReportFailed``; ``timeout``
         (seconds, default 1800: 30 minutes) bounds the wait with ``Timeout``;
         ``timeout=None`` waits without bound. Ctrl-C interrupts it."""
         report: Report = self._client._run("wait_for_report", _wait_args(report_id, poll_interval, timeout))
@@ -392,7 +393,8 @@ class Documents(_DocumentsOperations):
         key: Union[bytes, str, None] = None,
     ) -> Union[bytes, int]:
         """create → wait → document → download in one call; returns the PDF bytes.
-        ``poll_interval`` defaults to 15 seconds; ``timeout`` bounds the wait for the
+        ``poll_interval`` defaults to 15 seconds (or a running report's ``Retry-After``,
+        as ``wait_for_report``); ``timeout`` bounds the wait for the
         report (seconds, default 1800: 30 minutes; ``None``: no bound).
 
         ``to=path`` files the PDF ENCRYPTED instead, in the same one call, and returns its

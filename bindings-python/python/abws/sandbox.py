@@ -4,7 +4,7 @@ examples, notebooks and tests that run offline."""
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Dict, Optional, Union
 
 from . import _abws
@@ -63,6 +63,13 @@ class Sandbox:
         """A listener that records requests (and the registered redirect_uri's host)."""
         return str(self._info["foreign_url"])
 
+    def now(self) -> datetime:
+        """The sandbox's present (an aware UTC ``datetime``): compute date ranges from it.
+        With ``today`` pinned it runs ``time_scale`` times faster than real time from noon
+        of that day; otherwise it is never after the wall clock, so an order placed now is
+        in a range that ends at ``datetime.now(timezone.utc)`` too."""
+        return datetime.fromisoformat(self._native.now())
+
     def credentials(self) -> Dict[str, str]:
         """client_id, client_secret, refresh_token, user_email, application_id, redirect_uri."""
         return dict(self._native.credentials())
@@ -106,8 +113,9 @@ class Sandbox:
         listener: Optional[str] = None,
         action: Optional[Dict[str, Any]] = None,
     ) -> None:
-        """Injects a fault on ``path`` (an operationId such as ``getInvoices`` or a path
-        prefix starting with ``/``): answer ``status``, or wait ``delay_ms`` first, or any
+        """Injects a fault on ``path`` (an operationId such as ``getInvoices``, a path
+        prefix starting with ``/``, or ``*``; anything else, such as a misspelt
+        ``getInvoice``, raises ``ValidationError`` listing the operationIds): answer ``status``, or wait ``delay_ms`` first, or any
         ``action`` of the sandbox's fault rules (``{"reset": true}``, ``{"truncate":
         true}``, ...); for the next ``times`` requests (``None``: until cleared)."""
         if action is None:

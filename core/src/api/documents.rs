@@ -11,15 +11,32 @@ use crate::client::{Attempt, AttemptPlan, Attempts, Call, Client, Failure};
 use crate::config::{Region, RegionGroup};
 use crate::documents::{ArchiveUnpacker, StreamUnpacker};
 use crate::error::{Error, ErrorKind, Result};
-use crate::operation::Answer;
+use crate::operation::{Answer, Finish};
 use crate::operations as ops;
 use crate::wipe::{wipe_received, WipeBuf};
 use crate::{model, validate, wire_enum, Timestamp};
 
 /// The report type that produces invoice and credit-memo PDFs.
 pub const REPORT_TYPE_INVOICE_PDF: &str = "GET_AB_INVOICE_PDF";
-/// The polling interval the spec asks for.
+/// The polling interval the spec asks for. A wait given this interval (the default of
+/// every binding) takes a `Retry-After` of a getReport answer as the next interval
+/// instead (`server_poll_hint`); any other interval is kept as the caller gave it.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(15);
+/// The shortest interval a server's `Retry-After` can ask a wait for (`Retry-After: 0`
+/// does not make the wait spin).
+pub const MIN_SERVER_POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// The interval a getReport answer asks for before the next poll: its `Retry-After` in
+/// whole seconds (RFC 9110's delay-seconds; an HTTP-date or anything else is ignored),
+/// at least `MIN_SERVER_POLL_INTERVAL`.
+fn server_poll_hint(retry_after: Option<&str>) -> Option<Duration> {
+    let text = retry_after?.trim();
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let secs = text.parse::<u64>().unwrap_or(u64::MAX);
+    Some(Duration::from_secs(secs).clamp(MIN_SERVER_POLL_INTERVAL, crate::config::MAX_DURATION))
+}
 /// How long `wait_for_report` (and the wait inside `fetch_pdf`) waits when no bound is
 /// given: 30 minutes. A wait without bound must be asked for: `NO_TIMEOUT`.
 pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -189,7 +206,8 @@ crate::params! {
     pub struct WaitForReportParams {
         /// The report to wait for.
         req report_id: String,
-        /// Seconds between two getReport calls (default 15).
+        /// Seconds between two getReport calls (default 15, or a running report's
+        /// `Retry-After`).
         opt poll_interval: f64,
         /// Seconds the whole wait may take (default 1800: 30 minutes).
         opt timeout: f64,
@@ -214,7 +232,8 @@ crate::params! {
         opt marketplace_ids: Vec<String>,
         /// Which document (as for createReport).
         req report_options: ReportOptionsParams,
-        /// Seconds between two getReport calls (default 15).
+        /// Seconds between two getReport calls (default 15, or a running report's
+        /// `Retry-After`).
         opt poll_interval: f64,
         /// Seconds the wait for the report may take (default 1800: 30 minutes).
         opt timeout: f64,
@@ -432,7 +451,9 @@ pub(crate) async fn get_report_document(
 }
 
 impl Documents<'_> {
-    /// Polls getReport every `poll_interval` until the report ends. DONE returns the
+    /// Polls getReport every `poll_interval` until the report ends; with
+    /// `DEFAULT_POLL_INTERVAL`, a `Retry-After` of the answer sets the next interval
+    /// instead (at least `MIN_SERVER_POLL_INTERVAL`). DONE returns the
     /// report (with its document id); CANCELLED and FATAL are `ReportFailed` errors;
     /// DONE without a document id is a `Document` error. Unknown statuses keep polling.
     /// `timeout` bounds the whole wait: `None` is `DEFAULT_WAIT_TIMEOUT` (30 minutes);
@@ -448,18 +469,25 @@ impl Documents<'_> {
         if poll_interval.is_zero() {
             return Err(Error::validation("poll_interval", "must be more than zero"));
         }
+        let server_paced = poll_interval == DEFAULT_POLL_INTERVAL;
         let poll_interval = poll_interval.min(crate::config::MAX_DURATION);
         let bound = timeout.unwrap_or(DEFAULT_WAIT_TIMEOUT);
         let deadline = (bound < crate::config::MAX_DURATION)
             .then(|| Instant::now().checked_add(bound))
             .flatten();
         loop {
-            let report = self
-                .client
-                .call(&GetReportParams {
+            let answer = get_report(
+                self.client,
+                &GetReportParams {
                     report_id: report_id.to_string(),
-                })
-                .await?;
+                },
+            )
+            .await?;
+            let next = server_paced
+                .then(|| server_poll_hint(answer.header(http::header::RETRY_AFTER.as_str())))
+                .flatten()
+                .unwrap_or(poll_interval);
+            let report = answer.finish()?;
             match report.processing_status.as_ref() {
                 Some(ProcessingStatus::Done) => {
                     return match report.report_document_id.as_deref() {
@@ -479,10 +507,7 @@ impl Documents<'_> {
                 _ => {}
             }
             if let Some(d) = deadline {
-                if Instant::now()
-                    .checked_add(poll_interval)
-                    .is_none_or(|next| next > d)
-                {
+                if Instant::now().checked_add(next).is_none_or(|at| at > d) {
                     let status = report
                         .processing_status
                         .map(|s| crate::error::server_text(s.as_str()))
@@ -493,7 +518,7 @@ impl Documents<'_> {
                     )));
                 }
             }
-            tokio::time::sleep(poll_interval).await;
+            tokio::time::sleep(next).await;
         }
     }
 

@@ -5,7 +5,9 @@ use crate::common;
 
 use std::time::Duration;
 
-use abws::api::documents::{CreateReportParams, GetReportParams, ReportOptionsParams};
+use abws::api::documents::{
+    CreateReportParams, GetReportParams, ReportOptionsParams, DEFAULT_POLL_INTERVAL,
+};
 use abws::api::reconciliation::GetTransactionsParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule};
@@ -315,17 +317,58 @@ fn an_expired_presigned_address_is_renewed_once() {
     );
 }
 
-#[test]
-fn a_wait_has_a_deadline() {
-    let sb = common::sandbox(); // time runs at 1x: the report stays queued
-    let client = common::client(&sb, Region::JP);
-    let (order, line, _, _) = a_shipped_line(&sb, &client);
-    let id = client
+/// The id of a report just created for a shipped line of `sb`.
+fn a_fresh_report(sb: &abws_sandbox::Sandbox, client: &abws::blocking::Client) -> String {
+    let (order, line, _, _) = a_shipped_line(sb, client);
+    client
         .documents()
         .create_report(&options(&order, &line))
         .unwrap()
         .report_id
+        .unwrap()
+}
+
+/// Waits for a fresh report of `sb` as `wait_for_report(interval)` does; the time it took.
+fn timed_wait(sb: &abws_sandbox::Sandbox, interval: Duration) -> Duration {
+    let client = common::client(sb, Region::JP);
+    let id = a_fresh_report(sb, &client);
+    let started = std::time::Instant::now();
+    let report = client
+        .documents()
+        .wait_for_report(&id, interval, Some(Duration::from_secs(10)))
         .unwrap();
+    assert_eq!(report.processing_status.unwrap().as_str(), "DONE");
+    started.elapsed()
+}
+
+#[test]
+fn the_default_wait_follows_the_sandbox_clock() {
+    // The spec's 15 s between polls would take 30 s here: the sandbox's Retry-After (its
+    // report takes one second at 1x) sets the interval of a wait given the default.
+    let took = timed_wait(&common::sandbox(), DEFAULT_POLL_INTERVAL);
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    // At 60x too: the interval follows the scale.
+    let took = timed_wait(
+        &common::sandbox_with(|c| c.time_scale = 60.0),
+        DEFAULT_POLL_INTERVAL,
+    );
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+}
+
+#[test]
+fn an_interval_the_caller_gives_is_kept() {
+    // The report ends after one second, but the caller asked for 700 ms between polls:
+    // at least three polls, two waits.
+    let took = timed_wait(&common::sandbox(), Duration::from_millis(700));
+    assert!(took >= Duration::from_millis(1400), "{took:?}");
+}
+
+#[test]
+fn a_wait_has_a_deadline() {
+    // A report of a minute: it stays queued or in progress for the whole wait.
+    let sb = common::sandbox_with(|c| c.report_duration = Duration::from_secs(60));
+    let client = common::client(&sb, Region::JP);
+    let id = a_fresh_report(&sb, &client);
     let started = std::time::Instant::now();
     let e = client
         .documents()

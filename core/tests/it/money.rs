@@ -172,3 +172,26 @@ fn a_null_inside_a_string_map_or_a_money_leaves_the_answer_readable() {
     let want: serde_json::Value = serde_json::from_str(body).unwrap();
     assert_eq!(back, want);
 }
+
+/// A number the models do not declare may be money (`1750` yen): `Extra::amount` reads it
+/// exactly, in either wire form, its scale kept; the text is what came.
+#[test]
+fn an_unknown_number_reads_as_an_exact_amount() {
+    let json = r#"{"currencyCode":"JPY","amount":1750,"amountInclusive":1925,"rate":0.10,
+        "big":12345678901234567.12,"text":"-61.00","note":"x"}"#;
+    let m: Money = serde_json::from_str(json).unwrap();
+    let amount = |k| m.extra.amount(k).map(|a| a.to_wire_string());
+    assert_eq!(amount("amountInclusive").as_deref(), Some("1925"));
+    assert_eq!(amount("rate").as_deref(), Some("0.10"));
+    assert_eq!(amount("big").as_deref(), Some("12345678901234567.12"));
+    assert_eq!(m.extra.amount("text").unwrap().form(), AmountForm::String);
+    assert_eq!(amount("text").as_deref(), Some("-61.00"));
+    assert_eq!(amount("note"), None);
+    assert_eq!(amount("absent"), None);
+    assert_eq!(m.extra.get("rate"), Some("0.10"));
+    let tx: abws::api::reconciliation::Transaction = serde_json::from_str(
+        r#"{"transactionId":"T1","feeTotal":{"amount":350,"currencyCode":"JPY"},"yen":350}"#,
+    )
+    .unwrap();
+    assert_eq!(tx.extra.amount("yen").unwrap().value(), Decimal::from(350));
+}

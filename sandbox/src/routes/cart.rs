@@ -160,7 +160,7 @@ fn quantity(v: &Value, n: usize, min: u64) -> Result<u32, Resp> {
 pub fn add_items(st: &State, req: &Req) -> ApiResult {
     let body = super::body(req)?;
     let list = items_array(&body)?;
-    let now = st.now();
+    let now = st.calendar_now();
     let mut w = st.world();
     let ci = find(&w, req)?;
     // Validate everything before changing anything.
@@ -242,7 +242,7 @@ pub fn add_items(st: &State, req: &Req) -> ApiResult {
 pub fn modify_items(st: &State, req: &Req) -> ApiResult {
     let body = super::body(req)?;
     let list = items_array(&body)?;
-    let now = st.now();
+    let now = st.calendar_now();
     let mut w = st.world();
     let ci = find(&w, req)?;
     let mut changes = Vec::new();

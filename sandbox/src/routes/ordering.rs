@@ -270,7 +270,7 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
         st.rt().placed.insert(ext, text.clone());
         return Ok(Resp::json_text(200, text));
     }
-    let now = st.now();
+    let now = st.calendar_now();
     let mut line_json = Vec::new();
     let mut accepted: Vec<(usize, Decimal)> = Vec::new();
     for (n, l) in lines.iter().enumerate() {

@@ -202,7 +202,6 @@ pub fn offer_json(w: &World, pi: usize, oi: usize, region: &str, qty: u32) -> Va
     let today = w.today.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
     json!({
         "offerId": o.offer_id,
-        "productId": p.asin,
         "availability": if in_stock { "IN_STOCK" } else { "OUT_OF_STOCK" },
         "buyingGuidance": if o.preferred { "PREFERRED" } else { "NONE" },
         "buyingGuidanceV2": {"buyingGuidance": if o.preferred { vec![json!({"title": "Preferred", "message": "Preferred by your organization", "link": {"text": "Policy", "url": "https://policy.example.invalid/preferred"}, "type": "PREFERRED", "fragments": []})] } else { Vec::new() }},

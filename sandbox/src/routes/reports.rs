@@ -10,10 +10,6 @@ use crate::http::{bad, missing, not_found, ApiResult, Req, Resp};
 use crate::regions::{profile, rate_text};
 use crate::state::{Report, State};
 
-/// Virtual seconds after creation before IN_PROGRESS and before the end state.
-pub const IN_PROGRESS_AFTER: i64 = 20;
-pub const DONE_AFTER: i64 = 40;
-
 pub fn create_report(st: &State, req: &Req) -> ApiResult {
     let body = super::body(req)?;
     match body.get("reportType").and_then(Value::as_str) {
@@ -297,12 +293,14 @@ pub fn get_report(st: &State, req: &Req) -> ApiResult {
         )));
     }
     let elapsed = now - r.created;
-    let advance = r.polls_in_state >= 1
-        && match r.state {
-            "IN_QUEUE" => elapsed >= Duration::seconds(IN_PROGRESS_AFTER),
-            "IN_PROGRESS" => elapsed >= Duration::seconds(DONE_AFTER),
-            _ => false,
-        };
+    let done_after = crate::clock::chrono_dur(st.config.report_duration);
+    // When the state in force may next change (`None`: it is an end state).
+    let step_at = |state: &str| match state {
+        "IN_QUEUE" => Some(done_after / 2),
+        "IN_PROGRESS" => Some(done_after),
+        _ => None,
+    };
+    let advance = r.polls_in_state >= 1 && step_at(r.state).is_some_and(|at| elapsed >= at);
     if advance {
         if r.state == "IN_QUEUE" {
             r.state = "IN_PROGRESS";
@@ -344,7 +342,16 @@ pub fn get_report(st: &State, req: &Req) -> ApiResult {
     if let (Some(m), "CANCELLED" | "FATAL") = (&r.message, r.state) {
         v["processingStatusMessage"] = json!(m);
     }
-    Ok(Resp::json(200, &v))
+    let mut resp = Resp::json(200, &v);
+    // Sandbox-only (docs/sandbox.md): while the report runs, when to poll again, in whole
+    // real seconds (the time scale applied), so that a client's wait follows the scale.
+    if let Some(at) = step_at(r.state) {
+        let left = (at - elapsed).to_std().unwrap_or_default();
+        let real = left.as_secs_f64() / st.clock.scale();
+        resp.headers
+            .push(("Retry-After".into(), format!("{}", real.floor() as u64)));
+    }
+    Ok(resp)
 }
 
 pub fn get_report_document(st: &State, req: &Req) -> ApiResult {

@@ -438,3 +438,56 @@ async fn rate_limit_overrides_and_time_scale() {
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(t.get(TX, &Q).await.status, 200);
 }
+
+/// A rule aimed at an operationId the sandbox does not have (a misspelling) would never
+/// fire: every way of installing one refuses it, naming the operationIds there are.
+#[tokio::test]
+async fn a_rule_for_an_unknown_operation_is_refused_with_the_names() {
+    let t = start().await;
+    let r = t
+        .control(
+            Method::POST,
+            "/_sandbox/faults",
+            Some(json!({"path": "getInvoice", "action": {"status": 503}})),
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert!(
+        r.body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("path \"getInvoice\" is not an operationId"),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text
+            .contains("getInvoices, getInvoiceDetailByInvoiceNumber"),
+        "{}",
+        r.text
+    );
+    let installed = t.control(Method::GET, "/_sandbox/faults", None).await;
+    assert_eq!(installed.body.as_array().unwrap().len(), 0);
+    let rule = FaultRule::new("getInvoice", FaultAction::ResetBeforeHeaders);
+    let e = t.sb.try_inject(rule.clone()).unwrap_err();
+    assert!(
+        e.starts_with("path \"getInvoice\" is not") && e.contains("placeOrder"),
+        "{e}"
+    );
+    let e = FaultRule::parse("getInvoice,times=1,status=503").unwrap_err();
+    assert!(e.contains("getTransactions"), "{e}");
+    let e = abws_sandbox::Sandbox::start(abws_sandbox::SandboxConfig {
+        faults: vec![rule],
+        ..Default::default()
+    })
+    .await
+    .err()
+    .expect("a sandbox with that rule does not start");
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    // Prefixes, '*' and every operationId are taken.
+    for path in ["/ab-invoice", "*", "getInvoices", "getReportDocument"] {
+        t.sb.try_inject(FaultRule::new(path, FaultAction::ResetBeforeHeaders).times(0))
+            .unwrap();
+    }
+    t.sb.clear_faults();
+}

@@ -47,6 +47,19 @@ fn line(ext: &str, qty: u64, asin: &str, offer: &str) -> Value {
         "expectations": []})
 }
 
+/// The id of the order a placeOrder answer created (its OrderIdentifier artifact).
+fn order_id_of(answer: &Value) -> String {
+    answer["acceptanceArtifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["acceptanceArtifactType"] == "OrderIdentifier")
+        .unwrap()["identifier"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 fn order(ext: &str, lines: Vec<Value>, attrs: Vec<Value>) -> Value {
     json!({"externalId": ext, "lineItems": lines, "attributes": attrs, "expectations": []})
 }
@@ -62,14 +75,7 @@ async fn place_order_then_report_and_track_it() {
     );
     let r = t.post(ORDERS, &body).await;
     assert_eq!(r.status, 200, "{}", r.text);
-    let arts = r.body["acceptanceArtifacts"].as_array().unwrap();
-    let oid = arts
-        .iter()
-        .find(|a| a["acceptanceArtifactType"] == "OrderIdentifier")
-        .unwrap()["identifier"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let oid = order_id_of(&r.body);
     assert_eq!(r.body["lineItems"][0]["acceptedItems"][0]["quantity"], 2);
     // Duplicate externalId: same body, nothing created.
     let again = t.post(ORDERS, &body).await;
@@ -471,4 +477,52 @@ async fn money_in_an_order_is_a_json_number() {
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
+}
+
+/// At `time_scale = 60` without a pinned day the scaled clock runs ahead of the wall
+/// clock; an order placed now must still fall in "the last 30 days" computed from the
+/// wall clock, and from `Sandbox::now()`, which is never after the wall clock there.
+#[tokio::test]
+async fn an_order_placed_now_is_in_a_range_that_ends_now() {
+    let t = start_with(abws_sandbox::SandboxConfig {
+        today: None,
+        time_scale: 60.0,
+        ..config()
+    })
+    .await;
+    let (asin, offer) = an_offer(&t).await;
+    // A second of real time: a minute of scaled time ahead of the wall clock.
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let r = t
+        .post(
+            ORDERS,
+            &order("ext-now", vec![line("L1", 1, &asin, &offer)], vec![]),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let oid = order_id_of(&r.body);
+    let sandbox_now = t.sb.now();
+    let wall_now = chrono::Utc::now();
+    assert!(sandbox_now <= wall_now, "{sandbox_now} > {wall_now}");
+    for end in [wall_now, sandbox_now] {
+        let text =
+            |d: chrono::DateTime<chrono::Utc>| d.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
+        let s = t
+            .get(
+                SLI,
+                &[
+                    ("orderStartDate", &text(end - chrono::Duration::days(30))),
+                    ("orderEndDate", &text(end)),
+                    ("orderIds", &oid),
+                ],
+            )
+            .await;
+        assert_eq!(s.status, 200, "{}", s.text);
+        assert_eq!(
+            s.body["shipmentLineItemsReport"].as_array().map(Vec::len),
+            Some(1),
+            "{end}: {}",
+            s.text
+        );
+    }
 }
