@@ -88,7 +88,7 @@ class _InvoicesOperations(_Group):
     ) -> InvoicesPage:
         """One page of the invoices and credit memos issued in a date range (at most 366 days).
 
-        Operation ``getInvoices`` (GET /ab-invoice/2026-02-01/invoices).
+        Operation ``getInvoices`` (GET /ab-invoice/2026-02-01/invoices); role: none named.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -166,7 +166,7 @@ class _InvoicesOperations(_Group):
         """One invoice or credit memo in full: parties, billing details, tax breakdown.
 
         Operation ``getInvoiceDetailByInvoiceNumber`` (GET
-        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail).
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail); role: none named.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -196,7 +196,7 @@ class _InvoicesOperations(_Group):
         """One page of an invoice's line items (then the reversal units of its credit memos).
 
         Operation ``getInvoiceLineItemsByInvoiceNumber`` (GET
-        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems).
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems); role: none named.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -267,7 +267,8 @@ class _ReconciliationOperations(_Group):
     ) -> TransactionsPage:
         """One page of the transactions of a feed-date range.
 
-        Operation ``getTransactions`` (GET /reconciliation/2021-01-08/transactions).
+        Operation ``getTransactions`` (GET /reconciliation/2021-01-08/transactions); role:
+        Business Purchase Reconciliation.
 
         Args:
             feed_start_date: Start of the feed-date range.
@@ -327,7 +328,7 @@ class _ReconciliationOperations(_Group):
         """The invoice data of 1 to 25 order line items.
 
         Operation ``getInvoiceDetailsByOrderLineItems`` (POST
-        /reconciliation/2021-01-08/invoices).
+        /reconciliation/2021-01-08/invoices); role: Business Purchase Reconciliation.
 
         Args:
             order_line_items: 1 to 25 order line items (order_id, order_line_item_id,
@@ -363,7 +364,8 @@ class _DocumentsOperations(_Group):
     ) -> CreateReportResponse:
         """Starts a report that produces an invoice or credit note PDF.
 
-        Operation ``createReport`` (POST /reports/2021-09-30/reports).
+        Operation ``createReport`` (POST /reports/2021-09-30/reports); role: Business
+        Purchase Reconciliation.
 
         Args:
             report_type: Defaults to GET_AB_INVOICE_PDF.
@@ -394,7 +396,8 @@ class _DocumentsOperations(_Group):
     ) -> Report:
         """A report's processing status (and its document id once DONE).
 
-        Operation ``getReport`` (GET /reports/2021-09-30/reports/{reportId}).
+        Operation ``getReport`` (GET /reports/2021-09-30/reports/{reportId}); role: Business
+        Purchase Reconciliation.
 
         Args:
             report_id: A report created within the last 30 days.
@@ -419,7 +422,8 @@ class _DocumentsOperations(_Group):
         """A report document's presigned address (five minutes) and compression.
 
         Operation ``getReportDocument`` (GET
-        /reports/2021-09-30/documents/{reportDocumentId}).
+        /reports/2021-09-30/documents/{reportDocumentId}); role: Business Purchase
+        Reconciliation.
 
         Args:
             report_document_id: The reportDocumentId of a DONE report.
@@ -455,7 +459,8 @@ class _CartOperations(_Group):
     ) -> CartsPage:
         """One page of the buying user's carts.
 
-        Operation ``listCarts`` (GET /cart/2025-04-30/carts).
+        Operation ``listCarts`` (GET /cart/2025-04-30/carts); role: Order Placement +
+        Business Product Catalog.
 
         Args:
             region: The carts' region (default: the client's).
@@ -521,7 +526,8 @@ class _CartOperations(_Group):
     ) -> CartDetails:
         """One cart.
 
-        Operation ``getCart`` (GET /cart/2025-04-30/carts/{cartId}).
+        Operation ``getCart`` (GET /cart/2025-04-30/carts/{cartId}); role: Order Placement +
+        Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -549,7 +555,8 @@ class _CartOperations(_Group):
     ) -> CartItems:
         """The items of a cart.
 
-        Operation ``getItems`` (GET /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``getItems`` (GET /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -578,7 +585,8 @@ class _CartOperations(_Group):
     ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
-        Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -610,7 +618,8 @@ class _CartOperations(_Group):
     ) -> ItemsResult:
         """Sets the quantities of a cart's items (0 removes one).
 
-        Operation ``modifyItems`` (PATCH /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``modifyItems`` (PATCH /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -640,7 +649,8 @@ class _CartOperations(_Group):
     ) -> None:
         """Empties a cart.
 
-        Operation ``deleteItems`` (DELETE /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``deleteItems`` (DELETE /cart/2025-04-30/carts/{cartId}/items); role:
+        Order Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -664,7 +674,8 @@ class _CartOperations(_Group):
         """The estimated total cost of a cart's items shipped to an address.
 
         Operation ``getEstimatedTotalPurchaseCost`` (POST
-        /cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations).
+        /cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations); role: Order Placement
+        + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -729,7 +740,8 @@ class _ProductsOperations(_Group):
     ) -> SearchProductsResult:
         """One page of a product search (the featured offer of each product).
 
-        Operation ``searchProductsRequest`` (GET /products/2020-08-26/products).
+        Operation ``searchProductsRequest`` (GET /products/2020-08-26/products); role:
+        Business Product Catalog.
 
         Args:
             facets: OFFERS and/or IMAGES.
@@ -895,7 +907,8 @@ class _ProductsOperations(_Group):
     ) -> Product:
         """One product.
 
-        Operation ``productsRequest`` (GET /products/2020-08-26/products/{productId}).
+        Operation ``productsRequest`` (GET /products/2020-08-26/products/{productId}); role:
+        Business Product Catalog.
 
         Args:
             product_id: The product (ASIN).
@@ -950,7 +963,7 @@ class _ProductsOperations(_Group):
         """One page of a product's offers.
 
         Operation ``searchOffersRequest`` (GET
-        /products/2020-08-26/products/{productId}/offers).
+        /products/2020-08-26/products/{productId}/offers); role: Business Product Catalog.
 
         Args:
             product_id: The product (ASIN).
@@ -1062,7 +1075,7 @@ class _ProductsOperations(_Group):
         """Up to 30 products by ASIN.
 
         Operation ``getProductsByAsins`` (POST
-        /products/2020-08-26/products/getProductsByAsins).
+        /products/2020-08-26/products/getProductsByAsins); role: Business Product Catalog.
 
         Args:
             product_ids: 1 to 30 ASINs.
@@ -1112,7 +1125,7 @@ class _ProductsOperations(_Group):
         """Up to 30 offers by offer id.
 
         Operation ``getOffersByOfferIds`` (POST
-        /products/2020-08-26/offers/getOffersByOfferIds).
+        /products/2020-08-26/offers/getOffersByOfferIds); role: Business Product Catalog.
 
         Args:
             offer_ids: 1 to 30 offer ids (buying option identifiers).
@@ -1164,7 +1177,7 @@ class _OrderingOperations(_Group):
     ) -> PlaceOrderResult:
         """Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
 
-        Operation ``placeOrder`` (POST /ordering/2022-10-30/orders).
+        Operation ``placeOrder`` (POST /ordering/2022-10-30/orders); role: Order Placement.
 
         Args:
             external_id: 1-255 characters, unique per order; kept identical across retries.
@@ -1211,7 +1224,8 @@ class _ReportingOperations(_Group):
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
-        Operation ``getOrdersByOrderId`` (GET /reports/2021-01-08/orders/{orderId}).
+        Operation ``getOrdersByOrderId`` (GET /reports/2021-01-08/orders/{orderId}); role:
+        Analytics.
 
         Args:
             order_id: The order.
@@ -1248,7 +1262,7 @@ class _ReportingOperations(_Group):
         """One page of shipment line item reports.
 
         Operation ``getShipmentLineItemReports`` (GET
-        /reports/2025-06-09/shipmentLineItemReports).
+        /reports/2025-06-09/shipmentLineItemReports); role: Analytics.
 
         Args:
             order_start_date: Start of the order-date range.
@@ -1339,7 +1353,8 @@ class _TrackingOperations(_Group):
         """A package's carrier, status and tracking events.
 
         Operation ``getPackageTrackingDetails`` (GET
-        /ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}).
+        /ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId});
+        role: Order Placement.
 
         Args:
             order_id: The order.
@@ -1385,7 +1400,7 @@ class _AsyncInvoicesOperations(_AsyncGroup):
     ) -> InvoicesPage:
         """One page of the invoices and credit memos issued in a date range (at most 366 days).
 
-        Operation ``getInvoices`` (GET /ab-invoice/2026-02-01/invoices).
+        Operation ``getInvoices`` (GET /ab-invoice/2026-02-01/invoices); role: none named.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -1463,7 +1478,7 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         """One invoice or credit memo in full: parties, billing details, tax breakdown.
 
         Operation ``getInvoiceDetailByInvoiceNumber`` (GET
-        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail).
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail); role: none named.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -1493,7 +1508,7 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         """One page of an invoice's line items (then the reversal units of its credit memos).
 
         Operation ``getInvoiceLineItemsByInvoiceNumber`` (GET
-        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems).
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems); role: none named.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -1564,7 +1579,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
     ) -> TransactionsPage:
         """One page of the transactions of a feed-date range.
 
-        Operation ``getTransactions`` (GET /reconciliation/2021-01-08/transactions).
+        Operation ``getTransactions`` (GET /reconciliation/2021-01-08/transactions); role:
+        Business Purchase Reconciliation.
 
         Args:
             feed_start_date: Start of the feed-date range.
@@ -1625,7 +1641,7 @@ class _AsyncReconciliationOperations(_AsyncGroup):
         """The invoice data of 1 to 25 order line items.
 
         Operation ``getInvoiceDetailsByOrderLineItems`` (POST
-        /reconciliation/2021-01-08/invoices).
+        /reconciliation/2021-01-08/invoices); role: Business Purchase Reconciliation.
 
         Args:
             order_line_items: 1 to 25 order line items (order_id, order_line_item_id,
@@ -1661,7 +1677,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
     ) -> CreateReportResponse:
         """Starts a report that produces an invoice or credit note PDF.
 
-        Operation ``createReport`` (POST /reports/2021-09-30/reports).
+        Operation ``createReport`` (POST /reports/2021-09-30/reports); role: Business
+        Purchase Reconciliation.
 
         Args:
             report_type: Defaults to GET_AB_INVOICE_PDF.
@@ -1692,7 +1709,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
     ) -> Report:
         """A report's processing status (and its document id once DONE).
 
-        Operation ``getReport`` (GET /reports/2021-09-30/reports/{reportId}).
+        Operation ``getReport`` (GET /reports/2021-09-30/reports/{reportId}); role: Business
+        Purchase Reconciliation.
 
         Args:
             report_id: A report created within the last 30 days.
@@ -1717,7 +1735,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
         """A report document's presigned address (five minutes) and compression.
 
         Operation ``getReportDocument`` (GET
-        /reports/2021-09-30/documents/{reportDocumentId}).
+        /reports/2021-09-30/documents/{reportDocumentId}); role: Business Purchase
+        Reconciliation.
 
         Args:
             report_document_id: The reportDocumentId of a DONE report.
@@ -1753,7 +1772,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> CartsPage:
         """One page of the buying user's carts.
 
-        Operation ``listCarts`` (GET /cart/2025-04-30/carts).
+        Operation ``listCarts`` (GET /cart/2025-04-30/carts); role: Order Placement +
+        Business Product Catalog.
 
         Args:
             region: The carts' region (default: the client's).
@@ -1819,7 +1839,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> CartDetails:
         """One cart.
 
-        Operation ``getCart`` (GET /cart/2025-04-30/carts/{cartId}).
+        Operation ``getCart`` (GET /cart/2025-04-30/carts/{cartId}); role: Order Placement +
+        Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1847,7 +1868,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> CartItems:
         """The items of a cart.
 
-        Operation ``getItems`` (GET /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``getItems`` (GET /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1876,7 +1898,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
-        Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1908,7 +1931,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> ItemsResult:
         """Sets the quantities of a cart's items (0 removes one).
 
-        Operation ``modifyItems`` (PATCH /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``modifyItems`` (PATCH /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1938,7 +1962,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> None:
         """Empties a cart.
 
-        Operation ``deleteItems`` (DELETE /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``deleteItems`` (DELETE /cart/2025-04-30/carts/{cartId}/items); role:
+        Order Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1962,7 +1987,8 @@ class _AsyncCartOperations(_AsyncGroup):
         """The estimated total cost of a cart's items shipped to an address.
 
         Operation ``getEstimatedTotalPurchaseCost`` (POST
-        /cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations).
+        /cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations); role: Order Placement
+        + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -2027,7 +2053,8 @@ class _AsyncProductsOperations(_AsyncGroup):
     ) -> SearchProductsResult:
         """One page of a product search (the featured offer of each product).
 
-        Operation ``searchProductsRequest`` (GET /products/2020-08-26/products).
+        Operation ``searchProductsRequest`` (GET /products/2020-08-26/products); role:
+        Business Product Catalog.
 
         Args:
             facets: OFFERS and/or IMAGES.
@@ -2193,7 +2220,8 @@ class _AsyncProductsOperations(_AsyncGroup):
     ) -> Product:
         """One product.
 
-        Operation ``productsRequest`` (GET /products/2020-08-26/products/{productId}).
+        Operation ``productsRequest`` (GET /products/2020-08-26/products/{productId}); role:
+        Business Product Catalog.
 
         Args:
             product_id: The product (ASIN).
@@ -2248,7 +2276,7 @@ class _AsyncProductsOperations(_AsyncGroup):
         """One page of a product's offers.
 
         Operation ``searchOffersRequest`` (GET
-        /products/2020-08-26/products/{productId}/offers).
+        /products/2020-08-26/products/{productId}/offers); role: Business Product Catalog.
 
         Args:
             product_id: The product (ASIN).
@@ -2360,7 +2388,7 @@ class _AsyncProductsOperations(_AsyncGroup):
         """Up to 30 products by ASIN.
 
         Operation ``getProductsByAsins`` (POST
-        /products/2020-08-26/products/getProductsByAsins).
+        /products/2020-08-26/products/getProductsByAsins); role: Business Product Catalog.
 
         Args:
             product_ids: 1 to 30 ASINs.
@@ -2410,7 +2438,7 @@ class _AsyncProductsOperations(_AsyncGroup):
         """Up to 30 offers by offer id.
 
         Operation ``getOffersByOfferIds`` (POST
-        /products/2020-08-26/offers/getOffersByOfferIds).
+        /products/2020-08-26/offers/getOffersByOfferIds); role: Business Product Catalog.
 
         Args:
             offer_ids: 1 to 30 offer ids (buying option identifiers).
@@ -2462,7 +2490,7 @@ class _AsyncOrderingOperations(_AsyncGroup):
     ) -> PlaceOrderResult:
         """Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
 
-        Operation ``placeOrder`` (POST /ordering/2022-10-30/orders).
+        Operation ``placeOrder`` (POST /ordering/2022-10-30/orders); role: Order Placement.
 
         Args:
             external_id: 1-255 characters, unique per order; kept identical across retries.
@@ -2509,7 +2537,8 @@ class _AsyncReportingOperations(_AsyncGroup):
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
-        Operation ``getOrdersByOrderId`` (GET /reports/2021-01-08/orders/{orderId}).
+        Operation ``getOrdersByOrderId`` (GET /reports/2021-01-08/orders/{orderId}); role:
+        Analytics.
 
         Args:
             order_id: The order.
@@ -2546,7 +2575,7 @@ class _AsyncReportingOperations(_AsyncGroup):
         """One page of shipment line item reports.
 
         Operation ``getShipmentLineItemReports`` (GET
-        /reports/2025-06-09/shipmentLineItemReports).
+        /reports/2025-06-09/shipmentLineItemReports); role: Analytics.
 
         Args:
             order_start_date: Start of the order-date range.
@@ -2637,7 +2666,8 @@ class _AsyncTrackingOperations(_AsyncGroup):
         """A package's carrier, status and tracking events.
 
         Operation ``getPackageTrackingDetails`` (GET
-        /ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}).
+        /ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId});
+        role: Order Placement.
 
         Args:
             order_id: The order.
