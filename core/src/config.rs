@@ -421,19 +421,6 @@ impl Settings {
     /// HTTP only on loopback (a token must never cross a network in clear), attempts in
     /// range.
     pub fn check(&self) -> Result<(), Error> {
-        self.endpoints()?;
-        if matches!(self.credentials, Credentials::RefreshToken { .. })
-            && self.auth_endpoint.is_none()
-        {
-            return Err(Error::validation(
-                "auth_endpoint",
-                format!(
-                    "is required with a refresh token: the authorization server's address, \
-                     where access tokens are issued; {NO_DEFAULT}. Give auth_endpoint= \
-                     (environment: ABWS_AUTH_ENDPOINT)"
-                ),
-            ));
-        }
         for (name, value) in self.addresses() {
             check_address(name, value.trim_end_matches('/'))?;
         }
@@ -480,6 +467,20 @@ impl Settings {
                 // rather than at the first call; the rule never quotes the token.
                 crate::validate::token_text("access_token", t.expose())?;
             }
+        }
+        // Last: the rules on the values given come first (each names its setting).
+        self.endpoints()?;
+        if matches!(self.credentials, Credentials::RefreshToken { .. })
+            && self.auth_endpoint.is_none()
+        {
+            return Err(Error::validation(
+                "auth_endpoint",
+                format!(
+                    "is required with a refresh token: the authorization server's address, \
+                     where access tokens are issued; {NO_DEFAULT}. Give auth_endpoint= \
+                     (environment: ABWS_AUTH_ENDPOINT)"
+                ),
+            ));
         }
         Ok(())
     }

@@ -94,11 +94,16 @@ fn parse(args: &[String]) -> Result<(SandboxConfig, Option<String>), String> {
 
 /// `--env`'s region must be a region code (the sandbox serves every group).
 fn check_region(region: &str) -> Result<(), String> {
-    const CODES: [&str; 12] = ["AU", "CA", "DE", "ES", "FR", "GB", "IN", "IT", "JP", "MX", "UK", "US"];
+    const CODES: [&str; 12] = [
+        "AU", "CA", "DE", "ES", "FR", "GB", "IN", "IT", "JP", "MX", "UK", "US",
+    ];
     if CODES.contains(&region.to_ascii_uppercase().as_str()) {
         Ok(())
     } else {
-        Err(format!("--env needs a region code, one of {}", CODES.join(" ")))
+        Err(format!(
+            "--env needs a region code, one of {}",
+            CODES.join(" ")
+        ))
     }
 }
 

@@ -97,13 +97,16 @@ static inline abws_client *test_client(void) {
 static inline const char *json_string_at(const char *json, const char *key, int nth, char *out,
                                   size_t cap) {
     char needle[128];
-    snprintf(needle, sizeof needle, "\"%s\":\"", key);
+    snprintf(needle, sizeof needle, "\"%s\":", key);
     const char *p = json;
-    for (int i = 0;; i++) {
+    for (int i = 0;;) {
         p = strstr(p, needle);
         if (p == NULL) return NULL;
         p += strlen(needle);
-        if (i == nth) break;
+        while (*p == ' ') p++; /* json.dumps writes "key": "value" */
+        if (*p != '"') continue; /* not a text value: not an occurrence */
+        p++;
+        if (i++ == nth) break;
     }
     size_t n = 0;
     while (*p && *p != '"') {

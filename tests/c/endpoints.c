@@ -7,7 +7,7 @@
 
 /* Sets ABWS_<VAR> to the text value of `key` in the test settings. */
 static void export_setting(const char *settings, const char *key, const char *var) {
-    char value[1024];
+    char value[1024] = "";
     CHECK(json_string_at(settings, key, 0, value, sizeof value) != NULL, "settings hold %s", key);
     setenv(var, value, 1);
 }

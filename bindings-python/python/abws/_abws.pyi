@@ -18,7 +18,7 @@ __all__ = [
     "Sandbox",
     "consent_url",
     "exchange_code",
-    "endpoints",
+    "env_settings",
     "_sample_errors",
     "_panic_in_call",
     "_to_json",
