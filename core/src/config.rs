@@ -243,7 +243,7 @@ impl Default for Timeouts {
 /// `Debug` shows no secret and no user e-mail.
 #[derive(Clone)]
 pub struct Settings {
-    /// Default region of calls that take one; its group picks the addresses.
+    /// Default region of calls that take one (the addresses are the `*_endpoint` settings).
     pub region: Region,
     /// How the client authenticates (replaceable later with `Client::set_credentials`).
     pub credentials: Credentials,
