@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use crate::common::{self, received};
 
 use abws::api::documents::GetReportParams;
-use abws::api::invoices::GetInvoicesParams;
 use abws::{blocking, Credentials, ErrorKind, Region, Settings};
 use abws_sandbox::{FaultAction, FaultRule};
 use serde_json::Value;
@@ -100,14 +99,9 @@ fn from_env_requires_abws_region_and_reads_the_addresses() {
     std::env::remove_var("ABWS_REGION");
     assert!(!s.rate_limiting);
     let client = blocking::Client::new(s).expect("client");
-    let (start, end) = common::previous_month(&sb);
     let page = client
         .invoices()
-        .get_invoices(&GetInvoicesParams {
-            invoice_issue_start_date: start.into(),
-            invoice_issue_end_date: end.into(),
-            ..Default::default()
-        })
+        .get_invoices(&common::previous_month_invoices_params(&sb))
         .expect("a page");
     assert!(!page.invoices.unwrap_or_default().is_empty());
 }
@@ -134,14 +128,7 @@ fn without_token(
 #[test]
 fn use_sandbox_sends_the_same_requests_to_the_sandbox_address() {
     let sb = common::sandbox();
-    let params = {
-        let (start, end) = common::previous_month(&sb);
-        GetInvoicesParams {
-            invoice_issue_start_date: start.into(),
-            invoice_issue_end_date: end.into(),
-            ..Default::default()
-        }
-    };
+    let params = common::previous_month_invoices_params(&sb);
     let direct = common::client(&sb, Region::JP);
     let first = direct.invoices().get_invoices(&params).expect("direct");
     let sent_direct = without_token(received(&sb, "/ab-invoice/"));
@@ -219,14 +206,9 @@ fn a_403_names_the_role_the_operation_needs() {
         .role_hint()
         .contains("needs the Order Placement and Business Product Catalog roles"));
     sb.inject(FaultRule::new("getInvoices", forbidden()).times(1));
-    let (start, end) = common::previous_month(&sb);
     let e = client
         .invoices()
-        .get_invoices(&GetInvoicesParams {
-            invoice_issue_start_date: start.into(),
-            invoice_issue_end_date: end.into(),
-            ..Default::default()
-        })
+        .get_invoices(&common::previous_month_invoices_params(&sb))
         .expect_err("403");
     assert!(
         e.to_string()

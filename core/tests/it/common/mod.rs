@@ -104,6 +104,16 @@ pub fn all_requests(sb: &Sandbox) -> u64 {
         .unwrap_or(0)
 }
 
+/// getInvoices' arguments for the sandbox's previous month (`previous_month`).
+pub fn previous_month_invoices_params(sb: &Sandbox) -> abws::api::invoices::GetInvoicesParams {
+    let (start, end) = previous_month(sb);
+    abws::api::invoices::GetInvoicesParams {
+        invoice_issue_start_date: start.into(),
+        invoice_issue_end_date: end.into(),
+        ..Default::default()
+    }
+}
+
 /// The first and last instant of the previous calendar month of the sandbox's today.
 pub fn previous_month(sb: &Sandbox) -> (String, String) {
     use chrono::{Datelike, NaiveDate};
