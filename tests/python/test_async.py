@@ -578,7 +578,8 @@ def test_an_async_def_on_refresh_token_is_refused(cls: Any) -> None:
     with pytest.raises(abws.ValidationError) as e:
         cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=persist)
     assert e.value.parameter == "on_refresh_token"
-    cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=lambda t: None)
+    cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=lambda t: None,
+        endpoint="http://127.0.0.1:9", auth_endpoint="http://127.0.0.1:9")  # never called
 
 
 def test_the_calls_of_a_closed_loop_stop() -> None:
