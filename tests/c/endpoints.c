@@ -12,37 +12,30 @@ static void export_setting(const char *settings, const char *key, const char *va
     setenv(var, value, 1);
 }
 
-/* The status of a failed construction; its message is copied to `message`. */
-static abws_status refused(abws_status st, abws_client *client, abws_error *err, char *message,
-                           size_t cap) {
-    snprintf(message, cap, "%s", err ? abws_error_message(err) : "");
+/* abws_client_new and abws_client_from_env share their signature. */
+typedef abws_status (*constructor)(const char *, abws_client **, abws_error **);
+
+/* Builds a client with `make` from `json`, expecting a VALIDATION error whose message
+ * holds `want` and `also`; frees whatever was made. */
+static void refused(constructor make, const char *json, const char *want, const char *also) {
+    abws_client *client = NULL;
+    abws_error *err = NULL;
+    abws_status st = make(json, &client, &err);
+    const char *message = err ? abws_error_message(err) : "";
+    CHECK(st == ABWS_STATUS_VALIDATION, "%s: status %u", want, (unsigned)st);
+    CHECK(strstr(message, want) != NULL && strstr(message, also) != NULL,
+          "the message names %s and %s: %s", want, also, message);
     abws_error_free(err);
     abws_client_free(client);
-    return st;
 }
 
 static void no_address_is_built_in(void) {
-    char message[1024];
-    abws_client *client = NULL;
-    abws_error *err = NULL;
-    abws_status st = abws_client_new("{\"region\":\"JP\",\"access_token\":\"Atza|t\"}", &client, &err);
-    st = refused(st, client, err, message, sizeof message);
-    CHECK(st == ABWS_STATUS_VALIDATION, "no endpoint: status %u", (unsigned)st);
-    CHECK(strstr(message, "invalid endpoint: is required") != NULL &&
-              strstr(message, "ABWS_ENDPOINT") != NULL,
-          "the message names the setting and its variable: %s", message);
-
-    client = NULL;
-    err = NULL;
-    st = abws_client_new(
-        "{\"region\":\"JP\",\"client_id\":\"c\",\"client_secret\":\"s\",\"refresh_token\":\"r\","
-        "\"endpoint\":\"http://127.0.0.1:9\"}",
-        &client, &err);
-    st = refused(st, client, err, message, sizeof message);
-    CHECK(st == ABWS_STATUS_VALIDATION, "no auth_endpoint: status %u", (unsigned)st);
-    CHECK(strstr(message, "invalid auth_endpoint") != NULL &&
-              strstr(message, "ABWS_AUTH_ENDPOINT") != NULL,
-          "the message names auth_endpoint: %s", message);
+    refused(abws_client_new, "{\"region\":\"JP\",\"access_token\":\"Atza|t\"}",
+            "invalid endpoint: is required", "ABWS_ENDPOINT");
+    refused(abws_client_new,
+            "{\"region\":\"JP\",\"client_id\":\"c\",\"client_secret\":\"s\",\"refresh_token\":\"r\","
+            "\"endpoint\":\"http://127.0.0.1:9\"}",
+            "invalid auth_endpoint", "ABWS_AUTH_ENDPOINT");
 }
 
 static void from_env(void) {
@@ -57,27 +50,16 @@ static void from_env(void) {
     export_setting(settings, "client_secret", "ABWS_CLIENT_SECRET");
     export_setting(settings, "refresh_token", "ABWS_REFRESH_TOKEN");
     setenv("ABWS_RATE_LIMITING", "false", 1);
+    refused(abws_client_from_env, NULL, "invalid ABWS_REGION: is required",
+            "AU CA DE ES FR IN IT JP MX UK US");
+    /* A region override stands in for the variable; a bad override is named. */
+    refused(abws_client_from_env, "{\"max_attempts\":0,\"region\":\"JP\"}", "invalid max_attempts",
+            "between 1 and 10");
+
     abws_client *client = NULL;
     abws_error *err = NULL;
-    abws_status st = abws_client_from_env(NULL, &client, &err);
-    st = refused(st, client, err, message, sizeof message);
-    CHECK(st == ABWS_STATUS_VALIDATION, "no ABWS_REGION: status %u", (unsigned)st);
-    CHECK(strstr(message, "invalid ABWS_REGION: is required") != NULL &&
-              strstr(message, "AU CA DE ES FR IN IT JP MX UK US") != NULL,
-          "the message names ABWS_REGION and the codes: %s", message);
-
-    /* A region override stands in for the variable; a bad override is named. */
-    client = NULL;
-    err = NULL;
-    st = abws_client_from_env("{\"max_attempts\":0,\"region\":\"JP\"}", &client, &err);
-    st = refused(st, client, err, message, sizeof message);
-    CHECK(st == ABWS_STATUS_VALIDATION && strstr(message, "max_attempts") != NULL,
-          "an override is checked: %s", message);
-
     setenv("ABWS_REGION", "JP", 1);
-    client = NULL;
-    err = NULL;
-    st = abws_client_from_env(NULL, &client, &err);
+    abws_status st = abws_client_from_env(NULL, &client, &err);
     CHECK(st == ABWS_STATUS_OK, "from_env: status %u", (unsigned)st);
     if (st != ABWS_STATUS_OK) {
         report_error("abws_client_from_env", st, err);
