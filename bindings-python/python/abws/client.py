@@ -508,6 +508,12 @@ class Client(_ClientBase):
     """A client of every API group. Safe to share between threads; usable in a child
     after ``os.fork`` (its connections are rebuilt there); picklable.
 
+    ``endpoint`` (the API's regional base address) is required: abws has no address built
+    in. So is ``auth_endpoint`` (the authorization server) with a refresh token;
+    ``consent_endpoint`` serves the consent flow only. ``sandbox_endpoint`` with
+    ``use_sandbox=True`` sends every call to the platform's regional sandbox instead. A
+    missing address raises ``ValidationError`` naming it and its ``ABWS_*`` variable.
+
     ``proxy`` (``http://[user:password@]host:port``) is the proxy of remote https
     addresses, in place of ``https_proxy``/``all_proxy``/``no_proxy`` from the
     environment (which apply when it is not given); plain-http loopback addresses (the
