@@ -76,7 +76,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             today = date.fromisoformat(sb.dataset()["today"])
             month = (today.replace(day=1) - timedelta(days=1)).strftime("%Y-%m")
             print(f"{len(regions)} workers ({', '.join(regions)}) closing {month} on one account, "
-                  f"shared state {abws.Client('JP', access_token='x', shared_state=shared).settings['shared_state']}")
+                  f"shared state {abws.Client('JP', access_token='x', endpoint=sb.base_url, shared_state=shared).settings['shared_state']}")
             workers: Dict[str, "subprocess.Popen[str]"] = {}
             for region in regions:
                 env = {k: v for k, v in os.environ.items() if not k.startswith("ABWS_")}

@@ -230,17 +230,43 @@ abws_status abws_cancel_free(abws_cancel *cancel);
 
 // Creates a client from a settings JSON object.
 //
-// Settings (snake_case keys; unknown keys are a validation error naming the key):
-// `region` (required, e.g. "JP"; its regional group picks the address), credentials as
-// `client_id` + `client_secret` + `refresh_token` or as `access_token` alone,
-// `user_email` (default `x-svc-user-email`), `endpoint` (API base address override,
-// e.g. the sandbox), `auth_endpoint`, `consent_endpoint`, `rate_limiting` (bool, default
-// true), `max_attempts` (1-10, default 3), `connect_timeout`, `attempt_timeout`,
-// `operation_timeout` (seconds; values past a year are cut to a year), `max_response_bytes`,
-// `max_document_bytes`, `app_name` (appended to the user agent), `proxy` (the proxy of
-// remote https addresses, `http://[user:password@]host:port`, in place of
-// `https_proxy`/`all_proxy`/`no_proxy` of the environment; plain-http loopback addresses
-// never go through a proxy). No request is sent here.
+// Settings (snake_case keys; unknown keys are a validation error naming the key;
+// credentials are `client_id` + `client_secret` + `refresh_token`, or `access_token`
+// alone):
+// - `region`: required: the default region of calls that take one, one of AU CA DE ES FR
+//   IN IT JP MX UK US (GB reads as UK).
+// - `client_id`: the app's client id; with `client_secret` and `refresh_token` the client
+//   obtains and refreshes access tokens.
+// - `client_secret`: the app's client secret (a secret: never shown).
+// - `refresh_token`: the refresh token of the customer's consent (a secret).
+// - `access_token`: a fixed access token, in place of the three above (a secret; not
+//   refreshed).
+// - `user_email`: the default `x-svc-user-email` of the operations that send it.
+// - `endpoint`: required unless `use_sandbox`: the API's regional base address (there is
+//   no default: the specification names no address).
+// - `auth_endpoint`: required with `refresh_token`: the authorization server's address.
+// - `consent_endpoint`: the address of the consent page (the consent flow only).
+// - `sandbox_endpoint`: the platform's regional sandbox address.
+// - `use_sandbox`: bool, default false: send every operation to `sandbox_endpoint` instead
+//   of `endpoint` (the same requests).
+// - `rate_limiting`: bool, default true: pace calls with the client-side token buckets.
+// - `max_attempts`: 1-10, default 3: attempts per operation.
+// - `connect_timeout`: seconds, default 3.1.
+// - `attempt_timeout`: seconds, default 30: one attempt.
+// - `operation_timeout`: seconds, default 120: one operation, retries included (timeouts
+//   past a year are cut to a year).
+// - `max_response_bytes`: default 32 MiB, at least 64 KiB: the largest JSON response
+//   accepted.
+// - `max_document_bytes`: the largest unpacked document accepted.
+// - `app_name`: put before the library's own user agent, e.g. "MyErp/2.1".
+// - `proxy`: the proxy of remote https addresses, `http://[user:password@]host:port`, in
+//   place of `https_proxy`/`all_proxy`/`no_proxy` of the environment; plain-http loopback
+//   addresses never go through a proxy (a secret: shown redacted).
+// - `shared_state`: a Redis shared by every process of the account,
+//   `redis://[:password@]host:port/db` (`rediss://` for TLS): one rate limit, one access
+//   token and one write ledger for all of them (a secret: shown redacted).
+//
+// No request is sent here.
 //
 // Ownership: on success `*client` receives a new client the caller frees with
 // `abws_client_free`; on failure `*client` is not written and `*err` (when `err` is not
@@ -252,6 +278,40 @@ abws_status abws_cancel_free(abws_cancel *cancel);
 // `settings_json` is NULL or a NUL-terminated string; `client` and `err` are NULL or
 // valid for one pointer write.
 abws_status abws_client_new(const char *settings_json, abws_client **client, abws_error **err);
+
+// Creates a client from the `ABWS_*` environment variables, one per setting (see
+// `abws_client_new` for what each does), with `overrides_json` (NULL, or a JSON object of
+// settings) on top:
+//
+// `ABWS_REGION` (region), `ABWS_CLIENT_ID` (client_id), `ABWS_CLIENT_SECRET`
+// (client_secret), `ABWS_REFRESH_TOKEN` (refresh_token), `ABWS_ACCESS_TOKEN`
+// (access_token), `ABWS_USER_EMAIL` (user_email), `ABWS_ENDPOINT` (endpoint),
+// `ABWS_AUTH_ENDPOINT` (auth_endpoint), `ABWS_CONSENT_ENDPOINT` (consent_endpoint),
+// `ABWS_SANDBOX_ENDPOINT` (sandbox_endpoint), `ABWS_USE_SANDBOX` (use_sandbox),
+// `ABWS_RATE_LIMITING` (rate_limiting), `ABWS_MAX_ATTEMPTS` (max_attempts),
+// `ABWS_CONNECT_TIMEOUT` (connect_timeout), `ABWS_ATTEMPT_TIMEOUT` (attempt_timeout),
+// `ABWS_OPERATION_TIMEOUT` (operation_timeout), `ABWS_MAX_RESPONSE_BYTES`
+// (max_response_bytes), `ABWS_MAX_DOCUMENT_BYTES` (max_document_bytes), `ABWS_APP_NAME`
+// (app_name), `ABWS_PROXY` (proxy), `ABWS_SHARED_STATE` (shared_state); empty ones are
+// ignored; booleans are true/false (or 1/0), timeouts seconds.
+//
+// `ABWS_REGION` (or a `region` override) is required: no region is picked by itself, and
+// the error names it with the accepted codes; so are the addresses `abws_client_new`
+// requires. No request is sent here.
+//
+// Ownership: as `abws_client_new`: on success `*client` receives a new client the caller
+// frees with `abws_client_free`; on failure `*client` is not written and `*err` (when `err`
+// is not NULL) receives an error the caller frees with `abws_error_free`. Error messages
+// never contain the secrets. NULL `client`: `ABWS_STATUS_NULL_ARGUMENT`.
+// Thread safety: any thread (the environment is read while the call runs; do not change it
+// from another thread meanwhile).
+//
+// # Safety
+// `overrides_json` is NULL or a NUL-terminated string; `client` and `err` are NULL or
+// valid for one pointer write.
+abws_status abws_client_from_env(const char *overrides_json,
+                                 abws_client **client,
+                                 abws_error **err);
 
 // Sets the function that receives every refresh token the server rotates to (see
 // `abws_refresh_token_callback`), or removes it when `callback` is NULL. Set it right

@@ -202,6 +202,13 @@ class Pager {
     std::shared_ptr<const void> keep_alive_;
 };
 
+/// Selects the constructor that reads the `ABWS_*` environment variables:
+/// `abws::Client client(abws::from_env);` (see abws_client_from_env).
+struct from_env_t {
+    explicit from_env_t() = default;
+};
+inline constexpr from_env_t from_env{};
+
 /// The RAII handle of a C client and the calls every group method goes through; use
 /// `Client` (below), which adds one accessor per API group. Move-only; frees the C client.
 class ClientBase {
@@ -210,6 +217,14 @@ class ClientBase {
     explicit ClientBase(const std::string &settings_json) {
         abws_error *err = nullptr;
         abws_status status = abws_client_new(settings_json.c_str(), &handle_, &err);
+        detail::check(status, err);
+    }
+    /// Creates a client from the `ABWS_*` environment variables, with `overrides_json` (a
+    /// JSON object of settings; empty: none) on top (see abws_client_from_env).
+    explicit ClientBase(from_env_t, const std::string &overrides_json = std::string()) {
+        abws_error *err = nullptr;
+        abws_status status = abws_client_from_env(
+            overrides_json.empty() ? nullptr : overrides_json.c_str(), &handle_, &err);
         detail::check(status, err);
     }
     ClientBase(ClientBase &&other) noexcept

@@ -14,14 +14,15 @@ if [ ! -x "$PY" ]; then
   exit 2
 fi
 # libabws for the same-JSON test (tests/python/test_same_json.py calls every operation
-# from Python and from C): built where scripts/test-c.sh builds it, so `make test` builds
-# it once.
+# from Python and from C), and the abws-sandbox binary beside it (test_endpoints.py): built
+# where scripts/test-c.sh builds them, so `make test` builds them once.
 # ABWS_LIBABWS given (make test, after its workspace build): that one, no cargo call.
 if [ -z "${ABWS_LIBABWS:-}" ]; then
   C_TARGET=${CARGO_TARGET_DIR:-target}
   case "$C_TARGET" in /*) ;; *) C_TARGET="$PWD/$C_TARGET" ;; esac
-  CARGO_TARGET_DIR="$C_TARGET" cargo build --quiet -p abws-c || {
-    echo "test-python: cargo build -p abws-c failed" >&2
+  # The sandbox binary too: test_endpoints.py starts it as a process of its own.
+  CARGO_TARGET_DIR="$C_TARGET" cargo build --quiet -p abws-c -p abws-sandbox || {
+    echo "test-python: cargo build -p abws-c -p abws-sandbox failed" >&2
     exit 1
   }
   ABWS_LIBABWS="$C_TARGET/debug/libabws.so"

@@ -53,19 +53,59 @@ pub(crate) fn settings_from_json(v: &Value) -> FfiResult<Settings> {
     abws_core::settings_json::from_json(v, "settings_json").map_err(Failure::Core)
 }
 
+/// Builds the client of `settings` and writes its handle to `*client`.
+///
+/// # Safety
+/// `client` is non-NULL and valid for one pointer write.
+unsafe fn build(settings: Settings, client: *mut *mut abws_client) -> FfiResult<()> {
+    let inner = blocking::Client::new(settings)?;
+    let handle = CLIENTS.insert(ClientData { client: inner });
+    // SAFETY: per this function's contract.
+    unsafe { write_out(client, handle) };
+    Ok(())
+}
+
 /// Creates a client from a settings JSON object.
 ///
-/// Settings (snake_case keys; unknown keys are a validation error naming the key):
-/// `region` (required, e.g. "JP"; its regional group picks the address), credentials as
-/// `client_id` + `client_secret` + `refresh_token` or as `access_token` alone,
-/// `user_email` (default `x-svc-user-email`), `endpoint` (API base address override,
-/// e.g. the sandbox), `auth_endpoint`, `consent_endpoint`, `rate_limiting` (bool, default
-/// true), `max_attempts` (1-10, default 3), `connect_timeout`, `attempt_timeout`,
-/// `operation_timeout` (seconds; values past a year are cut to a year), `max_response_bytes`,
-/// `max_document_bytes`, `app_name` (appended to the user agent), `proxy` (the proxy of
-/// remote https addresses, `http://[user:password@]host:port`, in place of
-/// `https_proxy`/`all_proxy`/`no_proxy` of the environment; plain-http loopback addresses
-/// never go through a proxy). No request is sent here.
+// BEGIN GENERATED: settings (cargo run -p xtask -- gen; do not edit)
+/// Settings (snake_case keys; unknown keys are a validation error naming the key;
+/// credentials are `client_id` + `client_secret` + `refresh_token`, or `access_token`
+/// alone):
+/// - `region`: required: the default region of calls that take one, one of AU CA DE ES FR
+///   IN IT JP MX UK US (GB reads as UK).
+/// - `client_id`: the app's client id; with `client_secret` and `refresh_token` the client
+///   obtains and refreshes access tokens.
+/// - `client_secret`: the app's client secret (a secret: never shown).
+/// - `refresh_token`: the refresh token of the customer's consent (a secret).
+/// - `access_token`: a fixed access token, in place of the three above (a secret; not
+///   refreshed).
+/// - `user_email`: the default `x-svc-user-email` of the operations that send it.
+/// - `endpoint`: required unless `use_sandbox`: the API's regional base address (there is
+///   no default: the specification names no address).
+/// - `auth_endpoint`: required with `refresh_token`: the authorization server's address.
+/// - `consent_endpoint`: the address of the consent page (the consent flow only).
+/// - `sandbox_endpoint`: the platform's regional sandbox address.
+/// - `use_sandbox`: bool, default false: send every operation to `sandbox_endpoint` instead
+///   of `endpoint` (the same requests).
+/// - `rate_limiting`: bool, default true: pace calls with the client-side token buckets.
+/// - `max_attempts`: 1-10, default 3: attempts per operation.
+/// - `connect_timeout`: seconds, default 3.1.
+/// - `attempt_timeout`: seconds, default 30: one attempt.
+/// - `operation_timeout`: seconds, default 120: one operation, retries included (timeouts
+///   past a year are cut to a year).
+/// - `max_response_bytes`: default 32 MiB, at least 64 KiB: the largest JSON response
+///   accepted.
+/// - `max_document_bytes`: the largest unpacked document accepted.
+/// - `app_name`: put before the library's own user agent, e.g. "MyErp/2.1".
+/// - `proxy`: the proxy of remote https addresses, `http://[user:password@]host:port`, in
+///   place of `https_proxy`/`all_proxy`/`no_proxy` of the environment; plain-http loopback
+///   addresses never go through a proxy (a secret: shown redacted).
+/// - `shared_state`: a Redis shared by every process of the account,
+///   `redis://[:password@]host:port/db` (`rediss://` for TLS): one rate limit, one access
+///   token and one write ledger for all of them (a secret: shown redacted).
+// END GENERATED: settings
+///
+/// No request is sent here.
 ///
 /// Ownership: on success `*client` receives a new client the caller frees with
 /// `abws_client_free`; on failure `*client` is not written and `*err` (when `err` is not
@@ -88,11 +128,63 @@ pub unsafe extern "C" fn abws_client_new(
         let text = unsafe { input_str(settings_json, "settings_json") }?;
         let value = parse_json(text, "settings_json")?;
         let settings = settings_from_json(&value)?;
-        let inner = blocking::Client::new(settings)?;
-        let handle = CLIENTS.insert(ClientData { client: inner });
         // SAFETY: `client` is non-NULL and writable per this function's contract.
-        unsafe { write_out(client, handle) };
-        Ok(())
+        unsafe { build(settings, client) }
+    })
+}
+
+/// Creates a client from the `ABWS_*` environment variables, one per setting (see
+/// `abws_client_new` for what each does), with `overrides_json` (NULL, or a JSON object of
+/// settings) on top:
+///
+// BEGIN GENERATED: environment (cargo run -p xtask -- gen; do not edit)
+/// `ABWS_REGION` (region), `ABWS_CLIENT_ID` (client_id), `ABWS_CLIENT_SECRET`
+/// (client_secret), `ABWS_REFRESH_TOKEN` (refresh_token), `ABWS_ACCESS_TOKEN`
+/// (access_token), `ABWS_USER_EMAIL` (user_email), `ABWS_ENDPOINT` (endpoint),
+/// `ABWS_AUTH_ENDPOINT` (auth_endpoint), `ABWS_CONSENT_ENDPOINT` (consent_endpoint),
+/// `ABWS_SANDBOX_ENDPOINT` (sandbox_endpoint), `ABWS_USE_SANDBOX` (use_sandbox),
+/// `ABWS_RATE_LIMITING` (rate_limiting), `ABWS_MAX_ATTEMPTS` (max_attempts),
+/// `ABWS_CONNECT_TIMEOUT` (connect_timeout), `ABWS_ATTEMPT_TIMEOUT` (attempt_timeout),
+/// `ABWS_OPERATION_TIMEOUT` (operation_timeout), `ABWS_MAX_RESPONSE_BYTES`
+/// (max_response_bytes), `ABWS_MAX_DOCUMENT_BYTES` (max_document_bytes), `ABWS_APP_NAME`
+/// (app_name), `ABWS_PROXY` (proxy), `ABWS_SHARED_STATE` (shared_state); empty ones are
+/// ignored; booleans are true/false (or 1/0), timeouts seconds.
+// END GENERATED: environment
+///
+/// `ABWS_REGION` (or a `region` override) is required: no region is picked by itself, and
+/// the error names it with the accepted codes; so are the addresses `abws_client_new`
+/// requires. No request is sent here.
+///
+/// Ownership: as `abws_client_new`: on success `*client` receives a new client the caller
+/// frees with `abws_client_free`; on failure `*client` is not written and `*err` (when `err`
+/// is not NULL) receives an error the caller frees with `abws_error_free`. Error messages
+/// never contain the secrets. NULL `client`: `ABWS_STATUS_NULL_ARGUMENT`.
+/// Thread safety: any thread (the environment is read while the call runs; do not change it
+/// from another thread meanwhile).
+///
+/// # Safety
+/// `overrides_json` is NULL or a NUL-terminated string; `client` and `err` are NULL or
+/// valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_client_from_env(
+    overrides_json: *const c_char,
+    client: *mut *mut abws_client,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    boundary(err, || {
+        not_null!(client);
+        let overrides = if overrides_json.is_null() {
+            None
+        } else {
+            // SAFETY: per this function's contract.
+            let text = unsafe { input_str(overrides_json, "overrides_json") }?;
+            Some(parse_json(text, "overrides_json")?)
+        };
+        abws_core::config::set_binding_language("C");
+        let settings =
+            abws_core::settings_json::from_env(overrides.as_ref()).map_err(Failure::Core)?;
+        // SAFETY: `client` is non-NULL and writable per this function's contract.
+        unsafe { build(settings, client) }
     })
 }
 

@@ -315,6 +315,11 @@ mod injected_panics {
             assert!(other.is_null());
             expect_panic("abws_client_new", status, err);
             let mut err = null_mut();
+            let status =
+                crate::client::abws_client_from_env(std::ptr::null(), &mut other, &mut err);
+            assert!(other.is_null());
+            expect_panic("abws_client_from_env", status, err);
+            let mut err = null_mut();
             let status = crate::client::abws_client_set_refresh_token_callback(
                 client,
                 None,

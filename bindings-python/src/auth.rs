@@ -1,4 +1,4 @@
-//! The consent flow: consent page address, authorization-code exchange, region addresses.
+//! The consent flow: consent page address, authorization-code exchange.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -19,21 +19,6 @@ pub fn consent_url(
     abws::auth::consent_url(consent_host, state, redirect_uri, application_id).map_err(to_py_err)
 }
 
-/// The platform's addresses of a region's group.
-#[pyfunction]
-pub fn endpoints<'py>(py: Python<'py>, region: &str) -> PyResult<Bound<'py, PyDict>> {
-    let e = Region::parse(region)
-        .map_err(to_py_err)?
-        .group()
-        .endpoints();
-    let d = PyDict::new(py);
-    d.set_item("api", e.api)?;
-    d.set_item("sandbox", e.sandbox)?;
-    d.set_item("auth", e.auth)?;
-    d.set_item("consent", e.consent)?;
-    Ok(d)
-}
-
 /// Exchanges an authorization code; never resent once written.
 #[pyfunction]
 #[pyo3(signature = (auth_endpoint, client_id, client_secret, code, redirect_uri))]
@@ -46,10 +31,10 @@ pub fn exchange_code<'py>(
     redirect_uri: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut settings = Settings::new(Region::US, Credentials::AccessToken(Secret::new("unused")));
+    abws::config::check_address("auth_endpoint", auth_endpoint).map_err(to_py_err)?;
     settings.auth_endpoint = Some(auth_endpoint.to_string());
-    settings.check().map_err(to_py_err)?;
     let transport = abws::transport::Transport::new(&settings).map_err(to_py_err)?;
-    let auth = settings.endpoints().auth;
+    let auth = auth_endpoint.trim_end_matches('/').to_string();
     let (client_id, client_secret, code, redirect_uri) = (
         client_id.to_string(),
         Secret::new(client_secret),

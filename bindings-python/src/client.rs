@@ -118,13 +118,15 @@ impl PyClient {
     /// The settings in force, without secrets.
     fn settings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.settings();
-        let e = s.endpoints();
+        let e = s.endpoints().map_err(to_py_err)?;
         let d = PyDict::new(py);
         d.set_item("region", s.region.as_str())?;
         d.set_item("user_email", s.user_email.as_deref())?;
         d.set_item("endpoint", s.endpoint.as_deref())?;
         d.set_item("auth_endpoint", s.auth_endpoint.as_deref())?;
         d.set_item("consent_endpoint", s.consent_endpoint.as_deref())?;
+        d.set_item("sandbox_endpoint", s.sandbox_endpoint.as_deref())?;
+        d.set_item("use_sandbox", s.use_sandbox)?;
         d.set_item("connect_timeout", s.timeouts.connect.as_secs_f64())?;
         d.set_item("attempt_timeout", s.timeouts.attempt.as_secs_f64())?;
         d.set_item("operation_timeout", s.timeouts.operation.as_secs_f64())?;
@@ -432,7 +434,22 @@ impl PyClient {
         format!(
             "<abws._abws.Client region={} endpoint={}>",
             s.region,
-            s.endpoints().api
+            s.endpoints().map(|e| e.api).unwrap_or_default()
         )
     }
+}
+
+/// The settings object of the `ABWS_*` environment variables with `overrides_json` on top,
+/// as JSON (`abws::settings_json::env_object`: the core reads the environment, so every
+/// binding reads the same variables; `ABWS_REGION` is required).
+#[pyfunction]
+pub fn env_settings(overrides_json: &str) -> PyResult<String> {
+    let overrides: serde_json::Value = serde_json::from_str(overrides_json).map_err(|e| {
+        to_py_err(abws::Error::validation(
+            "overrides",
+            format!("must be one JSON object ({e})"),
+        ))
+    })?;
+    let map = abws::settings_json::env_object(Some(&overrides)).map_err(to_py_err)?;
+    Ok(serde_json::Value::Object(map).to_string())
 }

@@ -116,7 +116,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sandbox::PySandbox>()?;
     m.add_function(wrap_pyfunction!(auth::consent_url, m)?)?;
     m.add_function(wrap_pyfunction!(auth::exchange_code, m)?)?;
-    m.add_function(wrap_pyfunction!(auth::endpoints, m)?)?;
+    m.add_function(wrap_pyfunction!(client::env_settings, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_sample_errors, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::_panic_in_call, m)?)?;
     m.add_function(wrap_pyfunction!(_to_json, m)?)?;

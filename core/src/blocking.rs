@@ -39,7 +39,10 @@ impl std::fmt::Debug for Client {
         let s = self.settings();
         f.debug_struct("blocking::Client")
             .field("region", &s.region)
-            .field("endpoint", &s.endpoints().api)
+            .field(
+                "endpoint",
+                &s.endpoints().map(|e| e.api).unwrap_or_default(),
+            )
             .finish_non_exhaustive()
     }
 }

@@ -191,7 +191,7 @@ impl Client {
         settings.check()?;
         let mut settings = settings;
         settings.timeouts = settings.timeouts.clamped();
-        let endpoints = settings.endpoints();
+        let endpoints = settings.endpoints()?;
         static API_BASES: std::sync::Mutex<Vec<std::sync::Weak<url::Url>>> =
             std::sync::Mutex::new(Vec::new());
         let api_base = url::Url::parse(&endpoints.api)
@@ -208,7 +208,8 @@ impl Client {
             .transpose()?;
         let tokens = TokenCache::new(
             settings.credentials.clone(),
-            &endpoints.auth,
+            // Unused with a fixed access token (`check` requires it with a refresh token).
+            endpoints.auth.as_deref().unwrap_or_default(),
             transport.clone(),
             on_rotate,
             shared.clone(),
@@ -261,7 +262,7 @@ impl Client {
         self.inner.defaults.region
     }
 
-    /// The addresses in force (the region group's, with the settings' overrides).
+    /// The addresses in force (`Settings::endpoints`).
     pub fn endpoints(&self) -> &Endpoints {
         &self.inner.endpoints
     }
@@ -740,7 +741,12 @@ impl Client {
                 }
                 let class =
                     retry::classify_status(resp.status, can_refresh).unwrap_or(FailureClass::Final);
-                let mut f = Failure::new(class, Error::api(failure));
+                let mut error = Error::api(failure);
+                if resp.status == 403 && !expired {
+                    // Not an expired token: a role the operation needs is missing.
+                    error = error.with_hint(op.role_hint());
+                }
+                let mut f = Failure::new(class, error);
                 // A refreshed token is replayed at once; a 429 the bucket paces waits for
                 // the bucket's next slot (already pushed out), plus jitter only.
                 f.replay = can_refresh;

@@ -135,51 +135,27 @@ impl RegionGroup {
             RegionGroup::FarEast => "FE",
         }
     }
-
-    /// The platform's addresses for this group.
-    pub fn endpoints(self) -> Endpoints {
-        let (api, sandbox, consent) = match self {
-            RegionGroup::NorthAmerica => (
-                wire::API_HOST_NA,
-                wire::SANDBOX_HOST_NA,
-                wire::CONSENT_HOST_NA,
-            ),
-            RegionGroup::Europe => (
-                wire::API_HOST_EU,
-                wire::SANDBOX_HOST_EU,
-                wire::CONSENT_HOST_EU,
-            ),
-            RegionGroup::FarEast => (
-                wire::API_HOST_FE,
-                wire::SANDBOX_HOST_FE,
-                wire::CONSENT_HOST_FE,
-            ),
-        };
-        Endpoints {
-            api: api.to_string(),
-            sandbox: sandbox.to_string(),
-            auth: wire::AUTH_HOST.to_string(),
-            consent: consent.to_string(),
-        }
-    }
 }
 
-/// The addresses of one regional group.
+/// The addresses a client uses. The seeds name no host (only that each regional group has
+/// its own API address, a sandbox address, an authorization server and a consent page), so
+/// none is built in: each comes from the settings (`Settings::endpoints`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Endpoints {
-    /// The API's base address: every operation is sent there (`Settings::endpoint`
-    /// overrides it).
+    /// The API's base address: every operation is sent there (`Settings::endpoint`, or
+    /// `Settings::sandbox_endpoint` when `Settings::use_sandbox`).
     pub api: String,
-    /// The platform's sandbox address for this group (informational: to call it, set
-    /// `Settings::endpoint`).
-    pub sandbox: String,
     /// The authorization server, whose token endpoint issues access tokens
-    /// (`Settings::auth_endpoint` overrides it).
-    pub auth: String,
-    /// The marketplace address that serves the consent page (`auth::consent_url`;
-    /// `Settings::consent_endpoint` overrides it).
-    pub consent: String,
+    /// (`Settings::auth_endpoint`; required with refresh-token credentials).
+    pub auth: Option<String>,
+    /// The marketplace address that serves the consent page (`Settings::consent_endpoint`;
+    /// used only by `auth::consent_url`).
+    pub consent: Option<String>,
 }
+
+/// Where the rule "no address is built in" is explained, appended to each missing-address
+/// message.
+const NO_DEFAULT: &str = "the specification names no address, so abws has none built in";
 
 /// How the client authenticates.
 #[derive(Clone, Debug)]
@@ -267,18 +243,26 @@ impl Default for Timeouts {
 /// `Debug` shows no secret and no user e-mail.
 #[derive(Clone)]
 pub struct Settings {
-    /// Default region of calls that take one; its group picks the addresses.
+    /// Default region of calls that take one (the addresses are the `*_endpoint` settings).
     pub region: Region,
     /// How the client authenticates (replaceable later with `Client::set_credentials`).
     pub credentials: Credentials,
     /// Default `x-svc-user-email`.
     pub user_email: Option<String>,
-    /// Base address override of the API (sandbox, proxies).
+    /// The API's regional base address (`{base_url}` of the seeds; the embedded sandbox's
+    /// group address in tests). Required unless `use_sandbox` is set.
     pub endpoint: Option<String>,
-    /// Authorization server override.
+    /// The authorization server's address (`{auth_url}`); required with refresh-token
+    /// credentials (the client refreshes its access token there).
     pub auth_endpoint: Option<String>,
-    /// Consent page host override.
+    /// The marketplace address that serves the consent page (`{consent_url}`); only the
+    /// consent flow needs it.
     pub consent_endpoint: Option<String>,
+    /// The platform's regional sandbox address (`{sandbox_url}`); used in place of
+    /// `endpoint` when `use_sandbox` is set.
+    pub sandbox_endpoint: Option<String>,
+    /// Send every operation to `sandbox_endpoint` instead of `endpoint` (the same requests).
+    pub use_sandbox: bool,
     /// Connect, attempt, operation and stall timeouts.
     pub timeouts: Timeouts,
     /// Attempts per operation, first one included (1..=3 unless raised on purpose). The one
@@ -318,6 +302,8 @@ impl fmt::Debug for Settings {
             .field("endpoint", &self.endpoint)
             .field("auth_endpoint", &self.auth_endpoint)
             .field("consent_endpoint", &self.consent_endpoint)
+            .field("sandbox_endpoint", &self.sandbox_endpoint)
+            .field("use_sandbox", &self.use_sandbox)
             .field("timeouts", &self.timeouts)
             .field("max_attempts", &self.max_attempts)
             .field("rate_limiting", &self.rate_limiting)
@@ -355,6 +341,8 @@ impl Settings {
             endpoint: None,
             auth_endpoint: None,
             consent_endpoint: None,
+            sandbox_endpoint: None,
+            use_sandbox: false,
             timeouts: Timeouts::default(),
             max_attempts: 3,
             rate_limiting: true,
@@ -367,31 +355,81 @@ impl Settings {
         }
     }
 
-    /// The addresses in force: the region group's table with the overrides applied.
-    pub fn endpoints(&self) -> Endpoints {
-        let mut e = self.region.group().endpoints();
-        if let Some(api) = &self.endpoint {
-            e.api = api.trim_end_matches('/').to_string();
-        }
-        if let Some(auth) = &self.auth_endpoint {
-            e.auth = auth.trim_end_matches('/').to_string();
-        }
-        if let Some(consent) = &self.consent_endpoint {
-            e.consent = consent.trim_end_matches('/').to_string();
-        }
-        e
+    /// Settings from the `ABWS_*` environment variables (`settings_json::from_env`):
+    /// `ABWS_REGION` is required, and so are the addresses `check` requires.
+    pub fn from_env() -> Result<Settings, Error> {
+        crate::settings_json::from_env(None)
     }
 
-    /// Checks the settings before a client is built: addresses parse, plain HTTP only
-    /// on loopback (a token must never cross a network in clear), attempts in range.
-    pub fn check(&self) -> Result<(), Error> {
-        let e = self.endpoints();
+    /// The addresses in force. The API address is `endpoint`, or `sandbox_endpoint` when
+    /// `use_sandbox` is set; without it this is a validation error naming the setting and
+    /// its environment variable. Trailing slashes are dropped.
+    pub fn endpoints(&self) -> Result<Endpoints, Error> {
+        let trim = |a: &Option<String>| a.as_deref().map(|a| a.trim_end_matches('/').to_string());
+        let group = self.region.group().as_str();
+        let region = self.region;
+        let api = if self.use_sandbox {
+            trim(&self.sandbox_endpoint).ok_or_else(|| {
+                Error::validation(
+                    "sandbox_endpoint",
+                    format!(
+                        "is required with use_sandbox: the platform's regional sandbox address \
+                         of region {region} (group {group}); {NO_DEFAULT}. Give \
+                         sandbox_endpoint= (environment: ABWS_SANDBOX_ENDPOINT)"
+                    ),
+                )
+            })?
+        } else {
+            trim(&self.endpoint).ok_or_else(|| {
+                Error::validation(
+                    "endpoint",
+                    format!(
+                        "is required: the API's regional base address of region {region} \
+                         (group {group}); {NO_DEFAULT}. Give endpoint= (environment: \
+                         ABWS_ENDPOINT), or sandbox_endpoint= with use_sandbox"
+                    ),
+                )
+            })?
+        };
+        Ok(Endpoints {
+            api,
+            auth: trim(&self.auth_endpoint),
+            consent: trim(&self.consent_endpoint),
+        })
+    }
+
+    /// Every address the settings hold, with its setting's name (the API address in force
+    /// first), for the checks that look at each one.
+    pub fn addresses(&self) -> Vec<(&'static str, &str)> {
+        let mut out = vec![];
+        let api = if self.use_sandbox {
+            ("sandbox_endpoint", &self.sandbox_endpoint)
+        } else {
+            ("endpoint", &self.endpoint)
+        };
         for (name, value) in [
-            ("endpoint", &e.api),
-            ("auth_endpoint", &e.auth),
-            ("consent_endpoint", &e.consent),
+            api,
+            ("auth_endpoint", &self.auth_endpoint),
+            ("consent_endpoint", &self.consent_endpoint),
+            ("endpoint", &self.endpoint),
+            ("sandbox_endpoint", &self.sandbox_endpoint),
         ] {
-            check_address(name, value)?;
+            if let Some(v) = value {
+                if !out.iter().any(|(n, _)| *n == name) {
+                    out.push((name, v.as_str()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Checks the settings before a client is built: the API address is given (and the
+    /// authorization server's, with refresh-token credentials), addresses parse, plain
+    /// HTTP only on loopback (a token must never cross a network in clear), attempts in
+    /// range.
+    pub fn check(&self) -> Result<(), Error> {
+        for (name, value) in self.addresses() {
+            check_address(name, value.trim_end_matches('/'))?;
         }
         if let Some(p) = &self.proxy {
             check_proxy("proxy", p.expose())?;
@@ -443,6 +481,20 @@ impl Settings {
                 crate::validate::token_text("access_token", t.expose())?;
             }
         }
+        // Last: the rules on the values given come first (each names its setting).
+        self.endpoints()?;
+        if matches!(self.credentials, Credentials::RefreshToken { .. })
+            && self.auth_endpoint.is_none()
+        {
+            return Err(Error::validation(
+                "auth_endpoint",
+                format!(
+                    "is required with a refresh token: the authorization server's address, \
+                     where access tokens are issued; {NO_DEFAULT}. Give auth_endpoint= \
+                     (environment: ABWS_AUTH_ENDPOINT)"
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -478,7 +530,9 @@ impl Settings {
     }
 }
 
-fn check_address(name: &str, value: &str) -> Result<(), Error> {
+/// Checks one address setting (`name` is the setting): an absolute https URL (plain http
+/// on loopback only), without credentials, query or fragment.
+pub fn check_address(name: &str, value: &str) -> Result<(), Error> {
     let url = url::Url::parse(value)
         .map_err(|e| Error::validation(name, format!("must be an absolute URL ({e})")))?;
     // Nothing secret in an address: it is shown (Debug, `settings`, logs) as it is.

@@ -32,6 +32,9 @@ pub struct Operation {
     pub plan: Plan,
     /// Headers the operation needs besides the access token.
     pub headers: Headers,
+    /// The roles of the business account's app the operation needs (seed 000 §5.8 and
+    /// seed 001's auth section); empty where the seeds name none (invoices).
+    pub roles: &'static [&'static str],
     /// The parameter struct's name and shape.
     pub params: fn() -> Ty,
     /// The result's shape.
@@ -52,6 +55,29 @@ impl Operation {
     /// `x-svc-user-email` is declared: sent (and required) on this operation, on no other.
     pub fn needs_user_email(&self) -> bool {
         self.headers.user_email
+    }
+
+    /// What a 403 that is not an expired token says about this operation: the role it
+    /// needs (the seeds' list), and who can grant it.
+    pub fn role_hint(&self) -> String {
+        match self.roles {
+            [] => format!(
+                "access denied: the specification names no role for {} (the {} API); check \
+                 the roles the customer's consent granted to the application",
+                self.id, self.group
+            ),
+            [role] => format!(
+                "access denied: {} needs the {role} role; check that the application has it \
+                 and that the customer's consent covers it",
+                self.id
+            ),
+            roles => format!(
+                "access denied: {} needs the {} roles; check that the application has them \
+                 and that the customer's consent covers them",
+                self.id,
+                roles.join(" and ")
+            ),
+        }
     }
 }
 
@@ -105,6 +131,16 @@ impl Headers {
 
 use OperationKind::*;
 
+/// The roles of seed 000 §5.8 (authentication) and seed 001's auth section: reconciliation and documents need
+/// Business Purchase Reconciliation; cart, ordering and tracking Order Placement; product
+/// search and cart Business Product Catalog; reporting Analytics. Invoices: none named.
+const RECONCILIATION_ROLE: &[&str] = &["Business Purchase Reconciliation"];
+const ORDER_PLACEMENT: &[&str] = &["Order Placement"];
+const CART_ROLES: &[&str] = &["Order Placement", "Business Product Catalog"];
+const PRODUCT_CATALOG: &[&str] = &["Business Product Catalog"];
+const ANALYTICS: &[&str] = &["Analytics"];
+const NONE_NAMED: &[&str] = &[];
+
 /// Spec: 0.5 rps, burst 10 for invoice and product-search operations; published plans
 /// for the rest (docs/decisions.md, "Rate limits").
 const HALF: Plan = Plan::new(0.5, 10);
@@ -123,7 +159,8 @@ macro_rules! operations {
                 $(
                     $(#[doc = $doc:literal])+
                     $STATIC:ident = $id:literal $name:ident($P:ty) -> $O:ty,
-                    $method:ident $path:literal, $kind:ident, $plan:ident, headers [$($h:ident),*]
+                    $method:ident $path:literal, $kind:ident, $plan:ident, headers [$($h:ident),*],
+                    roles $roles:ident
                     $(, pager $pager:ident . $items:ident)? ;
                 )*
             }
@@ -140,6 +177,7 @@ macro_rules! operations {
                 kind: $kind,
                 plan: $plan,
                 headers: Headers::of(&[$(Header::$h),*]),
+                roles: $roles,
                 params: <$P as crate::describe::Describe>::ty,
                 output: <$O as crate::describe::Describe>::ty,
                 pager: pager_info!($($pager . $items)?),
@@ -287,103 +325,103 @@ operations! {
     invoices Invoices {
         /// One page of the invoices and credit memos issued in a date range (at most 366 days).
         GET_INVOICES = "getInvoices" get_invoices(GetInvoicesParams) -> InvoicesPage,
-            GET "/ab-invoice/2026-02-01/invoices", SafeRead, HALF, headers [],
+            GET "/ab-invoice/2026-02-01/invoices", SafeRead, HALF, headers [], roles NONE_NAMED,
             pager iter_invoices.invoices;
         /// One invoice or credit memo in full: parties, billing details, tax breakdown.
         GET_INVOICE_DETAIL = "getInvoiceDetailByInvoiceNumber"
             get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail,
-            GET "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail", SafeRead, HALF, headers [];
+            GET "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail", SafeRead, HALF, headers [], roles NONE_NAMED;
         /// One page of an invoice's line items (then the reversal units of its credit memos).
         GET_INVOICE_LINE_ITEMS = "getInvoiceLineItemsByInvoiceNumber"
             get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage,
-            GET "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems", SafeRead, HALF, headers [],
+            GET "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems", SafeRead, HALF, headers [], roles NONE_NAMED,
             pager iter_invoice_line_items.line_items;
     }
     reconciliation Reconciliation {
         /// One page of the transactions of a feed-date range.
         GET_TRANSACTIONS = "getTransactions" get_transactions(GetTransactionsParams) -> TransactionsPage,
-            GET "/reconciliation/2021-01-08/transactions", SafeRead, HALF, headers [],
+            GET "/reconciliation/2021-01-08/transactions", SafeRead, HALF, headers [], roles RECONCILIATION_ROLE,
             pager iter_transactions.transactions;
         /// The invoice data of 1 to 25 order line items.
         GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS = "getInvoiceDetailsByOrderLineItems"
             get_invoice_details_by_order_line_items(GetInvoiceDetailsByOrderLineItemsParams) -> InvoiceDetailsResponse,
-            POST "/reconciliation/2021-01-08/invoices", ReadPost, HALF, headers [];
+            POST "/reconciliation/2021-01-08/invoices", ReadPost, HALF, headers [], roles RECONCILIATION_ROLE;
     }
     documents Documents {
         /// Starts a report that produces an invoice or credit note PDF.
         CREATE_REPORT_OP = "createReport" create_report(CreateReportParams) -> CreateReportResponse,
-            POST "/reports/2021-09-30/reports", BenignDuplicate, CREATE_REPORT, headers [];
+            POST "/reports/2021-09-30/reports", BenignDuplicate, CREATE_REPORT, headers [], roles RECONCILIATION_ROLE;
         /// A report's processing status (and its document id once DONE).
         GET_REPORT = "getReport" get_report(GetReportParams) -> Report,
-            GET "/reports/2021-09-30/reports/{reportId}", SafeRead, REPORT_READ, headers [];
+            GET "/reports/2021-09-30/reports/{reportId}", SafeRead, REPORT_READ, headers [], roles RECONCILIATION_ROLE;
         /// A report document's presigned address (five minutes) and compression.
         GET_REPORT_DOCUMENT = "getReportDocument" get_report_document(GetReportDocumentParams) -> ReportDocument,
-            GET "/reports/2021-09-30/documents/{reportDocumentId}", SafeRead, REPORT_READ, headers [];
+            GET "/reports/2021-09-30/documents/{reportDocumentId}", SafeRead, REPORT_READ, headers [], roles RECONCILIATION_ROLE;
     }
     cart Cart {
         /// One page of the buying user's carts.
         LIST_CARTS = "listCarts" list_carts(ListCartsParams) -> CartsPage,
-            GET "/cart/2025-04-30/carts", SafeRead, CART, headers [UserEmail],
+            GET "/cart/2025-04-30/carts", SafeRead, CART, headers [UserEmail], roles CART_ROLES,
             pager iter_carts.cart_details_list;
         /// One cart.
         GET_CART = "getCart" get_cart(GetCartParams) -> CartDetails,
-            GET "/cart/2025-04-30/carts/{cartId}", SafeRead, CART, headers [];
+            GET "/cart/2025-04-30/carts/{cartId}", SafeRead, CART, headers [], roles CART_ROLES;
         /// The items of a cart.
         GET_ITEMS = "getItems" get_items(GetItemsParams) -> CartItems,
-            GET "/cart/2025-04-30/carts/{cartId}/items", SafeRead, CART, headers [];
+            GET "/cart/2025-04-30/carts/{cartId}/items", SafeRead, CART, headers [], roles CART_ROLES;
         /// Adds items to a cart (never resent after an ambiguous failure).
         ADD_ITEMS = "addItems" add_items(AddItemsParams) -> AddItemsResult,
-            POST "/cart/2025-04-30/carts/{cartId}/items", UnsafeWrite, CART, headers [];
+            POST "/cart/2025-04-30/carts/{cartId}/items", UnsafeWrite, CART, headers [], roles CART_ROLES;
         /// Sets the quantities of a cart's items (0 removes one).
         MODIFY_ITEMS = "modifyItems" modify_items(ModifyItemsParams) -> ItemsResult,
-            PATCH "/cart/2025-04-30/carts/{cartId}/items", IdempotentWrite, CART, headers [];
+            PATCH "/cart/2025-04-30/carts/{cartId}/items", IdempotentWrite, CART, headers [], roles CART_ROLES;
         /// Empties a cart.
         DELETE_ITEMS = "deleteItems" delete_items(DeleteItemsParams) -> (),
-            DELETE "/cart/2025-04-30/carts/{cartId}/items", IdempotentWrite, CART, headers [];
+            DELETE "/cart/2025-04-30/carts/{cartId}/items", IdempotentWrite, CART, headers [], roles CART_ROLES;
         /// The estimated total cost of a cart's items shipped to an address.
         GET_ESTIMATED_TOTAL_PURCHASE_COST = "getEstimatedTotalPurchaseCost"
             get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation,
-            POST "/cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations", ReadPost, CART, headers [];
+            POST "/cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations", ReadPost, CART, headers [], roles CART_ROLES;
     }
     products Products {
         /// One page of a product search (the featured offer of each product).
         SEARCH_PRODUCTS = "searchProductsRequest" search_products_request(SearchProductsRequestParams) -> SearchProductsResult,
-            GET "/products/2020-08-26/products", SafeRead, HALF, headers [UserEmail],
+            GET "/products/2020-08-26/products", SafeRead, HALF, headers [UserEmail], roles PRODUCT_CATALOG,
             pager iter_search_products.products;
         /// One product.
         PRODUCTS_REQUEST = "productsRequest" products_request(ProductsRequestParams) -> Product,
-            GET "/products/2020-08-26/products/{productId}", SafeRead, HALF, headers [UserEmail];
+            GET "/products/2020-08-26/products/{productId}", SafeRead, HALF, headers [UserEmail], roles PRODUCT_CATALOG;
         /// One page of a product's offers.
         SEARCH_OFFERS = "searchOffersRequest" search_offers_request(SearchOffersRequestParams) -> OffersResult,
-            GET "/products/2020-08-26/products/{productId}/offers", SafeRead, HALF, headers [UserEmail],
+            GET "/products/2020-08-26/products/{productId}/offers", SafeRead, HALF, headers [UserEmail], roles PRODUCT_CATALOG,
             pager iter_search_offers.offers;
         /// Up to 30 products by ASIN.
         GET_PRODUCTS_BY_ASINS = "getProductsByAsins" get_products_by_asins(GetProductsByAsinsParams) -> ProductsByAsinsResponse,
-            POST "/products/2020-08-26/products/getProductsByAsins", ReadPost, HALF, headers [UserEmail];
+            POST "/products/2020-08-26/products/getProductsByAsins", ReadPost, HALF, headers [UserEmail], roles PRODUCT_CATALOG;
         /// Up to 30 offers by offer id.
         GET_OFFERS_BY_OFFER_IDS = "getOffersByOfferIds" get_offers_by_offer_ids(GetOffersByOfferIdsParams) -> OffersByOfferIdsResponse,
-            POST "/products/2020-08-26/offers/getOffersByOfferIds", ReadPost, HALF, headers [UserEmail];
+            POST "/products/2020-08-26/offers/getOffersByOfferIds", ReadPost, HALF, headers [UserEmail], roles PRODUCT_CATALOG;
     }
     ordering Ordering {
         /// Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
         PLACE_ORDER = "placeOrder" place_order(PlaceOrderRequest) -> PlaceOrderResult,
-            POST "/ordering/2022-10-30/orders", UnsafeWrite, HALF, headers [Date];
+            POST "/ordering/2022-10-30/orders", UnsafeWrite, HALF, headers [Date], roles ORDER_PLACEMENT;
     }
     reporting Reporting {
         /// The orders of an order id, with the parts asked for.
         GET_ORDERS_BY_ORDER_ID = "getOrdersByOrderId" get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse,
-            GET "/reports/2021-01-08/orders/{orderId}", SafeRead, HALF, headers [];
+            GET "/reports/2021-01-08/orders/{orderId}", SafeRead, HALF, headers [], roles ANALYTICS;
         /// One page of shipment line item reports.
         GET_SHIPMENT_LINE_ITEM_REPORTS = "getShipmentLineItemReports"
             get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage,
-            GET "/reports/2025-06-09/shipmentLineItemReports", SafeRead, HALF, headers [],
+            GET "/reports/2025-06-09/shipmentLineItemReports", SafeRead, HALF, headers [], roles ANALYTICS,
             pager iter_shipment_line_item_reports.shipment_line_items_report;
     }
     tracking Tracking {
         /// A package's carrier, status and tracking events.
         GET_PACKAGE_TRACKING_DETAILS = "getPackageTrackingDetails"
             get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails,
-            GET "/ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}", SafeRead, HALF, headers [];
+            GET "/ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}", SafeRead, HALF, headers [], roles ORDER_PLACEMENT;
     }
 }
 

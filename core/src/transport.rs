@@ -346,10 +346,11 @@ struct Route {
 }
 /// The API or the authorization server is a remote address (not loopback).
 fn remote(settings: &Settings) -> bool {
-    let e = settings.endpoints();
-    [e.api, e.auth]
+    settings
+        .addresses()
         .iter()
-        .any(|a| url::Url::parse(a).map_or(true, |u| !crate::config::is_loopback(&u)))
+        .filter(|(name, _)| *name != "consent_endpoint")
+        .any(|(_, a)| url::Url::parse(a).map_or(true, |u| !crate::config::is_loopback(&u)))
 }
 
 /// Hosts that never go through a proxy, whatever the settings or environment say.
@@ -410,8 +411,7 @@ impl Route {
             .collect();
         // Plain http to `localhost` was accepted because it resolved to loopback only; if
         // this second look says otherwise, refuse rather than connect to what it says now.
-        let e = settings.endpoints();
-        for (name, address) in [("endpoint", &e.api), ("auth_endpoint", &e.auth)] {
+        for (name, address) in settings.addresses() {
             let plain_localhost = url::Url::parse(address).is_ok_and(|u| {
                 u.scheme() == "http"
                     && u.host_str()
@@ -743,9 +743,23 @@ pub(crate) fn address(url: &str) -> Result<reqwest::Url, SendFailure> {
     })
 }
 
+/// `scheme://host:port` of an address: what a connect error names (never the path or the
+/// query, which may carry a presigned signature or identifiers).
+pub fn origin(url: &url::Url) -> String {
+    match (url.host_str(), url.port_or_known_default()) {
+        (Some(host), Some(port)) => format!("{}://{host}:{port}", url.scheme()),
+        (Some(host), None) => format!("{}://{host}", url.scheme()),
+        _ => url.scheme().to_string(),
+    }
+}
+
 pub(crate) fn classify_reqwest(e: reqwest::Error) -> SendFailure {
     let chain = error_chain(&e);
     if e.is_connect() {
+        let to = e
+            .url()
+            .map(|u| format!(" to {}", origin(u)))
+            .unwrap_or_default();
         let tls = chain.to_ascii_lowercase().contains("certificate");
         let class = if tls {
             FailureClass::Security
@@ -754,7 +768,7 @@ pub(crate) fn classify_reqwest(e: reqwest::Error) -> SendFailure {
         };
         return SendFailure::new(
             class,
-            Error::transport(format!("could not connect: {chain}")),
+            Error::transport(format!("could not connect{to}: {chain}")),
         );
     }
     if e.is_builder() {

@@ -1,8 +1,9 @@
 //! Every header name and brand-bearing literal of the wire, in one place.
 //!
 //! The specification writes the operator's brand as the neutral word `svc`; the real
-//! service's spelling differs only here, so a deployment against the real hosts changes
-//! this file (or overrides the endpoints in `Settings`) and nothing else.
+//! service's spelling differs only here. The seeds name no host, so no address is here:
+//! every address is configuration (`endpoint`, `auth_endpoint`, `consent_endpoint`,
+//! `sandbox_endpoint` of `Settings`; docs/decisions.md, "Endpoints are configuration").
 
 /// Request header carrying the OAuth access token.
 pub const HEADER_ACCESS_TOKEN: &str = "x-svc-access-token";
@@ -19,27 +20,6 @@ pub const HEADER_RATE_LIMIT: &str = "x-svc-RateLimit-Limit";
 pub const TOKEN_PATH: &str = "/auth/O2/token";
 /// Path of the consent page on the regional marketplace address.
 pub const CONSENT_PATH: &str = "/b2b/abws/oauth";
-
-/// The North America group's API address.
-pub const API_HOST_NA: &str = "https://na.business-api.svc.com";
-/// The Europe group's API address.
-pub const API_HOST_EU: &str = "https://eu.business-api.svc.com";
-/// The Far East group's API address.
-pub const API_HOST_FE: &str = "https://jp.business-api.svc.com";
-/// The North America group's sandbox address.
-pub const SANDBOX_HOST_NA: &str = "https://na.sandbox.business-api.svc.com";
-/// The Europe group's sandbox address.
-pub const SANDBOX_HOST_EU: &str = "https://eu.sandbox.business-api.svc.com";
-/// The Far East group's sandbox address.
-pub const SANDBOX_HOST_FE: &str = "https://jp.sandbox.business-api.svc.com";
-/// The authorization server.
-pub const AUTH_HOST: &str = "https://api.svc.com";
-/// The North America group's consent-page host.
-pub const CONSENT_HOST_NA: &str = "https://www.svc.com";
-/// The Europe group's consent-page host.
-pub const CONSENT_HOST_EU: &str = "https://www.svc.co.uk";
-/// The Far East group's consent-page host.
-pub const CONSENT_HOST_FE: &str = "https://www.svc.co.jp";
 
 /// Prefix of the user agent; the version and platform follow.
 pub const USER_AGENT_PRODUCT: &str = "abws";

@@ -2,7 +2,8 @@
  *
  *   cc list_invoices.c $(pkg-config --cflags --libs abws) -o list_invoices
  *   ABWS_SETTINGS='{"region":"JP","client_id":"...","client_secret":"...",
- *                   "refresh_token":"..."}' ./list_invoices 2026-10-01 2026-10-31
+ *                   "refresh_token":"...","endpoint":"https://...","auth_endpoint":"https://..."}' \
+ *     ./list_invoices 2026-10-01 2026-10-31
  *
  * Every call returns an abws_status; on failure the optional abws_error tells why.
  * Every string the library returns is freed with abws_string_free. */

@@ -9,10 +9,14 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "abws.h"
 
@@ -55,6 +59,32 @@ static inline abws_status report_error(const char *what, abws_status st, abws_er
     return st;
 }
 
+/* POSTs `body` to the sandbox's control address `path` (loopback http, one request). */
+static inline int sandbox_post(const char *path, const char *body) {
+    const char *base = env_required("ABWS_TEST_BASE_URL"); /* http://127.0.0.1:PORT */
+    const char *colon = strrchr(base, ':');
+    if (colon == NULL) return -1;
+    int port = atoi(colon + 1);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char request[2048];
+    int n = snprintf(request, sizeof request,
+                     "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                     path, strlen(body), body);
+    int ok = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0 &&
+             write(fd, request, (size_t)n) == n;
+    char reply[512] = "";
+    if (ok) ok = read(fd, reply, sizeof reply - 1) > 0 && strstr(reply, " 201 ") != NULL;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
 /* A new client from ABWS_TEST_SETTINGS; exits on failure. */
 static inline abws_client *test_client(void) {
     abws_client *client = NULL;
@@ -72,13 +102,16 @@ static inline abws_client *test_client(void) {
 static inline const char *json_string_at(const char *json, const char *key, int nth, char *out,
                                   size_t cap) {
     char needle[128];
-    snprintf(needle, sizeof needle, "\"%s\":\"", key);
+    snprintf(needle, sizeof needle, "\"%s\":", key);
     const char *p = json;
-    for (int i = 0;; i++) {
+    for (int i = 0;;) {
         p = strstr(p, needle);
         if (p == NULL) return NULL;
         p += strlen(needle);
-        if (i == nth) break;
+        while (*p == ' ') p++; /* json.dumps writes "key": "value" */
+        if (*p != '"') continue; /* not a text value: not an occurrence */
+        p++;
+        if (i++ == nth) break;
     }
     size_t n = 0;
     while (*p && *p != '"') {

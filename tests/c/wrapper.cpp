@@ -68,6 +68,19 @@ static void run() {
         }
     }
 
+    // From the environment: ABWS_REGION is required (named); overrides stand in for it.
+    unsetenv("ABWS_REGION");
+    try {
+        abws::Client bad(abws::from_env);
+        CHECK(false, "no exception");
+    } catch (const abws::Error &e) {
+        CHECK(e.status() == ABWS_STATUS_VALIDATION && e.parameter() == "ABWS_REGION", e.what());
+    }
+    {
+        abws::Client from_env(abws::from_env, env("ABWS_TEST_SETTINGS"));
+        CHECK(from_env.get() != nullptr, "a client of the environment and its overrides");
+    }
+
     abws::Client made(env("ABWS_TEST_SETTINGS"));
     abws::Client client = std::move(made);  // RAII handles move
     CHECK(made.get() == nullptr && client.get() != nullptr, "moved");

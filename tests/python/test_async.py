@@ -77,7 +77,8 @@ async def test_every_method_of_client_is_on_async_client() -> None:
     """Same groups, same public methods, same parameters (the async ones awaitable)."""
     import inspect
 
-    sync, aio = abws.Client("JP", access_token="t"), abws.AsyncClient("JP", access_token="t")
+    nowhere = {"access_token": "t", "endpoint": "http://127.0.0.1:9"}  # never called
+    sync, aio = abws.Client("JP", **nowhere), abws.AsyncClient("JP", **nowhere)
     for group in abws.Client._GROUPS:
         s, a = getattr(sync, group), getattr(aio, group)
         names = {n for n in dir(s) if not n.startswith("_")}
@@ -581,7 +582,8 @@ def test_an_async_def_on_refresh_token_is_refused(cls: Any) -> None:
     with pytest.raises(abws.ValidationError) as e:
         cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=persist)
     assert e.value.parameter == "on_refresh_token"
-    cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=lambda t: None)
+    cls("JP", client_id="i", client_secret="s", refresh_token="r", on_refresh_token=lambda t: None,
+        endpoint="http://127.0.0.1:9", auth_endpoint="http://127.0.0.1:9")  # never called
 
 
 def test_the_calls_of_a_closed_loop_stop() -> None:

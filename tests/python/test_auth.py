@@ -58,7 +58,7 @@ def test_consent_url_and_code_exchange(sb):
 
 def test_consent_url_validates():
     with pytest.raises(abws.ValidationError) as e:
-        abws.consent_url("app", "http://127.0.0.1:1/cb", "")
+        abws.consent_url("app", "http://127.0.0.1:1/cb", "", consent_endpoint="https://consent.example")
     assert e.value.parameter == "state"
 
 

@@ -88,7 +88,7 @@ class _InvoicesOperations(_Group):
     ) -> InvoicesPage:
         """One page of the invoices and credit memos issued in a date range (at most 366 days).
 
-        Operation ``getInvoices`` (GET /ab-invoice/2026-02-01/invoices).
+        Operation ``getInvoices`` (GET /ab-invoice/2026-02-01/invoices); role: none named.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -167,7 +167,7 @@ class _InvoicesOperations(_Group):
         """One invoice or credit memo in full: parties, billing details, tax breakdown.
 
         Operation ``getInvoiceDetailByInvoiceNumber`` (GET
-        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail).
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail); role: none named.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -197,7 +197,7 @@ class _InvoicesOperations(_Group):
         """One page of an invoice's line items (then the reversal units of its credit memos).
 
         Operation ``getInvoiceLineItemsByInvoiceNumber`` (GET
-        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems).
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems); role: none named.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -268,7 +268,8 @@ class _ReconciliationOperations(_Group):
     ) -> TransactionsPage:
         """One page of the transactions of a feed-date range.
 
-        Operation ``getTransactions`` (GET /reconciliation/2021-01-08/transactions).
+        Operation ``getTransactions`` (GET /reconciliation/2021-01-08/transactions); role:
+        Business Purchase Reconciliation.
 
         Args:
             feed_start_date: Start of the feed-date range.
@@ -329,7 +330,7 @@ class _ReconciliationOperations(_Group):
         """The invoice data of 1 to 25 order line items.
 
         Operation ``getInvoiceDetailsByOrderLineItems`` (POST
-        /reconciliation/2021-01-08/invoices).
+        /reconciliation/2021-01-08/invoices); role: Business Purchase Reconciliation.
 
         Args:
             order_line_items: 1 to 25 order line items (order_id, order_line_item_id,
@@ -365,7 +366,8 @@ class _DocumentsOperations(_Group):
     ) -> CreateReportResponse:
         """Starts a report that produces an invoice or credit note PDF.
 
-        Operation ``createReport`` (POST /reports/2021-09-30/reports).
+        Operation ``createReport`` (POST /reports/2021-09-30/reports); role: Business
+        Purchase Reconciliation.
 
         Args:
             report_type: Defaults to GET_AB_INVOICE_PDF.
@@ -396,7 +398,8 @@ class _DocumentsOperations(_Group):
     ) -> Report:
         """A report's processing status (and its document id once DONE).
 
-        Operation ``getReport`` (GET /reports/2021-09-30/reports/{reportId}).
+        Operation ``getReport`` (GET /reports/2021-09-30/reports/{reportId}); role: Business
+        Purchase Reconciliation.
 
         Args:
             report_id: A report created within the last 30 days.
@@ -421,7 +424,8 @@ class _DocumentsOperations(_Group):
         """A report document's presigned address (five minutes) and compression.
 
         Operation ``getReportDocument`` (GET
-        /reports/2021-09-30/documents/{reportDocumentId}).
+        /reports/2021-09-30/documents/{reportDocumentId}); role: Business Purchase
+        Reconciliation.
 
         Args:
             report_document_id: The reportDocumentId of a DONE report.
@@ -457,7 +461,8 @@ class _CartOperations(_Group):
     ) -> CartsPage:
         """One page of the buying user's carts.
 
-        Operation ``listCarts`` (GET /cart/2025-04-30/carts).
+        Operation ``listCarts`` (GET /cart/2025-04-30/carts); role: Order Placement +
+        Business Product Catalog.
 
         Args:
             region: The carts' region (default: the client's).
@@ -524,7 +529,8 @@ class _CartOperations(_Group):
     ) -> CartDetails:
         """One cart.
 
-        Operation ``getCart`` (GET /cart/2025-04-30/carts/{cartId}).
+        Operation ``getCart`` (GET /cart/2025-04-30/carts/{cartId}); role: Order Placement +
+        Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -552,7 +558,8 @@ class _CartOperations(_Group):
     ) -> CartItems:
         """The items of a cart.
 
-        Operation ``getItems`` (GET /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``getItems`` (GET /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -581,7 +588,8 @@ class _CartOperations(_Group):
     ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
-        Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -613,7 +621,8 @@ class _CartOperations(_Group):
     ) -> ItemsResult:
         """Sets the quantities of a cart's items (0 removes one).
 
-        Operation ``modifyItems`` (PATCH /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``modifyItems`` (PATCH /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -643,7 +652,8 @@ class _CartOperations(_Group):
     ) -> None:
         """Empties a cart.
 
-        Operation ``deleteItems`` (DELETE /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``deleteItems`` (DELETE /cart/2025-04-30/carts/{cartId}/items); role:
+        Order Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -667,7 +677,8 @@ class _CartOperations(_Group):
         """The estimated total cost of a cart's items shipped to an address.
 
         Operation ``getEstimatedTotalPurchaseCost`` (POST
-        /cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations).
+        /cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations); role: Order Placement
+        + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -732,7 +743,8 @@ class _ProductsOperations(_Group):
     ) -> SearchProductsResult:
         """One page of a product search (the featured offer of each product).
 
-        Operation ``searchProductsRequest`` (GET /products/2020-08-26/products).
+        Operation ``searchProductsRequest`` (GET /products/2020-08-26/products); role:
+        Business Product Catalog.
 
         Args:
             facets: OFFERS and/or IMAGES.
@@ -899,7 +911,8 @@ class _ProductsOperations(_Group):
     ) -> Product:
         """One product.
 
-        Operation ``productsRequest`` (GET /products/2020-08-26/products/{productId}).
+        Operation ``productsRequest`` (GET /products/2020-08-26/products/{productId}); role:
+        Business Product Catalog.
 
         Args:
             product_id: The product (ASIN).
@@ -954,7 +967,7 @@ class _ProductsOperations(_Group):
         """One page of a product's offers.
 
         Operation ``searchOffersRequest`` (GET
-        /products/2020-08-26/products/{productId}/offers).
+        /products/2020-08-26/products/{productId}/offers); role: Business Product Catalog.
 
         Args:
             product_id: The product (ASIN).
@@ -1067,7 +1080,7 @@ class _ProductsOperations(_Group):
         """Up to 30 products by ASIN.
 
         Operation ``getProductsByAsins`` (POST
-        /products/2020-08-26/products/getProductsByAsins).
+        /products/2020-08-26/products/getProductsByAsins); role: Business Product Catalog.
 
         Args:
             product_ids: 1 to 30 ASINs.
@@ -1117,7 +1130,7 @@ class _ProductsOperations(_Group):
         """Up to 30 offers by offer id.
 
         Operation ``getOffersByOfferIds`` (POST
-        /products/2020-08-26/offers/getOffersByOfferIds).
+        /products/2020-08-26/offers/getOffersByOfferIds); role: Business Product Catalog.
 
         Args:
             offer_ids: 1 to 30 offer ids (buying option identifiers).
@@ -1169,7 +1182,7 @@ class _OrderingOperations(_Group):
     ) -> PlaceOrderResult:
         """Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
 
-        Operation ``placeOrder`` (POST /ordering/2022-10-30/orders).
+        Operation ``placeOrder`` (POST /ordering/2022-10-30/orders); role: Order Placement.
 
         Args:
             external_id: 1-255 characters, unique per order; kept identical across retries.
@@ -1216,7 +1229,8 @@ class _ReportingOperations(_Group):
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
-        Operation ``getOrdersByOrderId`` (GET /reports/2021-01-08/orders/{orderId}).
+        Operation ``getOrdersByOrderId`` (GET /reports/2021-01-08/orders/{orderId}); role:
+        Analytics.
 
         Args:
             order_id: The order.
@@ -1253,7 +1267,7 @@ class _ReportingOperations(_Group):
         """One page of shipment line item reports.
 
         Operation ``getShipmentLineItemReports`` (GET
-        /reports/2025-06-09/shipmentLineItemReports).
+        /reports/2025-06-09/shipmentLineItemReports); role: Analytics.
 
         Args:
             order_start_date: Start of the order-date range.
@@ -1344,7 +1358,8 @@ class _TrackingOperations(_Group):
         """A package's carrier, status and tracking events.
 
         Operation ``getPackageTrackingDetails`` (GET
-        /ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}).
+        /ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId});
+        role: Order Placement.
 
         Args:
             order_id: The order.
@@ -1390,7 +1405,7 @@ class _AsyncInvoicesOperations(_AsyncGroup):
     ) -> InvoicesPage:
         """One page of the invoices and credit memos issued in a date range (at most 366 days).
 
-        Operation ``getInvoices`` (GET /ab-invoice/2026-02-01/invoices).
+        Operation ``getInvoices`` (GET /ab-invoice/2026-02-01/invoices); role: none named.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -1469,7 +1484,7 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         """One invoice or credit memo in full: parties, billing details, tax breakdown.
 
         Operation ``getInvoiceDetailByInvoiceNumber`` (GET
-        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail).
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail); role: none named.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -1499,7 +1514,7 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         """One page of an invoice's line items (then the reversal units of its credit memos).
 
         Operation ``getInvoiceLineItemsByInvoiceNumber`` (GET
-        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems).
+        /ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems); role: none named.
 
         Args:
             invoice_number: The invoice or credit memo number.
@@ -1570,7 +1585,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
     ) -> TransactionsPage:
         """One page of the transactions of a feed-date range.
 
-        Operation ``getTransactions`` (GET /reconciliation/2021-01-08/transactions).
+        Operation ``getTransactions`` (GET /reconciliation/2021-01-08/transactions); role:
+        Business Purchase Reconciliation.
 
         Args:
             feed_start_date: Start of the feed-date range.
@@ -1631,7 +1647,7 @@ class _AsyncReconciliationOperations(_AsyncGroup):
         """The invoice data of 1 to 25 order line items.
 
         Operation ``getInvoiceDetailsByOrderLineItems`` (POST
-        /reconciliation/2021-01-08/invoices).
+        /reconciliation/2021-01-08/invoices); role: Business Purchase Reconciliation.
 
         Args:
             order_line_items: 1 to 25 order line items (order_id, order_line_item_id,
@@ -1667,7 +1683,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
     ) -> CreateReportResponse:
         """Starts a report that produces an invoice or credit note PDF.
 
-        Operation ``createReport`` (POST /reports/2021-09-30/reports).
+        Operation ``createReport`` (POST /reports/2021-09-30/reports); role: Business
+        Purchase Reconciliation.
 
         Args:
             report_type: Defaults to GET_AB_INVOICE_PDF.
@@ -1698,7 +1715,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
     ) -> Report:
         """A report's processing status (and its document id once DONE).
 
-        Operation ``getReport`` (GET /reports/2021-09-30/reports/{reportId}).
+        Operation ``getReport`` (GET /reports/2021-09-30/reports/{reportId}); role: Business
+        Purchase Reconciliation.
 
         Args:
             report_id: A report created within the last 30 days.
@@ -1723,7 +1741,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
         """A report document's presigned address (five minutes) and compression.
 
         Operation ``getReportDocument`` (GET
-        /reports/2021-09-30/documents/{reportDocumentId}).
+        /reports/2021-09-30/documents/{reportDocumentId}); role: Business Purchase
+        Reconciliation.
 
         Args:
             report_document_id: The reportDocumentId of a DONE report.
@@ -1759,7 +1778,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> CartsPage:
         """One page of the buying user's carts.
 
-        Operation ``listCarts`` (GET /cart/2025-04-30/carts).
+        Operation ``listCarts`` (GET /cart/2025-04-30/carts); role: Order Placement +
+        Business Product Catalog.
 
         Args:
             region: The carts' region (default: the client's).
@@ -1826,7 +1846,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> CartDetails:
         """One cart.
 
-        Operation ``getCart`` (GET /cart/2025-04-30/carts/{cartId}).
+        Operation ``getCart`` (GET /cart/2025-04-30/carts/{cartId}); role: Order Placement +
+        Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1854,7 +1875,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> CartItems:
         """The items of a cart.
 
-        Operation ``getItems`` (GET /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``getItems`` (GET /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1883,7 +1905,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
-        Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``addItems`` (POST /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1915,7 +1938,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> ItemsResult:
         """Sets the quantities of a cart's items (0 removes one).
 
-        Operation ``modifyItems`` (PATCH /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``modifyItems`` (PATCH /cart/2025-04-30/carts/{cartId}/items); role: Order
+        Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1945,7 +1969,8 @@ class _AsyncCartOperations(_AsyncGroup):
     ) -> None:
         """Empties a cart.
 
-        Operation ``deleteItems`` (DELETE /cart/2025-04-30/carts/{cartId}/items).
+        Operation ``deleteItems`` (DELETE /cart/2025-04-30/carts/{cartId}/items); role:
+        Order Placement + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -1969,7 +1994,8 @@ class _AsyncCartOperations(_AsyncGroup):
         """The estimated total cost of a cart's items shipped to an address.
 
         Operation ``getEstimatedTotalPurchaseCost`` (POST
-        /cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations).
+        /cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations); role: Order Placement
+        + Business Product Catalog.
 
         Args:
             cart_id: The cart.
@@ -2034,7 +2060,8 @@ class _AsyncProductsOperations(_AsyncGroup):
     ) -> SearchProductsResult:
         """One page of a product search (the featured offer of each product).
 
-        Operation ``searchProductsRequest`` (GET /products/2020-08-26/products).
+        Operation ``searchProductsRequest`` (GET /products/2020-08-26/products); role:
+        Business Product Catalog.
 
         Args:
             facets: OFFERS and/or IMAGES.
@@ -2201,7 +2228,8 @@ class _AsyncProductsOperations(_AsyncGroup):
     ) -> Product:
         """One product.
 
-        Operation ``productsRequest`` (GET /products/2020-08-26/products/{productId}).
+        Operation ``productsRequest`` (GET /products/2020-08-26/products/{productId}); role:
+        Business Product Catalog.
 
         Args:
             product_id: The product (ASIN).
@@ -2256,7 +2284,7 @@ class _AsyncProductsOperations(_AsyncGroup):
         """One page of a product's offers.
 
         Operation ``searchOffersRequest`` (GET
-        /products/2020-08-26/products/{productId}/offers).
+        /products/2020-08-26/products/{productId}/offers); role: Business Product Catalog.
 
         Args:
             product_id: The product (ASIN).
@@ -2369,7 +2397,7 @@ class _AsyncProductsOperations(_AsyncGroup):
         """Up to 30 products by ASIN.
 
         Operation ``getProductsByAsins`` (POST
-        /products/2020-08-26/products/getProductsByAsins).
+        /products/2020-08-26/products/getProductsByAsins); role: Business Product Catalog.
 
         Args:
             product_ids: 1 to 30 ASINs.
@@ -2419,7 +2447,7 @@ class _AsyncProductsOperations(_AsyncGroup):
         """Up to 30 offers by offer id.
 
         Operation ``getOffersByOfferIds`` (POST
-        /products/2020-08-26/offers/getOffersByOfferIds).
+        /products/2020-08-26/offers/getOffersByOfferIds); role: Business Product Catalog.
 
         Args:
             offer_ids: 1 to 30 offer ids (buying option identifiers).
@@ -2471,7 +2499,7 @@ class _AsyncOrderingOperations(_AsyncGroup):
     ) -> PlaceOrderResult:
         """Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
 
-        Operation ``placeOrder`` (POST /ordering/2022-10-30/orders).
+        Operation ``placeOrder`` (POST /ordering/2022-10-30/orders); role: Order Placement.
 
         Args:
             external_id: 1-255 characters, unique per order; kept identical across retries.
@@ -2518,7 +2546,8 @@ class _AsyncReportingOperations(_AsyncGroup):
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
-        Operation ``getOrdersByOrderId`` (GET /reports/2021-01-08/orders/{orderId}).
+        Operation ``getOrdersByOrderId`` (GET /reports/2021-01-08/orders/{orderId}); role:
+        Analytics.
 
         Args:
             order_id: The order.
@@ -2555,7 +2584,7 @@ class _AsyncReportingOperations(_AsyncGroup):
         """One page of shipment line item reports.
 
         Operation ``getShipmentLineItemReports`` (GET
-        /reports/2025-06-09/shipmentLineItemReports).
+        /reports/2025-06-09/shipmentLineItemReports); role: Analytics.
 
         Args:
             order_start_date: Start of the order-date range.
@@ -2646,7 +2675,8 @@ class _AsyncTrackingOperations(_AsyncGroup):
         """A package's carrier, status and tracking events.
 
         Operation ``getPackageTrackingDetails`` (GET
-        /ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}).
+        /ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId});
+        role: Order Placement.
 
         Args:
             order_id: The order.

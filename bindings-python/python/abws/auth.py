@@ -3,6 +3,7 @@ that opens the consent page and receives the redirect on a loopback listener."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import urllib.parse
@@ -67,16 +68,21 @@ class Credentials:
         return f"<abws.Credentials client_id={self.client_id} client_secret=*** refresh_token=***>"
 
 
-def _consent_host(region: str, consent_endpoint: Optional[str]) -> str:
-    if consent_endpoint:
-        return consent_endpoint
-    return str(_abws.endpoints(region)["consent"])
-
-
-def _auth_host(region: str, auth_endpoint: Optional[str]) -> str:
-    if auth_endpoint:
-        return auth_endpoint
-    return str(_abws.endpoints(region)["auth"])
+def _address(name: str, given: Optional[str]) -> str:
+    """The address setting ``name``: as given, else its ``ABWS_*`` variable; no address is
+    built in (the specification names none), so without either this raises, naming both."""
+    if given:
+        return given
+    var = "ABWS_" + name.upper()
+    from_env = os.environ.get(var, "").strip()
+    if from_env:
+        return from_env
+    raise ValidationError(
+        f"invalid {name}: is required: the specification names no address, so abws has none "
+        f"built in. Give {name}= (environment: {var})",
+        parameter=name,
+        kind="validation",
+    )
 
 
 def consent_url(
@@ -84,12 +90,12 @@ def consent_url(
     redirect_uri: str,
     state: str,
     *,
-    region: str = "US",
     consent_endpoint: Optional[str] = None,
 ) -> str:
     """The consent page address the customer's administrator opens. ``state`` is an
-    unguessable value you check when the redirect comes back."""
-    return str(_abws.consent_url(_consent_host(region, consent_endpoint), state, redirect_uri, application_id))
+    unguessable value you check when the redirect comes back. ``consent_endpoint`` (else
+    ``ABWS_CONSENT_ENDPOINT``) is the regional marketplace address that serves the page."""
+    return str(_abws.consent_url(_address("consent_endpoint", consent_endpoint), state, redirect_uri, application_id))
 
 
 def exchange_code(
@@ -98,12 +104,12 @@ def exchange_code(
     client_id: str,
     client_secret: str,
     redirect_uri: str,
-    region: str = "US",
     auth_endpoint: Optional[str] = None,
 ) -> Tokens:
-    """Exchanges an authorization code (single use, valid 5 minutes) for tokens. The
-    request is never resent once written; a failure raises ``AuthError``."""
-    d = _abws.exchange_code(_auth_host(region, auth_endpoint), client_id, client_secret, code, redirect_uri)
+    """Exchanges an authorization code (single use, valid 5 minutes) for tokens at
+    ``auth_endpoint`` (else ``ABWS_AUTH_ENDPOINT``). The request is never resent once
+    written; a failure raises ``AuthError``."""
+    d = _abws.exchange_code(_address("auth_endpoint", auth_endpoint), client_id, client_secret, code, redirect_uri)
     return Tokens(d["access_token"], d["refresh_token"], d["token_type"], d["expires_in"])
 
 
@@ -113,7 +119,6 @@ def authorize_interactive(
     client_secret: str,
     application_id: str,
     redirect_uri: str = "http://127.0.0.1:8400/callback",
-    region: str = "US",
     consent_endpoint: Optional[str] = None,
     auth_endpoint: Optional[str] = None,
     timeout: float = 300.0,
@@ -143,7 +148,7 @@ def authorize_interactive(
 
     port = listen_port if listen_port is not None else (parts.port or 80)
     state = secrets.token_urlsafe(24)
-    url = consent_url(application_id, redirect_uri, state, region=region, consent_endpoint=consent_endpoint)
+    url = consent_url(application_id, redirect_uri, state, consent_endpoint=consent_endpoint)
     server = Server(("127.0.0.1", port), Handler)
     server.expected_path = parts.path or "/"
     server.timeout = 0.1
@@ -175,7 +180,6 @@ def authorize_interactive(
         client_id=client_id,
         client_secret=client_secret,
         redirect_uri=redirect_uri,
-        region=region,
         auth_endpoint=auth_endpoint,
     )
     if not tokens.refresh_token:

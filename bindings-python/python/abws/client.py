@@ -60,19 +60,18 @@ __all__ = [
     "Tracking",
 ]
 
+# The variables an unpickled client reads its secrets from (``from_env`` reads every
+# setting's variable through the core: ``_abws.env_settings``).
 _ENV = {
-    "region": "ABWS_REGION",
     "client_id": "ABWS_CLIENT_ID",
     "client_secret": "ABWS_CLIENT_SECRET",
     "refresh_token": "ABWS_REFRESH_TOKEN",
     "access_token": "ABWS_ACCESS_TOKEN",
-    "user_email": "ABWS_USER_EMAIL",
-    "endpoint": "ABWS_ENDPOINT",
-    "auth_endpoint": "ABWS_AUTH_ENDPOINT",
-    "consent_endpoint": "ABWS_CONSENT_ENDPOINT",
     "proxy": "ABWS_PROXY",
     "shared_state": "ABWS_SHARED_STATE",
 }
+# Keyword arguments of the client that are not settings (``from_env`` passes them through).
+_NOT_SETTINGS = ("pickle_secrets", "on_refresh_token")
 _SECRETS = ("client_secret", "refresh_token", "access_token")
 
 #: Seconds ``wait_for_report`` and ``fetch_pdf`` wait for a report by default (the core's
@@ -480,6 +479,8 @@ class _ClientBase:
         endpoint: Optional[str] = None,
         auth_endpoint: Optional[str] = None,
         consent_endpoint: Optional[str] = None,
+        sandbox_endpoint: Optional[str] = None,
+        use_sandbox: Optional[bool] = None,
         connect_timeout: Optional[float] = None,
         attempt_timeout: Optional[float] = None,
         operation_timeout: Optional[float] = None,
@@ -504,6 +505,8 @@ class _ClientBase:
             "endpoint": endpoint,
             "auth_endpoint": auth_endpoint,
             "consent_endpoint": consent_endpoint,
+            "sandbox_endpoint": sandbox_endpoint,
+            "use_sandbox": use_sandbox,
             "connect_timeout": connect_timeout,
             "attempt_timeout": attempt_timeout,
             "operation_timeout": operation_timeout,
@@ -526,17 +529,19 @@ class _ClientBase:
 
     @classmethod
     def from_env(cls: Type[_Self], **overrides: Any) -> _Self:
-        """A client from ``ABWS_REGION``, ``ABWS_CLIENT_ID``, ``ABWS_CLIENT_SECRET``,
-        ``ABWS_REFRESH_TOKEN`` (or ``ABWS_ACCESS_TOKEN``), ``ABWS_USER_EMAIL``,
-        ``ABWS_ENDPOINT``, ``ABWS_AUTH_ENDPOINT``, ``ABWS_CONSENT_ENDPOINT``,
-        ``ABWS_PROXY``, ``ABWS_SHARED_STATE``; keyword arguments override them."""
-        kw: Dict[str, Any] = {}
-        for name, var in _ENV.items():
-            value = os.environ.get(var)
-            if value:
-                kw[name] = value
-        kw.update(overrides)
-        return cls(**kw)
+        """A client from the ``ABWS_*`` environment variables, one per setting:
+        ``ABWS_REGION`` (required: no region is picked for you), ``ABWS_CLIENT_ID``,
+        ``ABWS_CLIENT_SECRET``, ``ABWS_REFRESH_TOKEN`` (or ``ABWS_ACCESS_TOKEN``),
+        ``ABWS_USER_EMAIL``, ``ABWS_ENDPOINT`` (required unless ``ABWS_USE_SANDBOX``),
+        ``ABWS_AUTH_ENDPOINT`` (required with a refresh token), ``ABWS_CONSENT_ENDPOINT``,
+        ``ABWS_SANDBOX_ENDPOINT``, ``ABWS_USE_SANDBOX``, ``ABWS_PROXY``,
+        ``ABWS_SHARED_STATE`` and the others of docs/python-api.md; keyword arguments
+        override them. A missing one raises ``ValidationError`` naming it."""
+        import json
+
+        rest = {k: overrides.pop(k) for k in _NOT_SETTINGS if k in overrides}
+        kw: Dict[str, Any] = json.loads(_abws.env_settings(_abws._to_json(overrides)))
+        return cls(**kw, **rest)
 
     @property
     def region(self) -> str:
@@ -570,6 +575,8 @@ class _ClientBase:
             "endpoint",
             "auth_endpoint",
             "consent_endpoint",
+            "sandbox_endpoint",
+            "use_sandbox",
             "connect_timeout",
             "attempt_timeout",
             "operation_timeout",
@@ -589,6 +596,12 @@ class _ClientBase:
 class Client(_ClientBase):
     """A client of every API group. Safe to share between threads; usable in a child
     after ``os.fork`` (its connections are rebuilt there); picklable.
+
+    ``endpoint`` (the API's regional base address) is required: abws has no address built
+    in. So is ``auth_endpoint`` (the authorization server) with a refresh token;
+    ``consent_endpoint`` serves the consent flow only. ``sandbox_endpoint`` with
+    ``use_sandbox=True`` sends every call to the platform's regional sandbox instead. A
+    missing address raises ``ValidationError`` naming it and its ``ABWS_*`` variable.
 
     ``proxy`` (``http://[user:password@]host:port``) is the proxy of remote https
     addresses, in place of ``https_proxy``/``all_proxy``/``no_proxy`` from the

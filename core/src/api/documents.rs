@@ -884,7 +884,11 @@ pub fn check_document_address(url: &str, endpoints: &crate::Endpoints) -> Result
             && (!crate::config::is_loopback(u)
                 || u.port_or_known_default() == parsed.port_or_known_default())
     };
-    for (what, address) in [("API", &endpoints.api), ("authorization", &endpoints.auth)] {
+    for (what, address) in [
+        ("API", Some(&endpoints.api)),
+        ("authorization", endpoints.auth.as_ref()),
+    ] {
+        let Some(address) = address else { continue };
         if url::Url::parse(address).is_ok_and(|u| same_server(&u)) {
             return Err(Error::document(format!(
                 "the presigned address points at the {what} server ({host}), not at a \

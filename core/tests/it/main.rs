@@ -14,6 +14,7 @@ mod common;
 mod attempt_loop;
 mod connections;
 mod documents_api;
+mod endpoints;
 mod hostile_archives;
 mod invoices_api;
 mod machinery;

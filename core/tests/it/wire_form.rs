@@ -2,7 +2,7 @@
 //! where it matters — the body of getOffersByOfferIds, the externalIds of addItems, money
 //! as a JSON number, and `x-svc-user-email` only on the operations that declare it.
 
-use crate::common;
+use crate::common::{self, received};
 
 use abws::api::cart::{AddItem, AddItemsParams, GetCartParams, ListCartsParams};
 use abws::api::ordering::{LineItem, PlaceOrderRequest};
@@ -15,28 +15,6 @@ use serde_json::{json, Value};
 
 /// The sandbox's registered buyer (the clients' default user e-mail).
 const BUYER: &str = "buyer@sandbox-business.example";
-
-/// The requests the sandbox received whose path contains `path_part`, in order: (the path
-/// with its query, the headers, the body as JSON or `null`).
-fn received(sb: &Sandbox, path_part: &str) -> Vec<(String, Value, Value)> {
-    sb.counters()["headersSeen"]["api"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|h| h["path"].as_str().is_some_and(|p| p.contains(path_part)))
-        .map(|h| {
-            let body = h["body"]
-                .as_str()
-                .map(|b| serde_json::from_str(b).expect("a JSON body"))
-                .unwrap_or(Value::Null);
-            (
-                h["path"].as_str().unwrap().to_string(),
-                h["headers"].clone(),
-                body,
-            )
-        })
-        .collect()
-}
 
 /// A JP cart of the sandbox's registered buyer.
 fn a_cart(sb: &Sandbox) -> String {

@@ -499,9 +499,68 @@ fn hpp_section() -> Result<String, String> {
     Ok(s)
 }
 
+const CLIENT_RS: &str = "bindings-c/src/client.rs";
+const SETTINGS_BEGIN: &str =
+    "// BEGIN GENERATED: settings (cargo run -p xtask -- gen; do not edit)";
+const SETTINGS_END: &str = "// END GENERATED: settings";
+const ENV_BEGIN: &str = "// BEGIN GENERATED: environment (cargo run -p xtask -- gen; do not edit)";
+const ENV_END: &str = "// END GENERATED: environment";
+
+/// The settings list of `abws_client_new`'s doc comment (and so of the header), from the
+/// settings' one definition (`abws::settings_json::SETTINGS`).
+fn settings_doc() -> String {
+    let mut lines = wrap(
+        "Settings (snake_case keys; unknown keys are a validation error naming the key; \
+         credentials are `client_id` + `client_secret` + `refresh_token`, or `access_token` \
+         alone):",
+        WIDTH,
+        "/// ",
+        "/// ",
+    );
+    for s in abws::settings_json::SETTINGS {
+        lines.extend(wrap(
+            &format!("`{}`: {}.", s.key, s.doc),
+            WIDTH,
+            "/// - ",
+            "///   ",
+        ));
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// The variables `abws_client_from_env` reads, one per setting.
+fn environment_doc() -> String {
+    let vars: Vec<String> = abws::settings_json::SETTINGS
+        .iter()
+        .map(|s| format!("`{}` ({})", s.env, s.key))
+        .collect();
+    let mut text = vars.join(", ");
+    text.push_str("; empty ones are ignored; booleans are true/false (or 1/0), timeouts seconds.");
+    wrap(&text, WIDTH, "/// ", "/// ")
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 pub fn outputs() -> Result<Vec<Output>, String> {
     let hpp = read(HPP)?;
+    let client_rs = read(CLIENT_RS)?;
+    let client_rs = replace_section(
+        CLIENT_RS,
+        &client_rs,
+        SETTINGS_BEGIN,
+        SETTINGS_END,
+        &settings_doc(),
+    )?;
+    let client_rs = replace_section(
+        CLIENT_RS,
+        &client_rs,
+        ENV_BEGIN,
+        ENV_END,
+        &environment_doc(),
+    )?;
     Ok(vec![
+        Output::new(CLIENT_RS, client_rs),
         Output::new(GENERATED_RS, generated_rs()?),
         Output::new(
             HPP,

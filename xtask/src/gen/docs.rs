@@ -355,6 +355,15 @@ fn params_cell(op: &Operation) -> Result<String, String> {
 }
 
 /// The list of every operation: one table for both bindings.
+/// The roles an operation needs, as the docs say it (a 403 names them too).
+pub fn roles_text(op: &Operation) -> String {
+    if op.roles.is_empty() {
+        "none named".to_string()
+    } else {
+        op.roles.join(" + ")
+    }
+}
+
 fn operations_table() -> Result<String, String> {
     let mut s = String::new();
     s.push_str(
@@ -363,12 +372,13 @@ fn operations_table() -> Result<String, String> {
          arguments: Python keyword arguments are the keys of the C `params_json` object.\n\
          Parameters: required first. Results: the model class (Python) or its wire-form JSON\n\
          (C). A pager walks every page of a listing: `client.<group>.iter_...` in Python\n\
-         (its items), `abws_<group>_iter_...` in C (its pages).\n\n",
+         (its items), `abws_<group>_iter_...` in C (its pages). Role: what the business\n\
+         account's application needs for it; a 403 that is not an expired token names it.\n\n",
     );
     s.push_str(
-        "| operationId | group | Python method | C function | parameters | result | pager |\n",
+        "| operationId | group | Python method | C function | parameters | result | pager | role |\n",
     );
-    s.push_str("|---|---|---|---|---|---|---|\n");
+    s.push_str("|---|---|---|---|---|---|---|---|\n");
     for (group, ops) in groups() {
         for op in ops {
             let pager = match op.pager {
@@ -382,14 +392,15 @@ fn operations_table() -> Result<String, String> {
             };
             writeln!(
                 s,
-                "| `{}` | `{}` | `{}` | `{}` | {} | `{}` | {} |",
+                "| `{}` | `{}` | `{}` | `{}` | {} | `{}` | {} | {} |",
                 op.id,
                 group,
                 op.name,
                 c_function(group, op.name),
                 params_cell(op)?,
                 python_type((op.output)()),
-                pager
+                pager,
+                roles_text(op)
             )
             .unwrap();
         }

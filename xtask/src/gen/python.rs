@@ -651,11 +651,12 @@ fn method(
     let mut out = String::new();
     write_signature(&mut out, fl.def, op.name, &params, &[], &ret);
     let mut doc = format!(
-        "{}\n\nOperation ``{}`` ({} {}).",
+        "{}\n\nOperation ``{}`` ({} {}); role: {}.",
         op.doc.trim(),
         op.id,
         op.method,
-        op.path
+        op.path,
+        super::docs::roles_text(op)
     );
     doc.push_str(&args_doc(&params));
     if ret != "None" {

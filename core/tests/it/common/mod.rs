@@ -61,6 +61,28 @@ pub fn client(sb: &Sandbox, region: Region) -> blocking::Client {
     blocking::Client::new(settings(sb, region)).expect("client")
 }
 
+/// The requests the sandbox received whose path contains `path_part`, in order: (the path
+/// with its query, the headers, the body as JSON or `null`).
+pub fn received(sb: &Sandbox, path_part: &str) -> Vec<(String, Value, Value)> {
+    sb.counters()["headersSeen"]["api"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["path"].as_str().is_some_and(|p| p.contains(path_part)))
+        .map(|h| {
+            let body = h["body"]
+                .as_str()
+                .map(|b| serde_json::from_str(b).expect("a JSON body"))
+                .unwrap_or(Value::Null);
+            (
+                h["path"].as_str().unwrap().to_string(),
+                h["headers"].clone(),
+                body,
+            )
+        })
+        .collect()
+}
+
 /// Requests the sandbox received for an operation, all statuses.
 pub fn requests(sb: &Sandbox, op: &str) -> u64 {
     sb.counters()["requests"][op]
@@ -80,6 +102,16 @@ pub fn all_requests(sb: &Sandbox) -> u64 {
                 .sum()
         })
         .unwrap_or(0)
+}
+
+/// getInvoices' arguments for the sandbox's previous month (`previous_month`).
+pub fn previous_month_invoices_params(sb: &Sandbox) -> abws::api::invoices::GetInvoicesParams {
+    let (start, end) = previous_month(sb);
+    abws::api::invoices::GetInvoicesParams {
+        invoice_issue_start_date: start.into(),
+        invoice_issue_end_date: end.into(),
+        ..Default::default()
+    }
 }
 
 /// The first and last instant of the previous calendar month of the sandbox's today.

@@ -819,9 +819,8 @@ fn l9_document_hosts() -> Figure {
     use abws::api::documents::check_document_address as check;
     let remote = abws::Endpoints {
         api: "https://api.example.com".into(),
-        sandbox: "https://sandbox.api.example.com".into(),
-        auth: "https://auth.example.com".into(),
-        consent: "https://consent.example.com".into(),
+        auth: Some("https://auth.example.com".into()),
+        consent: Some("https://consent.example.com".into()),
     };
     let sb = common::sandbox_with(|c| c.time_scale = 120.0);
     let client = common::client(&sb, Region::JP);
