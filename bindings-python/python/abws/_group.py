@@ -15,11 +15,13 @@ from typing import (
     Generic,
     Iterator,
     List,
+    Optional,
     TypeVar,
     Union,
 )
 
 from ._log import logger
+from ._model_base import _pandas, to_pandas
 
 if TYPE_CHECKING:
     import asyncio
@@ -50,10 +52,11 @@ class _Pages:
     """The page-by-page walk both listings share: the items of the current page, the
     progress bar, the debug records."""
 
-    def __init__(self, pager: Any, items_field: str, op: str, progress: bool) -> None:
+    def __init__(self, pager: Any, items_field: str, op: str, progress: bool, item: Any = None) -> None:
         self._pager = pager
         self._field = items_field
         self._op = op
+        self._item = item
         self._buffer: List[Any] = []
         self._pos = 0
         self._bar = _progress(progress, op, "item")
@@ -100,6 +103,21 @@ class _Pages:
         """Items received so far, over every page fetched."""
         return int(self._pager.items_yielded)
 
+    @property
+    def next_token(self) -> Optional[str]:
+        """The cursor of the next page: ``None`` after the last page (and, before the
+        first, unless the listing was started at one). Save it, and pass it as
+        ``start_token=`` to the same ``iter_*`` with the same arguments (in this process or
+        another, within the token's 15 minutes) to get the items after the last page
+        fetched. Items of that page not yet iterated are not part of the resumed listing:
+        stop at a page's end (``pages()``) to lose none. A page-numbered listing's cursor is
+        its next page number, as text."""
+        token = self._pager.next_token
+        return None if token is None else str(token)
+
+    def _frame(self, items: List[Any]) -> Any:
+        return to_pandas(items, model=self._item)
+
     def __repr__(self) -> str:
         return f"<abws.{type(self).__name__} {self._op} items_yielded={self.items_yielded}>"
 
@@ -140,6 +158,15 @@ class Listing(_Pages, Iterator[T], Generic[T]):
             if page is None:
                 return
             yield page
+
+    def to_pandas(self) -> Any:
+        """The remaining items as a pandas DataFrame, one row per item: a column per field
+        of the item's model (snake_case), nested objects as dotted columns
+        (``amount.amount``, ``amount.currency_code``), amounts as ``decimal.Decimal``
+        (object columns, never floats). Needs pandas (``pip install 'abws[pandas]'``);
+        without it raises ``ImportError`` before any page is fetched."""
+        _pandas()
+        return self._frame(list(self))
 
 
 class AsyncListing(_Pages, AsyncIterator[T], Generic[T]):
@@ -182,6 +209,11 @@ class AsyncListing(_Pages, AsyncIterator[T], Generic[T]):
             if page is None:
                 return
             yield page
+
+    async def to_pandas(self) -> Any:
+        """The remaining items as a pandas DataFrame (see :meth:`Listing.to_pandas`)."""
+        _pandas()
+        return self._frame([item async for item in self])
 
 
 def _settle(fut: "asyncio.Future[Any]", outcome: "_abws.Outcome") -> None:
@@ -258,11 +290,23 @@ class _Group:
     def __init__(self, client: "Client") -> None:
         self._client = client
 
-    def _call(self, op: str, args: Dict[str, Any]) -> Any:
-        return self._client._call(op, args)
+    def _call(
+        self, op: str, args: Dict[str, Any], timeout: Optional[float] = None, max_attempts: Optional[int] = None
+    ) -> Any:
+        return self._client._call(op, args, timeout, max_attempts)
 
-    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> Listing[Any]:
-        return self._client._listing(op, field, args, progress)
+    def _listing(
+        self,
+        op: str,
+        field: str,
+        args: Dict[str, Any],
+        progress: bool,
+        item: Any = None,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
+    ) -> Listing[Any]:
+        return self._client._listing(op, field, args, progress, item, start_token, timeout, max_attempts)
 
     def __repr__(self) -> str:
         return f"<abws.{type(self).__name__} of {self._client!r}>"
@@ -276,11 +320,23 @@ class _AsyncGroup:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
 
-    async def _call(self, op: str, args: Dict[str, Any]) -> Any:
-        return await self._client._call(op, args)
+    async def _call(
+        self, op: str, args: Dict[str, Any], timeout: Optional[float] = None, max_attempts: Optional[int] = None
+    ) -> Any:
+        return await self._client._call(op, args, timeout, max_attempts)
 
-    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> AsyncListing[Any]:
-        return self._client._listing(op, field, args, progress)
+    def _listing(
+        self,
+        op: str,
+        field: str,
+        args: Dict[str, Any],
+        progress: bool,
+        item: Any = None,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
+    ) -> AsyncListing[Any]:
+        return self._client._listing(op, field, args, progress, item, start_token, timeout, max_attempts)
 
     def __repr__(self) -> str:
         return f"<abws.{type(self).__name__} of {self._client!r}>"

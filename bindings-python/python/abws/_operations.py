@@ -85,6 +85,8 @@ class _InvoicesOperations(_Group):
         region: Optional[str] = None,
         payment_method_types: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoicesPage:
         """One page of the invoices and credit memos issued in a date range (at most 366 days).
 
@@ -99,6 +101,12 @@ class _InvoicesOperations(_Group):
             payment_method_types: Payment methods (supported: BCA); omitted: all.
             next_page_token: Resume from this page token (sent with the same other
                 parameters).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoicesPage
@@ -114,6 +122,8 @@ class _InvoicesOperations(_Group):
                     "payment_method_types": payment_method_types,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -126,10 +136,14 @@ class _InvoicesOperations(_Group):
         payment_method_types: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[InvoiceSummary]:
         """Every ``InvoiceSummary`` of ``get_invoices``, page after page, fetched lazily as you
         iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm is
-        installed). A ``next_page_token`` given starts the walk there.
+        installed; ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume from). A
+        ``next_page_token`` given starts the walk there.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -140,6 +154,15 @@ class _InvoicesOperations(_Group):
             payment_method_types: Payment methods (supported: BCA); omitted: all.
             next_page_token: Resume from this page token (sent with the same other
                 parameters).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[InvoiceSummary]
@@ -155,6 +178,10 @@ class _InvoicesOperations(_Group):
                 "next_page_token": next_page_token,
             },
             progress,
+            InvoiceSummary,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def get_invoice_detail_by_invoice_number(
@@ -162,6 +189,8 @@ class _InvoicesOperations(_Group):
         invoice_number: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoiceDetail:
         """One invoice or credit memo in full: parties, billing details, tax breakdown.
 
@@ -171,6 +200,12 @@ class _InvoicesOperations(_Group):
         Args:
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoiceDetail
@@ -183,6 +218,8 @@ class _InvoicesOperations(_Group):
                     "invoice_number": invoice_number,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -192,6 +229,8 @@ class _InvoicesOperations(_Group):
         *,
         region: Optional[str] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> LineItemsPage:
         """One page of an invoice's line items (then the reversal units of its credit memos).
 
@@ -202,6 +241,12 @@ class _InvoicesOperations(_Group):
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
             next_page_token: Resume from this page token.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             LineItemsPage
@@ -215,6 +260,8 @@ class _InvoicesOperations(_Group):
                     "region": region,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -225,16 +272,29 @@ class _InvoicesOperations(_Group):
         region: Optional[str] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[InvoiceLineItem]:
         """Every ``InvoiceLineItem`` of ``get_invoice_line_items_by_invoice_number``, page
         after page, fetched lazily as you iterate (``pages()`` gives whole pages;
-        ``progress=True`` shows a bar when tqdm is installed). A ``next_page_token`` given
-        starts the walk there.
+        ``progress=True`` shows a bar when tqdm is installed; ``to_pandas()`` a DataFrame;
+        ``next_token`` the cursor to resume from). A ``next_page_token`` given starts the
+        walk there.
 
         Args:
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
             next_page_token: Resume from this page token.
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[InvoiceLineItem]
@@ -248,6 +308,10 @@ class _InvoicesOperations(_Group):
                 "next_page_token": next_page_token,
             },
             progress,
+            InvoiceLineItem,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
 
@@ -264,6 +328,8 @@ class _ReconciliationOperations(_Group):
         feed_end_date: DateLike,
         *,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> TransactionsPage:
         """One page of the transactions of a feed-date range.
 
@@ -273,6 +339,12 @@ class _ReconciliationOperations(_Group):
             feed_start_date: Start of the feed-date range.
             feed_end_date: End of the feed-date range.
             next_page_token: Resume from this page token (sent alone, as the service wants).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             TransactionsPage
@@ -286,6 +358,8 @@ class _ReconciliationOperations(_Group):
                     "feed_end_date": feed_end_date,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -296,15 +370,28 @@ class _ReconciliationOperations(_Group):
         *,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[Transaction]:
         """Every ``Transaction`` of ``get_transactions``, page after page, fetched lazily as
         you iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm
-        is installed). A ``next_page_token`` given starts the walk there.
+        is installed; ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume
+        from). A ``next_page_token`` given starts the walk there.
 
         Args:
             feed_start_date: Start of the feed-date range.
             feed_end_date: End of the feed-date range.
             next_page_token: Resume from this page token (sent alone, as the service wants).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[Transaction]
@@ -318,11 +405,18 @@ class _ReconciliationOperations(_Group):
                 "next_page_token": next_page_token,
             },
             progress,
+            Transaction,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def get_invoice_details_by_order_line_items(
         self,
         order_line_items: Sequence[Union[Mapping[str, Any], Model, Tuple[str, str, str]]],
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoiceDetailsResponse:
         """The invoice data of 1 to 25 order line items.
 
@@ -332,6 +426,12 @@ class _ReconciliationOperations(_Group):
         Args:
             order_line_items: 1 to 25 order line items (order_id, order_line_item_id,
                 shipment_id).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoiceDetailsResponse
@@ -343,6 +443,8 @@ class _ReconciliationOperations(_Group):
                 {
                     "order_line_items": order_line_items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -360,6 +462,8 @@ class _DocumentsOperations(_Group):
         *,
         report_type: Optional[str] = None,
         marketplace_ids: Optional[Sequence[str]] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CreateReportResponse:
         """Starts a report that produces an invoice or credit note PDF.
 
@@ -372,6 +476,12 @@ class _DocumentsOperations(_Group):
             report_options: Which document: order_id with order_line_item_id (and
                 shipment_id, document_type), order_id alone in the EU, or invoice_id for a
                 consolidated invoice.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CreateReportResponse
@@ -385,12 +495,17 @@ class _DocumentsOperations(_Group):
                     "marketplace_ids": marketplace_ids,
                     "report_options": report_options,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
     def get_report(
         self,
         report_id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Report:
         """A report's processing status (and its document id once DONE).
 
@@ -398,6 +513,12 @@ class _DocumentsOperations(_Group):
 
         Args:
             report_id: A report created within the last 30 days.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Report
@@ -409,12 +530,17 @@ class _DocumentsOperations(_Group):
                 {
                     "report_id": report_id,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
     def get_report_document(
         self,
         report_document_id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ReportDocument:
         """A report document's presigned address (five minutes) and compression.
 
@@ -423,6 +549,12 @@ class _DocumentsOperations(_Group):
 
         Args:
             report_document_id: The reportDocumentId of a DONE report.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ReportDocument
@@ -434,6 +566,8 @@ class _DocumentsOperations(_Group):
                 {
                     "report_document_id": report_document_id,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -452,6 +586,8 @@ class _CartOperations(_Group):
         page_size: Optional[int] = None,
         page_token: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartsPage:
         """One page of the buying user's carts.
 
@@ -462,6 +598,12 @@ class _CartOperations(_Group):
             page_size: 1 to 10 carts a page (the service's default: 5).
             page_token: Resume from this page token.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartsPage
@@ -476,6 +618,8 @@ class _CartOperations(_Group):
                     "page_token": page_token,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -487,16 +631,29 @@ class _CartOperations(_Group):
         page_token: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[CartDetails]:
         """Every ``CartDetails`` of ``list_carts``, page after page, fetched lazily as you
         iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm is
-        installed). A ``page_token`` given starts the walk there.
+        installed; ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume from). A
+        ``page_token`` given starts the walk there.
 
         Args:
             region: The carts' region (default: the client's).
             page_size: 1 to 10 carts a page (the service's default: 5).
             page_token: Resume from this page token.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[CartDetails]
@@ -511,6 +668,10 @@ class _CartOperations(_Group):
                 "user_email": user_email,
             },
             progress,
+            CartDetails,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def get_cart(
@@ -518,6 +679,8 @@ class _CartOperations(_Group):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartDetails:
         """One cart.
 
@@ -526,6 +689,12 @@ class _CartOperations(_Group):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartDetails
@@ -538,6 +707,8 @@ class _CartOperations(_Group):
                     "cart_id": cart_id,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -546,6 +717,8 @@ class _CartOperations(_Group):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartItems:
         """The items of a cart.
 
@@ -554,6 +727,12 @@ class _CartOperations(_Group):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartItems
@@ -566,6 +745,8 @@ class _CartOperations(_Group):
                     "cart_id": cart_id,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -575,6 +756,8 @@ class _CartOperations(_Group):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
@@ -585,6 +768,12 @@ class _CartOperations(_Group):
             region: The cart's region (default: the client's).
             items: The items to add: product_identifier, buying_option_identifier, quantity,
                 external_id.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AddItemsResult
@@ -598,6 +787,8 @@ class _CartOperations(_Group):
                     "region": region,
                     "items": items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -607,6 +798,8 @@ class _CartOperations(_Group):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ItemsResult:
         """Sets the quantities of a cart's items (0 removes one).
 
@@ -616,6 +809,12 @@ class _CartOperations(_Group):
             cart_id: The cart.
             region: The cart's region (default: the client's).
             items: The new absolute quantities: item_id, quantity (0 removes the item).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ItemsResult
@@ -629,6 +828,8 @@ class _CartOperations(_Group):
                     "region": region,
                     "items": items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -637,6 +838,8 @@ class _CartOperations(_Group):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> None:
         """Empties a cart.
 
@@ -645,6 +848,12 @@ class _CartOperations(_Group):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
         """
         self._call(
             "delete_items",
@@ -652,6 +861,8 @@ class _CartOperations(_Group):
                 "cart_id": cart_id,
                 "region": region,
             },
+            timeout,
+            max_attempts,
         )
 
     def get_estimated_total_purchase_cost(
@@ -660,6 +871,8 @@ class _CartOperations(_Group):
         address: Mapping[str, Any],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CostEstimation:
         """The estimated total cost of a cart's items shipped to an address.
 
@@ -670,6 +883,12 @@ class _CartOperations(_Group):
             cart_id: The cart.
             region: The cart's region (default: the client's).
             address: The delivery address.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CostEstimation
@@ -683,6 +902,8 @@ class _CartOperations(_Group):
                     "region": region,
                     "address": address,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -726,6 +947,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> SearchProductsResult:
         """One page of a product search (the featured offer of each product).
 
@@ -744,6 +967,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             SearchProductsResult
@@ -783,6 +1012,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -819,10 +1050,14 @@ class _ProductsOperations(_Group):
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[Product]:
         """Every ``Product`` of ``search_products_request``, page after page, fetched lazily as
         you iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm
-        is installed). A ``page_number`` given starts the walk there.
+        is installed; ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume
+        from). A ``page_number`` given starts the walk there.
 
         Args:
             facets: OFFERS and/or IMAGES.
@@ -837,6 +1072,15 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[Product]
@@ -876,6 +1120,10 @@ class _ProductsOperations(_Group):
                 "user_email": user_email,
             },
             progress,
+            Product,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def products_request(
@@ -892,6 +1140,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Product:
         """One product.
 
@@ -907,6 +1157,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Product
@@ -928,6 +1184,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -946,6 +1204,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OffersResult:
         """One page of a product's offers.
 
@@ -963,6 +1223,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OffersResult
@@ -985,6 +1251,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1004,10 +1272,14 @@ class _ProductsOperations(_Group):
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[Offer]:
         """Every ``Offer`` of ``search_offers_request``, page after page, fetched lazily as you
         iterate (``pages()`` gives whole pages; ``progress=True`` shows a bar when tqdm is
-        installed). A ``page_number`` given starts the walk there.
+        installed; ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume from). A
+        ``page_number`` given starts the walk there.
 
         Args:
             product_id: The product (ASIN).
@@ -1020,6 +1292,15 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[Offer]
@@ -1042,6 +1323,10 @@ class _ProductsOperations(_Group):
                 "user_email": user_email,
             },
             progress,
+            Offer,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def get_products_by_asins(
@@ -1058,6 +1343,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ProductsByAsinsResponse:
         """Up to 30 products by ASIN.
 
@@ -1073,6 +1360,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ProductsByAsinsResponse
@@ -1094,6 +1387,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1108,6 +1403,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OffersByOfferIdsResponse:
         """Up to 30 offers by offer id.
 
@@ -1124,6 +1421,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OffersByOfferIdsResponse
@@ -1142,6 +1445,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1161,6 +1466,8 @@ class _OrderingOperations(_Group):
         attributes: Optional[Sequence[Mapping[str, Any]]] = None,
         expectations: Optional[Sequence[Mapping[str, Any]]] = None,
         e_invoicing: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> PlaceOrderResult:
         """Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
 
@@ -1175,6 +1482,12 @@ class _OrderingOperations(_Group):
             expectations: Order expectations in the wire form (`{"expectationType": ...}`).
             e_invoicing: true when the buying group is enabled for e-invoicing: line
                 external_ids must then be numeric (checked before sending, never sent).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             PlaceOrderResult
@@ -1190,6 +1503,8 @@ class _OrderingOperations(_Group):
                     "expectations": expectations,
                     "e_invoicing": e_invoicing,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1208,6 +1523,8 @@ class _ReportingOperations(_Group):
         include_line_items: Optional[bool] = None,
         include_shipments: Optional[bool] = None,
         include_charges: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
@@ -1218,6 +1535,12 @@ class _ReportingOperations(_Group):
             include_line_items: Include the line items (default false).
             include_shipments: Include the shipments (default false).
             include_charges: Include the charges (default false).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OrdersResponse
@@ -1232,6 +1555,8 @@ class _ReportingOperations(_Group):
                     "include_shipments": include_shipments,
                     "include_charges": include_charges,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1244,6 +1569,8 @@ class _ReportingOperations(_Group):
         region: Optional[str] = None,
         order_ids: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ShipmentLineItemsPage:
         """One page of shipment line item reports.
 
@@ -1258,6 +1585,12 @@ class _ReportingOperations(_Group):
             region: Only lines of this region.
             order_ids: 1 to 30 order ids.
             next_page_token: Resume from this page token.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ShipmentLineItemsPage
@@ -1274,6 +1607,8 @@ class _ReportingOperations(_Group):
                     "order_ids": order_ids,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1287,11 +1622,15 @@ class _ReportingOperations(_Group):
         order_ids: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[ShipmentLineItemReport]:
         """Every ``ShipmentLineItemReport`` of ``get_shipment_line_item_reports``, page after
         page, fetched lazily as you iterate (``pages()`` gives whole pages;
-        ``progress=True`` shows a bar when tqdm is installed). A ``next_page_token`` given
-        starts the walk there.
+        ``progress=True`` shows a bar when tqdm is installed; ``to_pandas()`` a DataFrame;
+        ``next_token`` the cursor to resume from). A ``next_page_token`` given starts the
+        walk there.
 
         Args:
             order_start_date: Start of the order-date range.
@@ -1301,6 +1640,15 @@ class _ReportingOperations(_Group):
             region: Only lines of this region.
             order_ids: 1 to 30 order ids.
             next_page_token: Resume from this page token.
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[ShipmentLineItemReport]
@@ -1317,6 +1665,10 @@ class _ReportingOperations(_Group):
                 "next_page_token": next_page_token,
             },
             progress,
+            ShipmentLineItemReport,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
 
@@ -1335,6 +1687,8 @@ class _TrackingOperations(_Group):
         *,
         region: Optional[str] = None,
         locale: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> PackageTrackingDetails:
         """A package's carrier, status and tracking events.
 
@@ -1348,6 +1702,12 @@ class _TrackingOperations(_Group):
             region: The order's region (default: the client's).
             locale: The language of the event texts (one of `SUPPORTED_LOCALES`, e.g. en-US;
                 en_us is sent as en-US).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             PackageTrackingDetails
@@ -1363,6 +1723,8 @@ class _TrackingOperations(_Group):
                     "region": region,
                     "locale": locale,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1382,6 +1744,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         region: Optional[str] = None,
         payment_method_types: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoicesPage:
         """One page of the invoices and credit memos issued in a date range (at most 366 days).
 
@@ -1396,6 +1760,12 @@ class _AsyncInvoicesOperations(_AsyncGroup):
             payment_method_types: Payment methods (supported: BCA); omitted: all.
             next_page_token: Resume from this page token (sent with the same other
                 parameters).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoicesPage
@@ -1411,6 +1781,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                     "payment_method_types": payment_method_types,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1423,10 +1795,14 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         payment_method_types: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[InvoiceSummary]:
         """Every ``InvoiceSummary`` of ``get_invoices``, page after page, fetched lazily as you
         iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
-        bar when tqdm is installed). A ``next_page_token`` given starts the walk there.
+        bar when tqdm is installed; ``to_pandas()`` a DataFrame; ``next_token`` the cursor
+        to resume from). A ``next_page_token`` given starts the walk there.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -1437,6 +1813,15 @@ class _AsyncInvoicesOperations(_AsyncGroup):
             payment_method_types: Payment methods (supported: BCA); omitted: all.
             next_page_token: Resume from this page token (sent with the same other
                 parameters).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[InvoiceSummary]
@@ -1452,6 +1837,10 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                 "next_page_token": next_page_token,
             },
             progress,
+            InvoiceSummary,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def get_invoice_detail_by_invoice_number(
@@ -1459,6 +1848,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         invoice_number: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoiceDetail:
         """One invoice or credit memo in full: parties, billing details, tax breakdown.
 
@@ -1468,6 +1859,12 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         Args:
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoiceDetail
@@ -1480,6 +1877,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                     "invoice_number": invoice_number,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1489,6 +1888,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         *,
         region: Optional[str] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> LineItemsPage:
         """One page of an invoice's line items (then the reversal units of its credit memos).
 
@@ -1499,6 +1900,12 @@ class _AsyncInvoicesOperations(_AsyncGroup):
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
             next_page_token: Resume from this page token.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             LineItemsPage
@@ -1512,6 +1919,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                     "region": region,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1522,16 +1931,29 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         region: Optional[str] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[InvoiceLineItem]:
         """Every ``InvoiceLineItem`` of ``get_invoice_line_items_by_invoice_number``, page
         after page, fetched lazily as you iterate with ``async for`` (``pages()`` gives
-        whole pages; ``progress=True`` shows a bar when tqdm is installed). A
-        ``next_page_token`` given starts the walk there.
+        whole pages; ``progress=True`` shows a bar when tqdm is installed; ``to_pandas()`` a
+        DataFrame; ``next_token`` the cursor to resume from). A ``next_page_token`` given
+        starts the walk there.
 
         Args:
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
             next_page_token: Resume from this page token.
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[InvoiceLineItem]
@@ -1545,6 +1967,10 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                 "next_page_token": next_page_token,
             },
             progress,
+            InvoiceLineItem,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
 
@@ -1561,6 +1987,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
         feed_end_date: DateLike,
         *,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> TransactionsPage:
         """One page of the transactions of a feed-date range.
 
@@ -1570,6 +1998,12 @@ class _AsyncReconciliationOperations(_AsyncGroup):
             feed_start_date: Start of the feed-date range.
             feed_end_date: End of the feed-date range.
             next_page_token: Resume from this page token (sent alone, as the service wants).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             TransactionsPage
@@ -1583,6 +2017,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
                     "feed_end_date": feed_end_date,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1593,16 +2029,28 @@ class _AsyncReconciliationOperations(_AsyncGroup):
         *,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[Transaction]:
         """Every ``Transaction`` of ``get_transactions``, page after page, fetched lazily as
         you iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True``
-        shows a bar when tqdm is installed). A ``next_page_token`` given starts the walk
-        there.
+        shows a bar when tqdm is installed; ``to_pandas()`` a DataFrame; ``next_token`` the
+        cursor to resume from). A ``next_page_token`` given starts the walk there.
 
         Args:
             feed_start_date: Start of the feed-date range.
             feed_end_date: End of the feed-date range.
             next_page_token: Resume from this page token (sent alone, as the service wants).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[Transaction]
@@ -1616,11 +2064,18 @@ class _AsyncReconciliationOperations(_AsyncGroup):
                 "next_page_token": next_page_token,
             },
             progress,
+            Transaction,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def get_invoice_details_by_order_line_items(
         self,
         order_line_items: Sequence[Union[Mapping[str, Any], Model, Tuple[str, str, str]]],
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoiceDetailsResponse:
         """The invoice data of 1 to 25 order line items.
 
@@ -1630,6 +2085,12 @@ class _AsyncReconciliationOperations(_AsyncGroup):
         Args:
             order_line_items: 1 to 25 order line items (order_id, order_line_item_id,
                 shipment_id).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoiceDetailsResponse
@@ -1641,6 +2102,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
                 {
                     "order_line_items": order_line_items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1658,6 +2121,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
         *,
         report_type: Optional[str] = None,
         marketplace_ids: Optional[Sequence[str]] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CreateReportResponse:
         """Starts a report that produces an invoice or credit note PDF.
 
@@ -1670,6 +2135,12 @@ class _AsyncDocumentsOperations(_AsyncGroup):
             report_options: Which document: order_id with order_line_item_id (and
                 shipment_id, document_type), order_id alone in the EU, or invoice_id for a
                 consolidated invoice.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CreateReportResponse
@@ -1683,12 +2154,17 @@ class _AsyncDocumentsOperations(_AsyncGroup):
                     "marketplace_ids": marketplace_ids,
                     "report_options": report_options,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
     async def get_report(
         self,
         report_id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Report:
         """A report's processing status (and its document id once DONE).
 
@@ -1696,6 +2172,12 @@ class _AsyncDocumentsOperations(_AsyncGroup):
 
         Args:
             report_id: A report created within the last 30 days.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Report
@@ -1707,12 +2189,17 @@ class _AsyncDocumentsOperations(_AsyncGroup):
                 {
                     "report_id": report_id,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
     async def get_report_document(
         self,
         report_document_id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ReportDocument:
         """A report document's presigned address (five minutes) and compression.
 
@@ -1721,6 +2208,12 @@ class _AsyncDocumentsOperations(_AsyncGroup):
 
         Args:
             report_document_id: The reportDocumentId of a DONE report.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ReportDocument
@@ -1732,6 +2225,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
                 {
                     "report_document_id": report_document_id,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1750,6 +2245,8 @@ class _AsyncCartOperations(_AsyncGroup):
         page_size: Optional[int] = None,
         page_token: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartsPage:
         """One page of the buying user's carts.
 
@@ -1760,6 +2257,12 @@ class _AsyncCartOperations(_AsyncGroup):
             page_size: 1 to 10 carts a page (the service's default: 5).
             page_token: Resume from this page token.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartsPage
@@ -1774,6 +2277,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "page_token": page_token,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1785,16 +2290,29 @@ class _AsyncCartOperations(_AsyncGroup):
         page_token: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[CartDetails]:
         """Every ``CartDetails`` of ``list_carts``, page after page, fetched lazily as you
         iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
-        bar when tqdm is installed). A ``page_token`` given starts the walk there.
+        bar when tqdm is installed; ``to_pandas()`` a DataFrame; ``next_token`` the cursor
+        to resume from). A ``page_token`` given starts the walk there.
 
         Args:
             region: The carts' region (default: the client's).
             page_size: 1 to 10 carts a page (the service's default: 5).
             page_token: Resume from this page token.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[CartDetails]
@@ -1809,6 +2327,10 @@ class _AsyncCartOperations(_AsyncGroup):
                 "user_email": user_email,
             },
             progress,
+            CartDetails,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def get_cart(
@@ -1816,6 +2338,8 @@ class _AsyncCartOperations(_AsyncGroup):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartDetails:
         """One cart.
 
@@ -1824,6 +2348,12 @@ class _AsyncCartOperations(_AsyncGroup):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartDetails
@@ -1836,6 +2366,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "cart_id": cart_id,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1844,6 +2376,8 @@ class _AsyncCartOperations(_AsyncGroup):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartItems:
         """The items of a cart.
 
@@ -1852,6 +2386,12 @@ class _AsyncCartOperations(_AsyncGroup):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartItems
@@ -1864,6 +2404,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "cart_id": cart_id,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1873,6 +2415,8 @@ class _AsyncCartOperations(_AsyncGroup):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
@@ -1883,6 +2427,12 @@ class _AsyncCartOperations(_AsyncGroup):
             region: The cart's region (default: the client's).
             items: The items to add: product_identifier, buying_option_identifier, quantity,
                 external_id.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AddItemsResult
@@ -1896,6 +2446,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "region": region,
                     "items": items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1905,6 +2457,8 @@ class _AsyncCartOperations(_AsyncGroup):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ItemsResult:
         """Sets the quantities of a cart's items (0 removes one).
 
@@ -1914,6 +2468,12 @@ class _AsyncCartOperations(_AsyncGroup):
             cart_id: The cart.
             region: The cart's region (default: the client's).
             items: The new absolute quantities: item_id, quantity (0 removes the item).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ItemsResult
@@ -1927,6 +2487,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "region": region,
                     "items": items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1935,6 +2497,8 @@ class _AsyncCartOperations(_AsyncGroup):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> None:
         """Empties a cart.
 
@@ -1943,6 +2507,12 @@ class _AsyncCartOperations(_AsyncGroup):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
         """
         await self._call(
             "delete_items",
@@ -1950,6 +2520,8 @@ class _AsyncCartOperations(_AsyncGroup):
                 "cart_id": cart_id,
                 "region": region,
             },
+            timeout,
+            max_attempts,
         )
 
     async def get_estimated_total_purchase_cost(
@@ -1958,6 +2530,8 @@ class _AsyncCartOperations(_AsyncGroup):
         address: Mapping[str, Any],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CostEstimation:
         """The estimated total cost of a cart's items shipped to an address.
 
@@ -1968,6 +2542,12 @@ class _AsyncCartOperations(_AsyncGroup):
             cart_id: The cart.
             region: The cart's region (default: the client's).
             address: The delivery address.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CostEstimation
@@ -1981,6 +2561,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "region": region,
                     "address": address,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2024,6 +2606,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> SearchProductsResult:
         """One page of a product search (the featured offer of each product).
 
@@ -2042,6 +2626,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             SearchProductsResult
@@ -2081,6 +2671,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2117,10 +2709,14 @@ class _AsyncProductsOperations(_AsyncGroup):
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[Product]:
         """Every ``Product`` of ``search_products_request``, page after page, fetched lazily as
         you iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True``
-        shows a bar when tqdm is installed). A ``page_number`` given starts the walk there.
+        shows a bar when tqdm is installed; ``to_pandas()`` a DataFrame; ``next_token`` the
+        cursor to resume from). A ``page_number`` given starts the walk there.
 
         Args:
             facets: OFFERS and/or IMAGES.
@@ -2135,6 +2731,15 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[Product]
@@ -2174,6 +2779,10 @@ class _AsyncProductsOperations(_AsyncGroup):
                 "user_email": user_email,
             },
             progress,
+            Product,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def products_request(
@@ -2190,6 +2799,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Product:
         """One product.
 
@@ -2205,6 +2816,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Product
@@ -2226,6 +2843,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2244,6 +2863,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OffersResult:
         """One page of a product's offers.
 
@@ -2261,6 +2882,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OffersResult
@@ -2283,6 +2910,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2302,10 +2931,14 @@ class _AsyncProductsOperations(_AsyncGroup):
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[Offer]:
         """Every ``Offer`` of ``search_offers_request``, page after page, fetched lazily as you
         iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
-        bar when tqdm is installed). A ``page_number`` given starts the walk there.
+        bar when tqdm is installed; ``to_pandas()`` a DataFrame; ``next_token`` the cursor
+        to resume from). A ``page_number`` given starts the walk there.
 
         Args:
             product_id: The product (ASIN).
@@ -2318,6 +2951,15 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[Offer]
@@ -2340,6 +2982,10 @@ class _AsyncProductsOperations(_AsyncGroup):
                 "user_email": user_email,
             },
             progress,
+            Offer,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def get_products_by_asins(
@@ -2356,6 +3002,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ProductsByAsinsResponse:
         """Up to 30 products by ASIN.
 
@@ -2371,6 +3019,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ProductsByAsinsResponse
@@ -2392,6 +3046,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2406,6 +3062,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OffersByOfferIdsResponse:
         """Up to 30 offers by offer id.
 
@@ -2422,6 +3080,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OffersByOfferIdsResponse
@@ -2440,6 +3104,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2459,6 +3125,8 @@ class _AsyncOrderingOperations(_AsyncGroup):
         attributes: Optional[Sequence[Mapping[str, Any]]] = None,
         expectations: Optional[Sequence[Mapping[str, Any]]] = None,
         e_invoicing: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> PlaceOrderResult:
         """Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
 
@@ -2473,6 +3141,12 @@ class _AsyncOrderingOperations(_AsyncGroup):
             expectations: Order expectations in the wire form (`{"expectationType": ...}`).
             e_invoicing: true when the buying group is enabled for e-invoicing: line
                 external_ids must then be numeric (checked before sending, never sent).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             PlaceOrderResult
@@ -2488,6 +3162,8 @@ class _AsyncOrderingOperations(_AsyncGroup):
                     "expectations": expectations,
                     "e_invoicing": e_invoicing,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2506,6 +3182,8 @@ class _AsyncReportingOperations(_AsyncGroup):
         include_line_items: Optional[bool] = None,
         include_shipments: Optional[bool] = None,
         include_charges: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
@@ -2516,6 +3194,12 @@ class _AsyncReportingOperations(_AsyncGroup):
             include_line_items: Include the line items (default false).
             include_shipments: Include the shipments (default false).
             include_charges: Include the charges (default false).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OrdersResponse
@@ -2530,6 +3214,8 @@ class _AsyncReportingOperations(_AsyncGroup):
                     "include_shipments": include_shipments,
                     "include_charges": include_charges,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2542,6 +3228,8 @@ class _AsyncReportingOperations(_AsyncGroup):
         region: Optional[str] = None,
         order_ids: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ShipmentLineItemsPage:
         """One page of shipment line item reports.
 
@@ -2556,6 +3244,12 @@ class _AsyncReportingOperations(_AsyncGroup):
             region: Only lines of this region.
             order_ids: 1 to 30 order ids.
             next_page_token: Resume from this page token.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ShipmentLineItemsPage
@@ -2572,6 +3266,8 @@ class _AsyncReportingOperations(_AsyncGroup):
                     "order_ids": order_ids,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2585,11 +3281,15 @@ class _AsyncReportingOperations(_AsyncGroup):
         order_ids: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[ShipmentLineItemReport]:
         """Every ``ShipmentLineItemReport`` of ``get_shipment_line_item_reports``, page after
         page, fetched lazily as you iterate with ``async for`` (``pages()`` gives whole
-        pages; ``progress=True`` shows a bar when tqdm is installed). A ``next_page_token``
-        given starts the walk there.
+        pages; ``progress=True`` shows a bar when tqdm is installed; ``to_pandas()`` a
+        DataFrame; ``next_token`` the cursor to resume from). A ``next_page_token`` given
+        starts the walk there.
 
         Args:
             order_start_date: Start of the order-date range.
@@ -2599,6 +3299,15 @@ class _AsyncReportingOperations(_AsyncGroup):
             region: Only lines of this region.
             order_ids: 1 to 30 order ids.
             next_page_token: Resume from this page token.
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[ShipmentLineItemReport]
@@ -2615,6 +3324,10 @@ class _AsyncReportingOperations(_AsyncGroup):
                 "next_page_token": next_page_token,
             },
             progress,
+            ShipmentLineItemReport,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
 
@@ -2633,6 +3346,8 @@ class _AsyncTrackingOperations(_AsyncGroup):
         *,
         region: Optional[str] = None,
         locale: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> PackageTrackingDetails:
         """A package's carrier, status and tracking events.
 
@@ -2646,6 +3361,12 @@ class _AsyncTrackingOperations(_AsyncGroup):
             region: The order's region (default: the client's).
             locale: The language of the event texts (one of `SUPPORTED_LOCALES`, e.g. en-US;
                 en_us is sent as en-US).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             PackageTrackingDetails
@@ -2661,5 +3382,7 @@ class _AsyncTrackingOperations(_AsyncGroup):
                     "region": region,
                     "locale": locale,
                 },
+                timeout,
+                max_attempts,
             ),
         )

@@ -213,9 +213,12 @@ class AsyncClient(_ClientBase):
     }
     __slots__ = tuple(_GROUPS)
 
-    async def _call(self, op: str, args: Dict[str, Any]) -> Any:
-        """Awaits an operation of the table by name (the generated methods call this)."""
-        return await self._run("call", op, args)
+    async def _call(
+        self, op: str, args: Dict[str, Any], timeout: Optional[float] = None, max_attempts: Optional[int] = None
+    ) -> Any:
+        """Awaits an operation of the table by name (the generated methods call this), with
+        its per-call options."""
+        return await self._run("call", op, args, timeout, max_attempts)
 
     async def _run(self, method: str, *args: Any) -> Any:
         """Awaits a method of the compiled client, with debug logging of its duration."""
@@ -228,10 +231,20 @@ class AsyncClient(_ClientBase):
         self._log_end(what, start)
         return result
 
-    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> AsyncListing[Any]:
-        pager = self._native.pager(op, args)
+    def _listing(
+        self,
+        op: str,
+        field: str,
+        args: Dict[str, Any],
+        progress: bool,
+        item: Any = None,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
+    ) -> AsyncListing[Any]:
+        pager = self._native.pager(op, args, timeout, max_attempts, start_token)
         logger.debug("%s: listing started", op)
-        return AsyncListing(pager, field, op, progress)
+        return AsyncListing(pager, field, op, progress, item)
 
     async def aclose(self) -> None:
         """Nothing to release explicitly (connections close when the client is

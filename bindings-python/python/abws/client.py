@@ -547,13 +547,16 @@ class Client(_ClientBase):
     }
     __slots__ = tuple(_GROUPS)
 
-    def _call(self, op: str, args: Dict[str, Any]) -> Any:
-        """Runs an operation of the table by name (the generated methods call this)."""
+    def _call(
+        self, op: str, args: Dict[str, Any], timeout: Optional[float] = None, max_attempts: Optional[int] = None
+    ) -> Any:
+        """Runs an operation of the table by name (the generated methods call this), with
+        its per-call options."""
         if not logger.isEnabledFor(logging.DEBUG):
             # Without debug logging: straight to the compiled client (four Python frames
             # fewer a call, issue 19).
-            return self._native.call(op, args)
-        return self._run("call", op, args)
+            return self._native.call(op, args, timeout, max_attempts)
+        return self._run("call", op, args, timeout, max_attempts)
 
     def _run(self, method: str, *args: Any) -> Any:
         """Calls a method of the compiled client, with debug logging of its duration."""
@@ -566,10 +569,20 @@ class Client(_ClientBase):
         self._log_end(what, start)
         return result
 
-    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> Listing[Any]:
-        pager = self._native.pager(op, args)
+    def _listing(
+        self,
+        op: str,
+        field: str,
+        args: Dict[str, Any],
+        progress: bool,
+        item: Any = None,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
+    ) -> Listing[Any]:
+        pager = self._native.pager(op, args, timeout, max_attempts, start_token)
         logger.debug("%s: listing started", op)
-        return Listing(pager, field, op, progress)
+        return Listing(pager, field, op, progress, item)
 
     def close(self) -> None:
         """Nothing to release explicitly (connections close when the client is
