@@ -72,6 +72,26 @@ pub(crate) fn register(pages: Box<dyn DynPager>) -> *mut abws_pager {
     })
 }
 
+/// Writes `text` as a new library string to `*out`, or NULL for `None`.
+///
+/// # Safety
+/// `out` is non-NULL and valid for one pointer write.
+unsafe fn write_text_or_null(out: *mut *mut c_char, text: Option<String>) {
+    match text {
+        // SAFETY: per the caller's contract.
+        Some(t) => unsafe { write_string(out, t) },
+        // SAFETY: as above.
+        None => unsafe { write_out(out, std::ptr::null_mut()) },
+    }
+}
+
+/// The live pager of a handle (`ABWS_STATUS_INVALID_HANDLE` for a freed or foreign one).
+fn lookup(pager: *mut abws_pager) -> Result<std::sync::Arc<PagerData>, Failure> {
+    PAGERS
+        .get(pager)
+        .ok_or_else(|| Failure::invalid_handle("pager", "abws_pager"))
+}
+
 /// Writes a new pager to `*out`.
 ///
 /// # Safety
@@ -110,9 +130,7 @@ pub unsafe extern "C" fn abws_pager_next(
         not_null!(pager, page_json);
         // Before the lock: inside a callback run by this very pager, it is held.
         crate::ffi::not_inside_callback()?;
-        let data = PAGERS
-            .get(pager)
-            .ok_or_else(|| Failure::invalid_handle("pager", "abws_pager"))?;
+        let data = lookup(pager)?;
         let mut state = data.state.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(e) = &state.failed {
             return Err(Failure::Core(e.clone()));
@@ -125,12 +143,8 @@ pub unsafe extern "C" fn abws_pager_next(
             }
         };
         drop(state);
-        match next {
-            // SAFETY: `page_json` is non-NULL and writable per this function's contract.
-            Some(json) => unsafe { write_string(page_json, json) },
-            // SAFETY: as above.
-            None => unsafe { write_out(page_json, std::ptr::null_mut()) },
-        }
+        // SAFETY: `page_json` is non-NULL and writable per this function's contract.
+        unsafe { write_text_or_null(page_json, next) };
         Ok(())
     })
 }
@@ -157,18 +171,12 @@ pub unsafe extern "C" fn abws_pager_next_token(
     boundary(err, || {
         not_null!(pager, token);
         crate::ffi::not_inside_callback()?;
-        let data = PAGERS
-            .get(pager)
-            .ok_or_else(|| Failure::invalid_handle("pager", "abws_pager"))?;
+        let data = lookup(pager)?;
         let state = data.state.lock().unwrap_or_else(|p| p.into_inner());
         let next = state.pages.pages.next_token();
         drop(state);
-        match next {
-            // SAFETY: `token` is non-NULL and writable per this function's contract.
-            Some(t) => unsafe { write_string(token, t) },
-            // SAFETY: as above.
-            None => unsafe { write_out(token, std::ptr::null_mut()) },
-        }
+        // SAFETY: `token` is non-NULL and writable per this function's contract.
+        unsafe { write_text_or_null(token, next) };
         Ok(())
     })
 }
@@ -198,9 +206,7 @@ pub unsafe extern "C" fn abws_pager_start_at(
         crate::ffi::not_inside_callback()?;
         // SAFETY: per this function's contract.
         let token = unsafe { crate::ffi::input_str(token, "token") }?;
-        let data = PAGERS
-            .get(pager)
-            .ok_or_else(|| Failure::invalid_handle("pager", "abws_pager"))?;
+        let data = lookup(pager)?;
         let mut state = data.state.lock().unwrap_or_else(|p| p.into_inner());
         state.pages.pages.start_at(token)?;
         Ok(())

@@ -216,6 +216,29 @@ class AsyncListing(_Pages, AsyncIterator[T], Generic[T]):
         return self._frame([item async for item in self])
 
 
+L = TypeVar("L", bound=_Pages)
+
+
+def _start_listing(
+    kind: "type[L]",
+    native: Any,
+    op: str,
+    field: str,
+    args: Dict[str, Any],
+    progress: bool,
+    item: Any = None,
+    start_token: Optional[str] = None,
+    timeout: Optional[float] = None,
+    max_attempts: Optional[int] = None,
+) -> L:
+    """Starts a listing of the compiled client (``native``) as a ``kind`` (:class:`Listing`
+    or :class:`AsyncListing`): what a generated ``iter_*`` gives its client's ``_listing``
+    (the per-call options apply to each page; ``start_token`` resumes it)."""
+    pager = native.pager(op, args, timeout, max_attempts, start_token)
+    logger.debug("%s: listing started", op)
+    return kind(pager, field, op, progress, item)
+
+
 def _settle(fut: "asyncio.Future[Any]", outcome: "_abws.Outcome") -> None:
     """Completes an awaited call's future on its event loop (unless it was cancelled): the
     result is converted here, on the loop's thread (the core's thread only handed it over)."""
@@ -290,23 +313,11 @@ class _Group:
     def __init__(self, client: "Client") -> None:
         self._client = client
 
-    def _call(
-        self, op: str, args: Dict[str, Any], timeout: Optional[float] = None, max_attempts: Optional[int] = None
-    ) -> Any:
-        return self._client._call(op, args, timeout, max_attempts)
+    def _call(self, op: str, args: Dict[str, Any], *options: Any) -> Any:
+        return self._client._call(op, args, *options)
 
-    def _listing(
-        self,
-        op: str,
-        field: str,
-        args: Dict[str, Any],
-        progress: bool,
-        item: Any = None,
-        start_token: Optional[str] = None,
-        timeout: Optional[float] = None,
-        max_attempts: Optional[int] = None,
-    ) -> Listing[Any]:
-        return self._client._listing(op, field, args, progress, item, start_token, timeout, max_attempts)
+    def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> Listing[Any]:
+        return self._client._listing(op, field, args, *options)
 
     def __repr__(self) -> str:
         return f"<abws.{type(self).__name__} of {self._client!r}>"
@@ -320,23 +331,11 @@ class _AsyncGroup:
     def __init__(self, client: "AsyncClient") -> None:
         self._client = client
 
-    async def _call(
-        self, op: str, args: Dict[str, Any], timeout: Optional[float] = None, max_attempts: Optional[int] = None
-    ) -> Any:
-        return await self._client._call(op, args, timeout, max_attempts)
+    async def _call(self, op: str, args: Dict[str, Any], *options: Any) -> Any:
+        return await self._client._call(op, args, *options)
 
-    def _listing(
-        self,
-        op: str,
-        field: str,
-        args: Dict[str, Any],
-        progress: bool,
-        item: Any = None,
-        start_token: Optional[str] = None,
-        timeout: Optional[float] = None,
-        max_attempts: Optional[int] = None,
-    ) -> AsyncListing[Any]:
-        return self._client._listing(op, field, args, progress, item, start_token, timeout, max_attempts)
+    def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> AsyncListing[Any]:
+        return self._client._listing(op, field, args, *options)
 
     def __repr__(self) -> str:
         return f"<abws.{type(self).__name__} of {self._client!r}>"

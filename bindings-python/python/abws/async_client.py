@@ -18,7 +18,7 @@ import functools
 import os
 from typing import Any, BinaryIO, Dict, List, Optional, Sequence, Union
 
-from ._group import AsyncListing, _awaited
+from ._group import AsyncListing, _awaited, _start_listing
 from ._log import logger
 from ._operations import (
     _AsyncCartOperations,
@@ -231,20 +231,8 @@ class AsyncClient(_ClientBase):
         self._log_end(what, start)
         return result
 
-    def _listing(
-        self,
-        op: str,
-        field: str,
-        args: Dict[str, Any],
-        progress: bool,
-        item: Any = None,
-        start_token: Optional[str] = None,
-        timeout: Optional[float] = None,
-        max_attempts: Optional[int] = None,
-    ) -> AsyncListing[Any]:
-        pager = self._native.pager(op, args, timeout, max_attempts, start_token)
-        logger.debug("%s: listing started", op)
-        return AsyncListing(pager, field, op, progress, item)
+    def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> AsyncListing[Any]:
+        return _start_listing(AsyncListing, self._native, op, field, args, *options)
 
     async def aclose(self) -> None:
         """Nothing to release explicitly (connections close when the client is

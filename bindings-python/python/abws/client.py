@@ -30,7 +30,7 @@ from typing import (
 )
 
 from . import _abws
-from ._group import DateLike, Listing, _progress
+from ._group import DateLike, Listing, _progress, _start_listing
 from ._log import logger
 from ._model_base import Model
 from ._operations import (
@@ -569,20 +569,8 @@ class Client(_ClientBase):
         self._log_end(what, start)
         return result
 
-    def _listing(
-        self,
-        op: str,
-        field: str,
-        args: Dict[str, Any],
-        progress: bool,
-        item: Any = None,
-        start_token: Optional[str] = None,
-        timeout: Optional[float] = None,
-        max_attempts: Optional[int] = None,
-    ) -> Listing[Any]:
-        pager = self._native.pager(op, args, timeout, max_attempts, start_token)
-        logger.debug("%s: listing started", op)
-        return Listing(pager, field, op, progress, item)
+    def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> Listing[Any]:
+        return _start_listing(Listing, self._native, op, field, args, *options)
 
     def close(self) -> None:
         """Nothing to release explicitly (connections close when the client is

@@ -6,7 +6,6 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use abws::api::invoices::GetInvoicesParams;
 use abws::api::reconciliation::GetTransactionsParams;
 use abws::{CallOptions, ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule};
@@ -22,14 +21,7 @@ fn status(op: &str, status: u16) -> FaultRule {
     )
 }
 
-fn invoices_params(sb: &abws_sandbox::Sandbox) -> GetInvoicesParams {
-    let (start, end) = common::previous_month(sb);
-    GetInvoicesParams {
-        invoice_issue_start_date: start.into(),
-        invoice_issue_end_date: end.into(),
-        ..Default::default()
-    }
-}
+use common::month_invoices as invoices_params;
 
 #[test]
 fn max_attempts_of_one_call_replaces_the_clients() {

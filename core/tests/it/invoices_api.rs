@@ -9,14 +9,7 @@ use abws::api::invoices::{
 use abws::{ErrorKind, Region};
 use rust_decimal::Decimal;
 
-fn month_params(sb: &abws_sandbox::Sandbox) -> GetInvoicesParams {
-    let (start, end) = common::previous_month(sb);
-    GetInvoicesParams {
-        invoice_issue_start_date: start.into(),
-        invoice_issue_end_date: end.into(),
-        ..Default::default()
-    }
-}
+use common::month_invoices as month_params;
 
 #[test]
 fn lists_every_invoice_of_the_month_across_pages() {

@@ -182,6 +182,41 @@ Thread safety: any thread, concurrently on one client.
 `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
 for one pointer write.";
 
+/// The exported function `f` (its doc block already written) and its `_with_options`
+/// variant with its doc block: each calls `body` (`call_op`, `make_pager`) with `name`;
+/// `out` is the output parameter (`result_json: *mut *mut c_char`).
+fn entry_points(s: &mut String, f: &str, body: &str, name: &str, out: &str) {
+    let out_name = out.split(':').next().unwrap_or(out);
+    for (suffix, options_param, options) in [
+        ("", "", "std::ptr::null()"),
+        (
+            "_with_options",
+            "\x20   options: *const abws_call_options,\n",
+            "options",
+        ),
+    ] {
+        if !suffix.is_empty() {
+            s.push('\n');
+            doc_comment(&with_options_doc(f, out_name), s);
+        }
+        write!(
+            s,
+            "#[no_mangle]\n\
+             pub unsafe extern \"C\" fn {f}{suffix}(\n\
+             \x20   client: *const abws_client,\n\
+             \x20   params_json: *const c_char,\n\
+             {options_param}\
+             \x20   {out},\n\
+             \x20   err: *mut *mut abws_error,\n\
+             ) -> abws_status {{\n\
+             \x20   // SAFETY: forwarded contract.\n\
+             \x20   unsafe {{ {body}({name:?}, client, params_json, {options}, {out_name}, err) }}\n\
+             }}\n"
+        )
+        .unwrap();
+    }
+}
+
 /// The doc block of the `_with_options` variant of `f` (whose output is `out`).
 fn with_options_doc(f: &str, out: &str) -> Vec<String> {
     let mut lines = wrap(
@@ -258,39 +293,13 @@ fn generated_rs() -> Result<String, String> {
             lines.extend(rules(OP_RULES));
             s.push('\n');
             doc_comment(&lines, &mut s);
-            write!(
-                s,
-                "#[no_mangle]\n\
-                 pub unsafe extern \"C\" fn {f}(\n\
-                 \x20   client: *const abws_client,\n\
-                 \x20   params_json: *const c_char,\n\
-                 \x20   result_json: *mut *mut c_char,\n\
-                 \x20   err: *mut *mut abws_error,\n\
-                 ) -> abws_status {{\n\
-                 \x20   // SAFETY: forwarded contract.\n\
-                 \x20   unsafe {{ call_op({:?}, client, params_json, std::ptr::null(), result_json, err) }}\n\
-                 }}\n",
-                op.name
-            )
-            .unwrap();
-            s.push('\n');
-            doc_comment(&with_options_doc(&f, "result_json"), &mut s);
-            write!(
-                s,
-                "#[no_mangle]\n\
-                 pub unsafe extern \"C\" fn {f}_with_options(\n\
-                 \x20   client: *const abws_client,\n\
-                 \x20   params_json: *const c_char,\n\
-                 \x20   options: *const abws_call_options,\n\
-                 \x20   result_json: *mut *mut c_char,\n\
-                 \x20   err: *mut *mut abws_error,\n\
-                 ) -> abws_status {{\n\
-                 \x20   // SAFETY: forwarded contract.\n\
-                 \x20   unsafe {{ call_op({:?}, client, params_json, options, result_json, err) }}\n\
-                 }}\n",
-                op.name
-            )
-            .unwrap();
+            entry_points(
+                &mut s,
+                &f,
+                "call_op",
+                op.name,
+                "result_json: *mut *mut c_char",
+            );
             ops_list.push(f);
         }
         for op in &ops {
@@ -315,39 +324,13 @@ fn generated_rs() -> Result<String, String> {
             lines.extend(rules(PAGER_RULES));
             s.push('\n');
             doc_comment(&lines, &mut s);
-            write!(
-                s,
-                "#[no_mangle]\n\
-                 pub unsafe extern \"C\" fn {f}(\n\
-                 \x20   client: *const abws_client,\n\
-                 \x20   params_json: *const c_char,\n\
-                 \x20   pager: *mut *mut abws_pager,\n\
-                 \x20   err: *mut *mut abws_error,\n\
-                 ) -> abws_status {{\n\
-                 \x20   // SAFETY: forwarded contract.\n\
-                 \x20   unsafe {{ make_pager({:?}, client, params_json, std::ptr::null(), pager, err) }}\n\
-                 }}\n",
-                p.name
-            )
-            .unwrap();
-            s.push('\n');
-            doc_comment(&with_options_doc(&f, "pager"), &mut s);
-            write!(
-                s,
-                "#[no_mangle]\n\
-                 pub unsafe extern \"C\" fn {f}_with_options(\n\
-                 \x20   client: *const abws_client,\n\
-                 \x20   params_json: *const c_char,\n\
-                 \x20   options: *const abws_call_options,\n\
-                 \x20   pager: *mut *mut abws_pager,\n\
-                 \x20   err: *mut *mut abws_error,\n\
-                 ) -> abws_status {{\n\
-                 \x20   // SAFETY: forwarded contract.\n\
-                 \x20   unsafe {{ make_pager({:?}, client, params_json, options, pager, err) }}\n\
-                 }}\n",
-                p.name
-            )
-            .unwrap();
+            entry_points(
+                &mut s,
+                &f,
+                "make_pager",
+                p.name,
+                "pager: *mut *mut abws_pager",
+            );
             pagers_list.push(f);
         }
     }

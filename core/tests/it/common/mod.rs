@@ -61,6 +61,16 @@ pub fn client(sb: &Sandbox, region: Region) -> blocking::Client {
     blocking::Client::new(settings(sb, region)).expect("client")
 }
 
+/// getInvoices of the sandbox's previous month.
+pub fn month_invoices(sb: &Sandbox) -> abws::api::invoices::GetInvoicesParams {
+    let (start, end) = previous_month(sb);
+    abws::api::invoices::GetInvoicesParams {
+        invoice_issue_start_date: start.into(),
+        invoice_issue_end_date: end.into(),
+        ..Default::default()
+    }
+}
+
 /// Requests the sandbox received for an operation, all statuses.
 pub fn requests(sb: &Sandbox, op: &str) -> u64 {
     sb.counters()["requests"][op]
