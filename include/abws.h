@@ -156,6 +156,25 @@ typedef void (*abws_refresh_token_callback)(void *user_data, const char *refresh
 // has returned.
 typedef int (*abws_write_callback)(void *userdata, const uint8_t *data, size_t len);
 
+// Options of one call (or of each page of one listing), given to the `*_with_options`
+// variant of an operation or pager; a NULL pointer, or a field left 0, keeps the client's
+// setting. Initialise it whole (`abws_call_options o = {0};`) and set what you need.
+//
+// - `timeout`: seconds the call may take in all: every attempt, the backoff between
+//   them and the wait for the rate limit (the client's `operation_timeout` otherwise).
+//   Negative, NaN or infinite: `ABWS_STATUS_VALIDATION` naming `timeout`, before any
+//   request.
+// - `max_attempts`: attempts allowed, the first included, 1 to 10 (the client's
+//   `max_attempts` otherwise); above 10: `ABWS_STATUS_VALIDATION` naming `max_attempts`.
+//   placeOrder and addItems are still never resent after a failure that may have reached
+//   the service.
+typedef struct {
+  // Seconds for the whole call; 0: the client's `operation_timeout`.
+  double timeout;
+  // Attempts allowed (1 to 10); 0: the client's `max_attempts`.
+  uint32_t max_attempts;
+} abws_call_options;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -265,6 +284,9 @@ abws_status abws_cancel_free(abws_cancel *cancel);
 // - `shared_state`: a Redis shared by every process of the account,
 //   `redis://[:password@]host:port/db` (`rediss://` for TLS): one rate limit, one access
 //   token and one write ledger for all of them (a secret: shown redacted).
+// - `shared_state_required`: bool, default false: refuse to build the client when
+//   `shared_state` cannot be used (wrong password, unreachable), instead of pacing this
+//   process alone.
 //
 // No request is sent here.
 //
@@ -292,8 +314,9 @@ abws_status abws_client_new(const char *settings_json, abws_client **client, abw
 // `ABWS_CONNECT_TIMEOUT` (connect_timeout), `ABWS_ATTEMPT_TIMEOUT` (attempt_timeout),
 // `ABWS_OPERATION_TIMEOUT` (operation_timeout), `ABWS_MAX_RESPONSE_BYTES`
 // (max_response_bytes), `ABWS_MAX_DOCUMENT_BYTES` (max_document_bytes), `ABWS_APP_NAME`
-// (app_name), `ABWS_PROXY` (proxy), `ABWS_SHARED_STATE` (shared_state); empty ones are
-// ignored; booleans are true/false (or 1/0), timeouts seconds.
+// (app_name), `ABWS_PROXY` (proxy), `ABWS_SHARED_STATE` (shared_state),
+// `ABWS_SHARED_STATE_REQUIRED` (shared_state_required); empty ones are ignored; booleans
+// are true/false (or 1/0), timeouts seconds.
 //
 // `ABWS_REGION` (or a `region` override) is required: no region is picked by itself, and
 // the error names it with the accepted codes; so are the addresses `abws_client_new`
@@ -681,6 +704,20 @@ abws_status abws_invoices_get_invoices(const abws_client *client,
                                        char **result_json,
                                        abws_error **err);
 
+// `abws_invoices_get_invoices` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_invoices_get_invoices`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_invoices_get_invoices_with_options(const abws_client *client,
+                                                    const char *params_json,
+                                                    const abws_call_options *options,
+                                                    char **result_json,
+                                                    abws_error **err);
+
 // getInvoiceDetailByInvoiceNumber: one invoice or credit memo in full: parties, billing
 // details, tax breakdown.
 //
@@ -707,6 +744,20 @@ abws_status abws_invoices_get_invoice_detail_by_invoice_number(const abws_client
                                                                const char *params_json,
                                                                char **result_json,
                                                                abws_error **err);
+
+// `abws_invoices_get_invoice_detail_by_invoice_number` with per-call options: `options` (NULL,
+// or a field left 0: the client's setting) gives the timeout of the whole call and the
+// attempts allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request.
+// Everything else as `abws_invoices_get_invoice_detail_by_invoice_number`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_invoices_get_invoice_detail_by_invoice_number_with_options(const abws_client *client,
+                                                                            const char *params_json,
+                                                                            const abws_call_options *options,
+                                                                            char **result_json,
+                                                                            abws_error **err);
 
 // getInvoiceLineItemsByInvoiceNumber: one page of an invoice's line items (then the reversal
 // units of its credit memos).
@@ -737,6 +788,20 @@ abws_status abws_invoices_get_invoice_line_items_by_invoice_number(const abws_cl
                                                                    char **result_json,
                                                                    abws_error **err);
 
+// `abws_invoices_get_invoice_line_items_by_invoice_number` with per-call options: `options`
+// (NULL, or a field left 0: the client's setting) gives the timeout of the whole call and the
+// attempts allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request.
+// Everything else as `abws_invoices_get_invoice_line_items_by_invoice_number`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_invoices_get_invoice_line_items_by_invoice_number_with_options(const abws_client *client,
+                                                                                const char *params_json,
+                                                                                const abws_call_options *options,
+                                                                                char **result_json,
+                                                                                abws_error **err);
+
 // A pager over every page of getInvoices (`abws_invoices_get_invoices`): each
 // `abws_pager_next` gives the next `InvoicesPage` in wire form, its items in `invoices`.
 //
@@ -758,6 +823,20 @@ abws_status abws_invoices_iter_invoices(const abws_client *client,
                                         const char *params_json,
                                         abws_pager **pager,
                                         abws_error **err);
+
+// `abws_invoices_iter_invoices` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_invoices_iter_invoices`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+abws_status abws_invoices_iter_invoices_with_options(const abws_client *client,
+                                                     const char *params_json,
+                                                     const abws_call_options *options,
+                                                     abws_pager **pager,
+                                                     abws_error **err);
 
 // A pager over every page of getInvoiceLineItemsByInvoiceNumber
 // (`abws_invoices_get_invoice_line_items_by_invoice_number`): each `abws_pager_next` gives the
@@ -781,6 +860,20 @@ abws_status abws_invoices_iter_invoice_line_items(const abws_client *client,
                                                   const char *params_json,
                                                   abws_pager **pager,
                                                   abws_error **err);
+
+// `abws_invoices_iter_invoice_line_items` with per-call options: `options` (NULL, or a field
+// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_invoices_iter_invoice_line_items`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+abws_status abws_invoices_iter_invoice_line_items_with_options(const abws_client *client,
+                                                               const char *params_json,
+                                                               const abws_call_options *options,
+                                                               abws_pager **pager,
+                                                               abws_error **err);
 
 // getTransactions: one page of the transactions of a feed-date range.
 //
@@ -812,6 +905,20 @@ abws_status abws_reconciliation_get_transactions(const abws_client *client,
                                                  char **result_json,
                                                  abws_error **err);
 
+// `abws_reconciliation_get_transactions` with per-call options: `options` (NULL, or a field
+// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_reconciliation_get_transactions`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_reconciliation_get_transactions_with_options(const abws_client *client,
+                                                              const char *params_json,
+                                                              const abws_call_options *options,
+                                                              char **result_json,
+                                                              abws_error **err);
+
 // getInvoiceDetailsByOrderLineItems: the invoice data of 1 to 25 order line items.
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -841,6 +948,20 @@ abws_status abws_reconciliation_get_invoice_details_by_order_line_items(const ab
                                                                         char **result_json,
                                                                         abws_error **err);
 
+// `abws_reconciliation_get_invoice_details_by_order_line_items` with per-call options:
+// `options` (NULL, or a field left 0: the client's setting) gives the timeout of the whole
+// call and the attempts allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any
+// request. Everything else as `abws_reconciliation_get_invoice_details_by_order_line_items`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_reconciliation_get_invoice_details_by_order_line_items_with_options(const abws_client *client,
+                                                                                     const char *params_json,
+                                                                                     const abws_call_options *options,
+                                                                                     char **result_json,
+                                                                                     abws_error **err);
+
 // A pager over every page of getTransactions (`abws_reconciliation_get_transactions`): each
 // `abws_pager_next` gives the next `TransactionsPage` in wire form, its items in
 // `transactions`.
@@ -863,6 +984,20 @@ abws_status abws_reconciliation_iter_transactions(const abws_client *client,
                                                   const char *params_json,
                                                   abws_pager **pager,
                                                   abws_error **err);
+
+// `abws_reconciliation_iter_transactions` with per-call options: `options` (NULL, or a field
+// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_reconciliation_iter_transactions`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+abws_status abws_reconciliation_iter_transactions_with_options(const abws_client *client,
+                                                               const char *params_json,
+                                                               const abws_call_options *options,
+                                                               abws_pager **pager,
+                                                               abws_error **err);
 
 // createReport: starts a report that produces an invoice or credit note PDF.
 //
@@ -900,6 +1035,20 @@ abws_status abws_documents_create_report(const abws_client *client,
                                          char **result_json,
                                          abws_error **err);
 
+// `abws_documents_create_report` with per-call options: `options` (NULL, or a field left 0:
+// the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_documents_create_report`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_documents_create_report_with_options(const abws_client *client,
+                                                      const char *params_json,
+                                                      const abws_call_options *options,
+                                                      char **result_json,
+                                                      abws_error **err);
+
 // getReport: a report's processing status (and its document id once DONE).
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -924,6 +1073,20 @@ abws_status abws_documents_get_report(const abws_client *client,
                                       const char *params_json,
                                       char **result_json,
                                       abws_error **err);
+
+// `abws_documents_get_report` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_documents_get_report`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_documents_get_report_with_options(const abws_client *client,
+                                                   const char *params_json,
+                                                   const abws_call_options *options,
+                                                   char **result_json,
+                                                   abws_error **err);
 
 // getReportDocument: a report document's presigned address (five minutes) and compression.
 //
@@ -950,6 +1113,20 @@ abws_status abws_documents_get_report_document(const abws_client *client,
                                                const char *params_json,
                                                char **result_json,
                                                abws_error **err);
+
+// `abws_documents_get_report_document` with per-call options: `options` (NULL, or a field left
+// 0: the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_documents_get_report_document`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_documents_get_report_document_with_options(const abws_client *client,
+                                                            const char *params_json,
+                                                            const abws_call_options *options,
+                                                            char **result_json,
+                                                            abws_error **err);
 
 // listCarts: one page of the buying user's carts.
 //
@@ -981,6 +1158,20 @@ abws_status abws_cart_list_carts(const abws_client *client,
                                  char **result_json,
                                  abws_error **err);
 
+// `abws_cart_list_carts` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_cart_list_carts`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_cart_list_carts_with_options(const abws_client *client,
+                                              const char *params_json,
+                                              const abws_call_options *options,
+                                              char **result_json,
+                                              abws_error **err);
+
 // getCart: one cart.
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -1007,6 +1198,20 @@ abws_status abws_cart_get_cart(const abws_client *client,
                                char **result_json,
                                abws_error **err);
 
+// `abws_cart_get_cart` with per-call options: `options` (NULL, or a field left 0: the client's
+// setting) gives the timeout of the whole call and the attempts allowed; a bad value is
+// `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_cart_get_cart`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_cart_get_cart_with_options(const abws_client *client,
+                                            const char *params_json,
+                                            const abws_call_options *options,
+                                            char **result_json,
+                                            abws_error **err);
+
 // getItems: the items of a cart.
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -1032,6 +1237,20 @@ abws_status abws_cart_get_items(const abws_client *client,
                                 const char *params_json,
                                 char **result_json,
                                 abws_error **err);
+
+// `abws_cart_get_items` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_cart_get_items`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_cart_get_items_with_options(const abws_client *client,
+                                             const char *params_json,
+                                             const abws_call_options *options,
+                                             char **result_json,
+                                             abws_error **err);
 
 // addItems: adds items to a cart (never resent after an ambiguous failure).
 //
@@ -1069,6 +1288,20 @@ abws_status abws_cart_add_items(const abws_client *client,
                                 char **result_json,
                                 abws_error **err);
 
+// `abws_cart_add_items` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_cart_add_items`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_cart_add_items_with_options(const abws_client *client,
+                                             const char *params_json,
+                                             const abws_call_options *options,
+                                             char **result_json,
+                                             abws_error **err);
+
 // modifyItems: sets the quantities of a cart's items (0 removes one).
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -1099,6 +1332,20 @@ abws_status abws_cart_modify_items(const abws_client *client,
                                    char **result_json,
                                    abws_error **err);
 
+// `abws_cart_modify_items` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_cart_modify_items`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_cart_modify_items_with_options(const abws_client *client,
+                                                const char *params_json,
+                                                const abws_call_options *options,
+                                                char **result_json,
+                                                abws_error **err);
+
 // deleteItems: empties a cart.
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -1123,6 +1370,20 @@ abws_status abws_cart_delete_items(const abws_client *client,
                                    const char *params_json,
                                    char **result_json,
                                    abws_error **err);
+
+// `abws_cart_delete_items` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_cart_delete_items`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_cart_delete_items_with_options(const abws_client *client,
+                                                const char *params_json,
+                                                const abws_call_options *options,
+                                                char **result_json,
+                                                abws_error **err);
 
 // getEstimatedTotalPurchaseCost: the estimated total cost of a cart's items shipped to an
 // address.
@@ -1164,6 +1425,20 @@ abws_status abws_cart_get_estimated_total_purchase_cost(const abws_client *clien
                                                         char **result_json,
                                                         abws_error **err);
 
+// `abws_cart_get_estimated_total_purchase_cost` with per-call options: `options` (NULL, or a
+// field left 0: the client's setting) gives the timeout of the whole call and the attempts
+// allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything
+// else as `abws_cart_get_estimated_total_purchase_cost`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_cart_get_estimated_total_purchase_cost_with_options(const abws_client *client,
+                                                                     const char *params_json,
+                                                                     const abws_call_options *options,
+                                                                     char **result_json,
+                                                                     abws_error **err);
+
 // A pager over every page of listCarts (`abws_cart_list_carts`): each `abws_pager_next` gives
 // the next `CartsPage` in wire form, its items in `cartDetailsList`.
 //
@@ -1185,6 +1460,20 @@ abws_status abws_cart_iter_carts(const abws_client *client,
                                  const char *params_json,
                                  abws_pager **pager,
                                  abws_error **err);
+
+// `abws_cart_iter_carts` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_cart_iter_carts`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+abws_status abws_cart_iter_carts_with_options(const abws_client *client,
+                                              const char *params_json,
+                                              const abws_call_options *options,
+                                              abws_pager **pager,
+                                              abws_error **err);
 
 // searchProductsRequest: one page of a product search (the featured offer of each product).
 //
@@ -1244,6 +1533,20 @@ abws_status abws_products_search_products_request(const abws_client *client,
                                                   char **result_json,
                                                   abws_error **err);
 
+// `abws_products_search_products_request` with per-call options: `options` (NULL, or a field
+// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_products_search_products_request`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_products_search_products_request_with_options(const abws_client *client,
+                                                               const char *params_json,
+                                                               const abws_call_options *options,
+                                                               char **result_json,
+                                                               abws_error **err);
+
 // productsRequest: one product.
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -1283,6 +1586,20 @@ abws_status abws_products_products_request(const abws_client *client,
                                            const char *params_json,
                                            char **result_json,
                                            abws_error **err);
+
+// `abws_products_products_request` with per-call options: `options` (NULL, or a field left 0:
+// the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_products_products_request`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_products_products_request_with_options(const abws_client *client,
+                                                        const char *params_json,
+                                                        const abws_call_options *options,
+                                                        char **result_json,
+                                                        abws_error **err);
 
 // searchOffersRequest: one page of a product's offers.
 //
@@ -1325,6 +1642,20 @@ abws_status abws_products_search_offers_request(const abws_client *client,
                                                 char **result_json,
                                                 abws_error **err);
 
+// `abws_products_search_offers_request` with per-call options: `options` (NULL, or a field
+// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_products_search_offers_request`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_products_search_offers_request_with_options(const abws_client *client,
+                                                             const char *params_json,
+                                                             const abws_call_options *options,
+                                                             char **result_json,
+                                                             abws_error **err);
+
 // getProductsByAsins: up to 30 products by ASIN.
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -1364,6 +1695,20 @@ abws_status abws_products_get_products_by_asins(const abws_client *client,
                                                 char **result_json,
                                                 abws_error **err);
 
+// `abws_products_get_products_by_asins` with per-call options: `options` (NULL, or a field
+// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_products_get_products_by_asins`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_products_get_products_by_asins_with_options(const abws_client *client,
+                                                             const char *params_json,
+                                                             const abws_call_options *options,
+                                                             char **result_json,
+                                                             abws_error **err);
+
 // getOffersByOfferIds: up to 30 offers by offer id.
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -1401,6 +1746,20 @@ abws_status abws_products_get_offers_by_offer_ids(const abws_client *client,
                                                   char **result_json,
                                                   abws_error **err);
 
+// `abws_products_get_offers_by_offer_ids` with per-call options: `options` (NULL, or a field
+// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_products_get_offers_by_offer_ids`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_products_get_offers_by_offer_ids_with_options(const abws_client *client,
+                                                               const char *params_json,
+                                                               const abws_call_options *options,
+                                                               char **result_json,
+                                                               abws_error **err);
+
 // A pager over every page of searchProductsRequest (`abws_products_search_products_request`):
 // each `abws_pager_next` gives the next `SearchProductsResult` in wire form, its items in
 // `products`.
@@ -1424,6 +1783,20 @@ abws_status abws_products_iter_search_products(const abws_client *client,
                                                abws_pager **pager,
                                                abws_error **err);
 
+// `abws_products_iter_search_products` with per-call options: `options` (NULL, or a field left
+// 0: the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_products_iter_search_products`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+abws_status abws_products_iter_search_products_with_options(const abws_client *client,
+                                                            const char *params_json,
+                                                            const abws_call_options *options,
+                                                            abws_pager **pager,
+                                                            abws_error **err);
+
 // A pager over every page of searchOffersRequest (`abws_products_search_offers_request`): each
 // `abws_pager_next` gives the next `OffersResult` in wire form, its items in `offers`.
 //
@@ -1445,6 +1818,20 @@ abws_status abws_products_iter_search_offers(const abws_client *client,
                                              const char *params_json,
                                              abws_pager **pager,
                                              abws_error **err);
+
+// `abws_products_iter_search_offers` with per-call options: `options` (NULL, or a field left
+// 0: the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_products_iter_search_offers`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+abws_status abws_products_iter_search_offers_with_options(const abws_client *client,
+                                                          const char *params_json,
+                                                          const abws_call_options *options,
+                                                          abws_pager **pager,
+                                                          abws_error **err);
 
 // placeOrder: places an order (never resent after an ambiguous failure: that is
 // OutcomeUnknown).
@@ -1482,6 +1869,20 @@ abws_status abws_ordering_place_order(const abws_client *client,
                                       char **result_json,
                                       abws_error **err);
 
+// `abws_ordering_place_order` with per-call options: `options` (NULL, or a field left 0: the
+// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_ordering_place_order`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_ordering_place_order_with_options(const abws_client *client,
+                                                   const char *params_json,
+                                                   const abws_call_options *options,
+                                                   char **result_json,
+                                                   abws_error **err);
+
 // getOrdersByOrderId: the orders of an order id, with the parts asked for.
 //
 // Params (`params_json`, a JSON object with these keys; any other key is refused, naming it):
@@ -1509,6 +1910,20 @@ abws_status abws_reporting_get_orders_by_order_id(const abws_client *client,
                                                   const char *params_json,
                                                   char **result_json,
                                                   abws_error **err);
+
+// `abws_reporting_get_orders_by_order_id` with per-call options: `options` (NULL, or a field
+// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+// `abws_reporting_get_orders_by_order_id`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_reporting_get_orders_by_order_id_with_options(const abws_client *client,
+                                                               const char *params_json,
+                                                               const abws_call_options *options,
+                                                               char **result_json,
+                                                               abws_error **err);
 
 // getShipmentLineItemReports: one page of shipment line item reports.
 //
@@ -1543,6 +1958,20 @@ abws_status abws_reporting_get_shipment_line_item_reports(const abws_client *cli
                                                           char **result_json,
                                                           abws_error **err);
 
+// `abws_reporting_get_shipment_line_item_reports` with per-call options: `options` (NULL, or a
+// field left 0: the client's setting) gives the timeout of the whole call and the attempts
+// allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything
+// else as `abws_reporting_get_shipment_line_item_reports`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_reporting_get_shipment_line_item_reports_with_options(const abws_client *client,
+                                                                       const char *params_json,
+                                                                       const abws_call_options *options,
+                                                                       char **result_json,
+                                                                       abws_error **err);
+
 // A pager over every page of getShipmentLineItemReports
 // (`abws_reporting_get_shipment_line_item_reports`): each `abws_pager_next` gives the next
 // `ShipmentLineItemsPage` in wire form, its items in `shipmentLineItemsReport`.
@@ -1565,6 +1994,20 @@ abws_status abws_reporting_iter_shipment_line_item_reports(const abws_client *cl
                                                            const char *params_json,
                                                            abws_pager **pager,
                                                            abws_error **err);
+
+// `abws_reporting_iter_shipment_line_item_reports` with per-call options: `options` (NULL, or
+// a field left 0: the client's setting) gives the timeout of the whole call and the attempts
+// allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything
+// else as `abws_reporting_iter_shipment_line_item_reports`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+abws_status abws_reporting_iter_shipment_line_item_reports_with_options(const abws_client *client,
+                                                                        const char *params_json,
+                                                                        const abws_call_options *options,
+                                                                        abws_pager **pager,
+                                                                        abws_error **err);
 
 // getPackageTrackingDetails: a package's carrier, status and tracking events.
 //
@@ -1596,6 +2039,20 @@ abws_status abws_tracking_get_package_tracking_details(const abws_client *client
                                                        char **result_json,
                                                        abws_error **err);
 
+// `abws_tracking_get_package_tracking_details` with per-call options: `options` (NULL, or a
+// field left 0: the client's setting) gives the timeout of the whole call and the attempts
+// allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything
+// else as `abws_tracking_get_package_tracking_details`.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+abws_status abws_tracking_get_package_tracking_details_with_options(const abws_client *client,
+                                                                    const char *params_json,
+                                                                    const abws_call_options *options,
+                                                                    char **result_json,
+                                                                    abws_error **err);
+
 // Fetches the next page.
 //
 // On `ABWS_STATUS_OK`, `*page_json` receives the next page in wire form (camelCase; the
@@ -1615,6 +2072,37 @@ abws_status abws_tracking_get_package_tracking_details(const abws_client *client
 // # Safety
 // `page_json` and `err` are NULL or valid for one pointer write.
 abws_status abws_pager_next(abws_pager *pager, char **page_json, abws_error **err);
+
+// The cursor of the next page: the token it will be requested with (a page number, as
+// text, for page-numbered listings), to save and give to `abws_pager_start_at` of a new
+// pager with the same params (in this process or another, within the token's 15
+// minutes): it gives the items after the last page fetched.
+//
+// On `ABWS_STATUS_OK`, `*token` receives a new string the caller frees with
+// `abws_string_free`, or NULL when there is no next page (after the last one; before
+// the first, unless the pager was started at a cursor). NULL `pager` or `token`:
+// `ABWS_STATUS_NULL_ARGUMENT`; a freed or foreign handle: `ABWS_STATUS_INVALID_HANDLE`.
+// Thread safety: see `abws_pager` (waits while another thread fetches a page).
+//
+// # Safety
+// `token` and `err` are NULL or valid for one pointer write.
+abws_status abws_pager_next_token(abws_pager *pager, char **token, abws_error **err);
+
+// Starts a new pager at `token`, the `abws_pager_next_token` of an earlier pager with
+// the same params: its first `abws_pager_next` gives that page. Call it before the first
+// `abws_pager_next`.
+//
+// Returns `ABWS_STATUS_OK`; `ABWS_STATUS_VALIDATION` naming `start_token`, before any
+// request, when the pager has already fetched a page, was given its own page token param,
+// spans several date windows (an invoice range of more than 366 days), or the token is
+// empty (or not a number for a page-numbered listing). NULL `pager` or `token`:
+// `ABWS_STATUS_NULL_ARGUMENT`; a freed or foreign handle: `ABWS_STATUS_INVALID_HANDLE`;
+// `token` not UTF-8: `ABWS_STATUS_INVALID_UTF8`. Thread safety: see `abws_pager`.
+//
+// # Safety
+// `token` is NULL or a NUL-terminated string; `err` is NULL or valid for one pointer
+// write.
+abws_status abws_pager_start_at(abws_pager *pager, const char *token, abws_error **err);
 
 // Frees a pager. `pager` may be NULL (nothing happens, `ABWS_STATUS_OK`).
 //

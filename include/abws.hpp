@@ -99,6 +99,10 @@ inline std::string take(char *s) {
 
 using OpFn = abws_status (*)(const abws_client *, const char *, char **, abws_error **);
 using PagerFn = abws_status (*)(const abws_client *, const char *, abws_pager **, abws_error **);
+using OpOptionsFn = abws_status (*)(const abws_client *, const char *, const abws_call_options *,
+                                    char **, abws_error **);
+using PagerOptionsFn = abws_status (*)(const abws_client *, const char *, const abws_call_options *,
+                                       abws_pager **, abws_error **);
 using FileFn = abws_status (*)(const abws_client *, const char *, std::uint64_t *, abws_error **);
 using DownloadFn = abws_status (*)(const abws_client *, const char *, abws_write_callback, void *,
                                    uint64_t *, abws_error **);
@@ -149,6 +153,22 @@ class Pager {
     Pager(const Pager &) = delete;
     Pager &operator=(const Pager &) = delete;
     ~Pager() { abws_pager_free(handle_); }
+
+    /// The cursor of the next page (abws_pager_next_token), or std::nullopt after the
+    /// last page. Give it to start_at() of a new pager with the same params to resume.
+    std::optional<std::string> next_token() const {
+        char *token = nullptr;
+        abws_error *err = nullptr;
+        detail::check(abws_pager_next_token(handle_, &token, &err), err);
+        if (token == nullptr) return std::nullopt;
+        return detail::take(token);
+    }
+
+    /// Starts the listing at a saved cursor (abws_pager_start_at), before its first page.
+    void start_at(const std::string &token) {
+        abws_error *err = nullptr;
+        detail::check(abws_pager_start_at(handle_, token.c_str(), &err), err);
+    }
 
     /// The next page, or std::nullopt when the listing is complete.
     std::optional<std::string> next() {
@@ -272,6 +292,24 @@ class ClientBase {
         return Pager(pager, callbacks_);
     }
 
+    /// Runs one operation with per-call options (`abws_call_options`); throws abws::Error.
+    std::string call(detail::OpOptionsFn fn, const std::string &params, const abws_call_options &options) const {
+        char *result = nullptr;
+        abws_error *err = nullptr;
+        abws_status status = fn(handle_, params.c_str(), &options, &result, &err);
+        detail::check(status, err);
+        return detail::take(result);
+    }
+
+    /// Creates a pager whose pages take per-call options; throws abws::Error.
+    Pager pages(detail::PagerOptionsFn fn, const std::string &params, const abws_call_options &options) const {
+        abws_pager *pager = nullptr;
+        abws_error *err = nullptr;
+        abws_status status = fn(handle_, params.c_str(), &options, &pager, &err);
+        detail::check(status, err);
+        return Pager(pager, callbacks_);
+    }
+
     /// Runs a function that writes a document into a file; returns the PDF's size.
     std::uint64_t to_file(detail::FileFn fn, const std::string &params) const {
         std::uint64_t written = 0;
@@ -357,11 +395,19 @@ class Invoices {
     std::string get_invoices(const std::string &params = "{}") const {
         return client_.call(abws_invoices_get_invoices, params);
     }
+    /// With per-call options (`abws_invoices_get_invoices_with_options`).
+    std::string get_invoices(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_invoices_get_invoices_with_options, params, options);
+    }
     /// getInvoiceDetailByInvoiceNumber
     /// (`abws_invoices_get_invoice_detail_by_invoice_number`): one invoice or credit memo
     /// in full: parties, billing details, tax breakdown.
     std::string get_invoice_detail_by_invoice_number(const std::string &params = "{}") const {
         return client_.call(abws_invoices_get_invoice_detail_by_invoice_number, params);
+    }
+    /// With per-call options (`abws_invoices_get_invoice_detail_by_invoice_number_with_options`).
+    std::string get_invoice_detail_by_invoice_number(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_invoices_get_invoice_detail_by_invoice_number_with_options, params, options);
     }
     /// getInvoiceLineItemsByInvoiceNumber
     /// (`abws_invoices_get_invoice_line_items_by_invoice_number`): one page of an invoice's
@@ -369,15 +415,27 @@ class Invoices {
     std::string get_invoice_line_items_by_invoice_number(const std::string &params = "{}") const {
         return client_.call(abws_invoices_get_invoice_line_items_by_invoice_number, params);
     }
+    /// With per-call options (`abws_invoices_get_invoice_line_items_by_invoice_number_with_options`).
+    std::string get_invoice_line_items_by_invoice_number(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_invoices_get_invoice_line_items_by_invoice_number_with_options, params, options);
+    }
     /// `abws_invoices_iter_invoices`: every page of getInvoices as JSON strings
     /// (range-for).
     Pager iter_invoices(const std::string &params = "{}") const {
         return client_.pages(abws_invoices_iter_invoices, params);
     }
+    /// With per-call options for each page (`abws_invoices_iter_invoices_with_options`).
+    Pager iter_invoices(const std::string &params, const abws_call_options &options) const {
+        return client_.pages(abws_invoices_iter_invoices_with_options, params, options);
+    }
     /// `abws_invoices_iter_invoice_line_items`: every page of
     /// getInvoiceLineItemsByInvoiceNumber as JSON strings (range-for).
     Pager iter_invoice_line_items(const std::string &params = "{}") const {
         return client_.pages(abws_invoices_iter_invoice_line_items, params);
+    }
+    /// With per-call options for each page (`abws_invoices_iter_invoice_line_items_with_options`).
+    Pager iter_invoice_line_items(const std::string &params, const abws_call_options &options) const {
+        return client_.pages(abws_invoices_iter_invoice_line_items_with_options, params, options);
     }
 
  private:
@@ -395,16 +453,28 @@ class Reconciliation {
     std::string get_transactions(const std::string &params = "{}") const {
         return client_.call(abws_reconciliation_get_transactions, params);
     }
+    /// With per-call options (`abws_reconciliation_get_transactions_with_options`).
+    std::string get_transactions(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_reconciliation_get_transactions_with_options, params, options);
+    }
     /// getInvoiceDetailsByOrderLineItems
     /// (`abws_reconciliation_get_invoice_details_by_order_line_items`): the invoice data of
     /// 1 to 25 order line items.
     std::string get_invoice_details_by_order_line_items(const std::string &params = "{}") const {
         return client_.call(abws_reconciliation_get_invoice_details_by_order_line_items, params);
     }
+    /// With per-call options (`abws_reconciliation_get_invoice_details_by_order_line_items_with_options`).
+    std::string get_invoice_details_by_order_line_items(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_reconciliation_get_invoice_details_by_order_line_items_with_options, params, options);
+    }
     /// `abws_reconciliation_iter_transactions`: every page of getTransactions as JSON
     /// strings (range-for).
     Pager iter_transactions(const std::string &params = "{}") const {
         return client_.pages(abws_reconciliation_iter_transactions, params);
+    }
+    /// With per-call options for each page (`abws_reconciliation_iter_transactions_with_options`).
+    Pager iter_transactions(const std::string &params, const abws_call_options &options) const {
+        return client_.pages(abws_reconciliation_iter_transactions_with_options, params, options);
     }
     /// `abws_reconciliation_invoice_details_for`: the invoice data of any number of order
     /// line items, in batches of 25.
@@ -427,15 +497,27 @@ class Documents {
     std::string create_report(const std::string &params = "{}") const {
         return client_.call(abws_documents_create_report, params);
     }
+    /// With per-call options (`abws_documents_create_report_with_options`).
+    std::string create_report(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_documents_create_report_with_options, params, options);
+    }
     /// getReport (`abws_documents_get_report`): a report's processing status (and its
     /// document id once DONE).
     std::string get_report(const std::string &params = "{}") const {
         return client_.call(abws_documents_get_report, params);
     }
+    /// With per-call options (`abws_documents_get_report_with_options`).
+    std::string get_report(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_documents_get_report_with_options, params, options);
+    }
     /// getReportDocument (`abws_documents_get_report_document`): a report document's
     /// presigned address (five minutes) and compression.
     std::string get_report_document(const std::string &params = "{}") const {
         return client_.call(abws_documents_get_report_document, params);
+    }
+    /// With per-call options (`abws_documents_get_report_document_with_options`).
+    std::string get_report_document(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_documents_get_report_document_with_options, params, options);
     }
     /// `abws_documents_wait_for_report`: getReport until the report ends; the final report.
     std::string wait_for_report(const std::string &params = "{}") const {
@@ -498,36 +580,68 @@ class Cart {
     std::string list_carts(const std::string &params = "{}") const {
         return client_.call(abws_cart_list_carts, params);
     }
+    /// With per-call options (`abws_cart_list_carts_with_options`).
+    std::string list_carts(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_cart_list_carts_with_options, params, options);
+    }
     /// getCart (`abws_cart_get_cart`): one cart.
     std::string get_cart(const std::string &params = "{}") const {
         return client_.call(abws_cart_get_cart, params);
     }
+    /// With per-call options (`abws_cart_get_cart_with_options`).
+    std::string get_cart(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_cart_get_cart_with_options, params, options);
+    }
     /// getItems (`abws_cart_get_items`): the items of a cart.
     std::string get_items(const std::string &params = "{}") const {
         return client_.call(abws_cart_get_items, params);
+    }
+    /// With per-call options (`abws_cart_get_items_with_options`).
+    std::string get_items(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_cart_get_items_with_options, params, options);
     }
     /// addItems (`abws_cart_add_items`): adds items to a cart (never resent after an
     /// ambiguous failure).
     std::string add_items(const std::string &params = "{}") const {
         return client_.call(abws_cart_add_items, params);
     }
+    /// With per-call options (`abws_cart_add_items_with_options`).
+    std::string add_items(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_cart_add_items_with_options, params, options);
+    }
     /// modifyItems (`abws_cart_modify_items`): sets the quantities of a cart's items (0
     /// removes one).
     std::string modify_items(const std::string &params = "{}") const {
         return client_.call(abws_cart_modify_items, params);
     }
+    /// With per-call options (`abws_cart_modify_items_with_options`).
+    std::string modify_items(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_cart_modify_items_with_options, params, options);
+    }
     /// deleteItems (`abws_cart_delete_items`): empties a cart.
     std::string delete_items(const std::string &params = "{}") const {
         return client_.call(abws_cart_delete_items, params);
+    }
+    /// With per-call options (`abws_cart_delete_items_with_options`).
+    std::string delete_items(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_cart_delete_items_with_options, params, options);
     }
     /// getEstimatedTotalPurchaseCost (`abws_cart_get_estimated_total_purchase_cost`): the
     /// estimated total cost of a cart's items shipped to an address.
     std::string get_estimated_total_purchase_cost(const std::string &params = "{}") const {
         return client_.call(abws_cart_get_estimated_total_purchase_cost, params);
     }
+    /// With per-call options (`abws_cart_get_estimated_total_purchase_cost_with_options`).
+    std::string get_estimated_total_purchase_cost(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_cart_get_estimated_total_purchase_cost_with_options, params, options);
+    }
     /// `abws_cart_iter_carts`: every page of listCarts as JSON strings (range-for).
     Pager iter_carts(const std::string &params = "{}") const {
         return client_.pages(abws_cart_iter_carts, params);
+    }
+    /// With per-call options for each page (`abws_cart_iter_carts_with_options`).
+    Pager iter_carts(const std::string &params, const abws_call_options &options) const {
+        return client_.pages(abws_cart_iter_carts_with_options, params, options);
     }
 
  private:
@@ -545,34 +659,62 @@ class Products {
     std::string search_products_request(const std::string &params = "{}") const {
         return client_.call(abws_products_search_products_request, params);
     }
+    /// With per-call options (`abws_products_search_products_request_with_options`).
+    std::string search_products_request(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_products_search_products_request_with_options, params, options);
+    }
     /// productsRequest (`abws_products_products_request`): one product.
     std::string products_request(const std::string &params = "{}") const {
         return client_.call(abws_products_products_request, params);
+    }
+    /// With per-call options (`abws_products_products_request_with_options`).
+    std::string products_request(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_products_products_request_with_options, params, options);
     }
     /// searchOffersRequest (`abws_products_search_offers_request`): one page of a product's
     /// offers.
     std::string search_offers_request(const std::string &params = "{}") const {
         return client_.call(abws_products_search_offers_request, params);
     }
+    /// With per-call options (`abws_products_search_offers_request_with_options`).
+    std::string search_offers_request(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_products_search_offers_request_with_options, params, options);
+    }
     /// getProductsByAsins (`abws_products_get_products_by_asins`): up to 30 products by
     /// ASIN.
     std::string get_products_by_asins(const std::string &params = "{}") const {
         return client_.call(abws_products_get_products_by_asins, params);
+    }
+    /// With per-call options (`abws_products_get_products_by_asins_with_options`).
+    std::string get_products_by_asins(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_products_get_products_by_asins_with_options, params, options);
     }
     /// getOffersByOfferIds (`abws_products_get_offers_by_offer_ids`): up to 30 offers by
     /// offer id.
     std::string get_offers_by_offer_ids(const std::string &params = "{}") const {
         return client_.call(abws_products_get_offers_by_offer_ids, params);
     }
+    /// With per-call options (`abws_products_get_offers_by_offer_ids_with_options`).
+    std::string get_offers_by_offer_ids(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_products_get_offers_by_offer_ids_with_options, params, options);
+    }
     /// `abws_products_iter_search_products`: every page of searchProductsRequest as JSON
     /// strings (range-for).
     Pager iter_search_products(const std::string &params = "{}") const {
         return client_.pages(abws_products_iter_search_products, params);
     }
+    /// With per-call options for each page (`abws_products_iter_search_products_with_options`).
+    Pager iter_search_products(const std::string &params, const abws_call_options &options) const {
+        return client_.pages(abws_products_iter_search_products_with_options, params, options);
+    }
     /// `abws_products_iter_search_offers`: every page of searchOffersRequest as JSON
     /// strings (range-for).
     Pager iter_search_offers(const std::string &params = "{}") const {
         return client_.pages(abws_products_iter_search_offers, params);
+    }
+    /// With per-call options for each page (`abws_products_iter_search_offers_with_options`).
+    Pager iter_search_offers(const std::string &params, const abws_call_options &options) const {
+        return client_.pages(abws_products_iter_search_offers_with_options, params, options);
     }
 
  private:
@@ -590,6 +732,10 @@ class Ordering {
     std::string place_order(const std::string &params = "{}") const {
         return client_.call(abws_ordering_place_order, params);
     }
+    /// With per-call options (`abws_ordering_place_order_with_options`).
+    std::string place_order(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_ordering_place_order_with_options, params, options);
+    }
 
  private:
     const ClientBase &client_;
@@ -606,15 +752,27 @@ class Reporting {
     std::string get_orders_by_order_id(const std::string &params = "{}") const {
         return client_.call(abws_reporting_get_orders_by_order_id, params);
     }
+    /// With per-call options (`abws_reporting_get_orders_by_order_id_with_options`).
+    std::string get_orders_by_order_id(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_reporting_get_orders_by_order_id_with_options, params, options);
+    }
     /// getShipmentLineItemReports (`abws_reporting_get_shipment_line_item_reports`): one
     /// page of shipment line item reports.
     std::string get_shipment_line_item_reports(const std::string &params = "{}") const {
         return client_.call(abws_reporting_get_shipment_line_item_reports, params);
     }
+    /// With per-call options (`abws_reporting_get_shipment_line_item_reports_with_options`).
+    std::string get_shipment_line_item_reports(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_reporting_get_shipment_line_item_reports_with_options, params, options);
+    }
     /// `abws_reporting_iter_shipment_line_item_reports`: every page of
     /// getShipmentLineItemReports as JSON strings (range-for).
     Pager iter_shipment_line_item_reports(const std::string &params = "{}") const {
         return client_.pages(abws_reporting_iter_shipment_line_item_reports, params);
+    }
+    /// With per-call options for each page (`abws_reporting_iter_shipment_line_item_reports_with_options`).
+    Pager iter_shipment_line_item_reports(const std::string &params, const abws_call_options &options) const {
+        return client_.pages(abws_reporting_iter_shipment_line_item_reports_with_options, params, options);
     }
 
  private:
@@ -631,6 +789,10 @@ class Tracking {
     /// package's carrier, status and tracking events.
     std::string get_package_tracking_details(const std::string &params = "{}") const {
         return client_.call(abws_tracking_get_package_tracking_details, params);
+    }
+    /// With per-call options (`abws_tracking_get_package_tracking_details_with_options`).
+    std::string get_package_tracking_details(const std::string &params, const abws_call_options &options) const {
+        return client_.call(abws_tracking_get_package_tracking_details_with_options, params, options);
     }
 
  private:

@@ -103,6 +103,9 @@ unsafe fn build(settings: Settings, client: *mut *mut abws_client) -> FfiResult<
 /// - `shared_state`: a Redis shared by every process of the account,
 ///   `redis://[:password@]host:port/db` (`rediss://` for TLS): one rate limit, one access
 ///   token and one write ledger for all of them (a secret: shown redacted).
+/// - `shared_state_required`: bool, default false: refuse to build the client when
+///   `shared_state` cannot be used (wrong password, unreachable), instead of pacing this
+///   process alone.
 // END GENERATED: settings
 ///
 /// No request is sent here.
@@ -147,8 +150,9 @@ pub unsafe extern "C" fn abws_client_new(
 /// `ABWS_CONNECT_TIMEOUT` (connect_timeout), `ABWS_ATTEMPT_TIMEOUT` (attempt_timeout),
 /// `ABWS_OPERATION_TIMEOUT` (operation_timeout), `ABWS_MAX_RESPONSE_BYTES`
 /// (max_response_bytes), `ABWS_MAX_DOCUMENT_BYTES` (max_document_bytes), `ABWS_APP_NAME`
-/// (app_name), `ABWS_PROXY` (proxy), `ABWS_SHARED_STATE` (shared_state); empty ones are
-/// ignored; booleans are true/false (or 1/0), timeouts seconds.
+/// (app_name), `ABWS_PROXY` (proxy), `ABWS_SHARED_STATE` (shared_state),
+/// `ABWS_SHARED_STATE_REQUIRED` (shared_state_required); empty ones are ignored; booleans
+/// are true/false (or 1/0), timeouts seconds.
 // END GENERATED: environment
 ///
 /// `ABWS_REGION` (or a `region` override) is required: no region is picked by itself, and

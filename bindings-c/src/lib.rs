@@ -18,6 +18,7 @@ pub mod error;
 mod ffi;
 mod handles;
 pub mod ops;
+pub mod options;
 pub mod pager;
 mod params;
 pub mod status;
@@ -27,6 +28,7 @@ use std::ffi::c_char;
 pub use cancel::abws_cancel;
 pub use client::abws_client;
 pub use error::abws_error;
+pub use options::abws_call_options;
 pub use pager::abws_pager;
 pub use status::abws_status;
 

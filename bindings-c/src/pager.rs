@@ -72,6 +72,26 @@ pub(crate) fn register(pages: Box<dyn DynPager>) -> *mut abws_pager {
     })
 }
 
+/// Writes `text` as a new library string to `*out`, or NULL for `None`.
+///
+/// # Safety
+/// `out` is non-NULL and valid for one pointer write.
+unsafe fn write_text_or_null(out: *mut *mut c_char, text: Option<String>) {
+    match text {
+        // SAFETY: per the caller's contract.
+        Some(t) => unsafe { write_string(out, t) },
+        // SAFETY: as above.
+        None => unsafe { write_out(out, std::ptr::null_mut()) },
+    }
+}
+
+/// The live pager of a handle (`ABWS_STATUS_INVALID_HANDLE` for a freed or foreign one).
+fn lookup(pager: *mut abws_pager) -> Result<std::sync::Arc<PagerData>, Failure> {
+    PAGERS
+        .get(pager)
+        .ok_or_else(|| Failure::invalid_handle("pager", "abws_pager"))
+}
+
 /// Writes a new pager to `*out`.
 ///
 /// # Safety
@@ -110,9 +130,7 @@ pub unsafe extern "C" fn abws_pager_next(
         not_null!(pager, page_json);
         // Before the lock: inside a callback run by this very pager, it is held.
         crate::ffi::not_inside_callback()?;
-        let data = PAGERS
-            .get(pager)
-            .ok_or_else(|| Failure::invalid_handle("pager", "abws_pager"))?;
+        let data = lookup(pager)?;
         let mut state = data.state.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(e) = &state.failed {
             return Err(Failure::Core(e.clone()));
@@ -125,12 +143,72 @@ pub unsafe extern "C" fn abws_pager_next(
             }
         };
         drop(state);
-        match next {
-            // SAFETY: `page_json` is non-NULL and writable per this function's contract.
-            Some(json) => unsafe { write_string(page_json, json) },
-            // SAFETY: as above.
-            None => unsafe { write_out(page_json, std::ptr::null_mut()) },
-        }
+        // SAFETY: `page_json` is non-NULL and writable per this function's contract.
+        unsafe { write_text_or_null(page_json, next) };
+        Ok(())
+    })
+}
+
+/// The cursor of the next page: the token it will be requested with (a page number, as
+/// text, for page-numbered listings), to save and give to `abws_pager_start_at` of a new
+/// pager with the same params (in this process or another, within the token's 15
+/// minutes): it gives the items after the last page fetched.
+///
+/// On `ABWS_STATUS_OK`, `*token` receives a new string the caller frees with
+/// `abws_string_free`, or NULL when there is no next page (after the last one; before
+/// the first, unless the pager was started at a cursor). NULL `pager` or `token`:
+/// `ABWS_STATUS_NULL_ARGUMENT`; a freed or foreign handle: `ABWS_STATUS_INVALID_HANDLE`.
+/// Thread safety: see `abws_pager` (waits while another thread fetches a page).
+///
+/// # Safety
+/// `token` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_pager_next_token(
+    pager: *mut abws_pager,
+    token: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    boundary(err, || {
+        not_null!(pager, token);
+        crate::ffi::not_inside_callback()?;
+        let data = lookup(pager)?;
+        let state = data.state.lock().unwrap_or_else(|p| p.into_inner());
+        let next = state.pages.pages.next_token();
+        drop(state);
+        // SAFETY: `token` is non-NULL and writable per this function's contract.
+        unsafe { write_text_or_null(token, next) };
+        Ok(())
+    })
+}
+
+/// Starts a new pager at `token`, the `abws_pager_next_token` of an earlier pager with
+/// the same params: its first `abws_pager_next` gives that page. Call it before the first
+/// `abws_pager_next`.
+///
+/// Returns `ABWS_STATUS_OK`; `ABWS_STATUS_VALIDATION` naming `start_token`, before any
+/// request, when the pager has already fetched a page, was given its own page token param,
+/// spans several date windows (an invoice range of more than 366 days), or the token is
+/// empty (or not a number for a page-numbered listing). NULL `pager` or `token`:
+/// `ABWS_STATUS_NULL_ARGUMENT`; a freed or foreign handle: `ABWS_STATUS_INVALID_HANDLE`;
+/// `token` not UTF-8: `ABWS_STATUS_INVALID_UTF8`. Thread safety: see `abws_pager`.
+///
+/// # Safety
+/// `token` is NULL or a NUL-terminated string; `err` is NULL or valid for one pointer
+/// write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_pager_start_at(
+    pager: *mut abws_pager,
+    token: *const c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    boundary(err, || {
+        not_null!(pager, token);
+        crate::ffi::not_inside_callback()?;
+        // SAFETY: per this function's contract.
+        let token = unsafe { crate::ffi::input_str(token, "token") }?;
+        let data = lookup(pager)?;
+        let mut state = data.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.pages.pages.start_at(token)?;
         Ok(())
     })
 }

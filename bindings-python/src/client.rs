@@ -96,6 +96,19 @@ pub struct PyClient {
     inner: blocking::Client,
 }
 
+impl PyClient {
+    /// The async client, viewed with the per-call options given (a bad one is an
+    /// `abws.ValidationError` naming it, before any request).
+    fn viewed(&self, timeout: Option<f64>, max_attempts: Option<i64>) -> PyResult<abws::Client> {
+        let c = self.inner.inner().map_err(to_py_err)?;
+        if timeout.is_none() && max_attempts.is_none() {
+            return Ok(c);
+        }
+        let options = abws::CallOptions::from_seconds(timeout, max_attempts).map_err(to_py_err)?;
+        c.with_options(options).map_err(to_py_err)
+    }
+}
+
 #[pymethods]
 impl PyClient {
     /// Builds a client from the settings as JSON text (see `abws.Client`); `on_refresh_token`
@@ -179,29 +192,46 @@ impl PyClient {
     /// Runs one operation of the table by its snake_case name (or operationId) with
     /// its arguments (a dict keyed by parameter name). With `deliver`, starts it for
     /// asyncio and returns its `Call` (see `runtime.rs`); every method below likewise.
-    #[pyo3(signature = (op, args, deliver=None))]
+    /// `timeout` (seconds) and `max_attempts` replace the client's `operation_timeout`
+    /// and `max_attempts` for this call (`abws::Client::with_options`).
+    #[pyo3(signature = (op, args, timeout=None, max_attempts=None, deliver=None))]
     fn call(
         &self,
         py: Python<'_>,
         op: &str,
         args: &Bound<'_, PyDict>,
+        timeout: Option<f64>,
+        max_attempts: Option<i64>,
         deliver: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let dynop = operation(op)?;
         let text = args_json(args.as_any(), (dynop.row().params)())?;
-        let c = self.inner.inner().map_err(to_py_err)?;
+        let c = self.viewed(timeout, max_attempts)?;
         let fut = dynop.call(&c, &text).map_err(to_py_err)?;
         Job::new(fut, reply_to_py).run(py, deliver)
     }
 
     /// Starts a listing by its pager name (`iter_invoices`, ...) with the arguments of
-    /// its operation.
-    fn pager(&self, op: &str, args: &Bound<'_, PyDict>) -> PyResult<PyPager> {
+    /// its operation; `timeout` and `max_attempts` apply to each page's call, and
+    /// `start_token` (a listing's `next_token`) resumes it there.
+    #[pyo3(signature = (op, args, timeout=None, max_attempts=None, start_token=None))]
+    fn pager(
+        &self,
+        op: &str,
+        args: &Bound<'_, PyDict>,
+        timeout: Option<f64>,
+        max_attempts: Option<i64>,
+        start_token: Option<&str>,
+    ) -> PyResult<PyPager> {
         let dynop = abws::operations::dynamic_pager(op)
             .ok_or_else(|| to_py_err(abws::Error::internal(format!("no pager named {op}"))))?;
         let text = args_json(args.as_any(), (dynop.row().params)())?;
-        let c = self.inner.inner().map_err(to_py_err)?;
-        Ok(PyPager::new(dynop.pager(&c, &text).map_err(to_py_err)?))
+        let c = self.viewed(timeout, max_attempts)?;
+        let mut pages = dynop.pager(&c, &text).map_err(to_py_err)?;
+        if let Some(t) = start_token {
+            pages.start_at(t).map_err(to_py_err)?;
+        }
+        Ok(PyPager::new(pages))
     }
 
     /// Whether the shared state can be used now (`abws::Client::check_shared_state`).

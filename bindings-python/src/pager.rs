@@ -17,11 +17,14 @@ pub struct PyPager {
     inner: Arc<tokio::sync::Mutex<Box<dyn DynPager>>>,
     /// Items delivered so far, kept outside the lock: reading it never waits for a page.
     yielded: Arc<AtomicU64>,
+    /// The cursor of the next page, kept outside the lock likewise.
+    next_token: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl PyPager {
     pub fn new(inner: Box<dyn DynPager>) -> PyPager {
         PyPager {
+            next_token: Arc::new(std::sync::Mutex::new(inner.next_token())),
             inner: Arc::new(tokio::sync::Mutex::new(inner)),
             yielded: Arc::default(),
         }
@@ -36,10 +39,12 @@ impl PyPager {
     fn next_page(&self, py: Python<'_>, deliver: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
         let inner = self.inner.clone();
         let yielded = self.yielded.clone();
+        let next_token = self.next_token.clone();
         let fut = async move {
             let mut pager = inner.lock_owned().await;
             let page = pager.next_page().await;
             yielded.store(pager.items_yielded(), Ordering::Relaxed);
+            *next_token.lock().unwrap_or_else(|p| p.into_inner()) = pager.next_token();
             page
         };
         Job::new(fut, |py, page| match page {
@@ -53,5 +58,14 @@ impl PyPager {
     #[getter]
     fn items_yielded(&self) -> u64 {
         self.yielded.load(Ordering::Relaxed)
+    }
+
+    /// The cursor of the next page (None after the last one).
+    #[getter]
+    fn next_token(&self) -> Option<String> {
+        self.next_token
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }

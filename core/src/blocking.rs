@@ -8,6 +8,7 @@ use std::mem::ManuallyDrop;
 use std::sync::Mutex;
 
 use crate::auth::RotationCallback;
+use crate::call_options::CallOptions;
 use crate::client::Client as AsyncClient;
 use crate::config::{Credentials, Settings};
 use crate::error::Result;
@@ -32,6 +33,8 @@ pub struct Client {
     forked: Mutex<Option<(u32, AsyncClient)>>,
     settings: Mutex<Settings>,
     on_rotate: Mutex<Option<RotationCallback>>,
+    /// The per-call options of this view (`with_options`).
+    options: CallOptions,
 }
 
 impl std::fmt::Debug for Client {
@@ -85,6 +88,28 @@ impl Client {
             forked: Mutex::new(None),
             settings: Mutex::new(settings),
             on_rotate: Mutex::new(on_rotate),
+            options: CallOptions::new(),
+        })
+    }
+
+    /// A view of this client whose calls (and listings) take `options` in place of the
+    /// client's `operation_timeout` and `max_attempts` (see `abws::Client::with_options`).
+    /// It shares the connections, token and rate limits (in a forked child it builds its
+    /// own, as any client there).
+    pub fn with_options(&self, options: CallOptions) -> Result<Client> {
+        options.check()?;
+        let home = self.home.1.with_options(options)?;
+        Ok(Client {
+            home: (self.home.0, ManuallyDrop::new(home)),
+            forked: Mutex::new(None),
+            settings: Mutex::new(self.settings()),
+            on_rotate: Mutex::new(
+                self.on_rotate
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone(),
+            ),
+            options: options.over(self.options),
         })
     }
 
@@ -130,7 +155,7 @@ impl Client {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let fresh = AsyncClient::with_rotation(settings, on_rotate)?;
+        let fresh = AsyncClient::with_rotation(settings, on_rotate)?.with_options(self.options)?;
         *cur = Some((pid, fresh.clone()));
         Ok(fresh)
     }
@@ -204,6 +229,16 @@ impl<P: Page> Pager<P> {
     /// Items delivered so far (what `PageTokenExpired` reports).
     pub fn items_yielded(&self) -> u64 {
         self.inner.items_yielded()
+    }
+
+    /// The cursor of the next page (see `abws::paging::Pager::next_token`).
+    pub fn next_token(&self) -> Option<&str> {
+        self.inner.next_token()
+    }
+
+    /// Starts the listing at a cursor saved before (see `abws::paging::Pager::start_at`).
+    pub fn start_at(&mut self, token: &str) -> Result<()> {
+        self.inner.start_at(token)
     }
 }
 

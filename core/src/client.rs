@@ -10,6 +10,7 @@ use http::{HeaderName, HeaderValue};
 use tokio::time::Instant;
 
 use crate::auth::{RotationCallback, TokenCache};
+use crate::call_options::CallOptions;
 use crate::config::{Credentials, Endpoints, RegionGroup, Settings};
 use crate::error::{Error, Result};
 use crate::inflight;
@@ -163,6 +164,8 @@ pub(crate) struct Inner {
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
+    /// The per-call options of this view (`with_options`); none on a client as built.
+    options: CallOptions,
 }
 
 impl std::fmt::Debug for Client {
@@ -225,7 +228,49 @@ impl Client {
                 ctx: process::context(),
                 shared,
             }),
+            options: CallOptions::new(),
         })
+    }
+
+    /// A view of this client whose calls (and listings) take `options` in place of the
+    /// client's `operation_timeout` and `max_attempts`; an option not given keeps this
+    /// view's. It shares everything else (connections, token, rate limits): cheap, made per
+    /// call if wanted. A bad value is a validation error naming it (`timeout`,
+    /// `max_attempts`).
+    ///
+    /// ```no_run
+    /// # async fn f(client: abws::Client, p: abws::api::invoices::GetInvoicesParams) -> abws::Result<()> {
+    /// use std::time::Duration;
+    /// let quick = client.with_options(abws::CallOptions::new().timeout(Duration::from_secs(5)).max_attempts(1))?;
+    /// let page = quick.invoices().get_invoices(&p).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn with_options(&self, options: CallOptions) -> Result<Client> {
+        options.check()?;
+        Ok(Client {
+            inner: self.inner.clone(),
+            options: options.over(self.options),
+        })
+    }
+
+    /// The per-call options of this view (none on a client as built).
+    pub fn options(&self) -> CallOptions {
+        self.options
+    }
+
+    /// The deadline of a call from its start: the view's `timeout`, else the client's
+    /// `operation_timeout`.
+    pub(crate) fn operation_timeout(&self) -> Duration {
+        self.options
+            .get_timeout()
+            .unwrap_or(self.inner.defaults.operation_timeout)
+    }
+
+    /// Attempts allowed per call: the view's `max_attempts`, else the client's.
+    pub(crate) fn max_attempts(&self) -> u32 {
+        self.options
+            .get_max_attempts()
+            .unwrap_or(self.inner.defaults.max_attempts)
     }
 
     /// A copy of the settings in force (credentials included; they redact themselves).
@@ -518,8 +563,8 @@ impl Client {
         let plan = AttemptPlan {
             what: op.id,
             kind: op.kind,
-            operation_timeout: defaults.operation_timeout,
-            max_attempts: defaults.max_attempts,
+            operation_timeout: self.operation_timeout(),
+            max_attempts: self.max_attempts(),
             attempt_timeout: defaults.attempt_timeout,
             external_id: call.external_id.as_deref(),
         };
@@ -595,8 +640,8 @@ impl Client {
             if paced.is_none() {
                 return Err(Failure::stop(
                     Error::timeout(format!(
-                        "the rate limit would delay the call past its {:.0} s deadline",
-                        self.inner.defaults.operation_timeout.as_secs_f64()
+                        "the rate limit would delay the call past its {} s deadline",
+                        self.operation_timeout().as_secs_f64()
                     ))
                     .with_attempts(a.number - 1),
                 ));

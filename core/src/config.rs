@@ -214,6 +214,9 @@ pub struct Timeouts {
 /// setting can overflow the clock.
 pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
 
+/// The most attempts a call may be given (`Settings::max_attempts`, `CallOptions`).
+pub const MAX_ATTEMPTS: u32 = 10;
+
 impl Timeouts {
     /// The timeouts with every value cut to `MAX_DURATION` (a client applies this to the
     /// settings it is given, so `Duration::MAX` means "a year", never a panic).
@@ -443,10 +446,10 @@ impl Settings {
                  (redis://[:password@]host:port/db)",
             ));
         }
-        if self.max_attempts == 0 || self.max_attempts > 10 {
+        if self.max_attempts == 0 || self.max_attempts > MAX_ATTEMPTS {
             return Err(Error::validation(
                 "max_attempts",
-                "must be between 1 and 10",
+                format!("must be between 1 and {MAX_ATTEMPTS}"),
             ));
         }
         if let Some(email) = &self.user_email {

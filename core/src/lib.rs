@@ -9,6 +9,7 @@
 pub mod api;
 pub mod auth;
 pub mod blocking;
+pub mod call_options;
 pub mod client;
 pub mod config;
 pub mod describe;
@@ -41,6 +42,7 @@ pub mod validate;
 mod wipe;
 pub mod wire;
 
+pub use call_options::CallOptions;
 pub use client::{Call, Client};
 pub use config::{Credentials, Endpoints, Region, RegionGroup, Settings, Timeouts};
 pub use error::{ApiFailure, Error, ErrorKind, Result};

@@ -248,6 +248,10 @@ pub trait DynPager: Send {
     fn next_page(&mut self) -> NextPage<'_>;
     /// Items delivered so far.
     fn items_yielded(&self) -> u64;
+    /// The cursor of the next page (`Pager::next_token`).
+    fn next_token(&self) -> Option<String>;
+    /// Starts the listing at a cursor (`Pager::start_at`).
+    fn start_at(&mut self, token: &str) -> Result<()>;
 }
 
 impl<P: Page + Output> DynPager for Pager<P> {
@@ -260,6 +264,12 @@ impl<P: Page + Output> DynPager for Pager<P> {
     }
     fn items_yielded(&self) -> u64 {
         Pager::items_yielded(self)
+    }
+    fn next_token(&self) -> Option<String> {
+        Pager::next_token(self).map(str::to_string)
+    }
+    fn start_at(&mut self, token: &str) -> Result<()> {
+        Pager::start_at(self, token)
     }
 }
 

@@ -113,9 +113,38 @@ impl<P: Page> Pager<P> {
         self.pages
     }
 
-    /// The token the next page will be requested with.
+    /// The cursor of the next page (the token it will be requested with; a page number
+    /// for page-numbered listings; before the first page, the one it starts at, if any),
+    /// `None` after the last page. Give
+    /// it to `start_at` (or to the listing's own page token parameter) to resume with the
+    /// items after the last page fetched.
     pub fn next_token(&self) -> Option<&str> {
         self.next.as_deref()
+    }
+
+    /// Starts the listing at `token`: the `next_token` of a listing walked before (kept,
+    /// say, across processes), with the same parameters. Before the first page only, on a
+    /// listing of one call (not one split into date windows) that was not already given
+    /// its own page token parameter; a page-numbered listing takes a page number. Errors
+    /// name `start_token`.
+    pub fn start_at(&mut self, token: &str) -> Result<()> {
+        let rule = if token.is_empty() {
+            "must not be empty"
+        } else if self.started {
+            "must be given before the listing's first page"
+        } else if !self.queue.is_empty() {
+            "can resume only a listing of one call (a date range that needs no windows)"
+        } else if self.next.is_some() {
+            "cannot be given with the listing's own page token parameter: give one of them"
+        } else if self.style == TokenStyle::WithParams("pageNumber")
+            && token.parse::<u32>().is_err()
+        {
+            "must be a page number (the next_token of this page-numbered listing)"
+        } else {
+            self.next = Some(token.to_string());
+            return Ok(());
+        };
+        Err(Error::validation("start_token", rule).with_operation(self.call.op.id))
     }
 
     /// The call this pager replays.

@@ -110,6 +110,35 @@ static void run() {
     auto page1 = moved.next();
     CHECK(page1 && page1->find("\"invoices\":[") != std::string::npos, "first page");
 
+    // Resumed from the moved pager's cursor by a new pager, with per-call options: the
+    // pages after the first, the last one without a cursor after it.
+    auto cursor = moved.next_token();
+    CHECK(cursor.has_value(), "a cursor after the first page");
+    abws_call_options patient{};
+    patient.timeout = 60.0;
+    patient.max_attempts = 2;
+    abws::Pager resumed = client.invoices().iter_invoices(range, patient);
+    resumed.start_at(*cursor);
+    std::string rest = *page1;
+    int rest_pages = 0;
+    for (auto page = resumed.next(); page; page = resumed.next()) {
+        rest += *page;
+        rest_pages++;
+    }
+    CHECK(rest_pages == pages - 1, rest_pages << " of " << pages);
+    CHECK(!resumed.next_token().has_value(), "no cursor after the last page");
+    CHECK(count_of(rest, "\"invoiceNumber\":") == static_cast<int>(expected.size()),
+          count_of(rest, "\"invoiceNumber\":") << " of " << expected.size());
+    // A bad per-call option: a validation error naming it.
+    try {
+        abws_call_options bad{};
+        bad.max_attempts = 11;
+        client.invoices().get_invoices(range, bad);
+        CHECK(false, "no exception");
+    } catch (const abws::Error &e) {
+        CHECK(e.status() == ABWS_STATUS_VALIDATION && e.parameter() == "max_attempts", e.what());
+    }
+
     // An API error: status, HTTP status, code, request id.
     try {
         client.invoices().get_invoice_detail_by_invoice_number(R"({"invoice_number":"JPNOSUCH"})");

@@ -7,6 +7,7 @@ use std::ffi::c_char;
 use super::{call_op, make_pager};
 use crate::abws_error;
 use crate::client::abws_client;
+use crate::options::abws_call_options;
 use crate::pager::abws_pager;
 use crate::status::abws_status;
 
@@ -50,7 +51,45 @@ pub unsafe extern "C" fn abws_invoices_get_invoices(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("get_invoices", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "get_invoices",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_invoices_get_invoices` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_invoices_get_invoices`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_invoices_get_invoices_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_invoices",
+            client,
+            params_json,
+            options,
+            result_json,
+            err,
+        )
+    }
 }
 
 /// getInvoiceDetailByInvoiceNumber: one invoice or credit memo in full: parties, billing
@@ -88,6 +127,36 @@ pub unsafe extern "C" fn abws_invoices_get_invoice_detail_by_invoice_number(
             "get_invoice_detail_by_invoice_number",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_invoices_get_invoice_detail_by_invoice_number` with per-call options: `options` (NULL,
+/// or a field left 0: the client's setting) gives the timeout of the whole call and the
+/// attempts allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request.
+/// Everything else as `abws_invoices_get_invoice_detail_by_invoice_number`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_invoices_get_invoice_detail_by_invoice_number_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_invoice_detail_by_invoice_number",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -131,6 +200,36 @@ pub unsafe extern "C" fn abws_invoices_get_invoice_line_items_by_invoice_number(
             "get_invoice_line_items_by_invoice_number",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_invoices_get_invoice_line_items_by_invoice_number` with per-call options: `options`
+/// (NULL, or a field left 0: the client's setting) gives the timeout of the whole call and the
+/// attempts allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request.
+/// Everything else as `abws_invoices_get_invoice_line_items_by_invoice_number`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_invoices_get_invoice_line_items_by_invoice_number_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_invoice_line_items_by_invoice_number",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -162,7 +261,36 @@ pub unsafe extern "C" fn abws_invoices_iter_invoices(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { make_pager("iter_invoices", client, params_json, pager, err) }
+    unsafe {
+        make_pager(
+            "iter_invoices",
+            client,
+            params_json,
+            std::ptr::null(),
+            pager,
+            err,
+        )
+    }
+}
+
+/// `abws_invoices_iter_invoices` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_invoices_iter_invoices`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_invoices_iter_invoices_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    pager: *mut *mut abws_pager,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe { make_pager("iter_invoices", client, params_json, options, pager, err) }
 }
 
 /// A pager over every page of getInvoiceLineItemsByInvoiceNumber
@@ -191,7 +319,45 @@ pub unsafe extern "C" fn abws_invoices_iter_invoice_line_items(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { make_pager("iter_invoice_line_items", client, params_json, pager, err) }
+    unsafe {
+        make_pager(
+            "iter_invoice_line_items",
+            client,
+            params_json,
+            std::ptr::null(),
+            pager,
+            err,
+        )
+    }
+}
+
+/// `abws_invoices_iter_invoice_line_items` with per-call options: `options` (NULL, or a field
+/// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+/// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_invoices_iter_invoice_line_items`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_invoices_iter_invoice_line_items_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    pager: *mut *mut abws_pager,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        make_pager(
+            "iter_invoice_line_items",
+            client,
+            params_json,
+            options,
+            pager,
+            err,
+        )
+    }
 }
 
 /// getTransactions: one page of the transactions of a feed-date range.
@@ -227,7 +393,45 @@ pub unsafe extern "C" fn abws_reconciliation_get_transactions(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("get_transactions", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "get_transactions",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_reconciliation_get_transactions` with per-call options: `options` (NULL, or a field
+/// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+/// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_reconciliation_get_transactions`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_reconciliation_get_transactions_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_transactions",
+            client,
+            params_json,
+            options,
+            result_json,
+            err,
+        )
+    }
 }
 
 /// getInvoiceDetailsByOrderLineItems: the invoice data of 1 to 25 order line items.
@@ -267,6 +471,36 @@ pub unsafe extern "C" fn abws_reconciliation_get_invoice_details_by_order_line_i
             "get_invoice_details_by_order_line_items",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_reconciliation_get_invoice_details_by_order_line_items` with per-call options:
+/// `options` (NULL, or a field left 0: the client's setting) gives the timeout of the whole
+/// call and the attempts allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any
+/// request. Everything else as `abws_reconciliation_get_invoice_details_by_order_line_items`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_reconciliation_get_invoice_details_by_order_line_items_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_invoice_details_by_order_line_items",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -299,7 +533,45 @@ pub unsafe extern "C" fn abws_reconciliation_iter_transactions(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { make_pager("iter_transactions", client, params_json, pager, err) }
+    unsafe {
+        make_pager(
+            "iter_transactions",
+            client,
+            params_json,
+            std::ptr::null(),
+            pager,
+            err,
+        )
+    }
+}
+
+/// `abws_reconciliation_iter_transactions` with per-call options: `options` (NULL, or a field
+/// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+/// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_reconciliation_iter_transactions`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_reconciliation_iter_transactions_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    pager: *mut *mut abws_pager,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        make_pager(
+            "iter_transactions",
+            client,
+            params_json,
+            options,
+            pager,
+            err,
+        )
+    }
 }
 
 /// createReport: starts a report that produces an invoice or credit note PDF.
@@ -341,7 +613,45 @@ pub unsafe extern "C" fn abws_documents_create_report(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("create_report", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "create_report",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_documents_create_report` with per-call options: `options` (NULL, or a field left 0:
+/// the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+/// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_documents_create_report`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_documents_create_report_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "create_report",
+            client,
+            params_json,
+            options,
+            result_json,
+            err,
+        )
+    }
 }
 
 /// getReport: a report's processing status (and its document id once DONE).
@@ -372,7 +682,36 @@ pub unsafe extern "C" fn abws_documents_get_report(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("get_report", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "get_report",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_documents_get_report` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_documents_get_report`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_documents_get_report_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe { call_op("get_report", client, params_json, options, result_json, err) }
 }
 
 /// getReportDocument: a report document's presigned address (five minutes) and compression.
@@ -404,7 +743,45 @@ pub unsafe extern "C" fn abws_documents_get_report_document(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("get_report_document", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "get_report_document",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_documents_get_report_document` with per-call options: `options` (NULL, or a field left
+/// 0: the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+/// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_documents_get_report_document`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_documents_get_report_document_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_report_document",
+            client,
+            params_json,
+            options,
+            result_json,
+            err,
+        )
+    }
 }
 
 /// listCarts: one page of the buying user's carts.
@@ -440,7 +817,36 @@ pub unsafe extern "C" fn abws_cart_list_carts(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("list_carts", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "list_carts",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_cart_list_carts` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_cart_list_carts`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_cart_list_carts_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe { call_op("list_carts", client, params_json, options, result_json, err) }
 }
 
 /// getCart: one cart.
@@ -472,7 +878,36 @@ pub unsafe extern "C" fn abws_cart_get_cart(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("get_cart", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "get_cart",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_cart_get_cart` with per-call options: `options` (NULL, or a field left 0: the client's
+/// setting) gives the timeout of the whole call and the attempts allowed; a bad value is
+/// `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_cart_get_cart`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_cart_get_cart_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe { call_op("get_cart", client, params_json, options, result_json, err) }
 }
 
 /// getItems: the items of a cart.
@@ -504,7 +939,36 @@ pub unsafe extern "C" fn abws_cart_get_items(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("get_items", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "get_items",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_cart_get_items` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_cart_get_items`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_cart_get_items_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe { call_op("get_items", client, params_json, options, result_json, err) }
 }
 
 /// addItems: adds items to a cart (never resent after an ambiguous failure).
@@ -546,7 +1010,36 @@ pub unsafe extern "C" fn abws_cart_add_items(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("add_items", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "add_items",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_cart_add_items` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_cart_add_items`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_cart_add_items_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe { call_op("add_items", client, params_json, options, result_json, err) }
 }
 
 /// modifyItems: sets the quantities of a cart's items (0 removes one).
@@ -582,7 +1075,45 @@ pub unsafe extern "C" fn abws_cart_modify_items(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("modify_items", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "modify_items",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_cart_modify_items` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_cart_modify_items`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_cart_modify_items_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "modify_items",
+            client,
+            params_json,
+            options,
+            result_json,
+            err,
+        )
+    }
 }
 
 /// deleteItems: empties a cart.
@@ -613,7 +1144,45 @@ pub unsafe extern "C" fn abws_cart_delete_items(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("delete_items", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "delete_items",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_cart_delete_items` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_cart_delete_items`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_cart_delete_items_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "delete_items",
+            client,
+            params_json,
+            options,
+            result_json,
+            err,
+        )
+    }
 }
 
 /// getEstimatedTotalPurchaseCost: the estimated total cost of a cart's items shipped to an
@@ -664,6 +1233,36 @@ pub unsafe extern "C" fn abws_cart_get_estimated_total_purchase_cost(
             "get_estimated_total_purchase_cost",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_cart_get_estimated_total_purchase_cost` with per-call options: `options` (NULL, or a
+/// field left 0: the client's setting) gives the timeout of the whole call and the attempts
+/// allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything
+/// else as `abws_cart_get_estimated_total_purchase_cost`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_cart_get_estimated_total_purchase_cost_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_estimated_total_purchase_cost",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -695,7 +1294,36 @@ pub unsafe extern "C" fn abws_cart_iter_carts(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { make_pager("iter_carts", client, params_json, pager, err) }
+    unsafe {
+        make_pager(
+            "iter_carts",
+            client,
+            params_json,
+            std::ptr::null(),
+            pager,
+            err,
+        )
+    }
+}
+
+/// `abws_cart_iter_carts` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_cart_iter_carts`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_cart_iter_carts_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    pager: *mut *mut abws_pager,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe { make_pager("iter_carts", client, params_json, options, pager, err) }
 }
 
 /// searchProductsRequest: one page of a product search (the featured offer of each product).
@@ -764,6 +1392,36 @@ pub unsafe extern "C" fn abws_products_search_products_request(
             "search_products_request",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_products_search_products_request` with per-call options: `options` (NULL, or a field
+/// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+/// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_products_search_products_request`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_products_search_products_request_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "search_products_request",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -813,7 +1471,45 @@ pub unsafe extern "C" fn abws_products_products_request(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("products_request", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "products_request",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_products_products_request` with per-call options: `options` (NULL, or a field left 0:
+/// the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+/// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_products_products_request`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_products_products_request_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "products_request",
+            client,
+            params_json,
+            options,
+            result_json,
+            err,
+        )
+    }
 }
 
 /// searchOffersRequest: one page of a product's offers.
@@ -865,6 +1561,36 @@ pub unsafe extern "C" fn abws_products_search_offers_request(
             "search_offers_request",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_products_search_offers_request` with per-call options: `options` (NULL, or a field
+/// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+/// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_products_search_offers_request`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_products_search_offers_request_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "search_offers_request",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -918,6 +1644,36 @@ pub unsafe extern "C" fn abws_products_get_products_by_asins(
             "get_products_by_asins",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_products_get_products_by_asins` with per-call options: `options` (NULL, or a field
+/// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+/// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_products_get_products_by_asins`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_products_get_products_by_asins_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_products_by_asins",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -969,6 +1725,36 @@ pub unsafe extern "C" fn abws_products_get_offers_by_offer_ids(
             "get_offers_by_offer_ids",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_products_get_offers_by_offer_ids` with per-call options: `options` (NULL, or a field
+/// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+/// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_products_get_offers_by_offer_ids`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_products_get_offers_by_offer_ids_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_offers_by_offer_ids",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -1001,7 +1787,45 @@ pub unsafe extern "C" fn abws_products_iter_search_products(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { make_pager("iter_search_products", client, params_json, pager, err) }
+    unsafe {
+        make_pager(
+            "iter_search_products",
+            client,
+            params_json,
+            std::ptr::null(),
+            pager,
+            err,
+        )
+    }
+}
+
+/// `abws_products_iter_search_products` with per-call options: `options` (NULL, or a field left
+/// 0: the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+/// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_products_iter_search_products`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_products_iter_search_products_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    pager: *mut *mut abws_pager,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        make_pager(
+            "iter_search_products",
+            client,
+            params_json,
+            options,
+            pager,
+            err,
+        )
+    }
 }
 
 /// A pager over every page of searchOffersRequest (`abws_products_search_offers_request`): each
@@ -1029,7 +1853,45 @@ pub unsafe extern "C" fn abws_products_iter_search_offers(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { make_pager("iter_search_offers", client, params_json, pager, err) }
+    unsafe {
+        make_pager(
+            "iter_search_offers",
+            client,
+            params_json,
+            std::ptr::null(),
+            pager,
+            err,
+        )
+    }
+}
+
+/// `abws_products_iter_search_offers` with per-call options: `options` (NULL, or a field left
+/// 0: the client's setting) gives the timeout of the whole call and the attempts allowed; a bad
+/// value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_products_iter_search_offers`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_products_iter_search_offers_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    pager: *mut *mut abws_pager,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        make_pager(
+            "iter_search_offers",
+            client,
+            params_json,
+            options,
+            pager,
+            err,
+        )
+    }
 }
 
 /// placeOrder: places an order (never resent after an ambiguous failure: that is
@@ -1071,7 +1933,45 @@ pub unsafe extern "C" fn abws_ordering_place_order(
     err: *mut *mut abws_error,
 ) -> abws_status {
     // SAFETY: forwarded contract.
-    unsafe { call_op("place_order", client, params_json, result_json, err) }
+    unsafe {
+        call_op(
+            "place_order",
+            client,
+            params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_ordering_place_order` with per-call options: `options` (NULL, or a field left 0: the
+/// client's setting) gives the timeout of the whole call and the attempts allowed; a bad value
+/// is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_ordering_place_order`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_ordering_place_order_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "place_order",
+            client,
+            params_json,
+            options,
+            result_json,
+            err,
+        )
+    }
 }
 
 /// getOrdersByOrderId: the orders of an order id, with the parts asked for.
@@ -1110,6 +2010,36 @@ pub unsafe extern "C" fn abws_reporting_get_orders_by_order_id(
             "get_orders_by_order_id",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_reporting_get_orders_by_order_id` with per-call options: `options` (NULL, or a field
+/// left 0: the client's setting) gives the timeout of the whole call and the attempts allowed;
+/// a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything else as
+/// `abws_reporting_get_orders_by_order_id`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_reporting_get_orders_by_order_id_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_orders_by_order_id",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -1157,6 +2087,36 @@ pub unsafe extern "C" fn abws_reporting_get_shipment_line_item_reports(
             "get_shipment_line_item_reports",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_reporting_get_shipment_line_item_reports` with per-call options: `options` (NULL, or a
+/// field left 0: the client's setting) gives the timeout of the whole call and the attempts
+/// allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything
+/// else as `abws_reporting_get_shipment_line_item_reports`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_reporting_get_shipment_line_item_reports_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_shipment_line_item_reports",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )
@@ -1194,6 +2154,36 @@ pub unsafe extern "C" fn abws_reporting_iter_shipment_line_item_reports(
             "iter_shipment_line_item_reports",
             client,
             params_json,
+            std::ptr::null(),
+            pager,
+            err,
+        )
+    }
+}
+
+/// `abws_reporting_iter_shipment_line_item_reports` with per-call options: `options` (NULL, or
+/// a field left 0: the client's setting) gives the timeout of the whole call and the attempts
+/// allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything
+/// else as `abws_reporting_iter_shipment_line_item_reports`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `pager` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_reporting_iter_shipment_line_item_reports_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    pager: *mut *mut abws_pager,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        make_pager(
+            "iter_shipment_line_item_reports",
+            client,
+            params_json,
+            options,
             pager,
             err,
         )
@@ -1238,6 +2228,36 @@ pub unsafe extern "C" fn abws_tracking_get_package_tracking_details(
             "get_package_tracking_details",
             client,
             params_json,
+            std::ptr::null(),
+            result_json,
+            err,
+        )
+    }
+}
+
+/// `abws_tracking_get_package_tracking_details` with per-call options: `options` (NULL, or a
+/// field left 0: the client's setting) gives the timeout of the whole call and the attempts
+/// allowed; a bad value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything
+/// else as `abws_tracking_get_package_tracking_details`.
+///
+/// # Safety
+/// `params_json` is NULL or a NUL-terminated string; `options` is NULL or points to a readable
+/// `abws_call_options`; `result_json` and `err` are NULL or valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn abws_tracking_get_package_tracking_details_with_options(
+    client: *const abws_client,
+    params_json: *const c_char,
+    options: *const abws_call_options,
+    result_json: *mut *mut c_char,
+    err: *mut *mut abws_error,
+) -> abws_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call_op(
+            "get_package_tracking_details",
+            client,
+            params_json,
+            options,
             result_json,
             err,
         )

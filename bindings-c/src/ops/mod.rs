@@ -15,6 +15,7 @@ use abws_core::blocking;
 use crate::abws_error;
 use crate::client::{self, abws_client};
 use crate::ffi::{boundary, not_null, write_string, Failure};
+use crate::options::abws_call_options;
 use crate::pager::{abws_pager, write_pager};
 use crate::status::abws_status;
 
@@ -22,18 +23,21 @@ use crate::status::abws_status;
 /// reader, the call, and the result's wire JSON written only on success.
 ///
 /// # Safety
-/// As the exported operation: `params_json` NULL or NUL-terminated; `result_json` and
-/// `err` NULL or writable.
+/// As the exported operation: `params_json` NULL or NUL-terminated; `options` NULL or
+/// readable; `result_json` and `err` NULL or writable.
 pub(crate) unsafe fn call_op(
     name: &'static str,
     client: *const abws_client,
     params_json: *const c_char,
+    options: *const abws_call_options,
     result_json: *mut *mut c_char,
     err: *mut *mut abws_error,
 ) -> abws_status {
     boundary(err, || {
         not_null!(client, params_json, result_json);
         let c = client::lookup(client)?;
+        // SAFETY: per the exported function's contract.
+        let options = unsafe { crate::options::read(options) }?;
         // SAFETY: per the exported function's contract.
         let args = unsafe { crate::params::text(params_json) }?;
         let op = abws_core::operations::dynamic(name).ok_or_else(|| {
@@ -42,7 +46,7 @@ pub(crate) unsafe fn call_op(
                 format!("internal error: no operation {name}"),
             )
         })?;
-        let future = op.call(&c.client.inner()?, args)?;
+        let future = op.call(&c.client.inner()?.with_options(options)?, args)?;
         let json = blocking::block_on(future)?.into_output()?.to_json()?;
         // SAFETY: non-NULL and writable per the exported function's contract.
         unsafe { write_string(result_json, json) };
@@ -58,12 +62,15 @@ pub(crate) unsafe fn make_pager(
     name: &'static str,
     client: *const abws_client,
     params_json: *const c_char,
+    options: *const abws_call_options,
     pager: *mut *mut abws_pager,
     err: *mut *mut abws_error,
 ) -> abws_status {
     boundary(err, || {
         not_null!(client, params_json, pager);
         let c = client::lookup(client)?;
+        // SAFETY: per the exported function's contract.
+        let options = unsafe { crate::options::read(options) }?;
         // SAFETY: per the exported function's contract.
         let args = unsafe { crate::params::text(params_json) }?;
         let op = abws_core::operations::dynamic_pager(name).ok_or_else(|| {
@@ -72,7 +79,7 @@ pub(crate) unsafe fn make_pager(
                 format!("internal error: no pager {name}"),
             )
         })?;
-        let pages = op.pager(&c.client.inner()?, args)?;
+        let pages = op.pager(&c.client.inner()?.with_options(options)?, args)?;
         // SAFETY: non-NULL and writable per the exported function's contract.
         unsafe { write_pager(pager, pages) };
         Ok(())

@@ -60,13 +60,29 @@ class Client:
         """The settings in force, without secrets."""
     def _credentials(self) -> Dict[str, str]:
         """The credentials in force, secrets exposed (for opt-in pickling only)."""
-    def call(self, op: str, args: Dict[str, Any], deliver: Optional[_Deliver] = None) -> Any:
+    def call(
+        self,
+        op: str,
+        args: Dict[str, Any],
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
+        deliver: Optional[_Deliver] = None,
+    ) -> Any:
         """Runs one operation of the table by its snake_case name (or operationId) with its
         arguments, keyed by parameter name; returns an instance of its ``abws.models``
-        class (``None`` for an operation without a result)."""
-    def pager(self, op: str, args: Dict[str, Any]) -> "Pager":
+        class (``None`` for an operation without a result). ``timeout`` (seconds) and
+        ``max_attempts`` replace the client's ``operation_timeout`` and ``max_attempts``
+        for this call."""
+    def pager(
+        self,
+        op: str,
+        args: Dict[str, Any],
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
+        start_token: Optional[str] = None,
+    ) -> "Pager":
         """Starts a listing by its pager name (``iter_invoices``, ...) with the arguments
-        of its operation."""
+        of its operation; the options apply to each page, ``start_token`` resumes it."""
     def check_shared_state(self, deliver: Optional[_Deliver] = None) -> Any:
         """Whether the shared state can be used now (raises when it cannot)."""
     def invoice_details_for(
@@ -121,6 +137,9 @@ class Pager:
     @property
     def items_yielded(self) -> int:
         """Items delivered so far."""
+    @property
+    def next_token(self) -> Optional[str]:
+        """The cursor of the next page (None after the last one)."""
 
 @final
 class Call:

@@ -15,11 +15,13 @@ from typing import (
     Generic,
     Iterator,
     List,
+    Optional,
     TypeVar,
     Union,
 )
 
 from ._log import logger
+from ._model_base import _pandas, to_pandas
 from .exceptions import _UnknownParameter
 
 if TYPE_CHECKING:
@@ -55,10 +57,11 @@ class _Pages:
     """The page-by-page walk both listings share: the items of the current page, the
     progress bar, the debug records."""
 
-    def __init__(self, pager: Any, items_field: str, op: str, progress: bool) -> None:
+    def __init__(self, pager: Any, items_field: str, op: str, progress: bool, item: Any = None) -> None:
         self._pager = pager
         self._field = items_field
         self._op = op
+        self._item = item
         self._buffer: List[Any] = []
         self._pos = 0
         self._bar = _progress(progress, op, "item")
@@ -105,6 +108,21 @@ class _Pages:
         """Items received so far, over every page fetched."""
         return int(self._pager.items_yielded)
 
+    @property
+    def next_token(self) -> Optional[str]:
+        """The cursor of the next page: ``None`` after the last page (and, before the
+        first, unless the listing was started at one). Save it, and pass it as
+        ``start_token=`` to the same ``iter_*`` with the same arguments (in this process or
+        another, within the token's 15 minutes) to get the items after the last page
+        fetched. Items of that page not yet iterated are not part of the resumed listing:
+        stop at a page's end (``pages()``) to lose none. A page-numbered listing's cursor is
+        its next page number, as text."""
+        token = self._pager.next_token
+        return None if token is None else str(token)
+
+    def _frame(self, items: List[Any]) -> Any:
+        return to_pandas(items, model=self._item)
+
     def __repr__(self) -> str:
         return f"<abws.{type(self).__name__} {self._op} items_yielded={self.items_yielded}>"
 
@@ -145,6 +163,15 @@ class Listing(_Pages, Iterator[T], Generic[T]):
             if page is None:
                 return
             yield page
+
+    def to_pandas(self) -> Any:
+        """The remaining items as a pandas DataFrame, one row per item: a column per field
+        of the item's model (snake_case), nested objects as dotted columns
+        (``amount.amount``, ``amount.currency_code``), amounts as ``decimal.Decimal``
+        (object columns, never floats). Needs pandas (``pip install 'abws[pandas]'``);
+        without it raises ``ImportError`` before any page is fetched."""
+        _pandas()
+        return self._frame(list(self))
 
 
 class AsyncListing(_Pages, AsyncIterator[T], Generic[T]):
@@ -187,6 +214,34 @@ class AsyncListing(_Pages, AsyncIterator[T], Generic[T]):
             if page is None:
                 return
             yield page
+
+    async def to_pandas(self) -> Any:
+        """The remaining items as a pandas DataFrame (see :meth:`Listing.to_pandas`)."""
+        _pandas()
+        return self._frame([item async for item in self])
+
+
+L = TypeVar("L", bound=_Pages)
+
+
+def _start_listing(
+    kind: "type[L]",
+    native: Any,
+    op: str,
+    field: str,
+    args: Dict[str, Any],
+    progress: bool,
+    item: Any = None,
+    start_token: Optional[str] = None,
+    timeout: Optional[float] = None,
+    max_attempts: Optional[int] = None,
+) -> L:
+    """Starts a listing of the compiled client (``native``) as a ``kind`` (:class:`Listing`
+    or :class:`AsyncListing`): what a generated ``iter_*`` gives its client's ``_listing``
+    (the per-call options apply to each page; ``start_token`` resumes it)."""
+    pager = native.pager(op, args, timeout, max_attempts, start_token)
+    logger.debug("%s: listing started", op)
+    return kind(pager, field, op, progress, item)
 
 
 def _settle(fut: "asyncio.Future[Any]", outcome: "_abws.Outcome") -> None:
@@ -353,11 +408,11 @@ class _Group:
         super().__init_subclass__(**kw)
         _check_keywords(cls)
 
-    def _call(self, op: str, args: Dict[str, Any]) -> Any:
-        return self._client._call(op, args)
+    def _call(self, op: str, args: Dict[str, Any], *options: Any) -> Any:
+        return self._client._call(op, args, *options)
 
-    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> Listing[Any]:
-        return self._client._listing(op, field, args, progress)
+    def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> Listing[Any]:
+        return self._client._listing(op, field, args, *options)
 
     def __repr__(self) -> str:
         return f"<abws.{type(self).__name__} of {self._client!r}>"
@@ -375,11 +430,11 @@ class _AsyncGroup:
         super().__init_subclass__(**kw)
         _check_keywords(cls)
 
-    async def _call(self, op: str, args: Dict[str, Any]) -> Any:
-        return await self._client._call(op, args)
+    async def _call(self, op: str, args: Dict[str, Any], *options: Any) -> Any:
+        return await self._client._call(op, args, *options)
 
-    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> AsyncListing[Any]:
-        return self._client._listing(op, field, args, progress)
+    def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> AsyncListing[Any]:
+        return self._client._listing(op, field, args, *options)
 
     def __repr__(self) -> str:
         return f"<abws.{type(self).__name__} of {self._client!r}>"

@@ -326,17 +326,27 @@ def _flatten(value: Any, prefix: str, out: Dict[str, Any]) -> None:
         out[prefix[:-1] if prefix.endswith(".") else prefix] = value
 
 
-def to_pandas(items: Iterable[Any]) -> Any:
+def _pandas() -> Any:
+    """The pandas module, or an ``ImportError`` saying what to install."""
+    try:
+        import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError as e:
+        raise ImportError(
+            "to_pandas needs pandas, which is not installed: pip install 'abws[pandas]' (or pip install pandas)"
+        ) from e
+    return pd
+
+
+def to_pandas(items: Iterable[Any], model: Any = None) -> Any:
     """A pandas DataFrame of results, one row per item.
 
     Nested objects are flattened into dotted columns (``total_amount.amount``,
-    ``total_amount.currency_code``); lists stay in one cell. Needs pandas
-    (``pip install abws[pandas]``).
+    ``total_amount.currency_code``); lists stay in one cell; amounts stay
+    ``decimal.Decimal`` (object columns). Given the items' ``model`` (a class of
+    ``abws.models``), the columns follow its fields, in order, even for no item. Needs
+    pandas (``pip install 'abws[pandas]'``).
     """
-    try:
-        import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("abws.to_pandas needs pandas: pip install pandas") from e
+    pd = _pandas()
     rows = []
     for item in items:
         row: Dict[str, Any] = {}
@@ -353,4 +363,15 @@ def to_pandas(items: Iterable[Any]) -> Any:
     for row in rows:
         for key in [k for k, v in row.items() if v is None and k in nested]:
             del row[key]
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    fields = getattr(model, "_fields", None)
+    if fields is None:
+        return frame
+    # The model's fields first, in order (a field's dotted columns where it is nested),
+    # then any column it does not declare (fields of `extra`).
+    columns: List[str] = []
+    for name, _ in fields:
+        dotted = [c for c in frame.columns if str(c).startswith(name + ".")]
+        columns.extend(dotted or [name])
+    columns.extend(c for c in frame.columns if c not in columns)
+    return frame.reindex(columns=columns)

@@ -85,6 +85,8 @@ class _InvoicesOperations(_Group):
         region: Optional[str] = None,
         payment_method_types: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoicesPage:
         """One page of the invoices and credit memos issued in a date range (at most 366 days).
 
@@ -99,6 +101,12 @@ class _InvoicesOperations(_Group):
             payment_method_types: Payment methods (supported: BCA); omitted: all.
             next_page_token: Resume from this page token (sent with the same other
                 parameters).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoicesPage
@@ -114,6 +122,8 @@ class _InvoicesOperations(_Group):
                     "payment_method_types": payment_method_types,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -126,11 +136,15 @@ class _InvoicesOperations(_Group):
         payment_method_types: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[InvoiceSummary]:
         """Every ``InvoiceSummary`` of ``get_invoices``, page after page, fetched lazily as you
         iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
-        ``progress`` extra, ``pip install 'abws[progress]'``). A ``next_page_token`` given
-        starts the walk there.
+        ``progress`` extra, ``pip install 'abws[progress]'``; ``to_pandas()`` a DataFrame;
+        ``next_token`` the cursor to resume from). A ``next_page_token`` given starts the
+        walk there.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -141,6 +155,15 @@ class _InvoicesOperations(_Group):
             payment_method_types: Payment methods (supported: BCA); omitted: all.
             next_page_token: Resume from this page token (sent with the same other
                 parameters).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[InvoiceSummary]
@@ -156,6 +179,10 @@ class _InvoicesOperations(_Group):
                 "next_page_token": next_page_token,
             },
             progress,
+            InvoiceSummary,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def get_invoice_detail_by_invoice_number(
@@ -163,6 +190,8 @@ class _InvoicesOperations(_Group):
         invoice_number: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoiceDetail:
         """One invoice or credit memo in full: parties, billing details, tax breakdown.
 
@@ -172,6 +201,12 @@ class _InvoicesOperations(_Group):
         Args:
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoiceDetail
@@ -184,6 +219,8 @@ class _InvoicesOperations(_Group):
                     "invoice_number": invoice_number,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -193,6 +230,8 @@ class _InvoicesOperations(_Group):
         *,
         region: Optional[str] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> LineItemsPage:
         """One page of an invoice's line items (then the reversal units of its credit memos).
 
@@ -203,6 +242,12 @@ class _InvoicesOperations(_Group):
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
             next_page_token: Resume from this page token.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             LineItemsPage
@@ -216,6 +261,8 @@ class _InvoicesOperations(_Group):
                     "region": region,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -226,16 +273,29 @@ class _InvoicesOperations(_Group):
         region: Optional[str] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[InvoiceLineItem]:
         """Every ``InvoiceLineItem`` of ``get_invoice_line_items_by_invoice_number``, page
         after page, fetched lazily as you iterate (``pages()`` gives whole pages;
         ``progress=True`` shows a tqdm bar: the ``progress`` extra, ``pip install
-        'abws[progress]'``). A ``next_page_token`` given starts the walk there.
+        'abws[progress]'``; ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume
+        from). A ``next_page_token`` given starts the walk there.
 
         Args:
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
             next_page_token: Resume from this page token.
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[InvoiceLineItem]
@@ -249,6 +309,10 @@ class _InvoicesOperations(_Group):
                 "next_page_token": next_page_token,
             },
             progress,
+            InvoiceLineItem,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
 
@@ -265,6 +329,8 @@ class _ReconciliationOperations(_Group):
         feed_end_date: DateLike,
         *,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> TransactionsPage:
         """One page of the transactions of a feed-date range.
 
@@ -275,6 +341,12 @@ class _ReconciliationOperations(_Group):
             feed_start_date: Start of the feed-date range.
             feed_end_date: End of the feed-date range.
             next_page_token: Resume from this page token (sent alone, as the service wants).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             TransactionsPage
@@ -288,6 +360,8 @@ class _ReconciliationOperations(_Group):
                     "feed_end_date": feed_end_date,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -298,16 +372,29 @@ class _ReconciliationOperations(_Group):
         *,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[Transaction]:
         """Every ``Transaction`` of ``get_transactions``, page after page, fetched lazily as
         you iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
-        ``progress`` extra, ``pip install 'abws[progress]'``). A ``next_page_token`` given
-        starts the walk there.
+        ``progress`` extra, ``pip install 'abws[progress]'``; ``to_pandas()`` a DataFrame;
+        ``next_token`` the cursor to resume from). A ``next_page_token`` given starts the
+        walk there.
 
         Args:
             feed_start_date: Start of the feed-date range.
             feed_end_date: End of the feed-date range.
             next_page_token: Resume from this page token (sent alone, as the service wants).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[Transaction]
@@ -321,11 +408,18 @@ class _ReconciliationOperations(_Group):
                 "next_page_token": next_page_token,
             },
             progress,
+            Transaction,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def get_invoice_details_by_order_line_items(
         self,
         order_line_items: Sequence[Union[Mapping[str, Any], Model, Tuple[str, str, str]]],
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoiceDetailsResponse:
         """The invoice data of 1 to 25 order line items.
 
@@ -335,6 +429,12 @@ class _ReconciliationOperations(_Group):
         Args:
             order_line_items: 1 to 25 order line items (order_id, order_line_item_id,
                 shipment_id).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoiceDetailsResponse
@@ -346,6 +446,8 @@ class _ReconciliationOperations(_Group):
                 {
                     "order_line_items": order_line_items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -363,6 +465,8 @@ class _DocumentsOperations(_Group):
         *,
         report_type: Optional[str] = None,
         marketplace_ids: Optional[Sequence[str]] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CreateReportResponse:
         """Starts a report that produces an invoice or credit note PDF.
 
@@ -376,6 +480,12 @@ class _DocumentsOperations(_Group):
             report_options: Which document: order_id with order_line_item_id (and
                 shipment_id, document_type), order_id alone in the EU, or invoice_id for a
                 consolidated invoice.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CreateReportResponse
@@ -389,12 +499,17 @@ class _DocumentsOperations(_Group):
                     "marketplace_ids": marketplace_ids,
                     "report_options": report_options,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
     def get_report(
         self,
         report_id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Report:
         """A report's processing status (and its document id once DONE).
 
@@ -403,6 +518,12 @@ class _DocumentsOperations(_Group):
 
         Args:
             report_id: A report created within the last 30 days.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Report
@@ -414,12 +535,17 @@ class _DocumentsOperations(_Group):
                 {
                     "report_id": report_id,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
     def get_report_document(
         self,
         report_document_id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ReportDocument:
         """A report document's presigned address (five minutes) and compression.
 
@@ -429,6 +555,12 @@ class _DocumentsOperations(_Group):
 
         Args:
             report_document_id: The reportDocumentId of a DONE report.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ReportDocument
@@ -440,6 +572,8 @@ class _DocumentsOperations(_Group):
                 {
                     "report_document_id": report_document_id,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -458,6 +592,8 @@ class _CartOperations(_Group):
         page_size: Optional[int] = None,
         page_token: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartsPage:
         """One page of the buying user's carts.
 
@@ -469,6 +605,12 @@ class _CartOperations(_Group):
             page_size: 1 to 10 carts a page (the service's default: 5).
             page_token: Resume from this page token.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartsPage
@@ -483,6 +625,8 @@ class _CartOperations(_Group):
                     "page_token": page_token,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -494,17 +638,30 @@ class _CartOperations(_Group):
         page_token: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[CartDetails]:
         """Every ``CartDetails`` of ``list_carts``, page after page, fetched lazily as you
         iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
-        ``progress`` extra, ``pip install 'abws[progress]'``). A ``page_token`` given starts
-        the walk there.
+        ``progress`` extra, ``pip install 'abws[progress]'``; ``to_pandas()`` a DataFrame;
+        ``next_token`` the cursor to resume from). A ``page_token`` given starts the walk
+        there.
 
         Args:
             region: The carts' region (default: the client's).
             page_size: 1 to 10 carts a page (the service's default: 5).
             page_token: Resume from this page token.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[CartDetails]
@@ -519,6 +676,10 @@ class _CartOperations(_Group):
                 "user_email": user_email,
             },
             progress,
+            CartDetails,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def get_cart(
@@ -526,6 +687,8 @@ class _CartOperations(_Group):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartDetails:
         """One cart.
 
@@ -535,6 +698,12 @@ class _CartOperations(_Group):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartDetails
@@ -547,6 +716,8 @@ class _CartOperations(_Group):
                     "cart_id": cart_id,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -555,6 +726,8 @@ class _CartOperations(_Group):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartItems:
         """The items of a cart.
 
@@ -564,6 +737,12 @@ class _CartOperations(_Group):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartItems
@@ -576,6 +755,8 @@ class _CartOperations(_Group):
                     "cart_id": cart_id,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -585,6 +766,8 @@ class _CartOperations(_Group):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
@@ -596,6 +779,12 @@ class _CartOperations(_Group):
             region: The cart's region (default: the client's).
             items: The items to add: product_identifier, buying_option_identifier, quantity,
                 external_id.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AddItemsResult
@@ -609,6 +798,8 @@ class _CartOperations(_Group):
                     "region": region,
                     "items": items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -618,6 +809,8 @@ class _CartOperations(_Group):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ItemsResult:
         """Sets the quantities of a cart's items (0 removes one).
 
@@ -628,6 +821,12 @@ class _CartOperations(_Group):
             cart_id: The cart.
             region: The cart's region (default: the client's).
             items: The new absolute quantities: item_id, quantity (0 removes the item).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ItemsResult
@@ -641,6 +840,8 @@ class _CartOperations(_Group):
                     "region": region,
                     "items": items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -649,6 +850,8 @@ class _CartOperations(_Group):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> None:
         """Empties a cart.
 
@@ -658,6 +861,12 @@ class _CartOperations(_Group):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
         """
         self._call(
             "delete_items",
@@ -665,6 +874,8 @@ class _CartOperations(_Group):
                 "cart_id": cart_id,
                 "region": region,
             },
+            timeout,
+            max_attempts,
         )
 
     def get_estimated_total_purchase_cost(
@@ -673,6 +884,8 @@ class _CartOperations(_Group):
         address: Mapping[str, Any],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CostEstimation:
         """The estimated total cost of a cart's items shipped to an address.
 
@@ -684,6 +897,12 @@ class _CartOperations(_Group):
             cart_id: The cart.
             region: The cart's region (default: the client's).
             address: The delivery address.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CostEstimation
@@ -697,6 +916,8 @@ class _CartOperations(_Group):
                     "region": region,
                     "address": address,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -740,6 +961,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> SearchProductsResult:
         """One page of a product search (the featured offer of each product).
 
@@ -759,6 +982,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             SearchProductsResult
@@ -798,6 +1027,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -834,11 +1065,15 @@ class _ProductsOperations(_Group):
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[Product]:
         """Every ``Product`` of ``search_products_request``, page after page, fetched lazily as
         you iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
-        ``progress`` extra, ``pip install 'abws[progress]'``). A ``page_number`` given
-        starts the walk there.
+        ``progress`` extra, ``pip install 'abws[progress]'``; ``to_pandas()`` a DataFrame;
+        ``next_token`` the cursor to resume from). A ``page_number`` given starts the walk
+        there.
 
         Args:
             facets: OFFERS and/or IMAGES.
@@ -853,6 +1088,15 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[Product]
@@ -892,6 +1136,10 @@ class _ProductsOperations(_Group):
                 "user_email": user_email,
             },
             progress,
+            Product,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def products_request(
@@ -908,6 +1156,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Product:
         """One product.
 
@@ -924,6 +1174,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Product
@@ -945,6 +1201,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -963,6 +1221,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OffersResult:
         """One page of a product's offers.
 
@@ -980,6 +1240,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OffersResult
@@ -1002,6 +1268,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1021,11 +1289,15 @@ class _ProductsOperations(_Group):
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[Offer]:
         """Every ``Offer`` of ``search_offers_request``, page after page, fetched lazily as you
         iterate (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the
-        ``progress`` extra, ``pip install 'abws[progress]'``). A ``page_number`` given
-        starts the walk there.
+        ``progress`` extra, ``pip install 'abws[progress]'``; ``to_pandas()`` a DataFrame;
+        ``next_token`` the cursor to resume from). A ``page_number`` given starts the walk
+        there.
 
         Args:
             product_id: The product (ASIN).
@@ -1038,6 +1310,15 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[Offer]
@@ -1060,6 +1341,10 @@ class _ProductsOperations(_Group):
                 "user_email": user_email,
             },
             progress,
+            Offer,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     def get_products_by_asins(
@@ -1076,6 +1361,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ProductsByAsinsResponse:
         """Up to 30 products by ASIN.
 
@@ -1091,6 +1378,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ProductsByAsinsResponse
@@ -1112,6 +1405,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1126,6 +1421,8 @@ class _ProductsOperations(_Group):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OffersByOfferIdsResponse:
         """Up to 30 offers by offer id.
 
@@ -1142,6 +1439,12 @@ class _ProductsOperations(_Group):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OffersByOfferIdsResponse
@@ -1160,6 +1463,8 @@ class _ProductsOperations(_Group):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1179,6 +1484,8 @@ class _OrderingOperations(_Group):
         attributes: Optional[Sequence[Mapping[str, Any]]] = None,
         expectations: Optional[Sequence[Mapping[str, Any]]] = None,
         e_invoicing: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> PlaceOrderResult:
         """Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
 
@@ -1193,6 +1500,12 @@ class _OrderingOperations(_Group):
             expectations: Order expectations in the wire form (`{"expectationType": ...}`).
             e_invoicing: true when the buying group is enabled for e-invoicing: line
                 external_ids must then be numeric (checked before sending, never sent).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             PlaceOrderResult
@@ -1208,6 +1521,8 @@ class _OrderingOperations(_Group):
                     "expectations": expectations,
                     "e_invoicing": e_invoicing,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1226,6 +1541,8 @@ class _ReportingOperations(_Group):
         include_line_items: Optional[bool] = None,
         include_shipments: Optional[bool] = None,
         include_charges: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
@@ -1237,6 +1554,12 @@ class _ReportingOperations(_Group):
             include_line_items: Include the line items (default false).
             include_shipments: Include the shipments (default false).
             include_charges: Include the charges (default false).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OrdersResponse
@@ -1251,6 +1574,8 @@ class _ReportingOperations(_Group):
                     "include_shipments": include_shipments,
                     "include_charges": include_charges,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1263,6 +1588,8 @@ class _ReportingOperations(_Group):
         region: Optional[str] = None,
         order_ids: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ShipmentLineItemsPage:
         """One page of shipment line item reports.
 
@@ -1277,6 +1604,12 @@ class _ReportingOperations(_Group):
             region: Only lines of this region.
             order_ids: 1 to 30 order ids.
             next_page_token: Resume from this page token.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ShipmentLineItemsPage
@@ -1293,6 +1626,8 @@ class _ReportingOperations(_Group):
                     "order_ids": order_ids,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1306,11 +1641,15 @@ class _ReportingOperations(_Group):
         order_ids: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Listing[ShipmentLineItemReport]:
         """Every ``ShipmentLineItemReport`` of ``get_shipment_line_item_reports``, page after
         page, fetched lazily as you iterate (``pages()`` gives whole pages;
         ``progress=True`` shows a tqdm bar: the ``progress`` extra, ``pip install
-        'abws[progress]'``). A ``next_page_token`` given starts the walk there.
+        'abws[progress]'``; ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume
+        from). A ``next_page_token`` given starts the walk there.
 
         Args:
             order_start_date: Start of the order-date range.
@@ -1320,6 +1659,15 @@ class _ReportingOperations(_Group):
             region: Only lines of this region.
             order_ids: 1 to 30 order ids.
             next_page_token: Resume from this page token.
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Listing[ShipmentLineItemReport]
@@ -1336,6 +1684,10 @@ class _ReportingOperations(_Group):
                 "next_page_token": next_page_token,
             },
             progress,
+            ShipmentLineItemReport,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
 
@@ -1354,6 +1706,8 @@ class _TrackingOperations(_Group):
         *,
         region: Optional[str] = None,
         locale: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> PackageTrackingDetails:
         """A package's carrier, status and tracking events.
 
@@ -1368,6 +1722,12 @@ class _TrackingOperations(_Group):
             region: The order's region (default: the client's).
             locale: The language of the event texts (one of `SUPPORTED_LOCALES`, e.g. en-US;
                 en_us is sent as en-US).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             PackageTrackingDetails
@@ -1383,6 +1743,8 @@ class _TrackingOperations(_Group):
                     "region": region,
                     "locale": locale,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1402,6 +1764,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         region: Optional[str] = None,
         payment_method_types: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoicesPage:
         """One page of the invoices and credit memos issued in a date range (at most 366 days).
 
@@ -1416,6 +1780,12 @@ class _AsyncInvoicesOperations(_AsyncGroup):
             payment_method_types: Payment methods (supported: BCA); omitted: all.
             next_page_token: Resume from this page token (sent with the same other
                 parameters).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoicesPage
@@ -1431,6 +1801,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                     "payment_method_types": payment_method_types,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1443,11 +1815,15 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         payment_method_types: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[InvoiceSummary]:
         """Every ``InvoiceSummary`` of ``get_invoices``, page after page, fetched lazily as you
         iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
-        tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
-        ``next_page_token`` given starts the walk there.
+        tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``; ``to_pandas()``
+        a DataFrame; ``next_token`` the cursor to resume from). A ``next_page_token`` given
+        starts the walk there.
 
         Args:
             invoice_issue_start_date: Start of the issue-date range.
@@ -1458,6 +1834,15 @@ class _AsyncInvoicesOperations(_AsyncGroup):
             payment_method_types: Payment methods (supported: BCA); omitted: all.
             next_page_token: Resume from this page token (sent with the same other
                 parameters).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[InvoiceSummary]
@@ -1473,6 +1858,10 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                 "next_page_token": next_page_token,
             },
             progress,
+            InvoiceSummary,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def get_invoice_detail_by_invoice_number(
@@ -1480,6 +1869,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         invoice_number: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoiceDetail:
         """One invoice or credit memo in full: parties, billing details, tax breakdown.
 
@@ -1489,6 +1880,12 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         Args:
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoiceDetail
@@ -1501,6 +1898,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                     "invoice_number": invoice_number,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1510,6 +1909,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         *,
         region: Optional[str] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> LineItemsPage:
         """One page of an invoice's line items (then the reversal units of its credit memos).
 
@@ -1520,6 +1921,12 @@ class _AsyncInvoicesOperations(_AsyncGroup):
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
             next_page_token: Resume from this page token.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             LineItemsPage
@@ -1533,6 +1940,8 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                     "region": region,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1543,16 +1952,29 @@ class _AsyncInvoicesOperations(_AsyncGroup):
         region: Optional[str] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[InvoiceLineItem]:
         """Every ``InvoiceLineItem`` of ``get_invoice_line_items_by_invoice_number``, page
         after page, fetched lazily as you iterate with ``async for`` (``pages()`` gives
         whole pages; ``progress=True`` shows a tqdm bar: the ``progress`` extra, ``pip
-        install 'abws[progress]'``). A ``next_page_token`` given starts the walk there.
+        install 'abws[progress]'``; ``to_pandas()`` a DataFrame; ``next_token`` the cursor
+        to resume from). A ``next_page_token`` given starts the walk there.
 
         Args:
             invoice_number: The invoice or credit memo number.
             region: The invoice's region (default: the client's).
             next_page_token: Resume from this page token.
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[InvoiceLineItem]
@@ -1566,6 +1988,10 @@ class _AsyncInvoicesOperations(_AsyncGroup):
                 "next_page_token": next_page_token,
             },
             progress,
+            InvoiceLineItem,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
 
@@ -1582,6 +2008,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
         feed_end_date: DateLike,
         *,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> TransactionsPage:
         """One page of the transactions of a feed-date range.
 
@@ -1592,6 +2020,12 @@ class _AsyncReconciliationOperations(_AsyncGroup):
             feed_start_date: Start of the feed-date range.
             feed_end_date: End of the feed-date range.
             next_page_token: Resume from this page token (sent alone, as the service wants).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             TransactionsPage
@@ -1605,6 +2039,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
                     "feed_end_date": feed_end_date,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1615,16 +2051,29 @@ class _AsyncReconciliationOperations(_AsyncGroup):
         *,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[Transaction]:
         """Every ``Transaction`` of ``get_transactions``, page after page, fetched lazily as
         you iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True``
-        shows a tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
+        shows a tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``;
+        ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume from). A
         ``next_page_token`` given starts the walk there.
 
         Args:
             feed_start_date: Start of the feed-date range.
             feed_end_date: End of the feed-date range.
             next_page_token: Resume from this page token (sent alone, as the service wants).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[Transaction]
@@ -1638,11 +2087,18 @@ class _AsyncReconciliationOperations(_AsyncGroup):
                 "next_page_token": next_page_token,
             },
             progress,
+            Transaction,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def get_invoice_details_by_order_line_items(
         self,
         order_line_items: Sequence[Union[Mapping[str, Any], Model, Tuple[str, str, str]]],
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> InvoiceDetailsResponse:
         """The invoice data of 1 to 25 order line items.
 
@@ -1652,6 +2108,12 @@ class _AsyncReconciliationOperations(_AsyncGroup):
         Args:
             order_line_items: 1 to 25 order line items (order_id, order_line_item_id,
                 shipment_id).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             InvoiceDetailsResponse
@@ -1663,6 +2125,8 @@ class _AsyncReconciliationOperations(_AsyncGroup):
                 {
                     "order_line_items": order_line_items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1680,6 +2144,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
         *,
         report_type: Optional[str] = None,
         marketplace_ids: Optional[Sequence[str]] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CreateReportResponse:
         """Starts a report that produces an invoice or credit note PDF.
 
@@ -1693,6 +2159,12 @@ class _AsyncDocumentsOperations(_AsyncGroup):
             report_options: Which document: order_id with order_line_item_id (and
                 shipment_id, document_type), order_id alone in the EU, or invoice_id for a
                 consolidated invoice.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CreateReportResponse
@@ -1706,12 +2178,17 @@ class _AsyncDocumentsOperations(_AsyncGroup):
                     "marketplace_ids": marketplace_ids,
                     "report_options": report_options,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
     async def get_report(
         self,
         report_id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Report:
         """A report's processing status (and its document id once DONE).
 
@@ -1720,6 +2197,12 @@ class _AsyncDocumentsOperations(_AsyncGroup):
 
         Args:
             report_id: A report created within the last 30 days.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Report
@@ -1731,12 +2214,17 @@ class _AsyncDocumentsOperations(_AsyncGroup):
                 {
                     "report_id": report_id,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
     async def get_report_document(
         self,
         report_document_id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ReportDocument:
         """A report document's presigned address (five minutes) and compression.
 
@@ -1746,6 +2234,12 @@ class _AsyncDocumentsOperations(_AsyncGroup):
 
         Args:
             report_document_id: The reportDocumentId of a DONE report.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ReportDocument
@@ -1757,6 +2251,8 @@ class _AsyncDocumentsOperations(_AsyncGroup):
                 {
                     "report_document_id": report_document_id,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1775,6 +2271,8 @@ class _AsyncCartOperations(_AsyncGroup):
         page_size: Optional[int] = None,
         page_token: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartsPage:
         """One page of the buying user's carts.
 
@@ -1786,6 +2284,12 @@ class _AsyncCartOperations(_AsyncGroup):
             page_size: 1 to 10 carts a page (the service's default: 5).
             page_token: Resume from this page token.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartsPage
@@ -1800,6 +2304,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "page_token": page_token,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1811,17 +2317,30 @@ class _AsyncCartOperations(_AsyncGroup):
         page_token: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[CartDetails]:
         """Every ``CartDetails`` of ``list_carts``, page after page, fetched lazily as you
         iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
-        tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
-        ``page_token`` given starts the walk there.
+        tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``; ``to_pandas()``
+        a DataFrame; ``next_token`` the cursor to resume from). A ``page_token`` given
+        starts the walk there.
 
         Args:
             region: The carts' region (default: the client's).
             page_size: 1 to 10 carts a page (the service's default: 5).
             page_token: Resume from this page token.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[CartDetails]
@@ -1836,6 +2355,10 @@ class _AsyncCartOperations(_AsyncGroup):
                 "user_email": user_email,
             },
             progress,
+            CartDetails,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def get_cart(
@@ -1843,6 +2366,8 @@ class _AsyncCartOperations(_AsyncGroup):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartDetails:
         """One cart.
 
@@ -1852,6 +2377,12 @@ class _AsyncCartOperations(_AsyncGroup):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartDetails
@@ -1864,6 +2395,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "cart_id": cart_id,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1872,6 +2405,8 @@ class _AsyncCartOperations(_AsyncGroup):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CartItems:
         """The items of a cart.
 
@@ -1881,6 +2416,12 @@ class _AsyncCartOperations(_AsyncGroup):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CartItems
@@ -1893,6 +2434,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "cart_id": cart_id,
                     "region": region,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1902,6 +2445,8 @@ class _AsyncCartOperations(_AsyncGroup):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AddItemsResult:
         """Adds items to a cart (never resent after an ambiguous failure).
 
@@ -1913,6 +2458,12 @@ class _AsyncCartOperations(_AsyncGroup):
             region: The cart's region (default: the client's).
             items: The items to add: product_identifier, buying_option_identifier, quantity,
                 external_id.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AddItemsResult
@@ -1926,6 +2477,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "region": region,
                     "items": items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1935,6 +2488,8 @@ class _AsyncCartOperations(_AsyncGroup):
         items: Sequence[Mapping[str, Any]],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ItemsResult:
         """Sets the quantities of a cart's items (0 removes one).
 
@@ -1945,6 +2500,12 @@ class _AsyncCartOperations(_AsyncGroup):
             cart_id: The cart.
             region: The cart's region (default: the client's).
             items: The new absolute quantities: item_id, quantity (0 removes the item).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ItemsResult
@@ -1958,6 +2519,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "region": region,
                     "items": items,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -1966,6 +2529,8 @@ class _AsyncCartOperations(_AsyncGroup):
         cart_id: str,
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> None:
         """Empties a cart.
 
@@ -1975,6 +2540,12 @@ class _AsyncCartOperations(_AsyncGroup):
         Args:
             cart_id: The cart.
             region: The cart's region (default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
         """
         await self._call(
             "delete_items",
@@ -1982,6 +2553,8 @@ class _AsyncCartOperations(_AsyncGroup):
                 "cart_id": cart_id,
                 "region": region,
             },
+            timeout,
+            max_attempts,
         )
 
     async def get_estimated_total_purchase_cost(
@@ -1990,6 +2563,8 @@ class _AsyncCartOperations(_AsyncGroup):
         address: Mapping[str, Any],
         *,
         region: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> CostEstimation:
         """The estimated total cost of a cart's items shipped to an address.
 
@@ -2001,6 +2576,12 @@ class _AsyncCartOperations(_AsyncGroup):
             cart_id: The cart.
             region: The cart's region (default: the client's).
             address: The delivery address.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             CostEstimation
@@ -2014,6 +2595,8 @@ class _AsyncCartOperations(_AsyncGroup):
                     "region": region,
                     "address": address,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2057,6 +2640,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> SearchProductsResult:
         """One page of a product search (the featured offer of each product).
 
@@ -2076,6 +2661,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             SearchProductsResult
@@ -2115,6 +2706,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2151,10 +2744,14 @@ class _AsyncProductsOperations(_AsyncGroup):
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[Product]:
         """Every ``Product`` of ``search_products_request``, page after page, fetched lazily as
         you iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True``
-        shows a tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
+        shows a tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``;
+        ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume from). A
         ``page_number`` given starts the walk there.
 
         Args:
@@ -2170,6 +2767,15 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[Product]
@@ -2209,6 +2815,10 @@ class _AsyncProductsOperations(_AsyncGroup):
                 "user_email": user_email,
             },
             progress,
+            Product,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def products_request(
@@ -2225,6 +2835,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> Product:
         """One product.
 
@@ -2241,6 +2853,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             Product
@@ -2262,6 +2880,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2280,6 +2900,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OffersResult:
         """One page of a product's offers.
 
@@ -2297,6 +2919,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OffersResult
@@ -2319,6 +2947,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2338,11 +2968,15 @@ class _AsyncProductsOperations(_AsyncGroup):
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[Offer]:
         """Every ``Offer`` of ``search_offers_request``, page after page, fetched lazily as you
         iterate with ``async for`` (``pages()`` gives whole pages; ``progress=True`` shows a
-        tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``). A
-        ``page_number`` given starts the walk there.
+        tqdm bar: the ``progress`` extra, ``pip install 'abws[progress]'``; ``to_pandas()``
+        a DataFrame; ``next_token`` the cursor to resume from). A ``page_number`` given
+        starts the walk there.
 
         Args:
             product_id: The product (ASIN).
@@ -2355,6 +2989,15 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[Offer]
@@ -2377,6 +3020,10 @@ class _AsyncProductsOperations(_AsyncGroup):
                 "user_email": user_email,
             },
             progress,
+            Offer,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
     async def get_products_by_asins(
@@ -2393,6 +3040,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ProductsByAsinsResponse:
         """Up to 30 products by ASIN.
 
@@ -2408,6 +3057,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ProductsByAsinsResponse
@@ -2429,6 +3084,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2443,6 +3100,8 @@ class _AsyncProductsOperations(_AsyncGroup):
         shipping_postal_code: Optional[str] = None,
         group_tag: Optional[str] = None,
         user_email: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OffersByOfferIdsResponse:
         """Up to 30 offers by offer id.
 
@@ -2459,6 +3118,12 @@ class _AsyncProductsOperations(_AsyncGroup):
             shipping_postal_code: Postal code to ship to.
             group_tag: Needed only if the user belongs to several buying groups.
             user_email: The buying user (x-svc-user-email; default: the client's).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OffersByOfferIdsResponse
@@ -2477,6 +3142,8 @@ class _AsyncProductsOperations(_AsyncGroup):
                     "group_tag": group_tag,
                     "user_email": user_email,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2496,6 +3163,8 @@ class _AsyncOrderingOperations(_AsyncGroup):
         attributes: Optional[Sequence[Mapping[str, Any]]] = None,
         expectations: Optional[Sequence[Mapping[str, Any]]] = None,
         e_invoicing: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> PlaceOrderResult:
         """Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
 
@@ -2510,6 +3179,12 @@ class _AsyncOrderingOperations(_AsyncGroup):
             expectations: Order expectations in the wire form (`{"expectationType": ...}`).
             e_invoicing: true when the buying group is enabled for e-invoicing: line
                 external_ids must then be numeric (checked before sending, never sent).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             PlaceOrderResult
@@ -2525,6 +3200,8 @@ class _AsyncOrderingOperations(_AsyncGroup):
                     "expectations": expectations,
                     "e_invoicing": e_invoicing,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2543,6 +3220,8 @@ class _AsyncReportingOperations(_AsyncGroup):
         include_line_items: Optional[bool] = None,
         include_shipments: Optional[bool] = None,
         include_charges: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> OrdersResponse:
         """The orders of an order id, with the parts asked for.
 
@@ -2554,6 +3233,12 @@ class _AsyncReportingOperations(_AsyncGroup):
             include_line_items: Include the line items (default false).
             include_shipments: Include the shipments (default false).
             include_charges: Include the charges (default false).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             OrdersResponse
@@ -2568,6 +3253,8 @@ class _AsyncReportingOperations(_AsyncGroup):
                     "include_shipments": include_shipments,
                     "include_charges": include_charges,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2580,6 +3267,8 @@ class _AsyncReportingOperations(_AsyncGroup):
         region: Optional[str] = None,
         order_ids: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> ShipmentLineItemsPage:
         """One page of shipment line item reports.
 
@@ -2594,6 +3283,12 @@ class _AsyncReportingOperations(_AsyncGroup):
             region: Only lines of this region.
             order_ids: 1 to 30 order ids.
             next_page_token: Resume from this page token.
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             ShipmentLineItemsPage
@@ -2610,6 +3305,8 @@ class _AsyncReportingOperations(_AsyncGroup):
                     "order_ids": order_ids,
                     "next_page_token": next_page_token,
                 },
+                timeout,
+                max_attempts,
             ),
         )
 
@@ -2623,11 +3320,15 @@ class _AsyncReportingOperations(_AsyncGroup):
         order_ids: Optional[Sequence[str]] = None,
         next_page_token: Optional[str] = None,
         progress: bool = False,
+        start_token: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> AsyncListing[ShipmentLineItemReport]:
         """Every ``ShipmentLineItemReport`` of ``get_shipment_line_item_reports``, page after
         page, fetched lazily as you iterate with ``async for`` (``pages()`` gives whole
         pages; ``progress=True`` shows a tqdm bar: the ``progress`` extra, ``pip install
-        'abws[progress]'``). A ``next_page_token`` given starts the walk there.
+        'abws[progress]'``; ``to_pandas()`` a DataFrame; ``next_token`` the cursor to resume
+        from). A ``next_page_token`` given starts the walk there.
 
         Args:
             order_start_date: Start of the order-date range.
@@ -2637,6 +3338,15 @@ class _AsyncReportingOperations(_AsyncGroup):
             region: Only lines of this region.
             order_ids: 1 to 30 order ids.
             next_page_token: Resume from this page token.
+            start_token: The ``next_token`` of an earlier listing with the same arguments:
+                the walk starts at that page (the items after the last page that listing
+                fetched).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             AsyncListing[ShipmentLineItemReport]
@@ -2653,6 +3363,10 @@ class _AsyncReportingOperations(_AsyncGroup):
                 "next_page_token": next_page_token,
             },
             progress,
+            ShipmentLineItemReport,
+            start_token,
+            timeout,
+            max_attempts,
         )
 
 
@@ -2671,6 +3385,8 @@ class _AsyncTrackingOperations(_AsyncGroup):
         *,
         region: Optional[str] = None,
         locale: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
     ) -> PackageTrackingDetails:
         """A package's carrier, status and tracking events.
 
@@ -2685,6 +3401,12 @@ class _AsyncTrackingOperations(_AsyncGroup):
             region: The order's region (default: the client's).
             locale: The language of the event texts (one of `SUPPORTED_LOCALES`, e.g. en-US;
                 en_us is sent as en-US).
+            timeout: Seconds this call may take in all (every attempt, the backoff between
+                them and the wait for the rate limit), in place of the client's
+                ``operation_timeout``; above zero. A listing applies it to each page.
+            max_attempts: Attempts allowed, the first included (1 to 10), in place of the
+                client's ``max_attempts``; placeOrder and addItems are still never resent
+                after a failure that may have reached the service.
 
         Returns:
             PackageTrackingDetails
@@ -2700,5 +3422,7 @@ class _AsyncTrackingOperations(_AsyncGroup):
                     "region": region,
                     "locale": locale,
                 },
+                timeout,
+                max_attempts,
             ),
         )

@@ -18,7 +18,7 @@ import functools
 import os
 from typing import Any, BinaryIO, Dict, List, Optional, Sequence, Union, overload
 
-from ._group import AsyncListing, _awaited
+from ._group import AsyncListing, _awaited, _start_listing
 from ._log import logger
 from ._operations import (
     _AsyncCartOperations,
@@ -258,9 +258,12 @@ class AsyncClient(_ClientBase):
     }
     __slots__ = tuple(_GROUPS)
 
-    async def _call(self, op: str, args: Dict[str, Any]) -> Any:
-        """Awaits an operation of the table by name (the generated methods call this)."""
-        return await self._run("call", op, args)
+    async def _call(
+        self, op: str, args: Dict[str, Any], timeout: Optional[float] = None, max_attempts: Optional[int] = None
+    ) -> Any:
+        """Awaits an operation of the table by name (the generated methods call this), with
+        its per-call options."""
+        return await self._run("call", op, args, timeout, max_attempts)
 
     async def _run(self, method: str, *args: Any) -> Any:
         """Awaits a method of the compiled client, with debug logging of its duration."""
@@ -273,10 +276,8 @@ class AsyncClient(_ClientBase):
         self._log_end(what, start)
         return result
 
-    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> AsyncListing[Any]:
-        pager = self._native.pager(op, args)
-        logger.debug("%s: listing started", op)
-        return AsyncListing(pager, field, op, progress)
+    def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> AsyncListing[Any]:
+        return _start_listing(AsyncListing, self._native, op, field, args, *options)
 
     async def check_shared_state(self) -> None:
         """As ``Client.check_shared_state``: raises when the shared state cannot be used

@@ -31,7 +31,7 @@ from typing import (
 )
 
 from . import _abws
-from ._group import DateLike, Listing, _progress
+from ._group import DateLike, Listing, _progress, _start_listing
 from ._log import logger
 from ._model_base import Model
 from ._operations import (
@@ -653,13 +653,16 @@ class Client(_ClientBase):
     }
     __slots__ = tuple(_GROUPS)
 
-    def _call(self, op: str, args: Dict[str, Any]) -> Any:
-        """Runs an operation of the table by name (the generated methods call this)."""
+    def _call(
+        self, op: str, args: Dict[str, Any], timeout: Optional[float] = None, max_attempts: Optional[int] = None
+    ) -> Any:
+        """Runs an operation of the table by name (the generated methods call this), with
+        its per-call options."""
         if not logger.isEnabledFor(logging.DEBUG):
             # Without debug logging: straight to the compiled client (four Python frames
             # fewer a call, issue 19).
-            return self._native.call(op, args)
-        return self._run("call", op, args)
+            return self._native.call(op, args, timeout, max_attempts)
+        return self._run("call", op, args, timeout, max_attempts)
 
     def _run(self, method: str, *args: Any) -> Any:
         """Calls a method of the compiled client, with debug logging of its duration."""
@@ -672,10 +675,8 @@ class Client(_ClientBase):
         self._log_end(what, start)
         return result
 
-    def _listing(self, op: str, field: str, args: Dict[str, Any], progress: bool) -> Listing[Any]:
-        pager = self._native.pager(op, args)
-        logger.debug("%s: listing started", op)
-        return Listing(pager, field, op, progress)
+    def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> Listing[Any]:
+        return _start_listing(Listing, self._native, op, field, args, *options)
 
     def check_shared_state(self) -> None:
         """Checks that the shared state (``shared_state``) can be used now: Redis answers,

@@ -581,9 +581,7 @@ impl Documents<'_> {
         let mut all = StreamedAll {
             address: Presigned::new(self, report_document_id, &settings).await?,
         };
-        self.client
-            .attempt_loop(Self::fetch_plan(&settings), &mut all)
-            .await
+        self.client.attempt_loop(self.fetch_plan(), &mut all).await
     }
 
     /// A fresh presigned address of the document, checked to be https (or loopback).
@@ -604,12 +602,13 @@ impl Documents<'_> {
     /// How the attempt loop runs a document fetch: a safe read, under the operation's
     /// deadline and the retry budget like any call; one attempt may wait on the network
     /// for `DOCUMENT_ATTEMPT` (a slow consumer does not count: see `open_document`).
-    fn fetch_plan(settings: &crate::Settings) -> AttemptPlan<'_> {
+    /// (The client's own, or its view's: `Client::with_options`.)
+    fn fetch_plan(&self) -> AttemptPlan<'static> {
         AttemptPlan {
             what: "the document download",
             kind: crate::retry::OperationKind::SafeRead,
-            operation_timeout: settings.timeouts.operation,
-            max_attempts: settings.max_attempts,
+            operation_timeout: self.client.operation_timeout(),
+            max_attempts: self.client.max_attempts(),
             attempt_timeout: DOCUMENT_ATTEMPT,
             external_id: None,
         }
@@ -635,7 +634,7 @@ impl Documents<'_> {
             rewind,
         };
         self.client
-            .attempt_loop(Self::fetch_plan(&settings), &mut stream)
+            .attempt_loop(self.fetch_plan(), &mut stream)
             .await
     }
 

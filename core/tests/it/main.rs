@@ -12,6 +12,7 @@ mod alone;
 mod common;
 
 mod attempt_loop;
+mod call_options;
 mod connections;
 mod documents_api;
 mod endpoints;

@@ -200,6 +200,69 @@ Thread safety: any thread, concurrently on one client.
 `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
 for one pointer write.";
 
+/// The exported function `f` (its doc block already written) and its `_with_options`
+/// variant with its doc block: each calls `body` (`call_op`, `make_pager`) with `name`;
+/// `out` is the output parameter (`result_json: *mut *mut c_char`).
+fn entry_points(s: &mut String, f: &str, body: &str, name: &str, out: &str) {
+    let out_name = out.split(':').next().unwrap_or(out);
+    for (suffix, options_param, options) in [
+        ("", "", "std::ptr::null()"),
+        (
+            "_with_options",
+            "\x20   options: *const abws_call_options,\n",
+            "options",
+        ),
+    ] {
+        if !suffix.is_empty() {
+            s.push('\n');
+            doc_comment(&with_options_doc(f, out_name), s);
+        }
+        write!(
+            s,
+            "#[no_mangle]\n\
+             pub unsafe extern \"C\" fn {f}{suffix}(\n\
+             \x20   client: *const abws_client,\n\
+             \x20   params_json: *const c_char,\n\
+             {options_param}\
+             \x20   {out},\n\
+             \x20   err: *mut *mut abws_error,\n\
+             ) -> abws_status {{\n\
+             \x20   // SAFETY: forwarded contract.\n\
+             \x20   unsafe {{ {body}({name:?}, client, params_json, {options}, {out_name}, err) }}\n\
+             }}\n"
+        )
+        .unwrap();
+    }
+}
+
+/// The doc block of the `_with_options` variant of `f` (whose output is `out`).
+fn with_options_doc(f: &str, out: &str) -> Vec<String> {
+    let mut lines = wrap(
+        &format!(
+            "`{f}` with per-call options: `options` (NULL, or a field left 0: the client's \
+             setting) gives the timeout of the whole call and the attempts allowed; a bad \
+             value is `ABWS_STATUS_VALIDATION` naming it, before any request. Everything \
+             else as `{f}`."
+        ),
+        WIDTH,
+        "",
+        "",
+    );
+    lines.push(String::new());
+    lines.push("# Safety".into());
+    lines.extend(wrap(
+        &format!(
+            "`params_json` is NULL or a NUL-terminated string; `options` is NULL or points to \
+             a readable `abws_call_options`; `{out}` and `err` are NULL or valid for one \
+             pointer write."
+        ),
+        WIDTH,
+        "",
+        "",
+    ));
+    lines
+}
+
 fn doc_comment(lines: &[String], out: &mut String) {
     for l in lines {
         if l.is_empty() {
@@ -234,6 +297,7 @@ fn generated_rs() -> Result<String, String> {
          use super::{call_op, make_pager};\n\
          use crate::abws_error;\n\
          use crate::client::abws_client;\n\
+         use crate::options::abws_call_options;\n\
          use crate::pager::abws_pager;\n\
          use crate::status::abws_status;\n",
     );
@@ -247,21 +311,13 @@ fn generated_rs() -> Result<String, String> {
             lines.extend(rules(OP_RULES));
             s.push('\n');
             doc_comment(&lines, &mut s);
-            write!(
-                s,
-                "#[no_mangle]\n\
-                 pub unsafe extern \"C\" fn {f}(\n\
-                 \x20   client: *const abws_client,\n\
-                 \x20   params_json: *const c_char,\n\
-                 \x20   result_json: *mut *mut c_char,\n\
-                 \x20   err: *mut *mut abws_error,\n\
-                 ) -> abws_status {{\n\
-                 \x20   // SAFETY: forwarded contract.\n\
-                 \x20   unsafe {{ call_op({:?}, client, params_json, result_json, err) }}\n\
-                 }}\n",
-                op.name
-            )
-            .unwrap();
+            entry_points(
+                &mut s,
+                &f,
+                "call_op",
+                op.name,
+                "result_json: *mut *mut c_char",
+            );
             ops_list.push(f);
         }
         for op in &ops {
@@ -286,21 +342,13 @@ fn generated_rs() -> Result<String, String> {
             lines.extend(rules(PAGER_RULES));
             s.push('\n');
             doc_comment(&lines, &mut s);
-            write!(
-                s,
-                "#[no_mangle]\n\
-                 pub unsafe extern \"C\" fn {f}(\n\
-                 \x20   client: *const abws_client,\n\
-                 \x20   params_json: *const c_char,\n\
-                 \x20   pager: *mut *mut abws_pager,\n\
-                 \x20   err: *mut *mut abws_error,\n\
-                 ) -> abws_status {{\n\
-                 \x20   // SAFETY: forwarded contract.\n\
-                 \x20   unsafe {{ make_pager({:?}, client, params_json, pager, err) }}\n\
-                 }}\n",
-                p.name
-            )
-            .unwrap();
+            entry_points(
+                &mut s,
+                &f,
+                "make_pager",
+                p.name,
+                "pager: *mut *mut abws_pager",
+            );
             pagers_list.push(f);
         }
     }
@@ -398,8 +446,11 @@ fn hpp_section() -> Result<String, String> {
             writeln!(
                 s,
                 "    std::string {}(const std::string &params = \"{{}}\") const {{\n        \
-                 return client_.call({f}, params);\n    }}",
-                op.name
+                 return client_.call({f}, params);\n    }}\n    \
+                 /// With per-call options (`{f}_with_options`).\n    \
+                 std::string {}(const std::string &params, const abws_call_options &options) const {{\n        \
+                 return client_.call({f}_with_options, params, options);\n    }}",
+                op.name, op.name
             )
             .unwrap();
         }
@@ -420,8 +471,11 @@ fn hpp_section() -> Result<String, String> {
             writeln!(
                 s,
                 "    Pager {}(const std::string &params = \"{{}}\") const {{\n        \
-                 return client_.pages({f}, params);\n    }}",
-                p.name
+                 return client_.pages({f}, params);\n    }}\n    \
+                 /// With per-call options for each page (`{f}_with_options`).\n    \
+                 Pager {}(const std::string &params, const abws_call_options &options) const {{\n        \
+                 return client_.pages({f}_with_options, params, options);\n    }}",
+                p.name, p.name
             )
             .unwrap();
         }

@@ -59,6 +59,33 @@ const TYPE_NAMES: &[&str] = &[
     "bool",
 ];
 
+/// The keyword-only options every operation method takes (`abws::CallOptions`): name,
+/// annotation with its default, and the line of its docstring.
+const CALL_OPTIONS: &[(&str, &str, &str)] = &[
+    (
+        "timeout",
+        "Optional[float] = None",
+        "Seconds this call may take in all (every attempt, the backoff between them and \
+         the wait for the rate limit), in place of the client's ``operation_timeout``; \
+         above zero. A listing applies it to each page.",
+    ),
+    (
+        "max_attempts",
+        "Optional[int] = None",
+        "Attempts allowed, the first included (1 to 10), in place of the client's \
+         ``max_attempts``; placeOrder and addItems are still never resent after a failure \
+         that may have reached the service.",
+    ),
+];
+
+/// The keyword every ``iter_*`` method takes to resume a listing.
+const START_TOKEN: (&str, &str, &str) = (
+    "start_token",
+    "Optional[str] = None",
+    "The ``next_token`` of an earlier listing with the same arguments: the walk starts \
+     at that page (the items after the last page that listing fetched).",
+);
+
 /// Members of `Model` a field must not hide.
 const MODEL_MEMBERS: &[&str] = &["to_dict", "fields", "extra"];
 
@@ -561,7 +588,12 @@ fn signature_params(op: &Operation) -> Result<Vec<Param>, String> {
     let mut out = vec![];
     for f in p.fields {
         let py = py_name(f.name);
-        if py == "self" || py == "progress" || TYPE_NAMES.contains(&py.as_str()) {
+        if py == "self"
+            || py == "progress"
+            || CALL_OPTIONS.iter().any(|(name, _, _)| *name == py)
+            || py == START_TOKEN.0
+            || TYPE_NAMES.contains(&py.as_str())
+        {
             return Err(format!(
                 "{}: a parameter named {py} clashes with the generated method",
                 op.id
@@ -590,7 +622,7 @@ fn write_signature(
     def: &str,
     name: &str,
     params: &[Param],
-    extra: &[&str],
+    extra: &[String],
     ret: &str,
 ) {
     let _ = writeln!(out, "    {def} {name}(");
@@ -610,19 +642,32 @@ fn write_signature(
     let _ = writeln!(out, "    ) -> {ret}:");
 }
 
-fn args_doc(params: &[Param]) -> String {
+/// The `Args:` section: the operation's documented parameters, then `extra` (the
+/// keywords every method of its kind takes: name, annotation, doc).
+fn args_doc(params: &[Param], extra: &[(&str, &str, &str)]) -> String {
     let mut s = String::new();
     let documented: Vec<&Param> = params
         .iter()
         .filter(|p| !p.info.doc.trim().is_empty())
         .collect();
-    if !documented.is_empty() {
+    if !documented.is_empty() || !extra.is_empty() {
         s.push_str("\n\nArgs:");
         for p in documented {
             let _ = write!(s, "\n    {}: {}", p.py, one_paragraph(p.info.doc));
         }
+        for (name, _, doc) in extra {
+            let _ = write!(s, "\n    {name}: {doc}");
+        }
     }
     s
+}
+
+/// `name: annotation` of keyword options.
+fn keywords(options: &[(&str, &str, &str)]) -> Vec<String> {
+    options
+        .iter()
+        .map(|(name, annotation, _)| format!("{name}: {annotation}"))
+        .collect()
 }
 
 /// The arguments object, its keys at `indent` (closing brace one level out).
@@ -649,7 +694,14 @@ fn method(
         mentioned(&p.annotation, models, used);
     }
     let mut out = String::new();
-    write_signature(&mut out, fl.def, op.name, &params, &[], &ret);
+    write_signature(
+        &mut out,
+        fl.def,
+        op.name,
+        &params,
+        &keywords(CALL_OPTIONS),
+        &ret,
+    );
     let mut doc = format!(
         "{}\n\nOperation ``{}`` ({} {}); role: {}.",
         op.doc.trim(),
@@ -658,7 +710,7 @@ fn method(
         op.path,
         super::docs::roles_text(op)
     );
-    doc.push_str(&args_doc(&params));
+    doc.push_str(&args_doc(&params, CALL_OPTIONS));
     if ret != "None" {
         let _ = write!(doc, "\n\nReturns:\n    {ret}");
     }
@@ -666,7 +718,7 @@ fn method(
     if ret == "None" {
         let _ = writeln!(
             out,
-            "        {}(\n            {:?},\n            {},\n        )",
+            "        {}(\n            {:?},\n            {},\n            timeout,\n            max_attempts,\n        )",
             fl.call,
             op.name,
             args_dict(&params, 16)
@@ -674,7 +726,7 @@ fn method(
     } else {
         let _ = writeln!(
             out,
-            "        return cast(\n            {ret},\n            {}(\n                {:?},\n                {},\n            ),\n        )",
+            "        return cast(\n            {ret},\n            {}(\n                {:?},\n                {},\n                timeout,\n                max_attempts,\n            ),\n        )",
             fl.call,
             op.name,
             args_dict(&params, 20)
@@ -697,18 +749,15 @@ fn pager_method(
     let ret = format!("{}[{item}]", fl.listing);
     let mut out = String::new();
     // Not awaited itself in either flavour: the listing is what is iterated.
-    write_signature(
-        &mut out,
-        "def",
-        name,
-        &params,
-        &["progress: bool = False"],
-        &ret,
-    );
+    let options = [START_TOKEN, CALL_OPTIONS[0], CALL_OPTIONS[1]];
+    let mut extra = vec!["progress: bool = False".to_string()];
+    extra.extend(keywords(&options));
+    write_signature(&mut out, "def", name, &params, &extra, &ret);
     let mut doc = format!(
         "Every ``{item}`` of ``{}``, page after page, fetched lazily {} \
          (``pages()`` gives whole pages; ``progress=True`` shows a tqdm bar: the \
-         ``progress`` extra, ``pip install 'abws[progress]'``).",
+         ``progress`` extra, ``pip install 'abws[progress]'``; ``to_pandas()`` a DataFrame; \
+         ``next_token`` the cursor to resume from).",
         op.name, fl.iterate
     );
     if let Some(p) = params
@@ -717,12 +766,12 @@ fn pager_method(
     {
         let _ = write!(doc, " A ``{}`` given starts the walk there.", p.py);
     }
-    doc.push_str(&args_doc(&params));
+    doc.push_str(&args_doc(&params, &options));
     let _ = write!(doc, "\n\nReturns:\n    {ret}");
     out.push_str(&docstring(&doc, 8));
     let _ = writeln!(
         out,
-        "        return self._listing(\n            {name:?},\n            {items:?},\n            {},\n            progress,\n        )",
+        "        return self._listing(\n            {name:?},\n            {items:?},\n            {},\n            progress,\n            {item},\n            start_token,\n            timeout,\n            max_attempts,\n        )",
         args_dict(&params, 16)
     );
     Ok(out)
