@@ -20,11 +20,6 @@
 
 #include "abws.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 static int test_failures = 0;
 static int test_checks = 0;
 
@@ -190,32 +185,6 @@ static inline const char *fmt(char *buf, size_t cap, const char *format, ...) {
     vsnprintf(buf, cap, format, ap);
     va_end(ap);
     return buf;
-}
-
-/* POSTs `body` to the sandbox's control address `path` (loopback http, one request). */
-static inline int sandbox_post(const char *path, const char *body) {
-    const char *base = env_required("ABWS_TEST_BASE_URL"); /* http://127.0.0.1:PORT */
-    const char *colon = strrchr(base, ':');
-    if (colon == NULL) return -1;
-    int port = atoi(colon + 1);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_in addr;
-    memset(&addr, 0, sizeof addr);
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons((uint16_t)port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    char request[2048];
-    int n = snprintf(request, sizeof request,
-                     "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                     path, strlen(body), body);
-    int ok = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0 &&
-             write(fd, request, (size_t)n) == n;
-    char reply[512] = "";
-    if (ok) ok = read(fd, reply, sizeof reply - 1) > 0 && strstr(reply, " 201 ") != NULL;
-    close(fd);
-    return ok ? 0 : -1;
 }
 
 /* Every client, pager, error and string the test received has been freed: a forgotten
