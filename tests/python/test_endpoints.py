@@ -98,15 +98,26 @@ def test_a_403_names_the_role_the_operation_needs(sb: abws.Sandbox, client: abws
 def _sandbox_binary() -> Path:
     lib = os.environ.get("ABWS_LIBABWS")
     path = Path(os.environ.get("ABWS_SANDBOX_BIN") or (Path(lib).parent / "abws-sandbox" if lib else ""))
-    if not path.is_file():
-        pytest.skip("the abws-sandbox binary is not built (scripts/test-python.sh builds it)")
+    assert path.is_file(), "the abws-sandbox binary is not built (scripts/test-python.sh builds it)"
     return path
 
 
+def _readme_real_looking_path() -> tuple[str, list[str]]:
+    """The README's "Against a real-looking configuration": its Python (the heredoc) and its
+    decrypt command, as written."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Against a real-looking configuration", 1)[1].split("\n## ", 1)[0]
+    script = section.split("python - <<'PY'\n", 1)[1].split("\nPY\n", 1)[0]
+    decrypt = next(line for line in section.splitlines() if line.startswith("python -m abws decrypt"))
+    return script, shlex.split(decrypt.split("#", 1)[0])[1:]
+
+
 def test_the_readme_path_from_a_separate_sandbox_process(tmp_path: Path) -> None:
-    """The README's "against a real-looking configuration": the sandbox binary started as its
-    own process prints its settings as shell exports; a fresh Python with only those
-    variables lists an invoice through ``Client.from_env()``."""
+    """The README's "against a real-looking configuration", as written: the sandbox binary
+    started as its own process prints its settings as shell exports; a fresh Python with
+    only those variables (and a document key) lists an invoice and files an invoice PDF
+    encrypted through ``Client.from_env()``; the README's decrypt command opens it."""
+    script, decrypt = _readme_real_looking_path()
     env_file = tmp_path / "sandbox.env"
     with open(env_file, "w") as out:
         proc = subprocess.Popen([str(_sandbox_binary()), "--rate-limits", "off", "--env", "JP"], stdout=out)
@@ -122,16 +133,24 @@ def test_the_readme_path_from_a_separate_sandbox_process(tmp_path: Path) -> None
         assert exports["ABWS_REGION"] == "JP" and exports["ABWS_ENDPOINT"].startswith("http://127.0.0.1:")
         env = {k: v for k, v in os.environ.items() if not k.startswith("ABWS_")}
         env.update(exports)
-        script = (
-            "import abws, datetime\n"
-            "client = abws.Client.from_env()\n"
-            "today = datetime.datetime.now(datetime.timezone.utc)\n"
-            "for inv in client.invoices.iter_invoices(today - datetime.timedelta(days=60), today):\n"
-            "    print(inv.invoice_metadata.invoice_number); break\n"
-        )
-        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+        key = os.urandom(32)
+        env["ABWS_DOCUMENT_KEY"] = key.hex()
+        started = time.monotonic()
+        run = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
-        assert run.stdout.strip(), "an invoice is listed"
+        listed, filed = run.stdout.strip().splitlines()
+        assert listed.split()[0], "an invoice is listed"
+        assert filed.startswith("invoice.pdf.abws: a ") and filed.endswith("-byte PDF, encrypted"), filed
+        # The sandbox's reports end within about a second: the default poll follows them.
+        assert time.monotonic() - started < 30
+        sealed = (tmp_path / "invoice.pdf.abws").read_bytes()
+        assert sealed.startswith(b"ABWSENC1") and b"%PDF" not in sealed
+        assert abws.decrypt(sealed, key).startswith(b"%PDF-")
+        opened = subprocess.run([sys.executable, *decrypt], env=env, cwd=tmp_path,
+                                capture_output=True, text=True, timeout=60)
+        assert opened.returncode == 0, opened.stderr
+        assert (tmp_path / "invoice.pdf").read_bytes().startswith(b"%PDF-")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
