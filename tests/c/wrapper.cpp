@@ -210,6 +210,23 @@ static void run() {
               "the file is sealed");
         if (f) std::fclose(f);
         std::remove(path.c_str());
+        // A report document of a finished report into a file, sealed: download_to_file.
+        const std::string created = client.documents().create_report(
+            "{\"report_options\":{\"order_id\":\"" + order + "\",\"order_line_item_id\":\"" + line +
+            "\",\"document_type\":\"Invoice\"}}");
+        const std::string done = client.documents().wait_for_report(
+            "{\"report_id\":\"" + value_of(created, "reportId", 0) + "\",\"poll_interval\":0.2,\"timeout\":120}");
+        const std::string stored = std::string(dir) + "/stored.pdf.abws";
+        n = client.documents().download_to_file("{\"report_document_id\":\"" +
+                                                value_of(done, "reportDocumentId", 0) + "\",\"path\":\"" +
+                                                stored + "\",\"key\":\"" + key + "\"}");
+        CHECK(n == pdf.size(), n);
+        f = std::fopen(stored.c_str(), "rb");
+        std::memset(head, 0, sizeof head);
+        CHECK(f != nullptr && std::fread(head, 1, 8, f) == 8 && std::memcmp(head, "ABWSENC1", 8) == 0,
+              "download_to_file seals the file");
+        if (f) std::fclose(f);
+        std::remove(stored.c_str());
         rmdir(dir);
     }
 
