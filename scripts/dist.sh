@@ -108,6 +108,9 @@ wheel() { # PLATFORM
     [ "$LINK" = zig ] && args+=(--zig)
     [ -n "$COMPAT" ] && args+=(--compatibility "$COMPAT")
     CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM maturin "${args[@]}"
+    # The SBOM's package ids name the checkout: replaced (scripts/wheel-sbom.py).
+    local w
+    for w in dist/abws-*.whl; do python3 scripts/wheel-sbom.py "$w" "${ABWS_BUILDER_PATHS[@]}"; done
 }
 
 # cargo for PLATFORM's libraries: cargo-zigbuild's (glibc 2.17 for the gnu targets) or cargo.
