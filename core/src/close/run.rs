@@ -188,12 +188,13 @@ impl Work<'_> {
         Ok(out)
     }
 
-    fn not_filed(&self, number: &str, why: String) {
+    fn not_filed(&self, number: &str, why: String) -> Result<()> {
         self.not_filed
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push((number.to_string(), why));
         self.step(Phase::Pdfs);
+        Ok(())
     }
 
     /// An invoice's figures: the job state's, or its detail and line items.
@@ -298,10 +299,10 @@ impl Work<'_> {
             return Ok(());
         }
         if let Some(why) = failed {
-            return Ok(self.not_filed(&number, why));
+            return self.not_filed(&number, why);
         }
         let Some((order_id, line_id)) = record.pdf_ref else {
-            return Ok(self.not_filed(&number, "no line items".into()));
+            return self.not_filed(&number, "no line items".into());
         };
         let key = self
             .key
@@ -366,7 +367,7 @@ impl Work<'_> {
                         ..Default::default()
                     };
                     self.record(|st| st.data.reports.insert(number.clone(), r))?;
-                    return Ok(self.not_filed(&number, why));
+                    return self.not_filed(&number, why);
                 }
                 r => r?,
             };
@@ -379,7 +380,7 @@ impl Work<'_> {
                 .await
             {
                 Err(e) if e.kind() == ErrorKind::Document => {
-                    return Ok(self.not_filed(&number, format!("document error: {e}")));
+                    return self.not_filed(&number, format!("document error: {e}"));
                 }
                 r => r?,
             };
@@ -391,7 +392,7 @@ impl Work<'_> {
             self.step(Phase::Pdfs);
             return Ok(());
         }
-        Ok(self.not_filed(&number, "the report was gone twice".into()))
+        self.not_filed(&number, "the report was gone twice".into())
     }
 }
 

@@ -285,7 +285,8 @@ fn bad_parameters_are_refused_before_any_request() {
     let sb = late_month(42, |_| {});
     let client = common::client(&sb, Region::JP);
     let out = dir("bad");
-    let cases: Vec<(&str, Box<dyn Fn(&mut CloseParams)>)> = vec![
+    type Change = Box<dyn Fn(&mut CloseParams)>;
+    let cases: Vec<(&str, Change)> = vec![
         ("month", Box::new(|p| p.month = "2026-13".into())),
         ("month", Box::new(|p| p.month = "2099-01".into())),
         ("out", Box::new(|p| p.out = PathBuf::new())),
