@@ -5,17 +5,16 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::state::{InvoiceRecord, TxRecord};
 use super::Figure;
 use crate::Decimal;
 
-/// One invoice of the ledger.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct LedgerRow {
-    /// The invoice or credit memo number.
-    pub invoice_number: String,
+/// What the ledger shows of an invoice (and the job state keeps of it).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct InvoiceFigures {
     /// STANDARD or CREDIT_MEMO.
     #[serde(rename = "type")]
     pub kind: String,
@@ -31,6 +30,16 @@ pub struct LedgerRow {
     pub total: Figure,
     /// Its tax by rate.
     pub tax: BTreeMap<String, Figure>,
+}
+
+/// One invoice of the ledger.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LedgerRow {
+    /// The invoice or credit memo number.
+    pub invoice_number: String,
+    /// Its figures.
+    #[serde(flatten)]
+    pub invoice: InvoiceFigures,
     /// Its line items.
     pub line_items: u64,
     /// The ids of its transactions.
@@ -113,29 +122,23 @@ pub(crate) fn books(
                 Some(f) => format!("no transaction fed by {f}"),
                 None => "no transaction".into(),
             }
-        } else if paid != r.total.0 {
-            differences.push((n, r.total, paid, ids(&mine)));
+        } else if paid != r.figures.total.0 {
+            differences.push((n, r.figures.total, paid, ids(&mine)));
             "amount differs".into()
         } else {
             String::new()
         };
-        for (rate, amount) in &r.tax {
+        for (rate, amount) in &r.figures.tax {
             tax.entry(rate.clone()).or_default().0 += amount.0;
         }
-        total += r.total.0;
+        total += r.figures.total.0;
         ledger.push(LedgerRow {
             invoice_number: n.clone(),
-            kind: r.kind.clone(),
-            issue_date: r.issue_date.clone(),
-            status: r.status.clone(),
-            customer: r.customer.clone(),
-            currency: r.currency.clone(),
-            total: r.total,
-            tax: r.tax.clone(),
+            invoice: r.figures.clone(),
             line_items: r.lines,
             transactions: mine.iter().map(|t| t.id.clone()).collect(),
             transaction_total: Figure(paid),
-            difference: (!mine.is_empty()).then(|| Figure(r.total.0 - paid)),
+            difference: (!mine.is_empty()).then(|| Figure(r.figures.total.0 - paid)),
             exception,
         });
     }
@@ -165,7 +168,7 @@ pub(crate) fn books(
             "no transaction",
             n,
             String::new(),
-            Some(records[n].total),
+            Some(records[n].figures.total),
             None,
             format!(
                 "no transaction in the feed from {} to {}",
@@ -302,17 +305,17 @@ pub(crate) fn ledger_csv(rows: &[LedgerRow], rates: &[String]) -> String {
         let txs = r.transactions.join(" ");
         let mut cells = vec![
             Cell::Text(&r.invoice_number),
-            Cell::Text(&r.kind),
-            Cell::Text(&r.issue_date),
-            Cell::Text(&r.status),
-            Cell::Text(&r.customer),
-            Cell::Text(&r.currency),
-            Cell::Number(Some(r.total)),
+            Cell::Text(&r.invoice.kind),
+            Cell::Text(&r.invoice.issue_date),
+            Cell::Text(&r.invoice.status),
+            Cell::Text(&r.invoice.customer),
+            Cell::Text(&r.invoice.currency),
+            Cell::Number(Some(r.invoice.total)),
         ];
         cells.extend(
-            rates
-                .iter()
-                .map(|rate| Cell::Number(Some(r.tax.get(rate).copied().unwrap_or_default()))),
+            rates.iter().map(|rate| {
+                Cell::Number(Some(r.invoice.tax.get(rate).copied().unwrap_or_default()))
+            }),
         );
         cells.extend([
             Cell::Count(r.line_items),

@@ -32,7 +32,7 @@ use crate::error::Result;
 use crate::Client;
 
 pub use archive::{open_archive, sandbox_demo_key, ARCHIVE_SUFFIX};
-pub use ledger::{csv_cell, ExceptionRow, LedgerRow};
+pub use ledger::{csv_cell, ExceptionRow, InvoiceFigures, LedgerRow};
 pub use plan::{BucketPlan, Plan};
 
 /// What to close, and how. Read from JSON by these (snake_case) names; only `month` and

@@ -15,7 +15,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use futures_util::{StreamExt, TryStreamExt};
 
 use super::files;
-use super::ledger::{self, books};
+use super::ledger::{self, books, InvoiceFigures};
 use super::plan::{self, Plan};
 use super::reconcile::{all, feed_window, read_feed};
 use super::state::{binding, InvoiceRecord, JobState, ReportRecord};
@@ -243,7 +243,7 @@ impl Work<'_> {
         }
         let meta = detail.invoice_metadata.as_ref();
         let first = lines.first();
-        let record = InvoiceRecord {
+        let figures = InvoiceFigures {
             kind: meta
                 .and_then(|m| m.r#type.as_ref())
                 .map(|t| t.as_str().to_string())
@@ -271,6 +271,9 @@ impl Work<'_> {
                     .unwrap_or_default(),
             ),
             tax,
+        };
+        let record = InvoiceRecord {
+            figures,
             lines: lines.len() as u64,
             pdf_ref: first.and_then(|l| {
                 let order = l.order_metadata.as_ref()?.order_id.clone()?;
@@ -319,7 +322,7 @@ impl Work<'_> {
                         ..Default::default()
                     };
                     self.record(|st| st.data.reports.insert(number.clone(), creating))?;
-                    let kind = if record.kind == "CREDIT_MEMO" {
+                    let kind = if record.figures.kind == "CREDIT_MEMO" {
                         "Credits"
                     } else {
                         "Invoice"
@@ -601,7 +604,7 @@ pub(crate) async fn run(
                 if with_pdf_ref.contains(&n) {
                     if entity_ref
                         .as_ref()
-                        .is_some_and(|e| record.customer.to_lowercase() != *e)
+                        .is_some_and(|e| record.figures.customer.to_lowercase() != *e)
                     {
                         work.step(Phase::Pdfs); // another legal entity's
                     } else {
@@ -647,7 +650,7 @@ pub(crate) async fn run(
         .filter(|n| {
             entity
                 .as_ref()
-                .is_none_or(|e| records[*n].customer.to_lowercase() == *e)
+                .is_none_or(|e| records[*n].figures.customer.to_lowercase() == *e)
         })
         .cloned()
         .collect();
@@ -720,12 +723,12 @@ pub(crate) async fn run(
     result.complete = true;
     result.invoices = shown
         .iter()
-        .filter(|n| records[*n].kind != "CREDIT_MEMO")
+        .filter(|n| records[*n].figures.kind != "CREDIT_MEMO")
         .count() as u64;
     result.credit_memos = shown.len() as u64 - result.invoices;
     result.currency = shown
         .iter()
-        .map(|n| records[n].currency.clone())
+        .map(|n| records[n].figures.currency.clone())
         .find(|c| !c.is_empty())
         .unwrap_or_default();
     result.net_total = b.total;

@@ -16,6 +16,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::files;
+use super::ledger::InvoiceFigures;
 use super::Figure;
 use crate::error::{Error, Result};
 use crate::{Client, Credentials};
@@ -28,13 +29,8 @@ const VERSION: u32 = 2;
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub(crate) struct InvoiceRecord {
-    pub kind: String,
-    pub issue_date: String,
-    pub status: String,
-    pub customer: String,
-    pub currency: String,
-    pub total: Figure,
-    pub tax: BTreeMap<String, Figure>,
+    #[serde(flatten)]
+    pub figures: InvoiceFigures,
     pub lines: u64,
     /// The first line item (order id, order line item id): what createReport names.
     pub pdf_ref: Option<(String, String)>,

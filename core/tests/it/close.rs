@@ -145,13 +145,13 @@ fn the_close_files_the_month() {
     );
 
     // Totals and tax by rate agree with the rows, and each row with its invoice.
-    let total: abws::Decimal = r.ledger.iter().map(|row| row.total.0).sum();
+    let total: abws::Decimal = r.ledger.iter().map(|row| row.invoice.total.0).sum();
     assert_eq!(r.net_total.0, total);
     for (rate, sum) in &r.tax_by_rate {
         let rows: abws::Decimal = r
             .ledger
             .iter()
-            .filter_map(|row| row.tax.get(rate))
+            .filter_map(|row| row.invoice.tax.get(rate))
             .map(|f| f.0)
             .sum();
         assert_eq!(sum.0, rows, "{rate}");
@@ -167,10 +167,13 @@ fn the_close_files_the_month() {
             },
         )
         .unwrap();
-    assert_eq!(detail.total_amount.unwrap().value().unwrap(), row.total.0);
+    assert_eq!(
+        detail.total_amount.unwrap().value().unwrap(),
+        row.invoice.total.0
+    );
     for row in &r.ledger {
         match &row.difference {
-            Some(d) => assert_eq!(d.0, row.total.0 - row.transaction_total.0),
+            Some(d) => assert_eq!(d.0, row.invoice.total.0 - row.transaction_total.0),
             None => assert!(
                 row.exception
                     .starts_with("no transaction fed by 2026-11-08"),
@@ -203,15 +206,15 @@ fn the_close_files_the_month() {
     let memo = r
         .ledger
         .iter()
-        .find(|row| row.kind == "CREDIT_MEMO")
+        .find(|row| row.invoice.kind == "CREDIT_MEMO")
         .unwrap();
-    assert!(memo.total.0.is_sign_negative());
+    assert!(memo.invoice.total.0.is_sign_negative());
     let memo_line = ledger_csv
         .lines()
         .find(|l| l.starts_with(&memo.invoice_number))
         .unwrap();
     assert!(
-        memo_line.contains(&format!(",{},", memo.total.0)),
+        memo_line.contains(&format!(",{},", memo.invoice.total.0)),
         "a negative amount stays a number: {memo_line}"
     );
     let exceptions_csv = std::fs::read_to_string(r.exceptions_path.as_ref().unwrap()).unwrap();
@@ -373,19 +376,25 @@ fn a_second_accounts_close_into_the_same_directory_uses_its_own_data() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
-/// The review's fault 2, first half: a name read back from a tampered job state is never
-/// used as a path (`../../x` wrote outside the output directory).
-#[test]
-fn a_tampered_job_state_never_leads_outside_the_output_directory() {
+/// A sandbox, its client, a directory and in it the close's `out` and the parameters of
+/// a close of one PDF.
+fn one_pdf(name: &str) -> (Sandbox, blocking::Client, PathBuf, PathBuf, CloseParams) {
     let sb = late_month(42, |_| {});
     let client = common::client(&sb, Region::JP);
-    let root = dir("tampered");
-    let out = root.join("a").join("out");
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let root = dir(name);
+    let out = root.join("out");
     let p = CloseParams {
         pdfs_for: vec![LATE.into()],
         ..params(&out)
     };
+    (sb, client, root, out, p)
+}
+
+/// The review's fault 2, first half: a name read back from a tampered job state is never
+/// used as a path (`../../x` wrote outside the output directory).
+#[test]
+fn a_tampered_job_state_never_leads_outside_the_output_directory() {
+    let (_sb, client, root, out, p) = one_pdf("tampered");
     client.close_month(&p).unwrap();
     let path = state_file(&out);
     let mut s = state(&out);
@@ -417,14 +426,7 @@ fn a_tampered_job_state_never_leads_outside_the_output_directory() {
 #[test]
 fn a_symlinked_parts_directory_is_refused_and_its_target_untouched() {
     use std::os::unix::fs::PermissionsExt;
-    let sb = late_month(42, |_| {});
-    let client = common::client(&sb, Region::JP);
-    let root = dir("symlink");
-    let out = root.join("out");
-    let p = CloseParams {
-        pdfs_for: vec![LATE.into()],
-        ..params(&out)
-    };
+    let (sb, client, root, out, p) = one_pdf("symlink");
     // The plan names the job state (and so its parts directory) without fetching.
     client
         .close_month(&CloseParams {
