@@ -496,6 +496,9 @@ fn paced() -> (Sandbox, abws::Settings) {
     let sb = late_month(42, |c| {
         c.rate_limits = RateLimits::Spec;
         c.time_scale = 240.0;
+        // A report takes a real second: an interruption finds several created, not yet
+        // filed, which the re-run must reuse.
+        c.report_duration = Duration::from_secs(240);
         c.token_lifetime = Duration::from_secs(3600 * 240);
         c.page_token_lifetime = Duration::from_secs(900 * 240);
         c.presigned_lifetime = Duration::from_secs(300 * 240);
@@ -526,6 +529,10 @@ fn finish_and_count(sb: &Sandbox, settings: abws::Settings, out: &Path, before: 
     let client = blocking::Client::new(settings).unwrap();
     let r = client.close_month(&params(out)).unwrap();
     assert!(r.complete);
+    assert!(
+        r.reports_reused > 0,
+        "reports created before the interruption are reused: {r:?}"
+    );
     assert_eq!(r.reports_created, reports_created(sb) - before, "{r:?}");
     assert_eq!(
         reports_created(sb),
