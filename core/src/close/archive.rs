@@ -32,13 +32,56 @@ pub fn sandbox_demo_key() -> DocumentKey {
     DocumentKey::from_bytes(digest.as_ref()).expect("32 bytes")
 }
 
-/// The PDFs of a sealed archive, each with its entry name.
+/// The PDFs of a sealed archive, each with its entry name. Also opens the archives the
+/// example script sealed under a key (`ABWSMEC1`, `.zip.aes`); its password-sealed ones
+/// (scrypt) need the script's `--decrypt`.
 pub fn open_archive(key: &DocumentKey, path: &Path) -> Result<Vec<NamedDocument>> {
     let sealed = files::read_file(path)?
         .ok_or_else(|| Error::document(format!("{} does not exist", path.display())))?;
-    let mut plain = Zeroizing::new(Vec::new());
-    sealed::open(key, &mut &sealed[..], &mut *plain)?;
+    let plain = if sealed.starts_with(SCRIPT_MAGIC) {
+        open_script_archive(key, sealed)?
+    } else {
+        let mut plain = Zeroizing::new(Vec::new());
+        sealed::open(key, &mut &sealed[..], &mut *plain)?;
+        plain
+    };
     crate::documents::unpack_all(&plain, u64::MAX)
+}
+
+/// The example script's archive format: `ABWSMEC1`, the key derivation (0: the raw key;
+/// 1 and 2: scrypt of a password), a 16-byte salt, a 12-byte nonce, then AES-256-GCM of
+/// the zip with the 37 header bytes as associated data.
+const SCRIPT_MAGIC: &[u8] = b"ABWSMEC1";
+const SCRIPT_HEADER: usize = 37;
+
+fn open_script_archive(key: &DocumentKey, mut blob: Vec<u8>) -> Result<Zeroizing<Vec<u8>>> {
+    use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
+    if blob.len() < SCRIPT_HEADER + 16 {
+        return Err(Error::document(
+            "not a sealed month-end archive (too short)",
+        ));
+    }
+    if blob[8] != 0 {
+        return Err(Error::validation(
+            "key",
+            "this archive of the example script was sealed with a password (scrypt): open it \
+             with `python examples/month_end_close.py --decrypt ARCHIVE OUT`",
+        ));
+    }
+    let header: [u8; SCRIPT_HEADER] = blob[..SCRIPT_HEADER].try_into().expect("37 bytes");
+    let nonce = Nonce::try_assume_unique_for_key(&header[25..37])
+        .map_err(|_| Error::document("the archive's nonce is invalid"))?;
+    let aead = LessSafeKey::new(
+        UnboundKey::new(&AES_256_GCM, key.bytes()).map_err(|_| Error::document("bad key"))?,
+    );
+    let n = aead
+        .open_in_place(nonce, Aad::from(&header[..]), &mut blob[SCRIPT_HEADER..])
+        .map_err(|_| Error::document("the archive is damaged, or the key is wrong"))?
+        .len();
+    let mut plain = Zeroizing::new(blob);
+    plain.drain(..SCRIPT_HEADER);
+    plain.truncate(n);
+    Ok(plain)
 }
 
 /// Writes the archive `path` of `entries` (entry name, sealed part), each part opened
@@ -142,6 +185,45 @@ impl<W: Write> ZipWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_example_scripts_keyed_archives_still_open() {
+        use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
+        // Sealed as the script did (kdf 0: the raw key), of a zip of one PDF.
+        let key = DocumentKey::generate().unwrap();
+        let mut z = ZipWriter {
+            out: Vec::new(),
+            offset: 0,
+            central: Vec::new(),
+            count: 0,
+        };
+        z.add("INV-1.pdf", b"%PDF-1.4 old").unwrap();
+        let mut body = z.finish().unwrap();
+        let mut header = SCRIPT_MAGIC.to_vec();
+        header.push(0);
+        header.extend_from_slice(&[0; 16]);
+        header.extend_from_slice(&[7; 12]);
+        let aead = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key.bytes()).unwrap());
+        let nonce = Nonce::try_assume_unique_for_key(&[7; 12]).unwrap();
+        aead.seal_in_place_append_tag(nonce, Aad::from(&header[..]), &mut body)
+            .unwrap();
+        header.extend_from_slice(&body);
+        let dir = std::env::temp_dir().join(format!("abws-old-archive-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("invoices-JP-2026-10.zip.aes");
+        std::fs::write(&path, &header).unwrap();
+        let docs = open_archive(&key, &path).unwrap();
+        assert_eq!(
+            (docs[0].name.as_str(), docs[0].data.as_slice()),
+            ("INV-1.pdf", &b"%PDF-1.4 old"[..])
+        );
+        assert!(open_archive(&DocumentKey::generate().unwrap(), &path).is_err());
+        header[8] = 2; // a password's
+        std::fs::write(&path, &header).unwrap();
+        let e = open_archive(&key, &path).unwrap_err();
+        assert!(e.to_string().contains("--decrypt"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn the_zip_is_read_back_by_the_cores_own_unpacker() {
