@@ -11,6 +11,7 @@ pub mod auth;
 pub mod blocking;
 pub mod call_options;
 pub mod client;
+pub mod close;
 pub mod config;
 pub mod describe;
 pub mod documents;

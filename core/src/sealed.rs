@@ -100,6 +100,12 @@ impl DocumentKey {
         Ok(DocumentKey(k))
     }
 
+    /// The key's bytes, for another AES-256-GCM format of the crate's (the example
+    /// script's archives, `close::open_archive`).
+    pub(crate) fn bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
     /// The file key of a header's salt.
     fn file_key(&self, salt: &[u8]) -> Result<LessSafeKey> {
         let prk = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, salt).extract(&self.0[..]);

@@ -49,7 +49,7 @@ pub fn run_side_by_side(filter: &str, envs: &[Vec<(&str, String)>]) {
     );
 }
 
-fn child(filter: &str, exact: bool, env: &[(&str, String)]) -> Command {
+pub fn child(filter: &str, exact: bool, env: &[(&str, String)]) -> Command {
     let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
     cmd.args([filter, "--ignored", "--test-threads=1", "--nocapture"]);
     if exact {

@@ -13,6 +13,7 @@ mod common;
 
 mod attempt_loop;
 mod call_options;
+mod close;
 mod connections;
 mod documents_api;
 mod endpoints;

@@ -1,0 +1,252 @@
+//! The sealed archive: the month's PDFs in one zip, sealed by the core's own sealing
+//! (`sealed.rs`, the "abws sealed file": AES-256-GCM in segments under the caller's
+//! 32-byte key) as it is written, so no plain PDF reaches the disk. `python -m abws
+//! decrypt` (or any AES-GCM library, `docs/close.md`) opens it into the plain zip.
+//!
+//! The zip is a plain one (entries stored: PDFs barely compress), written in one pass
+//! with each entry's size and CRC-32 in its local header; entry names are the checked
+//! names of the job state (`files::check_name`) with `.pdf`; times are 1980-01-01.
+
+use std::io::Write;
+use std::path::Path;
+
+use zeroize::Zeroizing;
+
+use super::files;
+use crate::api::document_file::SafeFile;
+use crate::documents::NamedDocument;
+use crate::error::{Error, Result};
+use crate::sealed::{self, DocumentKey, SealWriter};
+
+/// The archive's file name ends so: `invoices-JP-2026-10.zip.sealed`.
+pub const ARCHIVE_SUFFIX: &str = ".zip.sealed";
+
+/// The sandbox's documented demo key: SHA-256 of `abws month-end sandbox demo key
+/// (sandbox data only)` (what the example script used). It protects nothing: for the
+/// made-up sandbox data only.
+pub fn sandbox_demo_key() -> DocumentKey {
+    let digest = ring::digest::digest(
+        &ring::digest::SHA256,
+        b"abws month-end sandbox demo key (sandbox data only)",
+    );
+    DocumentKey::from_bytes(digest.as_ref()).expect("32 bytes")
+}
+
+/// The PDFs of a sealed archive, each with its entry name. Also opens the archives the
+/// example script sealed under a key (`ABWSMEC1`, `.zip.aes`); its password-sealed ones
+/// (scrypt) need the script's `--decrypt`.
+pub fn open_archive(key: &DocumentKey, path: &Path) -> Result<Vec<NamedDocument>> {
+    let sealed = files::read_file(path)?
+        .ok_or_else(|| Error::document(format!("{} does not exist", path.display())))?;
+    let plain = if sealed.starts_with(SCRIPT_MAGIC) {
+        open_script_archive(key, sealed)?
+    } else {
+        let mut plain = Zeroizing::new(Vec::new());
+        sealed::open(key, &mut &sealed[..], &mut *plain)?;
+        plain
+    };
+    crate::documents::unpack_all(&plain, u64::MAX)
+}
+
+/// The example script's archive format: `ABWSMEC1`, the key derivation (0: the raw key;
+/// 1 and 2: scrypt of a password), a 16-byte salt, a 12-byte nonce, then AES-256-GCM of
+/// the zip with the 37 header bytes as associated data.
+const SCRIPT_MAGIC: &[u8] = b"ABWSMEC1";
+const SCRIPT_HEADER: usize = 37;
+
+fn open_script_archive(key: &DocumentKey, mut blob: Vec<u8>) -> Result<Zeroizing<Vec<u8>>> {
+    use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
+    if blob.len() < SCRIPT_HEADER + 16 {
+        return Err(Error::document(
+            "not a sealed month-end archive (too short)",
+        ));
+    }
+    if blob[8] != 0 {
+        return Err(Error::validation(
+            "key",
+            "this archive of the example script was sealed with a password (scrypt): open it \
+             with `python examples/month_end_close.py --decrypt ARCHIVE OUT`",
+        ));
+    }
+    let header: [u8; SCRIPT_HEADER] = blob[..SCRIPT_HEADER].try_into().expect("37 bytes");
+    let nonce = Nonce::try_assume_unique_for_key(&header[25..37])
+        .map_err(|_| Error::document("the archive's nonce is invalid"))?;
+    let aead = LessSafeKey::new(
+        UnboundKey::new(&AES_256_GCM, key.bytes()).map_err(|_| Error::document("bad key"))?,
+    );
+    let n = aead
+        .open_in_place(nonce, Aad::from(&header[..]), &mut blob[SCRIPT_HEADER..])
+        .map_err(|_| Error::document("the archive is damaged, or the key is wrong"))?
+        .len();
+    let mut plain = Zeroizing::new(blob);
+    plain.drain(..SCRIPT_HEADER);
+    plain.truncate(n);
+    Ok(plain)
+}
+
+/// Writes the archive `path` of `entries` (entry name, sealed part), each part opened
+/// under `key` and sealed again, in the zip, under the same key.
+pub(crate) fn write_archive(
+    path: &Path,
+    entries: &[(String, std::path::PathBuf)],
+    key: &DocumentKey,
+) -> Result<()> {
+    let file = SafeFile::create(path)?;
+    let mut zip = ZipWriter {
+        out: SealWriter::new(file, key)?,
+        offset: 0,
+        central: Vec::new(),
+        count: 0,
+    };
+    for (name, part) in entries {
+        let sealed_part = files::read_file(part)?
+            .ok_or_else(|| Error::document(format!("{} is gone", part.display())))?;
+        let mut pdf = Zeroizing::new(Vec::new());
+        sealed::open(key, &mut &sealed_part[..], &mut *pdf)?;
+        zip.add(name, &pdf)
+            .map_err(|e| files::io_error("writing", path, e))?;
+    }
+    let out = zip
+        .finish()
+        .map_err(|e| files::io_error("writing", path, e))?;
+    out.finish()
+        .map_err(|e| files::io_error("writing", path, e))?
+        .commit()
+}
+
+/// A zip of stored entries, written in one pass.
+struct ZipWriter<W: Write> {
+    out: W,
+    offset: u64,
+    central: Vec<u8>,
+    count: u16,
+}
+
+const DOS_DATE_1980_01_01: u16 = (1 << 5) | 1;
+
+impl<W: Write> ZipWriter<W> {
+    fn add(&mut self, name: &str, data: &[u8]) -> std::io::Result<()> {
+        let too_big =
+            || std::io::Error::other("the archive would need zip64 (4 GiB or 65535 entries)");
+        let size = u32::try_from(data.len()).map_err(|_| too_big())?;
+        let offset = u32::try_from(self.offset).map_err(|_| too_big())?;
+        self.count = self.count.checked_add(1).ok_or_else(too_big)?;
+        let mut crc = flate2::Crc::new();
+        crc.update(data);
+        let crc = crc.sum();
+        let name_len = name.len() as u16;
+        // Version 2.0, no flags, stored, time 00:00, date 1980-01-01.
+        let common = |v: &mut Vec<u8>| {
+            v.extend_from_slice(&20u16.to_le_bytes());
+            v.extend_from_slice(&0u16.to_le_bytes());
+            v.extend_from_slice(&0u16.to_le_bytes());
+            v.extend_from_slice(&0u16.to_le_bytes());
+            v.extend_from_slice(&DOS_DATE_1980_01_01.to_le_bytes());
+            v.extend_from_slice(&crc.to_le_bytes());
+            v.extend_from_slice(&size.to_le_bytes());
+            v.extend_from_slice(&size.to_le_bytes());
+            v.extend_from_slice(&name_len.to_le_bytes());
+            v.extend_from_slice(&0u16.to_le_bytes());
+        };
+        let mut local = 0x0403_4b50u32.to_le_bytes().to_vec();
+        common(&mut local);
+        local.extend_from_slice(name.as_bytes());
+        self.out.write_all(&local)?;
+        self.out.write_all(data)?;
+        self.offset += local.len() as u64 + data.len() as u64;
+        let c = &mut self.central;
+        c.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        c.extend_from_slice(&((3u16 << 8) | 20).to_le_bytes()); // made by: Unix, 2.0
+        common(c);
+        c.extend_from_slice(&[0; 6]); // comment length, disk, internal attributes
+        c.extend_from_slice(&(0o100600u32 << 16).to_le_bytes());
+        c.extend_from_slice(&offset.to_le_bytes());
+        c.extend_from_slice(name.as_bytes());
+        Ok(())
+    }
+
+    fn finish(mut self) -> std::io::Result<W> {
+        let too_big = || std::io::Error::other("the archive would need zip64 (4 GiB)");
+        let start = u32::try_from(self.offset).map_err(|_| too_big())?;
+        let size = u32::try_from(self.central.len()).map_err(|_| too_big())?;
+        self.out.write_all(&self.central)?;
+        let mut end = 0x0605_4b50u32.to_le_bytes().to_vec();
+        end.extend_from_slice(&[0; 4]);
+        end.extend_from_slice(&self.count.to_le_bytes());
+        end.extend_from_slice(&self.count.to_le_bytes());
+        end.extend_from_slice(&size.to_le_bytes());
+        end.extend_from_slice(&start.to_le_bytes());
+        end.extend_from_slice(&0u16.to_le_bytes());
+        self.out.write_all(&end)?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_scripts_keyed_archives_still_open() {
+        use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
+        // Sealed as the script did (kdf 0: the raw key), of a zip of one PDF.
+        let key = DocumentKey::generate().unwrap();
+        let mut z = ZipWriter {
+            out: Vec::new(),
+            offset: 0,
+            central: Vec::new(),
+            count: 0,
+        };
+        z.add("INV-1.pdf", b"%PDF-1.4 old").unwrap();
+        let mut body = z.finish().unwrap();
+        let mut header = SCRIPT_MAGIC.to_vec();
+        header.push(0);
+        header.extend_from_slice(&[0; 16]);
+        header.extend_from_slice(&[7; 12]);
+        let aead = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key.bytes()).unwrap());
+        let nonce = Nonce::try_assume_unique_for_key(&[7; 12]).unwrap();
+        aead.seal_in_place_append_tag(nonce, Aad::from(&header[..]), &mut body)
+            .unwrap();
+        header.extend_from_slice(&body);
+        let dir = std::env::temp_dir().join(format!("abws-old-archive-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("invoices-JP-2026-10.zip.aes");
+        std::fs::write(&path, &header).unwrap();
+        let docs = open_archive(&key, &path).unwrap();
+        assert_eq!(
+            (docs[0].name.as_str(), docs[0].data.as_slice()),
+            ("INV-1.pdf", &b"%PDF-1.4 old"[..])
+        );
+        assert!(open_archive(&DocumentKey::generate().unwrap(), &path).is_err());
+        header[8] = 2; // a password's
+        std::fs::write(&path, &header).unwrap();
+        let e = open_archive(&key, &path).unwrap_err();
+        assert!(e.to_string().contains("--decrypt"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_zip_is_read_back_by_the_cores_own_unpacker() {
+        let mut z = ZipWriter {
+            out: Vec::new(),
+            offset: 0,
+            central: Vec::new(),
+            count: 0,
+        };
+        z.add("INV-1.pdf", b"%PDF-1.4 one").unwrap();
+        z.add("CM-2.pdf", b"%PDF-1.4 two").unwrap();
+        let bytes = z.finish().unwrap();
+        let docs = crate::documents::unpack_all(&bytes, u64::MAX).unwrap();
+        let names: Vec<_> = docs
+            .iter()
+            .map(|d| (d.name.as_str(), d.data.as_slice()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("INV-1.pdf", &b"%PDF-1.4 one"[..]),
+                ("CM-2.pdf", &b"%PDF-1.4 two"[..])
+            ]
+        );
+    }
+}
