@@ -20,6 +20,7 @@ macro_rules! obj {
 }
 
 mod archive;
+pub mod command_line;
 mod auth;
 mod clock;
 mod config;
