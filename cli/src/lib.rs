@@ -164,6 +164,7 @@ fn setting(id: &'static str, value: &'static str, help: &'static str) -> Arg {
 }
 
 /// The flags every subcommand takes.
+#[cfg(test)]
 const GLOBALS: [&str; 3] = ["timeout", "max_attempts", "output"];
 
 /// `abws close`: the month-end close. TODO(lead): the close moves into the core on the

@@ -186,18 +186,18 @@ fn value_name(t: Ty) -> &'static str {
 /// the text given (exact; never through a float); what is not one goes as a string, for
 /// the core to refuse with its own message naming the parameter.
 pub(crate) fn args_json(p: &ParamsInfo, m: &ArgMatches) -> Result<String, Fail> {
-    object_json(p, m, |f| f.name.to_string())
+    object_json(p, m, &|f| f.name.to_string())
 }
 
 fn object_json(
     p: &ParamsInfo,
     m: &ArgMatches,
-    id: impl Fn(&ParamInfo) -> String,
+    id: &dyn Fn(&ParamInfo) -> String,
 ) -> Result<String, Fail> {
     let mut out = String::from("{");
     for f in p.fields {
         let sub = match nested(f) {
-            Some(q) => object_json(q, m, |g| nested_id(f, g))?,
+            Some(q) => object_json(q, m, &|g| nested_id(f, g))?,
             None => "{}".into(),
         };
         let values: Vec<&String> = m
