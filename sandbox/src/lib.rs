@@ -20,9 +20,9 @@ macro_rules! obj {
 }
 
 mod archive;
-pub mod command_line;
 mod auth;
 mod clock;
+pub mod command_line;
 mod config;
 mod consent;
 mod control;
