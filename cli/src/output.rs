@@ -126,21 +126,10 @@ impl Sink {
             Format::Jsonl => {}
             Format::Csv => {
                 let (columns, cells) = table(&self.rows);
-                let line = |cells: &[&str]| {
-                    cells
-                        .iter()
-                        .map(|c| csv_cell(c))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                };
-                writeln!(
-                    w,
-                    "{}",
-                    line(&columns.iter().map(String::as_str).collect::<Vec<_>>())
-                )?;
-                for r in &cells {
-                    writeln!(w, "{}", line(r))?;
-                }
+                write_rows(&mut w, &columns, &cells, |cells| {
+                    let quoted: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
+                    quoted.join(",")
+                })?;
             }
             Format::Table => {
                 let (columns, cells) = table(&self.rows);
@@ -158,19 +147,27 @@ impl Sink {
                         .collect();
                     padded.join("  ").trim_end().to_string()
                 };
-                writeln!(
-                    w,
-                    "{}",
-                    line(&columns.iter().map(String::as_str).collect::<Vec<_>>())
-                )?;
-                for r in &cells {
-                    writeln!(w, "{}", line(r))?;
-                }
+                write_rows(&mut w, &columns, &cells, line)?;
             }
         }
         w.flush()?;
         Ok(())
     }
+}
+
+/// The header line, then a line per row.
+fn write_rows(
+    w: &mut impl Write,
+    columns: &[String],
+    cells: &[Vec<&str>],
+    line: impl Fn(&[&str]) -> String,
+) -> std::io::Result<()> {
+    let header: Vec<&str> = columns.iter().map(String::as_str).collect();
+    writeln!(w, "{}", line(&header))?;
+    for r in cells {
+        writeln!(w, "{}", line(r))?;
+    }
+    Ok(())
 }
 
 /// The columns of every row (in the order met) and each row's cells under them.
@@ -275,7 +272,7 @@ fn flatten(node: Node<'_>, prefix: &str, out: &mut Row) {
             });
             for (wire, raw) in o.extra().iter() {
                 let cell = serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.to_string());
-                out.push((name(&snake(wire)), cell));
+                out.push((name(&abws::client::snake_case(wire)), cell));
             }
         }
         Node::Money(m) => {
@@ -375,20 +372,4 @@ fn object_json(o: &dyn ObjectView, s: &mut String) {
         s.push_str(raw);
     }
     s.push('}');
-}
-
-/// `invoiceDate` → `invoice_date` (an unknown field's column, as in Python).
-fn snake(wire: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in wire.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }

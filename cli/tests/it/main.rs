@@ -385,3 +385,36 @@ fn completions_come_from_the_parser() {
         "{script}"
     );
 }
+
+#[test]
+fn csv_amounts_are_the_text_the_service_sent() {
+    use serde_json::value::RawValue;
+    type Object = BTreeMap<String, Box<RawValue>>;
+    let sb = Sandbox::start(&[]);
+    let feed = [
+        "reconciliation",
+        "get-transactions",
+        "--feed-start-date",
+        "2026-10-01",
+        "--feed-end-date",
+        "2026-10-31",
+    ];
+    let page: Object = serde_json::from_str(&ok(sb.abws(&feed))).unwrap();
+    let sent: Vec<String> = serde_json::from_str::<Vec<Object>>(page["transactions"].get())
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let amount: Object = serde_json::from_str(t["amount"].get()).unwrap();
+            amount["amount"].get().trim_matches('"').to_string()
+        })
+        .collect();
+    assert!(!sent.is_empty());
+    let csv = ok(sb.abws(&with(&["--output", "csv"], &feed)));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|c| *c == "amount.amount").unwrap();
+    let written: Vec<String> = lines
+        .map(|l| l.split(',').nth(at).unwrap().to_string())
+        .collect();
+    assert_eq!(written, sent);
+}
