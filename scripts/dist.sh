@@ -29,6 +29,7 @@
 # lib/libabws.MAJOR.dylib with install name @rpath/libabws.MAJOR.dylib), the static library
 # lib/libabws.a, include/abws.h + abws.hpp, lib/pkgconfig/abws.pc, lib/cmake/abws/
 # (abws::abws, abws::abws_static), bin/abws-sandbox (the emulator, for the user's own tests),
+# bin/abws (the command line: every operation, fetch-pdf, decrypt, sandbox; `abws --help`),
 # share/abws/schemas/{requests,results}/ (every operation's JSON Schemas, docs/schemas/),
 # LICENSE, README.md, CHANGELOG.md.
 # All built with the `dist` profile of Cargo.toml into CARGO_TARGET_DIR (default
@@ -152,6 +153,7 @@ c_release() { # PLATFORM
         cargo_for rustc -p abws-c --lib -- "${link[@]}" --print native-static-libs 2> "$built/abws-c.log" ||
             { cat "$built/abws-c.log" >&2; return 1; }
         cargo_for build -p abws-sandbox --bin abws-sandbox
+        cargo_for build -p abws-cli --bin abws
     fi
     local libs
     libs=$(sed -n 's/.*native-static-libs: //p' "$built/abws-c.log" 2>/dev/null | tail -1 || true)
@@ -194,7 +196,7 @@ c_release() { # PLATFORM
     else
         cp "$built/libabws.a" "$P/lib/"
     fi
-    cp "$built/abws-sandbox$exe" "$P/bin/"
+    cp "$built/abws-sandbox$exe" "$built/abws$exe" "$P/bin/"
     cp include/abws.h include/abws.hpp "$P/include/"
     mkdir -p "$P/share/abws/schemas"
     cp -R docs/schemas/requests docs/schemas/results "$P/share/abws/schemas/"

@@ -166,9 +166,9 @@ check_files() { # PLATFORM: what each C release holds
     files=(include/abws.h include/abws.hpp lib/libabws.a lib/pkgconfig/abws.pc lib/cmake/abws/abwsConfig.cmake
         lib/cmake/abws/abwsConfigVersion.cmake LICENSE README.md CHANGELOG.md)
     case "$p" in
-        windows-*) files+=(bin/abws.dll lib/abws.lib lib/libabws.dll.a bin/abws-sandbox.exe) ;;
-        macos-*) files+=(lib/libabws.dylib "lib/libabws.${VERSION%%.*}.dylib" bin/abws-sandbox) ;;
-        *) files+=(lib/libabws.so "lib/libabws.so.$VERSION" bin/abws-sandbox) ;;
+        windows-*) files+=(bin/abws.dll lib/abws.lib lib/libabws.dll.a bin/abws-sandbox.exe bin/abws.exe) ;;
+        macos-*) files+=(lib/libabws.dylib "lib/libabws.${VERSION%%.*}.dylib" bin/abws-sandbox bin/abws) ;;
+        *) files+=(lib/libabws.so "lib/libabws.so.$VERSION" bin/abws-sandbox bin/abws) ;;
     esac
     for f in "${files[@]}"; do [ -e "$PREFIX/$f" ] || missing+=("$f"); done
     if [ "${#missing[@]}" -eq 0 ]; then ok "$p: the C release holds its ${#files[@]} files"
@@ -180,7 +180,7 @@ check_deps() { # PLATFORM: the shared library's and the sandbox's dependencies
     case "$p" in
         linux-x86_64 | linux-aarch64)
             local f newest
-            for f in "lib/libabws.so.$VERSION" bin/abws-sandbox; do
+            for f in "lib/libabws.so.$VERSION" bin/abws-sandbox bin/abws; do
                 newest=$(objdump -T "$PREFIX/$f" | grep -o 'GLIBC_[0-9.]*' | sort -t. -k1,1 -k2,2n -k3,3n -u | tail -1)
                 if [ -n "$newest" ] && [ "$(printf '%s\n' "$newest" GLIBC_2.17 | sort -V | tail -1)" = GLIBC_2.17 ]; then
                     ok "$p: $f needs glibc $newest at most (objdump -T: nothing above GLIBC_2.17)"
@@ -197,7 +197,7 @@ check_deps() { # PLATFORM: the shared library's and the sandbox's dependencies
             ;;
         windows-*)
             local f imports others
-            for f in bin/abws.dll bin/abws-sandbox.exe; do
+            for f in bin/abws.dll bin/abws-sandbox.exe bin/abws.exe; do
                 imports=$(pe_imports "$PREFIX/$f")
                 others=$(grep -Ev "$SYSTEM_DLLS" <<< "$imports")
                 if [ -n "$imports" ] && [ -z "$others" ]; then ok "$p: $f imports system DLLs only ($(tr '\n' ' ' <<< "$imports"))"

@@ -128,7 +128,15 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_redact, m)?)?;
     m.add_function(wrap_pyfunction!(_live_download_buffers, m)?)?;
     m.add_function(wrap_pyfunction!(_from_json_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     Ok(())
+}
+
+/// Runs the `abws` command line `argv` (the program's name first) as the C release's
+/// binary does, without the GIL; returns its exit code (the wheel's `abws` console script).
+#[pyfunction]
+fn run_cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> i32 {
+    py.detach(|| abws_cli::run(argv))
 }
 
 /// See bindings-python/Cargo.toml: the extension's Rust allocations only (Python objects

@@ -1093,8 +1093,9 @@ fn check_path_value(placeholder: &str, value: &str) -> Result<()> {
     Err(Error::validation(snake_case(placeholder), rule))
 }
 
-/// `reportDocumentId` → `report_document_id`.
-pub(crate) fn snake_case(name: &str) -> String {
+/// `reportDocumentId` → `report_document_id` (a wire name as the bindings and the
+/// command line name it).
+pub fn snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for (i, c) in name.chars().enumerate() {
         if c.is_ascii_uppercase() {

@@ -22,6 +22,7 @@ macro_rules! obj {
 mod archive;
 mod auth;
 mod clock;
+pub mod command_line;
 mod config;
 mod consent;
 mod control;

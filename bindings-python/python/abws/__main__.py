@@ -3,6 +3,8 @@
     python -m abws decrypt FILE -o OUT.pdf     # opens a sealed document file
     python -m abws decrypt FILE > OUT.pdf      # the PDF to standard output
 
+The ``abws`` command (``abws --help``) does this and every operation besides.
+
 The key comes from ``ABWS_DOCUMENT_KEY`` (64 hex digits) or ``--key-file PATH`` (a file
 holding them); never from the command line, where other users could read it.
 """
@@ -61,6 +63,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"abws decrypt: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def cli() -> None:
+    """The ``abws`` console script: the command line of the C release's ``abws`` binary,
+    run by the extension (every operation, ``fetch-pdf``, ``decrypt``, ``sandbox``;
+    ``abws --help``). Ctrl-C stops it as it stops the binary."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    sys.exit(_abws.run_cli(["abws", *sys.argv[1:]]))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ __all__ = [
     "decrypt_file",
     "decrypt",
     "encrypt",
+    "run_cli",
 ]
 
 __version__: str
@@ -216,3 +217,6 @@ def decrypt(data: bytes, key: Any = None) -> bytes:
 
 def encrypt(data: bytes, key: Any = None) -> bytes:
     """Seals bytes; returns the sealed file's bytes."""
+
+def run_cli(argv: List[str]) -> int:
+    """Runs the ``abws`` command line ``argv`` (the program's name first); returns its exit code."""
