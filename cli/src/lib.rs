@@ -8,6 +8,7 @@
 //! The same `run` serves the C release's `abws` binary and the wheel's `abws` console
 //! script (the Python extension's `run_cli`).
 
+mod close;
 mod files;
 mod operation;
 mod output;
@@ -136,7 +137,7 @@ pub fn command() -> Command {
     }
     root.subcommand(files::decrypt_command())
         .subcommand(sandbox::command())
-        .subcommand(close_command())
+        .subcommand(close::command())
         .subcommand(
             Command::new("completions")
                 .about("Prints the shell completion script (bash, zsh, fish, powershell, elvish)")
@@ -166,20 +167,6 @@ fn setting(id: &'static str, value: &'static str, help: &'static str) -> Arg {
 /// The flags every subcommand takes.
 #[cfg(test)]
 const GLOBALS: [&str; 3] = ["timeout", "max_attempts", "output"];
-
-/// `abws close`: the month-end close. TODO(lead): the close moves into the core on the
-/// `close` branch (issue 41, item 1); wire `abws::close::close_month` here.
-fn close_command() -> Command {
-    Command::new("close")
-        .about("The month-end close (not yet: issue 41 moves it into the core)")
-        .arg(Arg::new("month").long("month").value_name("YYYY-MM"))
-        .arg(Arg::new("out").long("out").value_name("DIR"))
-        .arg(
-            Arg::new("sandbox")
-                .long("sandbox")
-                .action(ArgAction::SetTrue),
-        )
-}
 
 /// `get_invoices` → `get-invoices`.
 pub(crate) fn kebab(name: &str) -> String {
@@ -227,10 +214,7 @@ fn dispatch(m: &ArgMatches) -> Result<(), Fail> {
             clap_complete::generate(shell, &mut command(), "abws", &mut out);
             Ok(())
         }
-        "close" => Err(Fail::Io(std::io::Error::other(
-            "close is not available yet: the month-end close moves into the core with \
-             issue 41; until then run examples/month_end_close.py",
-        ))),
+        "close" => close::run(m, sub),
         group => {
             let (op_name, op_matches) = sub.subcommand().expect("an operation is required");
             if group == "documents" && op_name == "fetch-pdf" {

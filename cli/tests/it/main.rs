@@ -418,3 +418,80 @@ fn csv_amounts_are_the_text_the_service_sent() {
         .collect();
     assert_eq!(written, sent);
 }
+
+/// A directory of its own under the temporary directory, for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("abws-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn close_sandbox_files_the_previous_month_in_a_fresh_directory() {
+    // As a newcomer runs it: no ABWS_* variable, an output directory whose parent is new.
+    let dir = scratch("close-sandbox");
+    let out = dir.join("month-end").join("JP");
+    let run = Command::new(ABWS)
+        .args([
+            "close",
+            "--sandbox",
+            "--out",
+            out.to_str().unwrap(),
+            "--output",
+            "json",
+        ])
+        .env_remove("ABWS_ARCHIVE_KEY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("abws runs");
+    let result: Value = serde_json::from_str(&ok(run)).expect("the result as JSON");
+    assert_eq!(result["complete"], true);
+    assert_eq!(result["region"], "JP");
+    let invoices = result["invoices"].as_u64().unwrap() + result["credit_memos"].as_u64().unwrap();
+    assert!(invoices > 0, "{result}");
+    assert_eq!(result["ledger"].as_array().unwrap().len() as u64, invoices);
+    assert_eq!(result["pdfs_filed"].as_u64(), Some(invoices));
+    for key in ["ledger_path", "exceptions_path", "archive_path"] {
+        let path = result[key].as_str().expect(key);
+        assert!(std::path::Path::new(path).is_file(), "{key}: {path}");
+    }
+    let archive = std::fs::read(result["archive_path"].as_str().unwrap()).unwrap();
+    assert!(
+        !archive.windows(4).any(|w| w == b"%PDF"),
+        "the archive is sealed"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn close_runs_against_the_service_of_the_abws_variables() {
+    let sb = Sandbox::start(&[]);
+    let dir = scratch("close-env");
+    let out = dir.join("out");
+    let o = sb.abws(&[
+        "close",
+        "--month",
+        "2026-10",
+        "--out",
+        out.to_str().unwrap(),
+        "--no-pdfs",
+    ]);
+    let text = ok(o);
+    assert!(text.starts_with("JP 2026-10: "), "{text}");
+    assert!(
+        text.contains("ledger: ") && !text.contains("archive: "),
+        "{text}"
+    );
+    // A month that has not ended is refused, naming the parameter, exit 2.
+    let o = sb.abws(&[
+        "close",
+        "--month",
+        "2026-11",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("month"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -32,6 +32,15 @@ pub fn sandbox_demo_key() -> DocumentKey {
     DocumentKey::from_bytes(digest.as_ref()).expect("32 bytes")
 }
 
+/// `sandbox_demo_key` as 64 hex digits (`CloseParams::archive_key`'s form).
+pub fn sandbox_demo_key_hex() -> String {
+    sandbox_demo_key()
+        .bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// The PDFs of a sealed archive, each with its entry name. Also opens the archives the
 /// example script sealed under a key (`ABWSMEC1`, `.zip.aes`); its password-sealed ones
 /// (scrypt) need the script's `--decrypt`.

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::Client;
 
-pub use archive::{open_archive, sandbox_demo_key, ARCHIVE_SUFFIX};
+pub use archive::{open_archive, sandbox_demo_key, sandbox_demo_key_hex, ARCHIVE_SUFFIX};
 pub use ledger::{csv_cell, ExceptionRow, InvoiceFigures, LedgerRow};
 pub use plan::{BucketPlan, Plan};
 

@@ -454,6 +454,13 @@ pub(crate) async fn run(
     } else {
         None
     };
+    // Its parents as `mkdir -p` makes them (`--out month-end/JP` in a fresh directory); the
+    // directory itself is the close's own (0700, no link followed).
+    if let Some(parent) = p.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            crate::Error::validation("out", format!("creating {} failed: {e}", parent.display()))
+        })?;
+    }
     files::private_dir(&p.out, "the output directory")?;
     let mut st = JobState::open(
         &p.out,
