@@ -172,7 +172,7 @@ fn report(p: &CloseProgress) {
         return;
     }
     let step = (p.total / 10).max(1);
-    if p.done == p.total || p.done % step == 0 {
+    if p.done == p.total || p.done.is_multiple_of(step) {
         eprintln!("{:?}: {} of {}", p.phase, p.done, p.total);
     }
 }
