@@ -3,6 +3,7 @@ limits) and clients of it. Tests that need their own settings start their own sa
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,14 @@ def shared_sandbox() -> abws.Sandbox:
 def sb() -> Iterator[abws.Sandbox]:
     with shared_sandbox() as s:
         yield s
+
+
+# A job started in the background of a shell without job control (`cmd &` in a script,
+# `setsid nohup ... &`) inherits SIGINT ignored, and Python then installs no
+# KeyboardInterrupt handler: the Ctrl-C tests (J2, J5, ...) would wait out every call they
+# interrupt (J2: 20 report waits of a minute each). Python's own handler, whatever the start.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
