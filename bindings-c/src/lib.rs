@@ -13,6 +13,7 @@
 
 pub mod cancel;
 pub mod client;
+pub mod close;
 pub mod download;
 pub mod error;
 mod ffi;
