@@ -142,7 +142,7 @@ typedef void (*abws_refresh_token_callback)(void *user_data, const char *refresh
 // `"invoice_data"`, `"transactions"`, `"pdfs"`, `"outputs"`; valid during the callback
 // only), `done` of `total` items of it are done. Called on the thread that called `abws_close_month`, during the call; it
 // must not call a function of the library that takes a client (that is refused with
-// `ABWS_STATUS_NESTED_CALL`).
+// `ABWS_STATUS_RUNTIME`).
 typedef void (*abws_close_progress_callback)(void *user_data,
                                              const char *phase,
                                              uint64_t done,

@@ -20,7 +20,7 @@ use crate::status::abws_status;
 /// `"invoice_data"`, `"transactions"`, `"pdfs"`, `"outputs"`; valid during the callback
 /// only), `done` of `total` items of it are done. Called on the thread that called `abws_close_month`, during the call; it
 /// must not call a function of the library that takes a client (that is refused with
-/// `ABWS_STATUS_NESTED_CALL`).
+/// `ABWS_STATUS_RUNTIME`).
 pub type abws_close_progress_callback = Option<
     unsafe extern "C" fn(user_data: *mut c_void, phase: *const c_char, done: u64, total: u64),
 >;
