@@ -171,6 +171,7 @@ def test_a_bad_parameter_is_refused_before_any_request(
 ) -> None:
     args: Any = {"month": month, "out": tmp_path / "bad", "archive_key": KEY, **change}
     sb.reset_counters()
-    with pytest.raises(abws.ValidationError, match=param):
+    with pytest.raises(abws.ValidationError, match=param) as e:
         abws.close_month(client, **args)
+    assert e.value.parameter == param
     assert not sb.counters()["requests"], "a request was sent for an invalid argument"

@@ -189,12 +189,17 @@ def _params_json(month: str, out: Any, params: Dict[str, Any]) -> str:
 
     args: Dict[str, Any] = {"month": month, "out": os.fspath(out) if isinstance(out, (str, os.PathLike)) else out}
     args.update((k, v) for k, v in params.items() if v is not None)
+    def invalid(parameter: str, rule: str) -> ValidationError:
+        e = ValidationError(f"invalid {parameter}: {rule}")
+        e.parameter = parameter
+        return e
+
     if isinstance(args.get("pdfs_for"), str):
-        raise ValidationError("invalid pdfs_for: must be a list of invoice numbers or patterns, not one string")
+        raise invalid("pdfs_for", "must be a list of invoice numbers or patterns, not one string")
     try:
         return json.dumps(args)
     except (TypeError, ValueError) as e:
-        raise ValidationError(f"invalid arguments: {e}") from None
+        raise invalid("arguments", str(e)) from None
 
 
 @overload
