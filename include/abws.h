@@ -138,6 +138,16 @@ typedef struct abws_pager abws_pager;
 // the old refresh token at the server and the rotated one would be lost.)
 typedef void (*abws_refresh_token_callback)(void *user_data, const char *refresh_token);
 
+// The close's progress callback: `phase` is the phase's name (`"plan"`,
+// `"invoice_data"`, `"transactions"`, `"pdfs"`, `"outputs"`; valid during the callback
+// only), `done` of `total` items of it are done. Called on the thread that called `abws_close_month`, during the call; it
+// must not call a function of the library that takes a client (that is refused with
+// `ABWS_STATUS_RUNTIME`).
+typedef void (*abws_close_progress_callback)(void *user_data,
+                                             const char *phase,
+                                             uint64_t done,
+                                             uint64_t total);
+
 // Receives the bytes of a document, in order, chunk by chunk.
 //
 // `userdata` is the pointer given to the download function, passed through untouched;
@@ -384,6 +394,59 @@ abws_status abws_client_check_shared_state(const abws_client *client, abws_error
 // `abws_refresh_token_callback`). Afterwards every use of the handle gives
 // `ABWS_STATUS_INVALID_HANDLE`. Thread safety: any thread.
 abws_status abws_client_free(abws_client *client);
+
+// The month-end close: the plan and its estimate, each invoice's data, the transaction
+// feed read across its lag, the PDFs sealed into one archive, the CSV ledger and
+// exceptions, in the directory `out` (see docs/close.md and docs/c-api.md). Resumable:
+// the same call after a crash or a cancel finishes only what is missing.
+//
+// Params (JSON, the core's `CloseParams`): `month` (`"YYYY-MM"`, ended) and `out`
+// (required), `region`, `account`, `no_pdfs`, `pdfs_for` (array of patterns),
+// `legal_entity`, `plan_only`, `fresh`, `poll_interval`, `time_scale`, `archive_key`
+// (64 hex digits; default `ABWS_ARCHIVE_KEY`). Unknown keys are refused.
+//
+// Result: the `CloseResult` as JSON (snake_case keys; amounts as decimal text:
+// `"net_total":"-12.50"`; `ledger`, `exceptions`, `archive_path`, ...).
+//
+// `progress_cb` (NULL: none) is called at every step with `user_data`. To cancel the
+// close from another thread, use `abws_close_month_cancellable`.
+//
+// Ownership: on success `*result_json` receives a new string the caller frees with
+// `abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+// receives an error the caller frees with `abws_error_free`. `user_data` stays the
+// caller's. NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`;
+// a freed client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON`
+// or `ABWS_STATUS_VALIDATION` naming the key, before any request.
+// Thread safety: any thread, concurrently on one client; blocks until the close ends;
+// `progress_cb` runs on the calling thread only.
+//
+// # Safety
+// `params_json` is NULL or a NUL-terminated string; `progress_cb` is NULL or a function
+// with the documented signature; `result_json` and `err` are NULL or valid for one
+// pointer write.
+abws_status abws_close_month(const abws_client *client,
+                             const char *params_json,
+                             abws_close_progress_callback progress_cb,
+                             void *user_data,
+                             char **result_json,
+                             abws_error **err);
+
+// `abws_close_month` that another thread can end at once with
+// `abws_cancel_signal(cancel)`: the call then returns `ABWS_STATUS_CANCELLED` (the job
+// state in `out` keeps what was done). `cancel` may be NULL (not cancellable).
+//
+// Ownership, NULL behaviour, callback and thread rules: as `abws_close_month`; a freed
+// or foreign `cancel`: `ABWS_STATUS_INVALID_HANDLE`. `cancel` stays the caller's.
+//
+// # Safety
+// As `abws_close_month`.
+abws_status abws_close_month_cancellable(const abws_client *client,
+                                         const char *params_json,
+                                         const abws_cancel *cancel,
+                                         abws_close_progress_callback progress_cb,
+                                         void *user_data,
+                                         char **result_json,
+                                         abws_error **err);
 
 // Downloads a report document (the PDF of an invoice or credit note) and streams it to
 // `write`, unpacked (gzip, zip) in memory. An expired presigned address is renewed once.

@@ -336,6 +336,50 @@ class ClientBase {
         return written;
     }
 
+    /// The month-end close (`abws_close_month`): `params` is the CloseParams JSON
+    /// (`month`, `out`, ...; see abws.h and docs/close.md); returns the CloseResult JSON;
+    /// throws abws::Error. `progress(const std::string &phase, std::uint64_t done,
+    /// std::uint64_t total)` is called at every step, on the calling thread; it must call
+    /// no method of the client. An exception it throws is kept, the callable is not called
+    /// again, and the exception is rethrown once the close has returned (the close itself
+    /// runs on: it cannot be stopped from its progress).
+    template <class Progress>
+    std::string close_month(const std::string &params, Progress &&progress) const {
+        using Plain = std::remove_reference_t<Progress>;
+        struct Context {
+            Plain *progress;
+            std::exception_ptr error;
+            static void call(void *user_data, const char *phase, std::uint64_t done,
+                             std::uint64_t total) noexcept {
+                auto *self = static_cast<Context *>(user_data);
+                if (self->error) return;
+                try {
+                    (*self->progress)(std::string(phase), done, total);
+                } catch (...) {
+                    self->error = std::current_exception();
+                }
+            }
+        } context{&progress, nullptr};
+        char *result = nullptr;
+        abws_error *err = nullptr;
+        abws_status status = abws_close_month(handle_, params.c_str(), &Context::call, &context, &result, &err);
+        if (context.error) {
+            abws_error_free(err);
+            abws_string_free(result);
+            std::rethrow_exception(context.error);
+        }
+        detail::check(status, err);
+        return detail::take(result);
+    }
+    /// The month-end close without progress.
+    std::string close_month(const std::string &params) const {
+        char *result = nullptr;
+        abws_error *err = nullptr;
+        abws_status status = abws_close_month(handle_, params.c_str(), nullptr, nullptr, &result, &err);
+        detail::check(status, err);
+        return detail::take(result);
+    }
+
     /// Hands every refresh token the server rotates to `persist` (see
     /// abws_client_set_refresh_token_callback), or stops when it is empty. Set it before
     /// the first call. It runs on the thread of the call that refreshes the token (of this

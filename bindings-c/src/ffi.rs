@@ -42,13 +42,13 @@ impl Failure {
     }
 
     /// A function that takes a client or a pager was called from inside a callback of the
-    /// library (a download's write callback, the refresh-token callback), while the call
+    /// library (a download's write callback, the refresh-token callback, the close's progress), while the call
     /// that runs the callback is still running on this thread.
     pub(crate) fn nested_call() -> Failure {
         Failure::new(
             abws_status::Runtime,
             "a library function was called from inside a callback of the library (an \
-             abws_write_callback or abws_refresh_token_callback): while a callback runs, the \
+             abws_write_callback, abws_refresh_token_callback or abws_close_progress_callback): while a callback runs, the \
              call that runs it is still in progress on this thread, and no function that takes \
              a client or a pager may be called; copy what the callback needs and make the call \
              after that call has returned",

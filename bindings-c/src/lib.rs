@@ -13,6 +13,7 @@
 
 pub mod cancel;
 pub mod client;
+pub mod close;
 pub mod download;
 pub mod error;
 mod ffi;
@@ -300,6 +301,35 @@ mod injected_panics {
                 );
                 assert!(out.is_null());
                 expect_panic("abws_documents_wait_for_report_cancellable", status, err);
+                for (name, cancellable) in [
+                    ("abws_close_month", false),
+                    ("abws_close_month_cancellable", true),
+                ] {
+                    let mut out = null_mut();
+                    let mut err = null_mut();
+                    let status = if cancellable {
+                        crate::close::abws_close_month_cancellable(
+                            client,
+                            empty.as_ptr(),
+                            std::ptr::null(),
+                            None,
+                            null_mut(),
+                            &mut out,
+                            &mut err,
+                        )
+                    } else {
+                        crate::close::abws_close_month(
+                            client,
+                            empty.as_ptr(),
+                            None,
+                            null_mut(),
+                            &mut out,
+                            &mut err,
+                        )
+                    };
+                    assert!(out.is_null(), "{name}");
+                    expect_panic(name, status, err);
+                }
                 let mut cancel = null_mut();
                 let mut err = null_mut();
                 let status = abws_cancel_new(&mut cancel, &mut err);

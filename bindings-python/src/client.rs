@@ -459,6 +459,38 @@ impl PyClient {
         Job::new(fut, int).run(py, deliver)
     }
 
+    /// The month-end close (`abws::close::close_month`): `params_json` is `CloseParams`
+    /// as JSON; `progress(phase, done, total)` is called at every step (what it raises is
+    /// dropped). Returns the `CloseResult` as JSON text.
+    #[pyo3(signature = (params_json, progress=None, deliver=None))]
+    fn close_month(
+        &self,
+        py: Python<'_>,
+        params_json: &str,
+        progress: Option<Py<PyAny>>,
+        deliver: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let p: abws::close::CloseParams = abws::params::read(params_json).map_err(to_py_err)?;
+        let c = self.inner.inner().map_err(to_py_err)?;
+        let report = move |s: &abws::close::CloseProgress| {
+            if let Some(f) = &progress {
+                // A failing progress callback must not fail the close.
+                crate::gate::attach(|py| {
+                    let _ = f.call1(py, (s.phase.name(), s.done, s.total));
+                });
+            }
+        };
+        let fut = async move {
+            let r = c.close_month_with_progress(&p, &report).await?;
+            serde_json::to_string(&r)
+                .map_err(|e| abws::Error::internal(format!("the close's result as JSON: {e}")))
+        };
+        Job::new(fut, |py, json: String| {
+            Ok(PyString::new(py, &json).into_any().unbind())
+        })
+        .run(py, deliver)
+    }
+
     fn __repr__(&self) -> String {
         let s = self.inner.settings();
         format!(

@@ -188,6 +188,45 @@ static void run() {
         CHECK(std::string(e.what()) == "the sink is full", e.what());
     }
 
+    // The month-end close (issue 41): the result JSON, the progress callable called per
+    // phase, its exception rethrown after the close, a bad parameter an abws::Error.
+    {
+        char dir[] = "/tmp/abws-cpp-close-XXXXXX";
+        CHECK(mkdtemp(dir) != nullptr, "a temporary directory");
+        const std::string month = env("ABWS_TEST_PREV_START").substr(0, 7);
+        const std::string params = "{\"month\":\"" + month + "\",\"out\":\"" + std::string(dir) +
+                                   "/m\",\"no_pdfs\":true,\"poll_interval\":0.02}";
+        std::vector<std::string> phases;
+        std::uint64_t data_steps = 0;
+        std::string result = client.close_month(params, [&](const std::string &phase, std::uint64_t, std::uint64_t) {
+            phases.push_back(phase);
+            if (phase == "invoice_data") data_steps++;
+        });
+        CHECK(result.find("\"complete\":true") != std::string::npos, result.substr(0, 200));
+        CHECK(!value_of(result, "net_total").empty(), "net_total as decimal text");
+        const int rows = count_of(result, "\"line_items\":");
+        CHECK(rows > 0 && data_steps == static_cast<std::uint64_t>(rows), data_steps << " steps, " << rows << " rows");
+        CHECK(!phases.empty() && phases.front() == "plan" && phases.back() == "outputs",
+              (phases.empty() ? "none" : phases.front() + ".." + phases.back()));
+        int calls = 0;
+        try {
+            client.close_month(params, [&](const std::string &, std::uint64_t, std::uint64_t) {
+                calls++;
+                throw std::runtime_error("the progress bar broke");
+            });
+            CHECK(false, "no exception");
+        } catch (const std::runtime_error &e) {
+            CHECK(std::string(e.what()) == "the progress bar broke" && calls == 1, e.what() << ", calls " << calls);
+        }
+        try {
+            client.close_month("{\"month\":\"2026-13\",\"out\":\"" + std::string(dir) + "/bad\"}");
+            CHECK(false, "no exception");
+        } catch (const abws::Error &e) {
+            CHECK(e.status() == ABWS_STATUS_VALIDATION && e.parameter() == "month", e.what());
+        }
+        CHECK(std::system(("rm -rf '" + std::string(dir) + "'").c_str()) == 0, "rm -rf");
+    }
+
     // One call files the PDF sealed; without a key, abws::Error naming `key`.
     {
         char dir[] = "/tmp/abws-cpp-fetch-XXXXXX";

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         Reporting,
         Tracking,
     )
+    from .close import CloseResult, close_month
     from .exceptions import (
         ApiError,
         AuthError,
@@ -91,6 +92,7 @@ _WHERE: "Dict[str, str]" = {
             "Cart", "Client", "DateLike", "Documents", "Invoices", "Listing", "Ordering",
             "Products", "Reconciliation", "Reporting", "Tracking",
         ),
+        "close": ("CloseResult", "close_month"),
         "exceptions": (
             "ApiError", "AuthError", "BadRequest", "DocumentError", "Error", "Forbidden",
             "InternalError", "NotFound", "OutcomeUnknown", "PageTokenExpired", "PayloadTooLarge",
@@ -158,6 +160,8 @@ __all__ = [
     "Model",
     "Money",
     "to_pandas",
+    "close_month",
+    "CloseResult",
     "Sandbox",
     "decrypt",
     "decrypt_file",

@@ -101,6 +101,14 @@ class Client:
         """A report document's PDF (``bytes``), unpacked in memory."""
     def fetch_pdf(self, args: Dict[str, Any], deliver: Optional[_Deliver] = None) -> Any:
         """create → wait → document → download; returns the PDF (``bytes``)."""
+    def close_month(
+        self,
+        params_json: str,
+        progress: Optional[Callable[[str, int, int], None]] = None,
+        deliver: Optional[_Deliver] = None,
+    ) -> Any:
+        """The month-end close (``CloseParams`` as JSON); returns ``CloseResult`` as JSON
+        text; ``progress(phase, done, total)`` at every step."""
     def fetch_pdf_to_path(
         self,
         args: Dict[str, Any],

@@ -103,6 +103,20 @@ pub enum Phase {
     Outputs,
 }
 
+impl Phase {
+    /// The phase's name as it is serialized (`"plan"`, `"invoice_data"`, ...): what the
+    /// bindings' progress callbacks receive.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Plan => "plan",
+            Phase::InvoiceData => "invoice_data",
+            Phase::Transactions => "transactions",
+            Phase::Pdfs => "pdfs",
+            Phase::Outputs => "outputs",
+        }
+    }
+}
+
 /// One step of progress: `done` of `total` in `phase`.
 #[derive(Clone, Debug, Serialize)]
 pub struct CloseProgress {

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
-use futures_util::{StreamExt, TryStreamExt};
+use futures_util::{FutureExt, StreamExt, TryStreamExt};
 
 use super::files;
 use super::ledger::{self, books, InvoiceFigures};
@@ -603,28 +603,32 @@ pub(crate) async fn run(
     let (work, records_ref, with_pdf_ref, entity_ref) = (&work, &records, &with_pdf, &entity);
     let data = async move {
         let sender = sender;
-        futures_util::stream::iter(listed.iter())
-            .map(|(s, n)| work.load(s, n.clone()))
-            .buffer_unordered(8)
-            .try_for_each(|(n, record)| {
-                work.step(Phase::InvoiceData);
-                if with_pdf_ref.contains(&n) {
-                    if entity_ref
-                        .as_ref()
-                        .is_some_and(|e| record.figures.customer.to_lowercase() != *e)
-                    {
-                        work.step(Phase::Pdfs); // another legal entity's
-                    } else {
-                        let _ = sender.send((n.clone(), record.clone()));
-                    }
+        // By index: a closure taking `&(summary, number)` is inferred for every lifetime,
+        // which leaves the close's future not provably `Send`.
+        let listed = &listed;
+        futures_util::stream::iter(
+            (0..listed.len()).map(|i| work.load(&listed[i].0, listed[i].1.clone())),
+        )
+        .buffer_unordered(8)
+        .try_for_each(|(n, record)| {
+            work.step(Phase::InvoiceData);
+            if with_pdf_ref.contains(&n) {
+                if entity_ref
+                    .as_ref()
+                    .is_some_and(|e| record.figures.customer.to_lowercase() != *e)
+                {
+                    work.step(Phase::Pdfs); // another legal entity's
+                } else {
+                    let _ = sender.send((n.clone(), record.clone()));
                 }
-                records_ref
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(n, record);
-                futures_util::future::ready(Ok(()))
-            })
-            .await
+            }
+            records_ref
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(n, record);
+            futures_util::future::ready(Ok(()))
+        })
+        .await
     };
     let pdfs =
         futures_util::stream::unfold(
@@ -648,7 +652,10 @@ pub(crate) async fn run(
         work.step(Phase::Transactions);
         Ok(())
     };
-    futures_util::future::try_join3(data, pdfs, feed).await?;
+    // Boxed as `Send` here, where the borrows' lifetimes are concrete: unboxed, the
+    // closures' futures over `&work` leave the close's future not provably `Send` (a
+    // rustc limitation), and the Python binding spawns it.
+    futures_util::future::try_join3(data.boxed(), pdfs.boxed(), feed.boxed()).await?;
 
     // 4. The ledger, the exceptions and the archive.
     let records = records.into_inner().unwrap_or_else(|p| p.into_inner());

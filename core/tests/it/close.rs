@@ -620,3 +620,21 @@ fn close_in_a_child_process() {
         .close_month(&params(&out))
         .unwrap();
 }
+
+/// The close's future, owning its client: the type checker must see it `Send` (the Python
+/// binding runs it as an asyncio call, on the core's runtime).
+fn spawnable_close(
+    c: abws::Client,
+) -> impl std::future::Future<Output = abws::Result<abws::close::CloseResult>> + Send + 'static {
+    fn progress(_: &CloseProgress) {}
+    async move {
+        let p = CloseParams::default();
+        c.close_month_with_progress(&p, &progress).await
+    }
+}
+
+/// Fails to compile when the close's future is not provably `Send`.
+#[test]
+fn the_close_future_is_send() {
+    let _: fn(abws::Client) -> _ = spawnable_close;
+}
