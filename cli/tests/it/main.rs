@@ -54,6 +54,12 @@ impl Sandbox {
         self.abws_with(args, &[])
     }
 
+    /// `abws close --month 2026-10 --out OUT MORE...` against this sandbox.
+    fn close(&self, out: &std::path::Path, more: &[&str]) -> Output {
+        let out = out.to_str().unwrap();
+        self.abws(&with(&["close", "--month", "2026-10", "--out", out], more))
+    }
+
     fn abws_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut c = Command::new(ABWS);
         c.args(args).stdin(Stdio::null());
@@ -469,14 +475,7 @@ fn close_runs_against_the_service_of_the_abws_variables() {
     let sb = Sandbox::start(&[]);
     let dir = scratch("close-env");
     let out = dir.join("out");
-    let o = sb.abws(&[
-        "close",
-        "--month",
-        "2026-10",
-        "--out",
-        out.to_str().unwrap(),
-        "--no-pdfs",
-    ]);
+    let o = sb.close(&out, &["--no-pdfs"]);
     let text = ok(o);
     assert!(text.starts_with("JP 2026-10: "), "{text}");
     assert!(
@@ -504,8 +503,7 @@ fn close_plan_only_then_a_legal_entity_beside_the_whole_month() {
     let sb = Sandbox::start(&[]);
     let dir = scratch("close-scopes");
     let out = dir.join("out");
-    let o = out.to_str().unwrap();
-    let plan = sb.abws(&["close", "--month", "2026-10", "--out", o, "--plan-only"]);
+    let plan = sb.close(&out, &["--plan-only"]);
     let err = stderr(&plan);
     let text = ok(plan);
     assert!(err.contains("plan: {"), "{err}");
@@ -523,33 +521,16 @@ fn close_plan_only_then_a_legal_entity_beside_the_whole_month() {
     };
     assert_eq!(files(&out), Vec::<String>::new(), "the plan files nothing");
 
-    let whole: Value = serde_json::from_str(&ok(sb.abws(&[
-        "close",
-        "--month",
-        "2026-10",
-        "--out",
-        o,
-        "--no-pdfs",
-        "--output",
-        "json",
-    ])))
-    .unwrap();
+    let whole: Value =
+        serde_json::from_str(&ok(sb.close(&out, &["--no-pdfs", "--output", "json"]))).unwrap();
     let entity = whole["ledger"][0]["customer"]
         .as_str()
         .expect("a customer")
         .to_string();
-    let scoped: Value = serde_json::from_str(&ok(sb.abws(&[
-        "close",
-        "--month",
-        "2026-10",
-        "--out",
-        o,
-        "--no-pdfs",
-        "--legal-entity",
-        &entity,
-        "--output",
-        "json",
-    ])))
+    let scoped: Value = serde_json::from_str(&ok(sb.close(
+        &out,
+        &["--no-pdfs", "--legal-entity", &entity, "--output", "json"],
+    )))
     .unwrap();
     let rows = |v: &Value| v["ledger"].as_array().unwrap().len();
     assert!(
@@ -577,14 +558,7 @@ fn close_refuses_a_planted_link_and_a_real_run_without_a_key() {
     let target = dir.join("elsewhere");
     std::fs::write(&target, "untouched").unwrap();
     std::os::unix::fs::symlink(&target, out.join("ledger-JP-2026-10.csv")).unwrap();
-    let o = sb.abws(&[
-        "close",
-        "--month",
-        "2026-10",
-        "--out",
-        out.to_str().unwrap(),
-        "--no-pdfs",
-    ]);
+    let o = sb.close(&out, &["--no-pdfs"]);
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "untouched");
@@ -616,15 +590,7 @@ fn close_refuses_a_planted_link_and_a_real_run_without_a_key() {
     assert!(!fresh.exists(), "stopped before anything was written");
 
     // --poll-interval reaches the close's own check.
-    let o = sb.abws(&[
-        "close",
-        "--month",
-        "2026-10",
-        "--out",
-        fresh.to_str().unwrap(),
-        "--poll-interval",
-        "0",
-    ]);
+    let o = sb.close(&fresh, &["--poll-interval", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("poll_interval"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
