@@ -43,7 +43,7 @@ def main() -> None:
     else:
         sandbox = abws.Sandbox(rate_limits="spec", time_scale=SCALE, token_lifetime=3600 * SCALE,
                                page_token_lifetime=900 * SCALE, presigned_lifetime=300 * SCALE)
-        client = sandbox.client(region=args.region, endpoint=sandbox.group_url(args.region))
+        client = sandbox.client(args.region)  # at its group's address
         key = key or hashlib.sha256(b"abws month-end sandbox demo key (sandbox data only)").hexdigest()
         poll = 15 / SCALE  # the report's processing runs on the sandbox's faster clock
     try:
