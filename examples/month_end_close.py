@@ -28,7 +28,7 @@ def previous_month() -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description="Month-end close: one call, abws.close_month.")
     ap.add_argument("--region", default="JP")
     ap.add_argument("--month", default=previous_month())
     ap.add_argument("--out")
