@@ -27,7 +27,7 @@ PY_TARGET = $(abspath $(or $(ABWS_PY_TARGET_DIR),target-py))
 # Where the suites leave their scorecard figures (make scorecards merges them into docs/).
 SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 
-# The region the month-end job closes (empty: the example's default, JP on the sandbox).
+# The region the month-end job closes (empty: `abws close --sandbox`'s default, JP).
 REGION ?=
 
 .PHONY: dist dist-test repro-check test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-c-tests python-test-installed python-test python-install python-install-dev c-test c-test-built header
@@ -36,8 +36,8 @@ REGION ?=
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
 #    selection: the C library, the sandbox binary, xtask and the example come out of it);
 # 2. the Python extension in the dev profile, into .venv: it reuses that build's dependencies
-#    (~1 CPU-minute where the release wheel took ~5, docs/decisions.md: `make month-end` and `make scorecards`
-#    still install the release wheel);
+#    (~1 CPU-minute where the release wheel took ~5, docs/decisions.md: `make scorecards`
+#    still installs the release wheel);
 # 3. the Rust tests (four test threads: most wait on sockets and timers, as do the reliability
 #    scenarios, in four processes side by side), then the C tests under valgrind, beside the
 #    Python tests (the two lanes take about as long: ~3 minutes each).
@@ -110,11 +110,16 @@ scorecards: setup python-install
 	bash scripts/test-c.sh
 	$(PY) scripts/scorecard.py
 
-month-end: setup python-install
-	$(PY) examples/month_end_close.py $(if $(REGION),--region $(REGION) --out month-end/$(REGION))
+# The main job needs only the `abws` command (issue 41: no venv, no test toolchain, no release
+# wheel; a fresh clone's dev build of the command and its dependencies: docs/decisions.md,
+# "make month-end: the command, not the test toolchain"). The close writes month-end/REGION.
+month-end:
+	cargo build --quiet -p abws-cli
+	"$(BIN)/abws" $(if $(REGION),--region $(REGION)) close --sandbox
 
-month-end-regions: setup python-install
-	for r in US UK JP; do $(PY) examples/month_end_close.py --region $$r --out month-end/$$r || exit 1; done
+month-end-regions:
+	cargo build --quiet -p abws-cli
+	for r in US UK JP; do "$(BIN)/abws" --region $$r close --sandbox || exit 1; done
 
 setup: $(VENV)/.installed
 	@bash scripts/ensure-redis.sh

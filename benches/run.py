@@ -25,6 +25,7 @@ import math
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -1684,19 +1685,31 @@ B12_GOAL = 1.05  # issue 21's, the stricter of the two issues that set one
 B12_SCALE = 60.0  # createReport: 0.0167 × 60 ≈ 1 a second after its burst of 15
 
 
-def month_end_module() -> Any:
-    """The main job's module: its plans and bucket arithmetic make the floor."""
-    sys.path.insert(0, str(ROOT / "examples"))
-    import month_end_close
+# The published plans (rate per second, burst) of what the close calls, each operation its
+# own bucket (docs/decisions.md "Rate limits"; the core's close plans from the same figures).
+PLANS: Dict[str, Tuple[float, int]] = {
+    "getInvoices": (0.5, 10),
+    "getInvoiceDetailByInvoiceNumber": (0.5, 10),
+    "getInvoiceLineItemsByInvoiceNumber": (0.5, 10),
+    "getTransactions": (0.5, 10),
+    "getInvoiceDetailsByOrderLineItems": (0.5, 10),
+    "createReport": (0.0167, 15),
+    "getReport": (2.0, 10),
+    "getReportDocument": (2.0, 10),
+}
 
-    return month_end_close
+
+def bucket_seconds(requests: int, rate: float, burst: int) -> float:
+    """How long a bucket of ``rate``/``burst`` needs for ``requests``: the burst at once, the rest at the rate."""
+    return max(0, requests - burst) / rate
 
 
 def b12(runs: int) -> Dict[str, Any]:
-    """`examples/month_end_close.py` against a sandbox at the spec's rate limits, its clock 60×
-    faster, as "the service" (the ABWS_* variables of a real run); the floor from the
-    requests it counted."""
-    mec = month_end_module()
+    """`abws close` (the package's command: the core's close) against a sandbox at the spec's
+    rate limits, its clock 60× faster, as "the service" (the ABWS_* variables of a real run);
+    the floor from the requests it counted."""
+    command = shutil.which("abws", path=os.path.dirname(PY)) or shutil.which("abws")
+    assert command, "the package's abws command is installed"
 
     res: Dict[str, Any] = {"wall": [], "floor": [], "ratio": [], "throttled": [], "counts": None, "bucket": ""}
     for r in range(runs):
@@ -1714,15 +1727,15 @@ def b12(runs: int) -> Dict[str, Any]:
             month = (today.replace(day=1) - dt.timedelta(days=1)).strftime("%Y-%m")
             with tempfile.TemporaryDirectory() as out:
                 t0 = time.perf_counter()
-                done = subprocess.run([PY, str(ROOT / "examples/month_end_close.py"), "--out", out, "--month", month,
-                                       "--poll-interval", str(15 / scale), "--quiet"],
+                done = subprocess.run([command, "close", "--out", out, "--month", month,
+                                       "--poll-interval", str(15 / scale)],
                                       env=env, capture_output=True, text=True, timeout=900)
                 wall = time.perf_counter() - t0
             assert done.returncode == 0, done.stdout + done.stderr
             counters = sb.counters()
             counts = {op: sum(n for st, n in counters["requests"].get(op, {}).items() if st.startswith("2"))
-                      for op in mec.PLANS}
-            floors = {op: mec.bucket_seconds(n, mec.PLANS[op][0] * scale, mec.PLANS[op][1])
+                      for op in PLANS}
+            floors = {op: bucket_seconds(n, PLANS[op][0] * scale, PLANS[op][1])
                       for op, n in counts.items()}
             bucket = max(floors, key=lambda op: floors[op])
             res["wall"].append(wall)
@@ -1739,7 +1752,7 @@ def b12(runs: int) -> Dict[str, Any]:
 
 def b12_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
     counts, bucket = res["counts"], res["bucket"]
-    plans = month_end_module().PLANS
+    plans = PLANS
     rate, burst = plans[bucket]
     rows = ["| operation (its own bucket) | requests counted | rate × 60 / burst | bucket needs |",
             "|---|---:|---:|---:|"]
@@ -1749,11 +1762,11 @@ def b12_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
     ratio = med(res["ratio"])
     ok = ratio <= B12_GOAL
     text = (
-        "`make month-end`'s close (`examples/month_end_close.py`, JP, the sandbox's previous month: 69 "
+        "`make month-end`'s close (`abws close`, the core's close, JP, the sandbox's previous month: 69 "
         "invoices and credit memos, 69 PDFs) against a sandbox with the spec's rate limits whose clock "
         f"runs {B12_SCALE:g}× faster (its rate buckets, report processing and the rate header; token, "
         "page-token and presigned lifetimes stay the service's in real seconds). The job runs as a real "
-        "run would (`ABWS_*` variables, its own process, Python start-up included) and paces itself "
+        "run would (`ABWS_*` variables, its own process) and paces itself "
         "from the rate header.\n\n"
         "**The floor** is the time the slowest rate bucket needs for the requests the sandbox counted: "
         "a bucket of rate r and burst b serves n requests in at least (n − b) / r (the burst at once, "

@@ -6,7 +6,7 @@ shared state: what a Celery/RQ pool or a set of pods does.
 It starts the embedded sandbox (the whole service on loopback, at the spec's rate limits, its
 clock 600x faster) and, unless ``--shared-state``/``ABWS_SHARED_STATE`` names a Redis, a
 ``redis-server`` of its own on a free loopback port. Then one process per region runs the
-month-end close (``examples/month_end_close.py``) as a real run would — the ``ABWS_*``
+month-end close (the ``abws close`` command, installed with the package) as a real run would — the ``ABWS_*``
 variables of the account, ``ABWS_SHARED_STATE`` — all at once. UK and DE share the EU
 group's rate buckets, so they pace each other through Redis instead of drawing 429s; the
 whole fleet refreshes its access token once. At the end it prints what the service saw:
@@ -16,6 +16,7 @@ requests, 429 answers and token refreshes.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import socket
@@ -28,7 +29,6 @@ from typing import Dict, List, Optional
 
 import abws
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 SCALE = 600.0
 
 
@@ -62,6 +62,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--out", default="many-workers", help="output directory (one subdirectory per region)")
     args = ap.parse_args(argv)
     regions = [r.strip().upper() for r in args.regions.split(",") if r.strip()]
+    # The package's console script, beside this Python (a venv) or on PATH.
+    command = shutil.which("abws", path=os.path.dirname(sys.executable)) or shutil.which("abws")
+    if command is None:
+        raise SystemExit("the abws command is not installed (pip install abws)")
     os.makedirs(args.out, mode=0o700, exist_ok=True)
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as workdir:
@@ -89,17 +93,19 @@ def main(argv: Optional[List[str]] = None) -> int:
                     "ABWS_ARCHIVE_KEY": "5a" * 32,
                 })
                 workers[region] = subprocess.Popen(
-                    [sys.executable, os.path.join(HERE, "month_end_close.py"), "--month", month, "--quiet",
-                     "--out", os.path.join(args.out, region), "--poll-interval", str(15 / SCALE), "--fresh"],
-                    env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                    [command, "close", "--month", month, "--out", os.path.join(args.out, region),
+                     "--poll-interval", str(15 / SCALE), "--fresh", "--output", "json"],
+                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             failed = 0
             for region, proc in workers.items():
-                out, _ = proc.communicate(timeout=900)
-                lines = [line for line in out.splitlines() if line.startswith(("invoices ", "PDFs filed", "done in"))]
-                print(f"  {region}: " + "; ".join(" ".join(line.split()) for line in lines))
+                out, err = proc.communicate(timeout=900)
                 if proc.returncode != 0:
                     failed += 1
-                    print(out)
+                    print(f"  {region}: failed\n{err}")
+                    continue
+                r = json.loads(out)
+                print(f"  {region}: invoices {r['invoices']}, credit memos {r['credit_memos']}; "
+                      f"PDFs filed {r['pdfs_filed']}")
             counters = sb.counters()
             requests = sum(sum(by_status.values()) for op, by_status in counters["requests"].items()
                            if op[:1].islower() and op not in ("token", "consent", "foreign", "unknown", "documentDownload"))

@@ -63,6 +63,14 @@ else
 fi
 mkdir -p "$WORK/wheel"
 (cd "$WORK/wheel" && "$PY" -m zipfile -e "$WHEEL" .)
+# The long description: the README's user part (bindings-python/README.md), not its developers'.
+meta=$(find "$WORK/wheel" -path '*.dist-info/METADATA' | head -1)
+if [ -n "$meta" ] && grep -q '^Description-Content-Type: text/markdown' "$meta" \
+    && grep -q '^## Python quick start' "$meta" && ! grep -q '^## The two commands' "$meta"; then
+    ok "the wheel's long description is the README's user part"
+else
+    ko "the wheel's long description is the README's user part (${meta:-no METADATA})"
+fi
 ext=$(find "$WORK/wheel" -name '_abws*.so' | head -1)
 if [ -n "$ext" ] && [ -z "$(nm "$ext" 2>/dev/null | head -1)" ]; then
     ok "the extension is stripped"
@@ -104,7 +112,8 @@ mkdir -p "$PREFIX"
 tar -xzf "$CTAR" -C "$PREFIX" --strip-components=1
 for f in lib/libabws.so "lib/libabws.so.$MAJOR" "lib/libabws.so.$VERSION" lib/libabws.a include/abws.h \
     include/abws.hpp lib/pkgconfig/abws.pc lib/cmake/abws/abwsConfig.cmake \
-    lib/cmake/abws/abwsConfigVersion.cmake LICENSE README.md CHANGELOG.md; do
+    lib/cmake/abws/abwsConfigVersion.cmake LICENSE README.md CHANGELOG.md share/doc/abws/c-api.md \
+    share/doc/abws/close.md; do
     [ -e "$PREFIX/$f" ] || ko "the C tarball holds $f"
 done
 soname=$(readelf -d "$PREFIX/lib/libabws.so.$VERSION" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
@@ -152,6 +161,11 @@ run_example() { # label, program
     fi
 }
 
+if cmp -s docs/c-api.md "$PREFIX/share/doc/abws/c-api.md" && cmp -s docs/close.md "$PREFIX/share/doc/abws/close.md"; then
+    ok "the C tarball ships docs/c-api.md and docs/close.md in share/doc/abws/"
+else
+    ko "the C tarball ships docs/c-api.md and docs/close.md in share/doc/abws/"
+fi
 if diff -r docs/schemas/results "$PREFIX/share/abws/schemas/results" > /dev/null 2>&1; then
     ok "the C tarball ships docs/schemas/results/ as share/abws/schemas/results/"
 else

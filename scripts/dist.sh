@@ -31,6 +31,7 @@
 # (abws::abws, abws::abws_static), bin/abws-sandbox (the emulator, for the user's own tests),
 # bin/abws (the command line: every operation, fetch-pdf, decrypt, sandbox; `abws --help`),
 # share/abws/schemas/{requests,results}/ (every operation's JSON Schemas, docs/schemas/),
+# share/doc/abws/c-api.md and close.md (the C guide; the close's parameters and result),
 # LICENSE, README.md, CHANGELOG.md.
 # All built with the `dist` profile of Cargo.toml into CARGO_TARGET_DIR (default
 # target-dist), one directory per Rust target. Needs .venv (make setup: maturin, ziglang,
@@ -198,8 +199,10 @@ c_release() { # PLATFORM
     fi
     cp "$built/abws-sandbox$exe" "$built/abws$exe" "$P/bin/"
     cp include/abws.h include/abws.hpp "$P/include/"
-    mkdir -p "$P/share/abws/schemas"
+    mkdir -p "$P/share/abws/schemas" "$P/share/doc/abws"
     cp -R docs/schemas/requests docs/schemas/results "$P/share/abws/schemas/"
+    # The C guide and the close's (its parameters, result and archive format) beside them.
+    cp docs/c-api.md docs/close.md "$P/share/doc/abws/"
     # Relocatable: pkg-config finds the prefix from the .pc file's own directory.
     bindings-c/pkgconfig.sh '${prefix}/lib' '${prefix}/include' '${pcfiledir}/../..' |
         sed "s|^Libs.private:.*|Libs.private: $libs|" > "$P/lib/pkgconfig/abws.pc"

@@ -164,7 +164,8 @@ unpack() {
 check_files() { # PLATFORM: what each C release holds
     local p=$1 files missing=()
     files=(include/abws.h include/abws.hpp lib/libabws.a lib/pkgconfig/abws.pc lib/cmake/abws/abwsConfig.cmake
-        lib/cmake/abws/abwsConfigVersion.cmake LICENSE README.md CHANGELOG.md)
+        lib/cmake/abws/abwsConfigVersion.cmake LICENSE README.md CHANGELOG.md share/doc/abws/c-api.md
+        share/doc/abws/close.md)
     case "$p" in
         windows-*) files+=(bin/abws.dll lib/abws.lib lib/libabws.dll.a bin/abws-sandbox.exe bin/abws.exe) ;;
         macos-*) files+=(lib/libabws.dylib "lib/libabws.${VERSION%%.*}.dylib" bin/abws-sandbox bin/abws) ;;

@@ -68,6 +68,13 @@ pub(crate) fn command() -> Command {
                 .help("Ignore (and remove) an earlier run's job state"),
         )
         .arg(
+            Arg::new("poll_interval")
+                .long("poll-interval")
+                .value_name("SECONDS")
+                .value_parser(value_parser!(f64))
+                .help("Seconds between report polls (default: the library's; with --sandbox: 15 s of its clock)"),
+        )
+        .arg(
             Arg::new("legal_entity")
                 .long("legal-entity")
                 .value_name("NAME")
@@ -87,6 +94,7 @@ pub(crate) fn run(root: &ArgMatches, m: &ArgMatches) -> Result<(), Fail> {
         plan_only: m.get_flag("plan_only"),
         fresh: m.get_flag("fresh"),
         legal_entity: m.get_one::<String>("legal_entity").cloned(),
+        poll_interval: m.get_one::<f64>("poll_interval").copied(),
         ..Default::default()
     };
     // The summary, unless `--output json` was asked for: the whole result.
@@ -99,7 +107,7 @@ pub(crate) fn run(root: &ArgMatches, m: &ArgMatches) -> Result<(), Fail> {
         params.region = Some(code.clone());
         params.out = out_dir(m, &code);
         params.time_scale = Some(SANDBOX_TIME_SCALE);
-        params.poll_interval = Some(15.0 / SANDBOX_TIME_SCALE);
+        params.poll_interval = params.poll_interval.or(Some(15.0 / SANDBOX_TIME_SCALE));
         if std::env::var_os("ABWS_ARCHIVE_KEY").is_none() {
             params.archive_key = Some(abws::close::sandbox_demo_key_hex());
         }

@@ -307,65 +307,79 @@ def test_j6_refresh_token_rotation_reaches_python(caplog):
 
 
 def test_j7_the_main_jobs_outputs(tmp_path):
-    """The month-end job (examples/month_end_close.py) as a user runs it against the sandbox:
-    what it leaves on disk, and what it does with untrusted names and cells."""
-    import importlib.util
+    """The month-end job as a user runs it: the package's `abws close --sandbox` (the core's
+    close against the embedded emulator, its own process): what it leaves on disk, and what
+    it does with names and cells. Hostile invoice numbers cannot come from the sandbox's
+    data: the core's unit tests feed them to its entry names (core/src/close/files.rs) and
+    formulas to its cells (ledger.rs); here the filed names and cells are checked."""
+    import csv
+    import hashlib
     import io
     import re
+    import shutil
     import stat
     import subprocess
     import zipfile
-    from decimal import Decimal
+    from decimal import Decimal, InvalidOperation
 
-    pytest.importorskip("cryptography")
-    script = Path(__file__).resolve().parents[2] / "examples" / "month_end_close.py"
-    spec = importlib.util.spec_from_file_location("month_end_close", script)
-    mec = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mec)
+    command = shutil.which("abws", path=os.path.dirname(sys.executable)) or shutil.which("abws")
+    assert command, "the package's abws command is installed"
+    demo_key = hashlib.sha256(b"abws month-end sandbox demo key (sandbox data only)").hexdigest()
     out_dir = tmp_path / "close"
     out_dir.mkdir()
     os.chmod(out_dir, 0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ABWS_")}
-    done = subprocess.run([sys.executable, str(script), "--out", str(out_dir)], cwd=tmp_path, env=env,
+    done = subprocess.run([command, "close", "--sandbox", "--out", str(out_dir)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout + done.stderr
-    printed = (done.stdout + done.stderr).count(mec.SANDBOX_DEMO_KEY.hex())
+    printed = (done.stdout + done.stderr).count(demo_key)
     files = [f for f in out_dir.rglob("*") if f.is_file()]  # the sealed parts (kept for re-runs) too
     readable = sum(f.read_bytes().count(b"%PDF") for f in files)
     modes = {oct(stat.S_IMODE(f.stat().st_mode)) for f in files}
     dir_mode = oct(stat.S_IMODE(out_dir.stat().st_mode))
-    archive = next(out_dir.glob("invoices-*.zip.aes"))
-    plain = mec.open_archive(archive.read_bytes(), mec.ArchiveSecret(key=mec.SANDBOX_DEMO_KEY))
-    with zipfile.ZipFile(io.BytesIO(plain)) as z:
-        pdfs = sum(z.read(n).startswith(b"%PDF-") for n in z.namelist())
-        entries = len(z.namelist())
-    hostile = ["../../etc/passwd", "C:\\x", "x.pdf:stream", "CON", "aux.1", "COM9", "a/b\\c", "\x00\x07",
-               "", "..", ".x", "A" * 300, "\u202etxt.pdf", "x\ny"]
-    taken: set = set()
-    safe = [mec.entry_name(n, taken) for n in hostile]
-    names_ok = sum(bool(re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,104}\.pdf", n))
-                   and n.split(".")[0].upper() not in mec._RESERVED for n in safe)
-    unique = len({n.lower() for n in safe}) == len(safe)
-    formulas = ["=1+1", "+1", "-1+1", "@A1", "\t=1", "\r=1", "=HYPERLINK(\"http://x\")"]
-    neutral = sum(mec.csv_cell(c).startswith("'") for c in formulas)
-    numbers = all(mec.csv_cell(v) == v for v in (Decimal("-103675"), Decimal("-0.01"), -3, 0))
-    link = tmp_path / "link"
-    link.symlink_to(tmp_path / "victim")
+    archive = next(out_dir.glob("invoices-*.zip.sealed")).read_bytes()
+    with zipfile.ZipFile(io.BytesIO(abws.decrypt(archive, demo_key))) as z:
+        names = z.namelist()
+        pdfs = sum(z.read(n).startswith(b"%PDF-") for n in names)
     try:
-        mec.write_private(str(link), b"x")
-        refused = False
-    except SystemExit:
-        refused = not (tmp_path / "victim").exists()
+        abws.decrypt(archive, "00" * 32)
+        wrong_key_refused = False
+    except abws.Error:
+        wrong_key_refused = True
+    reserved = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
+    safe = sum(bool(re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,104}\.pdf", n))
+               and n.split(".")[0].upper() not in reserved for n in names)
+    unique = len({n.lower() for n in names}) == len(names)
+    # A text cell a spreadsheet would run starts with ' ; a cell starting with a sign is a number.
+    rows = [r for f in out_dir.glob("*.csv") for r in csv.reader(f.read_text().splitlines()[1:])]
+    cells = [c for r in rows for c in r if c]
+    live = 0
+    for c in cells:
+        if c[0] in "=+-@\t\r":
+            try:
+                Decimal(c)
+            except InvalidOperation:
+                live += 1
+    negative = sum(1 for c in cells if c.startswith("-") and Decimal(c) < 0)
+    # The output directory a symbolic link: refused, its target untouched.
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (tmp_path / "link").symlink_to(victim, target_is_directory=True)
+    linked = subprocess.run([command, "close", "--sandbox", "--no-pdfs", "--out", str(tmp_path / "link")],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                            stdin=subprocess.DEVNULL)
+    refused = linked.returncode != 0 and "symbolic link" in linked.stderr and not any(victim.iterdir())
     record(
         "J7",
-        f"the main job against the sandbox: {len(files)} files, PDF markers readable without the key = {readable}; "
-        f"{pdfs}/{entries} PDFs open with the documented demo key; file modes {sorted(modes)}, directory "
-        f"{dir_mode} (created 0755 before the run); key printed = {printed}; hostile invoice numbers made safe "
-        f"entry names {names_ok}/{len(hostile)} (unique: {unique}); formula cells neutralised "
-        f"{neutral}/{len(formulas)}, negative amounts kept numbers: {numbers}; a destination link refused: {refused}",
+        f"the main job (`abws close --sandbox`) against the sandbox: {len(files)} files, PDF markers readable "
+        f"without the key = {readable}; {pdfs}/{len(names)} PDFs open with the documented demo key (another key "
+        f"refused: {wrong_key_refused}); file modes {sorted(modes)}, directory {dir_mode} (created 0755 before the "
+        f"run); key printed = {printed}; entry names safe {safe}/{len(names)} (unique: {unique}); CSV text cells a "
+        f"spreadsheet would run = {live} of {len(cells)}, negative amounts kept numbers: {negative}; an output "
+        f"directory that is a link refused: {refused}",
     )
-    assert readable == 0 and printed == 0 and pdfs == entries > 0 and modes == {"0o600"} and dir_mode == "0o700"
-    assert names_ok == len(hostile) and unique and neutral == len(formulas) and numbers and refused
+    assert readable == 0 and printed == 0 and pdfs == len(names) > 0 and modes == {"0o600"} and dir_mode == "0o700"
+    assert wrong_key_refused and safe == len(names) and unique and live == 0 and negative > 0 and refused
 
 
 def test_core_events_reach_python_logging(sb, caplog):

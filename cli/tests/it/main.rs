@@ -54,6 +54,12 @@ impl Sandbox {
         self.abws_with(args, &[])
     }
 
+    /// `abws close --month 2026-10 --out OUT MORE...` against this sandbox.
+    fn close(&self, out: &std::path::Path, more: &[&str]) -> Output {
+        let out = out.to_str().unwrap();
+        self.abws(&with(&["close", "--month", "2026-10", "--out", out], more))
+    }
+
     fn abws_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut c = Command::new(ABWS);
         c.args(args).stdin(Stdio::null());
@@ -469,14 +475,7 @@ fn close_runs_against_the_service_of_the_abws_variables() {
     let sb = Sandbox::start(&[]);
     let dir = scratch("close-env");
     let out = dir.join("out");
-    let o = sb.abws(&[
-        "close",
-        "--month",
-        "2026-10",
-        "--out",
-        out.to_str().unwrap(),
-        "--no-pdfs",
-    ]);
+    let o = sb.close(&out, &["--no-pdfs"]);
     let text = ok(o);
     assert!(text.starts_with("JP 2026-10: "), "{text}");
     assert!(
@@ -493,5 +492,106 @@ fn close_runs_against_the_service_of_the_abws_variables() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("month"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What the example script's tests checked about the job, now of `abws close` (issue 41):
+/// the plan alone sends no report and files nothing; a legal entity's ledger stands beside
+/// the whole month's; a planted link at an output is refused and its target untouched.
+#[test]
+fn close_plan_only_then_a_legal_entity_beside_the_whole_month() {
+    let sb = Sandbox::start(&[]);
+    let dir = scratch("close-scopes");
+    let out = dir.join("out");
+    let plan = sb.close(&out, &["--plan-only"]);
+    let err = stderr(&plan);
+    let text = ok(plan);
+    assert!(err.contains("plan: {"), "{err}");
+    assert!(text.contains("(the plan only: nothing filed)"), "{text}");
+    let files = |d: &std::path::Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .map(|r| {
+                r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .filter(|n| !n.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    assert_eq!(files(&out), Vec::<String>::new(), "the plan files nothing");
+
+    let whole: Value =
+        serde_json::from_str(&ok(sb.close(&out, &["--no-pdfs", "--output", "json"]))).unwrap();
+    let entity = whole["ledger"][0]["customer"]
+        .as_str()
+        .expect("a customer")
+        .to_string();
+    let scoped: Value = serde_json::from_str(&ok(sb.close(
+        &out,
+        &["--no-pdfs", "--legal-entity", &entity, "--output", "json"],
+    )))
+    .unwrap();
+    let rows = |v: &Value| v["ledger"].as_array().unwrap().len();
+    assert!(
+        0 < rows(&scoped) && rows(&scoped) < rows(&whole),
+        "{scoped}"
+    );
+    assert_ne!(scoped["ledger_path"], whole["ledger_path"]);
+    let names = files(&out);
+    assert_eq!(names.len(), 4, "two ledgers and two exceptions: {names:?}");
+    let whole_csv = std::fs::read_to_string(whole["ledger_path"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        whole_csv.lines().count(),
+        rows(&whole) + 1,
+        "the whole ledger is still there"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn close_refuses_a_planted_link_and_a_real_run_without_a_key() {
+    let sb = Sandbox::start(&[]);
+    let dir = scratch("close-link");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let target = dir.join("elsewhere");
+    std::fs::write(&target, "untouched").unwrap();
+    std::os::unix::fs::symlink(&target, out.join("ledger-JP-2026-10.csv")).unwrap();
+    let o = sb.close(&out, &["--no-pdfs"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "untouched");
+
+    // PDFs of a real run need ABWS_ARCHIVE_KEY: refused before any request or file.
+    let fresh = dir.join("fresh");
+    let o = Command::new(ABWS)
+        .args([
+            "close",
+            "--month",
+            "2026-10",
+            "--out",
+            fresh.to_str().unwrap(),
+        ])
+        .env_remove("ABWS_ARCHIVE_KEY")
+        .envs([
+            ("ABWS_REGION", "JP"),
+            ("ABWS_CLIENT_ID", "x"),
+            ("ABWS_CLIENT_SECRET", "x"),
+            ("ABWS_REFRESH_TOKEN", "x"),
+            ("ABWS_ENDPOINT", "http://127.0.0.1:9"),
+            ("ABWS_AUTH_ENDPOINT", "http://127.0.0.1:9"),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("ABWS_ARCHIVE_KEY"), "{}", stderr(&o));
+    assert!(!fresh.exists(), "stopped before anything was written");
+
+    // --poll-interval reaches the close's own check.
+    let o = sb.close(&fresh, &["--poll-interval", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("poll_interval"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -42,8 +42,8 @@ pub fn sandbox_demo_key_hex() -> String {
 }
 
 /// The PDFs of a sealed archive, each with its entry name. Also opens the archives the
-/// example script sealed under a key (`ABWSMEC1`, `.zip.aes`); its password-sealed ones
-/// (scrypt) need the script's `--decrypt`.
+/// old example script sealed under a key (`ABWSMEC1`, `.zip.aes`); its password-sealed
+/// ones (scrypt) need that script's `--decrypt` (in git history: `fe21fb7`).
 pub fn open_archive(key: &DocumentKey, path: &Path) -> Result<Vec<NamedDocument>> {
     let sealed = files::read_file(path)?
         .ok_or_else(|| Error::document(format!("{} does not exist", path.display())))?;
@@ -73,8 +73,9 @@ fn open_script_archive(key: &DocumentKey, mut blob: Vec<u8>) -> Result<Zeroizing
     if blob[8] != 0 {
         return Err(Error::validation(
             "key",
-            "this archive of the example script was sealed with a password (scrypt): open it \
-             with `python examples/month_end_close.py --decrypt ARCHIVE OUT`",
+            "this archive of the old example script was sealed with a password (scrypt): open \
+             it with that script's `--decrypt ARCHIVE OUT` (`git show \
+             fe21fb7:examples/month_end_close.py`; the close seals under a key only)",
         ));
     }
     let header: [u8; SCRIPT_HEADER] = blob[..SCRIPT_HEADER].try_into().expect("37 bytes");

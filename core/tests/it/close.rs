@@ -638,3 +638,42 @@ fn spawnable_close(
 fn the_close_future_is_send() {
     let _: fn(abws::Client) -> _ = spawnable_close;
 }
+
+/// Across the feed lag the other way (the example script's test, now the core's): in the
+/// US data a transaction fed in October is a September invoice's: an exception of its own,
+/// never a row of October's ledger.
+#[test]
+fn an_earlier_months_transaction_is_an_exception_not_a_row() {
+    let sb = late_month(42, |_| {});
+    // The US data lives at the NA group's address (the sandbox's base address is FE's).
+    let mut settings = common::settings(&sb, Region::US);
+    settings.endpoint = Some(sb.group_url("US"));
+    let client = blocking::Client::new(settings).unwrap();
+    let out = dir("earlier");
+    let r = client
+        .close_month(&CloseParams {
+            no_pdfs: true,
+            region: Some("US".into()),
+            ..params(&out)
+        })
+        .unwrap();
+    assert_eq!(r.region, "US");
+    let numbers: BTreeSet<_> = r
+        .ledger
+        .iter()
+        .map(|row| row.invoice_number.clone())
+        .collect();
+    let earlier: Vec<_> = r
+        .exceptions
+        .iter()
+        .filter(|e| e.exception == "earlier month's invoice")
+        .collect();
+    assert!(!earlier.is_empty(), "{:?}", r.exceptions);
+    for e in &earlier {
+        assert!(!numbers.contains(&e.invoice_number), "{e:?}");
+        assert!(!e.transactions.is_empty(), "{e:?}");
+    }
+    let csv = std::fs::read_to_string(r.exceptions_path.as_ref().unwrap()).unwrap();
+    assert!(csv.contains("earlier month's invoice"), "{csv}");
+    std::fs::remove_dir_all(&out).unwrap();
+}

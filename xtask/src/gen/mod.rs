@@ -7,6 +7,7 @@
 mod c;
 mod docs;
 mod python;
+mod readme;
 mod schemas;
 
 use std::path::PathBuf;
@@ -65,5 +66,6 @@ pub fn outputs() -> Result<Vec<Output>, String> {
     out.extend(c::outputs()?);
     out.extend(docs::outputs()?);
     out.extend(schemas::outputs()?);
+    out.extend(readme::outputs()?);
     Ok(out)
 }
