@@ -106,13 +106,19 @@ platform() {
 wheel() { # PLATFORM
     platform "$1"
     echo "dist: the wheel for $1 ($TRIPLE, abi3, profile $PROFILE)"
-    local args=(build --quiet --profile "$PROFILE" --target "$TRIPLE" --out dist)
+    # Into a directory of its own: the SBOM's package ids name the checkout and are
+    # replaced (scripts/wheel-sbom.py) before the wheel joins dist/, where the other lane
+    # may be writing its own wheel at the same time.
+    local out w
+    out=$(mktemp -d "$ROOT/dist/.wheel-XXXXXX")
+    local args=(build --quiet --profile "$PROFILE" --target "$TRIPLE" --out "$out")
     [ "$LINK" = zig ] && args+=(--zig)
     [ -n "$COMPAT" ] && args+=(--compatibility "$COMPAT")
-    CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM maturin "${args[@]}"
-    # The SBOM's package ids name the checkout: replaced (scripts/wheel-sbom.py).
-    local w
-    for w in dist/abws-*.whl; do python3 scripts/wheel-sbom.py "$w" "${ABWS_BUILDER_PATHS[@]}"; done
+    CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM maturin "${args[@]}" || { rm -rf "$out"; return 1; }
+    for w in "$out"/abws-*.whl; do
+        python3 scripts/wheel-sbom.py "$w" "${ABWS_BUILDER_PATHS[@]}" && mv "$w" dist/ || { rm -rf "$out"; return 1; }
+    done
+    rmdir "$out"
 }
 
 # cargo for PLATFORM's libraries: cargo-zigbuild's (glibc 2.17 for the gnu targets) or cargo.
