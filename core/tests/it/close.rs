@@ -510,6 +510,17 @@ fn paced() -> (Sandbox, abws::Settings) {
 
 /// How many PDFs the job state in `out` holds as archived.
 fn archived(out: &Path) -> usize {
+    with_status(out, "archived")
+}
+
+/// How many reports the job state in `out` holds as being created: a createReport sent
+/// whose answer was not recorded. The service has no listing to find such a report
+/// again, so a re-run creates each once more (docs/close.md).
+fn in_flight(out: &Path) -> usize {
+    with_status(out, "creating")
+}
+
+fn with_status(out: &Path, status: &str) -> usize {
     let state = std::fs::read_dir(out)
         .into_iter()
         .flatten()
@@ -519,13 +530,15 @@ fn archived(out: &Path) -> usize {
         return 0;
     };
     let s: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
-    s["reports"].as_object().map_or(0, |r| {
-        r.values().filter(|v| v["status"] == "archived").count()
-    })
+    s["reports"]
+        .as_object()
+        .map_or(0, |r| r.values().filter(|v| v["status"] == status).count())
 }
 
-/// Re-runs the close to its end and checks one createReport per invoice in all.
+/// Re-runs the close to its end and checks one createReport per invoice in all, apart
+/// from those on the wire when the first run stopped.
 fn finish_and_count(sb: &Sandbox, settings: abws::Settings, out: &Path, before: u64) {
+    let on_the_wire = in_flight(out) as u64;
     let client = blocking::Client::new(settings).unwrap();
     let r = client.close_month(&params(out)).unwrap();
     assert!(r.complete);
@@ -534,10 +547,11 @@ fn finish_and_count(sb: &Sandbox, settings: abws::Settings, out: &Path, before: 
         "reports created before the interruption are reused: {r:?}"
     );
     assert_eq!(r.reports_created, reports_created(sb) - before, "{r:?}");
-    assert_eq!(
-        reports_created(sb),
-        r.pdfs_filed,
-        "exactly one createReport per invoice in all"
+    let extra = reports_created(sb) - r.pdfs_filed;
+    assert!(
+        extra <= on_the_wire,
+        "one createReport per invoice in all, apart from the {on_the_wire} on the wire \
+         when the first run stopped: {extra} more"
     );
     let docs = open_archive(
         &DocumentKey::from_hex(KEY).unwrap(),
