@@ -573,6 +573,13 @@ pub(crate) async fn run(
     if p.plan_only {
         return Ok(result);
     }
+    // The work waits in the rate buckets by design (the plan counts on it: after its burst,
+    // createReport is served once a minute, and 16 PDFs are in flight). A call's deadline
+    // therefore covers the wait the plan foresees, twice over, on top of the caller's own.
+    let foresee = Duration::try_from_secs_f64(2.0 * result.plan.seconds).unwrap_or(Duration::ZERO);
+    let client = &client.with_options(
+        crate::CallOptions::new().timeout(client.operation_timeout().saturating_add(foresee)),
+    )?;
 
     // 3. Everything at once: invoice data (each PDF queued as soon as its invoice's data
     //    is in), the transaction feed, the PDFs.

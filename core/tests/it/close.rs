@@ -691,3 +691,24 @@ fn an_earlier_months_transaction_is_an_exception_not_a_row() {
     assert!(csv.contains("earlier month's invoice"), "{csv}");
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// At the published rates createReport is served once a minute after its burst, and the
+/// close keeps 16 PDFs in flight: most wait in the bucket far longer than one call's
+/// deadline. The close's calls have the plan's foreseen wait on top of it (here 240
+/// times faster, against a deadline of one second: 16 waiters need four).
+#[test]
+fn the_wait_the_plan_foresees_is_not_a_timeout() {
+    let (sb, mut settings) = paced();
+    settings.timeouts.operation = Duration::from_secs(1);
+    let out = dir("foreseen");
+    let client = blocking::Client::new(settings).unwrap();
+    let r = client
+        .close_month(&CloseParams {
+            time_scale: Some(240.0),
+            ..params(&out)
+        })
+        .unwrap();
+    assert!(r.complete && r.pdfs_filed > 30, "{r:?}");
+    assert_eq!(reports_created(&sb), r.pdfs_filed);
+    std::fs::remove_dir_all(&out).unwrap();
+}
