@@ -712,3 +712,109 @@ fn the_wait_the_plan_foresees_is_not_a_timeout() {
     assert_eq!(reports_created(&sb), r.pdfs_filed);
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// The month and number of the JP invoice whose first line item is of `order`.
+fn invoice_of_order(client: &blocking::Client, order: &str) -> Option<(String, String)> {
+    use abws::api::invoices::{GetInvoiceLineItemsByInvoiceNumberParams, GetInvoicesParams};
+    for month in 5..=10 {
+        let end = chrono::NaiveDate::from_ymd_opt(2026, month + 1, 1)
+            .unwrap()
+            .pred_opt()
+            .unwrap();
+        let listed = client
+            .invoices()
+            .iter_invoices(&GetInvoicesParams {
+                invoice_issue_start_date: format!("2026-{month:02}-01T00:00:00Z").as_str().into(),
+                invoice_issue_end_date: format!("{end}T23:59:59Z").as_str().into(),
+                region: Some("JP".into()),
+                ..Default::default()
+            })
+            .unwrap()
+            .items()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        for s in listed {
+            let n = s.invoice_metadata.unwrap().invoice_number.unwrap();
+            let first = client
+                .invoices()
+                .iter_invoice_line_items(&GetInvoiceLineItemsByInvoiceNumberParams {
+                    invoice_number: n.clone(),
+                    region: Some("JP".into()),
+                    ..Default::default()
+                })
+                .unwrap()
+                .items()
+                .next()
+                .unwrap()
+                .unwrap();
+            if first.order_metadata.unwrap().order_id.as_deref() == Some(order) {
+                return Some((format!("2026-{month:02}"), n));
+            }
+        }
+    }
+    None
+}
+
+/// A report the service ends FATAL or CANCELLED is an exception ("PDF not filed", with the
+/// service's reason), recorded in the job state, and never created again by a re-run.
+#[test]
+fn a_failed_report_is_an_exception_and_never_created_again() {
+    let sb = late_month(42, |_| {});
+    let client = common::client(&sb, Region::JP);
+    let specials = sb.dataset()["specials"].clone();
+    let mut orders = vec![specials["fatalOrderId"].as_str().unwrap().to_string()];
+    orders.extend(
+        specials["digitalOrderIds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o.as_str().unwrap().to_string()),
+    );
+    let mut found = orders
+        .iter()
+        .filter_map(|o| invoice_of_order(&client, o))
+        .collect::<Vec<_>>();
+    found.sort();
+    let (month, _) = found
+        .first()
+        .expect("an invoice of a special order")
+        .clone();
+    let failing: Vec<String> = found
+        .iter()
+        .filter(|(m, _)| *m == month)
+        .map(|(_, n)| n.clone())
+        .collect();
+    let out = dir("failed");
+    let p = CloseParams {
+        month: month.clone(),
+        pdfs_for: failing.clone(),
+        ..params(&out)
+    };
+    let first = client.close_month(&p).unwrap();
+    let created = reports_created(&sb);
+    assert_eq!(created, failing.len() as u64);
+    assert_eq!(first.pdfs_filed, 0, "{first:?}");
+    let not_filed = |r: &abws::close::CloseResult| -> BTreeSet<String> {
+        r.exceptions
+            .iter()
+            .filter(|e| e.exception == "PDF not filed")
+            .map(|e| e.invoice_number.clone())
+            .collect()
+    };
+    assert_eq!(not_filed(&first), failing.iter().cloned().collect());
+    assert!(
+        first
+            .exceptions
+            .iter()
+            .any(|e| e.detail.contains("could not be produced")
+                || e.detail.contains("digital order")),
+        "the service's reason: {:?}",
+        first.exceptions
+    );
+    assert_eq!(with_status(&out, "failed"), failing.len());
+
+    let again = client.close_month(&p).unwrap();
+    assert_eq!(reports_created(&sb), created, "no createReport again");
+    assert_eq!(not_filed(&again), not_filed(&first));
+    std::fs::remove_dir_all(&out).unwrap();
+}
