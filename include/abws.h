@@ -401,7 +401,7 @@ abws_status abws_client_free(abws_client *client);
 // the same call after a crash or a cancel finishes only what is missing.
 //
 // Params (JSON, the core's `CloseParams`): `month` (`"YYYY-MM"`, ended) and `out`
-// (required), `region`, `account`, `no_pdfs`, `pdfs_for` (array of patterns),
+// (required), `region`, `timezone` (`"UTC"` or an IANA name), `account`, `no_pdfs`, `pdfs_for` (array of patterns),
 // `legal_entity`, `plan_only`, `fresh`, `poll_interval`, `time_scale`, `archive_key`
 // (64 hex digits; default `ABWS_ARCHIVE_KEY`). Unknown keys are refused.
 //

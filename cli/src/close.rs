@@ -34,7 +34,16 @@ pub(crate) fn command() -> Command {
             Arg::new("month")
                 .long("month")
                 .value_name("YYYY-MM")
-                .help("The month (UTC), ended (default: the previous month)"),
+                .help("The month, ended (default: the previous month in --timezone)"),
+        )
+        .arg(
+            Arg::new("timezone")
+                .long("timezone")
+                .value_name("ZONE")
+                .help(
+                    "The zone the month is counted in: UTC (default, the service's dates) or \
+                     an IANA name such as Asia/Tokyo; outputs of another zone carry its name",
+                ),
         )
         .arg(
             Arg::new("out")
@@ -84,11 +93,14 @@ pub(crate) fn command() -> Command {
 
 pub(crate) fn run(root: &ArgMatches, m: &ArgMatches) -> Result<(), Fail> {
     let region = root.get_one::<String>("region").cloned();
+    let timezone = m.get_one::<String>("timezone").cloned();
+    let month = match m.get_one::<String>("month") {
+        Some(month) => month.clone(),
+        None => abws::close::previous_month(timezone.as_deref())?,
+    };
     let mut params = CloseParams {
-        month: m
-            .get_one::<String>("month")
-            .cloned()
-            .unwrap_or_else(previous_month),
+        month,
+        timezone,
         region: region.clone(),
         no_pdfs: m.get_flag("no_pdfs"),
         plan_only: m.get_flag("plan_only"),
@@ -159,17 +171,6 @@ fn out_dir(m: &ArgMatches, region: &str) -> PathBuf {
 }
 
 /// The month before this one (UTC), `YYYY-MM`.
-fn previous_month() -> String {
-    use chrono::Datelike;
-    let today = chrono::Utc::now().date_naive();
-    let (y, m) = if today.month() == 1 {
-        (today.year() - 1, 12)
-    } else {
-        (today.year(), today.month() - 1)
-    };
-    format!("{y:04}-{m:02}")
-}
-
 /// One progress line on standard error: the plan once, then each phase's count as it
 /// moves (at most every tenth of a phase, and its end).
 fn report(p: &CloseProgress) {
@@ -188,8 +189,18 @@ fn report(p: &CloseProgress) {
 fn summary(out: &mut impl Write, r: &CloseResult) -> std::io::Result<()> {
     writeln!(
         out,
-        "{} {}: {} invoices, {} credit memos, net {} {}",
-        r.region, r.month, r.invoices, r.credit_memos, r.net_total, r.currency
+        "{} {}{}: {} invoices, {} credit memos, net {} {}",
+        r.region,
+        r.month,
+        if r.timezone == "UTC" {
+            String::new()
+        } else {
+            format!(" ({}, from {})", r.timezone, r.period_start)
+        },
+        r.invoices,
+        r.credit_memos,
+        r.net_total,
+        r.currency
     )?;
     for (rate, tax) in &r.tax_by_rate {
         writeln!(out, "  tax at {rate}: {tax} {}", r.currency)?;

@@ -164,6 +164,7 @@ def test_ctrl_c_cancels_the_close_and_the_same_call_resumes_it(
         ({"region": "XX"}, "region"),
         ({"no_pdfs": "yes"}, "no_pdfs"),
         ({"pdfs_for": "INV-1"}, "pdfs_for"),
+        ({"timezone": "Tokyo"}, "timezone"),
     ],
 )
 def test_a_bad_parameter_is_refused_before_any_request(
@@ -175,3 +176,13 @@ def test_a_bad_parameter_is_refused_before_any_request(
         abws.close_month(client, **args)
     assert e.value.parameter == param
     assert not sb.counters()["requests"], "a request was sent for an invalid argument"
+
+
+def test_a_month_counted_in_a_time_zone(client: abws.Client, month: str, tmp_path: Path) -> None:
+    r = abws.close_month(client, month, out=tmp_path, timezone="Asia/Tokyo", no_pdfs=True)
+    assert (r.month, r.timezone) == (month, "Asia/Tokyo")
+    assert r.period_start == f"{month}-01T00:00:00+09:00" and r.period_end.endswith("23:59:59+09:00")
+    assert r.ledger_path is not None and r.ledger_path.name == f"ledger-JP-{month}-Asia_Tokyo.csv"
+    utc = abws.close_month(client, month, out=tmp_path, no_pdfs=True)
+    assert (utc.timezone, utc.period_start) == ("UTC", f"{month}-01T00:00:00+00:00")
+    assert utc.ledger_path is not None and utc.ledger_path.name == f"ledger-JP-{month}.csv"

@@ -116,6 +116,9 @@ class CloseResult:
 
     region: str
     month: str
+    timezone: str
+    period_start: str
+    period_end: str
     plan: ClosePlan
     complete: bool
     invoices: int
@@ -209,6 +212,7 @@ def close_month(
     *,
     out: Union[str, "os.PathLike[str]"],
     region: Optional[str] = None,
+    timezone: Optional[str] = None,
     account: Optional[str] = None,
     no_pdfs: bool = False,
     pdfs_for: Optional[Sequence[str]] = None,
@@ -227,6 +231,7 @@ def close_month(
     *,
     out: Union[str, "os.PathLike[str]"],
     region: Optional[str] = None,
+    timezone: Optional[str] = None,
     account: Optional[str] = None,
     no_pdfs: bool = False,
     pdfs_for: Optional[Sequence[str]] = None,
@@ -244,6 +249,7 @@ def close_month(
     *,
     out: Union[str, "os.PathLike[str]"],
     region: Optional[str] = None,
+    timezone: Optional[str] = None,
     account: Optional[str] = None,
     no_pdfs: bool = False,
     pdfs_for: Optional[Sequence[str]] = None,
@@ -258,7 +264,9 @@ def close_month(
     """Closes ``month`` (``YYYY-MM``, ended) into the directory ``out``: the plan and its
     estimate, each invoice's data, the transaction feed read across its lag, the PDFs
     sealed into one archive (under ``archive_key``, 64 hex digits, or
-    ``ABWS_ARCHIVE_KEY``), the CSV ledger and exceptions. Resumable: the same call after a
+    ``ABWS_ARCHIVE_KEY``), the CSV ledger and exceptions. The month is counted in
+    ``timezone`` (``"UTC"`` by default, the service's dates, or an IANA name such as
+    ``"Asia/Tokyo"``; the result's ``period_start`` and ``period_end`` give its bounds). Resumable: the same call after a
     crash or Ctrl-C finishes only what is missing (``fresh=True`` starts over). The
     keywords are the core's ``CloseParams`` (``docs/close.md``); a bad one is a
     ``ValidationError`` before any request.
@@ -272,7 +280,7 @@ def close_month(
     from .async_client import AsyncClient
 
     params = _params_json(month, out, {
-        "region": region, "account": account, "no_pdfs": no_pdfs,
+        "region": region, "timezone": timezone, "account": account, "no_pdfs": no_pdfs,
         "pdfs_for": pdfs_for if pdfs_for is None or isinstance(pdfs_for, str) else list(pdfs_for), "legal_entity": legal_entity,
         "plan_only": plan_only, "fresh": fresh, "archive_key": archive_key,
         "poll_interval": poll_interval, "time_scale": time_scale,

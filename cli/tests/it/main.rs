@@ -492,6 +492,17 @@ fn close_runs_against_the_service_of_the_abws_variables() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("month"), "{}", stderr(&o));
+    // The month in Tokyo: its own outputs beside the UTC close's, its zone in the summary.
+    let text = ok(sb.close(&out, &["--no-pdfs", "--timezone", "Asia/Tokyo"]));
+    assert!(
+        text.starts_with("JP 2026-10 (Asia/Tokyo, from 2026-10-01T00:00:00+09:00): "),
+        "{text}"
+    );
+    assert!(out.join("ledger-JP-2026-10-Asia_Tokyo.csv").is_file());
+    assert!(out.join("ledger-JP-2026-10.csv").is_file());
+    let o = sb.close(&out, &["--no-pdfs", "--timezone", "Tokyo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("timezone"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

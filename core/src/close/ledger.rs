@@ -80,6 +80,14 @@ pub(crate) struct Books {
     pub matched: u64,
 }
 
+/// The month as the books see it: its first instant, its first day as the exceptions name
+/// it, and how far the feed was read.
+pub(crate) struct Period<'a> {
+    pub start: chrono::DateTime<chrono::Utc>,
+    pub first_day: &'a str,
+    pub feed_end: Option<&'a str>,
+}
+
 /// Matches the transactions to the invoices `numbers` (in ledger order) and lists the
 /// exceptions. `others_of_entity` keeps a transaction of no invoice of `records`.
 pub(crate) fn books(
@@ -87,8 +95,7 @@ pub(crate) fn books(
     records: &HashMap<String, InvoiceRecord>,
     transactions: &[TxRecord],
     others_of_entity: impl Fn(&TxRecord) -> bool,
-    month_start: &str,
-    feed_end: Option<&str>,
+    period: Period<'_>,
     not_filed: &[(String, String)],
 ) -> Books {
     let shown: HashSet<&String> = numbers.iter().collect();
@@ -106,6 +113,11 @@ pub(crate) fn books(
             .or_default()
             .push(t);
     }
+    let Period {
+        start: month_start,
+        first_day,
+        feed_end,
+    } = period;
     let fed_to = feed_end.map(|f| f.get(..10).unwrap_or(f));
     let mut ledger = vec![];
     let mut no_tx = vec![];
@@ -146,7 +158,10 @@ pub(crate) fn books(
         .iter()
         .filter(|t| !shown.contains(&t.invoice_number))
         .collect();
-    let earlier = |t: &TxRecord| !t.date.is_empty() && t.date.as_str() < month_start;
+    // By instant, not by text: the service's stamps and ours may differ in form ("Z",
+    // "+00:00", fractions) and a zone's month starts at another hour than midnight UTC.
+    let earlier =
+        |t: &TxRecord| chrono::DateTime::parse_from_rfc3339(&t.date).is_ok_and(|d| d < month_start);
     let exception = |kind: &str, n: &str, txs: String, billed, paid, detail: String| ExceptionRow {
         exception: kind.into(),
         invoice_number: n.into(),
@@ -172,7 +187,7 @@ pub(crate) fn books(
             None,
             format!(
                 "no transaction in the feed from {} to {}",
-                month_start.get(..10).unwrap_or(month_start),
+                first_day,
                 fed_to.unwrap_or("the month end")
             ),
         ));

@@ -34,14 +34,19 @@ use crate::Client;
 pub use archive::{open_archive, sandbox_demo_key, sandbox_demo_key_hex, ARCHIVE_SUFFIX};
 pub use ledger::{csv_cell, ExceptionRow, InvoiceFigures, LedgerRow};
 pub use plan::{BucketPlan, Plan};
+pub use run::previous_month;
 
 /// What to close, and how. Read from JSON by these (snake_case) names; only `month` and
 /// `out` are required.
 #[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CloseParams {
-    /// The month, `YYYY-MM` (UTC): it must have ended.
+    /// The month, `YYYY-MM`, counted in `timezone`: it must have ended.
     pub month: String,
+    /// The zone the month is counted in: `UTC` (default, the service's dates) or an IANA
+    /// name such as `Asia/Tokyo`. Outputs and job state of another zone carry its name
+    /// (`ledger-JP-2026-10-Asia_Tokyo.csv`).
+    pub timezone: Option<String>,
     /// The output directory: made (or tightened to) mode 0700; a symbolic link is refused.
     pub out: PathBuf,
     /// The invoices' region (default: the client's).
@@ -74,6 +79,7 @@ impl std::fmt::Debug for CloseParams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CloseParams")
             .field("month", &self.month)
+            .field("timezone", &self.timezone)
             .field("out", &self.out)
             .field("region", &self.region)
             .field("account", &self.account)
@@ -162,6 +168,12 @@ pub struct CloseResult {
     pub region: String,
     /// The month closed, `YYYY-MM`.
     pub month: String,
+    /// The zone it was counted in (`UTC`, or the IANA name given).
+    pub timezone: String,
+    /// Its first instant, RFC 3339 in that zone (`2026-10-01T00:00:00+09:00`).
+    pub period_start: String,
+    /// Its last second, RFC 3339 in that zone (`2026-10-31T23:59:59+09:00`).
+    pub period_end: String,
     /// The plan this run made (requests still to send, and the estimate).
     pub plan: Plan,
     /// False when the close stopped after the plan (`plan_only`).

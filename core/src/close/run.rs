@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
+use chrono_tz::Tz;
 use futures_util::{FutureExt, StreamExt, TryStreamExt};
 
 use super::files;
@@ -29,14 +30,74 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::sealed::DocumentKey;
 use crate::Client;
 
-/// A month: its key (`2026-10`), first and last instant (UTC).
+/// A month: its key (`2026-10`, or `2026-10-Asia_Tokyo` in another zone than UTC: the
+/// name of its job state and outputs, so closes in different zones never mix), first and
+/// last instant, and the zone it is counted in.
 struct Month {
     key: String,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
+    zone: Tz,
 }
 
-fn month(text: &str, now: DateTime<Utc>) -> Result<Month> {
+/// The zone of `CloseParams::timezone`: UTC (the service's dates) or an IANA name.
+fn zone(name: Option<&str>) -> Result<Tz> {
+    let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
+        return Ok(Tz::UTC);
+    };
+    if name.eq_ignore_ascii_case("utc") {
+        return Ok(Tz::UTC);
+    }
+    name.parse().map_err(|_| {
+        Error::validation(
+            "timezone",
+            format!(
+                "must be UTC or an IANA time zone name such as Asia/Tokyo, Europe/London or \
+                 America/New_York (got {name:?})"
+            ),
+        )
+    })
+}
+
+/// The first instant of a day in `zone`: its midnight, or the end of a gap over midnight
+/// (a few zones change their offset at 00:00).
+fn first_instant(zone: Tz, y: i32, m: u32) -> Option<DateTime<Utc>> {
+    let midnight = chrono::NaiveDate::from_ymd_opt(y, m, 1)?.and_hms_opt(0, 0, 0)?;
+    (0..=4)
+        .find_map(|half_hours| {
+            zone.from_local_datetime(&(midnight + chrono::Duration::minutes(30 * half_hours)))
+                .earliest()
+        })
+        .map(|t| t.with_timezone(&Utc))
+}
+
+impl Month {
+    /// The month's first day, as the exceptions name it (`2026-10-01`, or
+    /// `2026-10-01 Asia/Tokyo` in another zone than UTC).
+    fn first_day(&self) -> String {
+        let day = self.start.with_timezone(&self.zone).date_naive();
+        if self.zone == Tz::UTC {
+            day.to_string()
+        } else {
+            format!("{day} {}", self.zone.name())
+        }
+    }
+}
+
+/// The month before today's in `timezone` (`None`: UTC), `YYYY-MM`: the default of the
+/// `abws close` command. A zone that is not one is a `Validation` error naming `timezone`.
+pub fn previous_month(timezone: Option<&str>) -> Result<String> {
+    use chrono::Datelike;
+    let today = Utc::now().with_timezone(&zone(timezone)?).date_naive();
+    let (y, m) = if today.month() == 1 {
+        (today.year() - 1, 12)
+    } else {
+        (today.year(), today.month() - 1)
+    };
+    Ok(format!("{y:04}-{m:02}"))
+}
+
+fn month(text: &str, zone: Tz, now: DateTime<Utc>) -> Result<Month> {
     let bad = || Error::validation("month", "must be a month written YYYY-MM, e.g. 2026-10");
     let b = text.as_bytes();
     if b.len() != 7
@@ -52,28 +113,35 @@ fn month(text: &str, now: DateTime<Utc>) -> Result<Month> {
         text[..4].parse().map_err(|_| bad())?,
         text[5..].parse().map_err(|_| bad())?,
     );
-    let start = Utc
-        .with_ymd_and_hms(y, m, 1, 0, 0, 0)
-        .single()
-        .ok_or_else(bad)?;
+    let start = first_instant(zone, y, m).ok_or_else(bad)?;
     let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
-    let next = Utc
-        .with_ymd_and_hms(ny, nm, 1, 0, 0, 0)
-        .single()
-        .ok_or_else(bad)?;
+    let next = first_instant(zone, ny, nm).ok_or_else(bad)?;
     if next > now {
         return Err(Error::validation(
             "month",
             format!(
-                "must have ended: {text} has not (today is {}); only a past month can be closed",
-                now.date_naive()
+                "must have ended: {text} has not (today is {} in {}); only a past month can \
+                 be closed",
+                now.with_timezone(&zone).date_naive(),
+                zone.name()
             ),
         ));
     }
+    let key = if zone == Tz::UTC {
+        text.to_string()
+    } else {
+        let name: String = zone
+            .name()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        format!("{text}-{name}")
+    };
     Ok(Month {
-        key: text.to_string(),
+        key,
         start,
         end: next - chrono::Duration::seconds(1),
+        zone,
     })
 }
 
@@ -405,7 +473,7 @@ pub(crate) async fn run(
     progress: ProgressFn<'_>,
 ) -> Result<CloseResult> {
     // Everything checked before the first request.
-    let month = month(&p.month, Utc::now())?;
+    let month = month(&p.month, zone(p.timezone.as_deref())?, Utc::now())?;
     if p.out.as_os_str().is_empty() {
         return Err(Error::validation(
             "out",
@@ -566,7 +634,10 @@ pub(crate) async fn run(
     });
     let mut result = CloseResult {
         region: region.clone(),
-        month: month.key.clone(),
+        month: p.month.clone(),
+        timezone: month.zone.name().to_string(),
+        period_start: month.start.with_timezone(&month.zone).to_rfc3339(),
+        period_end: month.end.with_timezone(&month.zone).to_rfc3339(),
         plan,
         ..Default::default()
     };
@@ -693,8 +764,11 @@ pub(crate) async fn run(
                 .as_ref()
                 .is_none_or(|e| t.entity.to_lowercase() == *e)
         },
-        &month.start.to_rfc3339(),
-        st.data.feed_end.as_deref(),
+        ledger::Period {
+            start: month.start,
+            first_day: &month.first_day(),
+            feed_end: st.data.feed_end.as_deref(),
+        },
         &not_filed,
     );
     let (ledger_scope, archive_scope) = scope(p);
@@ -774,16 +848,49 @@ mod tests {
     #[test]
     fn months_are_checked() {
         let now: DateTime<Utc> = "2026-11-15T00:00:00Z".parse().unwrap();
-        let m = month("2026-10", now).unwrap();
+        let m = month("2026-10", Tz::UTC, now).unwrap();
         assert_eq!(m.start.to_rfc3339(), "2026-10-01T00:00:00+00:00");
         assert_eq!(m.end.to_rfc3339(), "2026-10-31T23:59:59+00:00");
         assert_eq!(
-            month("2025-12", now).unwrap().end.to_rfc3339(),
+            month("2025-12", Tz::UTC, now).unwrap().end.to_rfc3339(),
             "2025-12-31T23:59:59+00:00"
         );
         for bad in ["2026-11", "2026-13", "26-10", "2026/10", "", "2026-1x"] {
-            let e = month(bad, now).err().unwrap();
+            let e = month(bad, Tz::UTC, now).err().unwrap();
             assert!(e.to_string().contains("month"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn months_are_counted_in_their_zone() {
+        let tokyo = zone(Some("Asia/Tokyo")).unwrap();
+        let now: DateTime<Utc> = "2026-11-15T00:00:00Z".parse().unwrap();
+        let m = month("2026-10", tokyo, now).unwrap();
+        assert_eq!(m.key, "2026-10-Asia_Tokyo");
+        assert_eq!(m.start.to_rfc3339(), "2026-09-30T15:00:00+00:00");
+        assert_eq!(m.end.to_rfc3339(), "2026-10-31T14:59:59+00:00");
+        assert_eq!(m.first_day(), "2026-10-01 Asia/Tokyo");
+        // New York's November starts in daylight time (UTC-4) and ends in standard (UTC-5).
+        let ny = zone(Some("America/New_York")).unwrap();
+        let now: DateTime<Utc> = "2026-12-15T00:00:00Z".parse().unwrap();
+        let m = month("2026-11", ny, now).unwrap();
+        assert_eq!(m.start.to_rfc3339(), "2026-11-01T04:00:00+00:00");
+        assert_eq!(m.end.to_rfc3339(), "2026-12-01T04:59:59+00:00");
+        // Ended in UTC and in Tokyo, not yet in New York.
+        let now: DateTime<Utc> = "2026-11-01T00:30:00Z".parse().unwrap();
+        assert!(month("2026-10", Tz::UTC, now).is_ok());
+        assert!(month("2026-10", tokyo, now).is_ok());
+        let e = month("2026-10", ny, now).err().unwrap().to_string();
+        assert!(
+            e.contains("has not") && e.contains("America/New_York"),
+            "{e}"
+        );
+        assert_eq!(zone(None).unwrap(), Tz::UTC);
+        assert_eq!(zone(Some("utc")).unwrap(), Tz::UTC);
+        assert_eq!(month("2026-10", Tz::UTC, now).unwrap().key, "2026-10");
+        for bad in ["Tokyo", "Asia/Tokio", "+09:00", "JST-9"] {
+            let e = zone(Some(bad)).err().unwrap().to_string();
+            assert!(e.contains("timezone") && e.contains("IANA"), "{bad}: {e}");
         }
     }
 

@@ -818,3 +818,80 @@ fn a_failed_report_is_an_exception_and_never_created_again() {
     assert_eq!(not_filed(&again), not_filed(&first));
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// A month counted in Tokyo: the invoices issued in it by Tokyo's clock, not UTC's (the
+/// late invoice of October 31st, 23:xx UTC, is November's there), in outputs and a job
+/// state of their own beside the UTC close's.
+#[test]
+fn a_month_in_a_time_zone_holds_that_zones_invoices() {
+    use abws::api::invoices::GetInvoicesParams;
+    let sb = late_month(42, |_| {});
+    let client = common::client(&sb, Region::JP);
+    let out = dir("zone");
+    let utc = client
+        .close_month(&CloseParams {
+            no_pdfs: true,
+            ..params(&out)
+        })
+        .unwrap();
+    let tokyo = client
+        .close_month(&CloseParams {
+            no_pdfs: true,
+            timezone: Some("Asia/Tokyo".into()),
+            ..params(&out)
+        })
+        .unwrap();
+    let expected: BTreeSet<String> = client
+        .invoices()
+        .iter_invoices(&GetInvoicesParams {
+            invoice_issue_start_date: "2026-09-30T15:00:00Z".into(),
+            invoice_issue_end_date: "2026-10-31T14:59:59Z".into(),
+            region: Some("JP".into()),
+            ..Default::default()
+        })
+        .unwrap()
+        .items()
+        .map(|s| s.unwrap().invoice_metadata.unwrap().invoice_number.unwrap())
+        .collect();
+    let ledger = |r: &abws::close::CloseResult| -> BTreeSet<String> {
+        r.ledger
+            .iter()
+            .map(|row| row.invoice_number.clone())
+            .collect()
+    };
+    assert_eq!(ledger(&tokyo), expected);
+    assert!(ledger(&utc).contains(LATE) && !ledger(&tokyo).contains(LATE));
+    assert_ne!(ledger(&utc), ledger(&tokyo));
+    assert_eq!(
+        (tokyo.month.as_str(), tokyo.timezone.as_str()),
+        ("2026-10", "Asia/Tokyo")
+    );
+    assert_eq!(tokyo.period_start, "2026-10-01T00:00:00+09:00");
+    assert_eq!(tokyo.period_end, "2026-10-31T23:59:59+09:00");
+    assert_eq!(utc.period_start, "2026-10-01T00:00:00+00:00");
+    let name = |p: &Option<PathBuf>| {
+        p.as_ref()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(name(&tokyo.ledger_path), "ledger-JP-2026-10-Asia_Tokyo.csv");
+    assert_eq!(name(&utc.ledger_path), "ledger-JP-2026-10.csv");
+    let states = walk(&out)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .count();
+    assert_eq!(states, 2, "a job state for each zone");
+    let e = client
+        .close_month(&CloseParams {
+            timezone: Some("Tokyo".into()),
+            ..params(&out)
+        })
+        .unwrap_err();
+    assert_eq!(e.kind(), abws::ErrorKind::Validation);
+    assert!(e.to_string().contains("timezone"), "{e}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
