@@ -3,15 +3,14 @@
 # dist/ depend on the sources only (issue 38, S7; scripts/release-env.sh,
 # scripts/localize-static.sh):
 #   R1 reproducible: the artifacts built again from a second checkout at another path (a
-#      clone of this one holding the work tree's tracked files) in another target
-#      directory equal dist/'s byte for byte: the sdist and this machine's C tarball (not in
-#      `make release-check` yet: measured at ab0771c, the tarball differs in libabws.a only,
-#      whose symbol and section names carry crate hashes Cargo derives from the checkout's
-#      path; libabws.so, the sandbox and the sdist are the same). The
-#      wheel is not rebuilt: it is not reproducible yet (its SBOM names the checkout's path,
-#      and its extension differs past byte 13,929 for a reason not yet traced; docs/decisions.md,
-#      open in issue 38). A second build of the C release (the remap flags name the paths, so
-#      no compiled crate of the first build is reused);
+#      clone of this one holding the work tree's tracked files) in another, fresh target
+#      directory equal dist/'s byte for byte: the sdist, this machine's wheel and its C
+#      tarball. Meaningful only when dist/ was built in a fresh target directory too (a
+#      clean clone's `make dist`, or CI's): dependencies compiled earlier under another
+#      build's environment or SOURCE_DATE_EPOCH are reused by a later build
+#      (docs/decisions.md, "Reproducible builds"). Not in `make release-check` (a second
+#      optimised build, ~8 minutes, against CI's 45); the release workflow's `reproducible`
+#      job runs it on a fresh runner, and `bash scripts/repro-check.sh` here;
 #   R2 no builder path: the wheel's extension, libabws.so and libabws.a hold none of the
 #      checkout's, the target directory's, $CARGO_HOME's, the toolchain's or $HOME's paths;
 #   R3 libabws.a keeps its Rust internals local: it defines no global symbol but abws_*,
@@ -131,10 +130,11 @@ if [ $# -eq 0 ]; then
     git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$COPY"
     ln -s "$ROOT/.venv" "$COPY/.venv"
     if (export SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)
-        DIST_PARTS=c CARGO_TARGET_DIR=$WORK/elsewhere/target bash "$COPY/scripts/dist.sh") > "$WORK/dist2.log" 2>&1; then
+        CARGO_TARGET_DIR=$WORK/elsewhere/target bash "$COPY/scripts/dist.sh") > "$WORK/dist2.log" 2>&1; then
         same=()
         differ=()
-        # What the second build made (the sdist, this platform's C release), against dist/'s.
+        # What the second build made (the sdist, this platform's wheel and C release),
+        # against dist/'s.
         for f in "$COPY"/dist/*; do
             f=dist/${f##*/}
             if cmp -s "$f" "$COPY/$f"; then same+=("$(basename "$f")"); else differ+=("$(basename "$f")"); fi
@@ -143,6 +143,25 @@ if [ $# -eq 0 ]; then
             ok "built again from another path, ${#same[@]} artifacts are byte for byte the same: ${same[*]}"
         else
             ko "built again from another path, ${#differ[@]} of $((${#same[@]} + ${#differ[@]})) artifacts differ: ${differ[*]}"
+            # Which members differ, for the next person to look.
+            for d in "${differ[@]}"; do
+                case "$d" in
+                    *.whl | *.zip) python3 - "dist/$d" "$COPY/dist/$d" <<'PY' ;;
+import sys, zipfile
+a, b = (zipfile.ZipFile(p) for p in sys.argv[1:])
+ia, ib = ({i.filename: i.CRC for i in z.infolist()} for z in (a, b))
+print("    members that differ:", sorted(n for n in ia.keys() | ib.keys() if ia.get(n) != ib.get(n)))
+PY
+                    *.tar.gz) python3 - "dist/$d" "$COPY/dist/$d" <<'PY' ;;
+import hashlib, sys, tarfile
+def sums(p):
+    with tarfile.open(p) as t:
+        return {m.name: hashlib.sha256(t.extractfile(m).read()).hexdigest() for m in t if m.isfile()}
+a, b = (sums(p) for p in sys.argv[1:])
+print("    members that differ:", sorted(n for n in a.keys() | b.keys() if a.get(n) != b.get(n)))
+PY
+                esac
+            done
         fi
         line R1 "release artifacts built twice, from two checkout paths and target directories: ${#same[@]} identical, ${#differ[@]} different${differ[*]:+ (${differ[*]})}" \
             "$([ "${#differ[@]}" -eq 0 ] && echo passed || echo FAILED)"
