@@ -3,6 +3,12 @@
 //! 32-byte key) as it is written, so no plain PDF reaches the disk. `python -m abws
 //! decrypt` (or any AES-GCM library, `docs/close.md`) opens it into the plain zip.
 //!
+//! With a password instead of a key, the key is scrypt's of the password under a salt
+//! the job state records (`Sealing`: every run of the close derives the same key, and a
+//! run with another password is refused before any request), and the archive is a
+//! password-sealed file (`sealed::password`): the prefix `ABWSPWD1` | kdf 1 (scrypt) |
+//! log2 N | r | p | salt (34 bytes), then the abws sealed file under the derived key.
+//!
 //! The zip is a plain one (entries stored: PDFs barely compress), written in one pass
 //! with each entry's size and CRC-32 in its local header; entry names are the checked
 //! names of the job state (`files::check_name`) with `.pdf`; times are 1980-01-01.
@@ -13,10 +19,13 @@ use std::path::Path;
 use zeroize::Zeroizing;
 
 use super::files;
+use super::state::SealingRecord;
 use crate::api::document_file::SafeFile;
 use crate::documents::NamedDocument;
 use crate::error::{Error, Result};
+use crate::sealed::password::{self, Scrypt};
 use crate::sealed::{self, DocumentKey, SealWriter};
+use crate::Secret;
 
 /// The archive's file name ends so: `invoices-JP-2026-10.zip.sealed`.
 pub const ARCHIVE_SUFFIX: &str = ".zip.sealed";
@@ -34,24 +43,141 @@ pub fn sandbox_demo_key() -> DocumentKey {
 
 /// `sandbox_demo_key` as 64 hex digits (`CloseParams::archive_key`'s form).
 pub fn sandbox_demo_key_hex() -> String {
-    sandbox_demo_key()
-        .bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    sealed::hex(sandbox_demo_key().bytes())
+}
+
+/// The secret a close was given: its key, or a password.
+pub(crate) enum Given {
+    Key(DocumentKey),
+    Password(Secret),
+}
+
+/// What a close seals its parts and archive under: the key, and with a password the
+/// scrypt cost and salt the key was derived with (the archive's prefix).
+pub(crate) struct Sealing {
+    pub key: DocumentKey,
+    pub scrypt: Option<Scrypt>,
+}
+
+/// A key's check value: HMAC-SHA256 of a fixed text under the key, its first 16 bytes in
+/// hex. The job state keeps it to tell a re-run's key (or password) from another; it
+/// reveals neither.
+fn check_value(key: &DocumentKey) -> String {
+    let mac = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key.bytes());
+    sealed::hex(&ring::hmac::sign(&mac, b"abws close archive check v1").as_ref()[..16])
+}
+
+impl Sealing {
+    /// The sealing of a close given `given`, whose job state holds `recorded` (none on a
+    /// first run: this one is recorded). A password is derived under the recorded salt;
+    /// a key or password other than the recorded one's is refused, so one archive never
+    /// mixes parts of two keys.
+    pub(crate) fn resolve(given: Given, recorded: &mut Option<SealingRecord>) -> Result<Sealing> {
+        let again = " this close's earlier run in `out` sealed its parts";
+        let start_over = "or close with `fresh` to start over (its parts are removed)";
+        let (sealing, param) = match (given, recorded.as_ref()) {
+            (Given::Key(_), Some(r)) if r.kdf != "key" => {
+                return Err(Error::validation(
+                    "archive_key",
+                    format!("is not what{again} under: a password; give archive_password (or ABWS_ARCHIVE_PASSWORD), {start_over}"),
+                ))
+            }
+            (Given::Password(_), Some(r)) if r.kdf != "scrypt" => {
+                return Err(Error::validation(
+                    "archive_password",
+                    format!("is not what{again} under: a key; give archive_key (or ABWS_ARCHIVE_KEY), {start_over}"),
+                ))
+            }
+            (Given::Key(key), _) => (Sealing { key, scrypt: None }, "archive_key"),
+            (Given::Password(pw), r) => {
+                let scrypt = match r {
+                    Some(r) => r.scrypt()?,
+                    None => Scrypt::generate()?,
+                };
+                let key = scrypt.derive(&pw)?;
+                (
+                    Sealing {
+                        key,
+                        scrypt: Some(scrypt),
+                    },
+                    "archive_password",
+                )
+            }
+        };
+        let check = check_value(&sealing.key);
+        match recorded {
+            Some(r) if r.check != check => Err(Error::validation(
+                param,
+                format!(
+                    "is not the {} that{again} with: give that one, {start_over}",
+                    if param == "archive_key" { "key" } else { "password" }
+                ),
+            )),
+            Some(_) => Ok(sealing),
+            None => {
+                *recorded = Some(SealingRecord::new(sealing.scrypt.as_ref(), check));
+                Ok(sealing)
+            }
+        }
+    }
 }
 
 /// The PDFs of a sealed archive, each with its entry name. Also opens the archives the
-/// old example script sealed under a key (`ABWSMEC1`, `.zip.aes`); its password-sealed
-/// ones (scrypt) need that script's `--decrypt` (in git history: `fe21fb7`).
+/// old example script sealed under a key (`ABWSMEC1`, `.zip.aes`). A password-sealed
+/// archive is refused (`Validation`): `open_archive_with_password` opens it.
 pub fn open_archive(key: &DocumentKey, path: &Path) -> Result<Vec<NamedDocument>> {
+    open_either(Some(key), None, path)
+}
+
+/// The PDFs of an archive sealed with a password (`CloseParams::archive_password`); also
+/// the old example script's password-sealed archives (`ABWSMEC1`, scrypt N = 2^15 or
+/// 2^17, r = 8, p = 1). A wrong password is a `Document` error; an archive sealed under
+/// a key is refused (`Validation`): `open_archive` opens it.
+pub fn open_archive_with_password(password: &Secret, path: &Path) -> Result<Vec<NamedDocument>> {
+    open_either(None, Some(password), path)
+}
+
+fn open_either(
+    key: Option<&DocumentKey>,
+    password: Option<&Secret>,
+    path: &Path,
+) -> Result<Vec<NamedDocument>> {
     let sealed = files::read_file(path)?
         .ok_or_else(|| Error::document(format!("{} does not exist", path.display())))?;
     let plain = if sealed.starts_with(SCRIPT_MAGIC) {
+        let derived;
+        let key = match (sealed.get(8).copied(), key, password) {
+            (Some(0), Some(key), _) => key,
+            (Some(0), None, _) => {
+                return Err(Error::validation(
+                    "password",
+                    "cannot open this archive of the old example script: it was sealed \
+                     under a key (ABWS_ARCHIVE_KEY), not a password; open it with its key",
+                ))
+            }
+            (Some(kdf @ (1 | 2)), _, Some(pw)) if sealed.len() >= SCRIPT_HEADER => {
+                let log_n = if kdf == 1 { 15 } else { 17 };
+                derived = password::scrypt_key(pw, &sealed[9..25], log_n, 8, 1)?;
+                &derived
+            }
+            (Some(1 | 2), _, None) => {
+                return Err(Error::validation(
+                    "key",
+                    "cannot open this archive of the old example script: it was sealed \
+                     with a password (scrypt); open it with open_archive_with_password \
+                     (ABWS_ARCHIVE_PASSWORD)",
+                ))
+            }
+            _ => {
+                return Err(Error::document(
+                    "not a sealed month-end archive (an unknown key derivation, or too short)",
+                ))
+            }
+        };
         open_script_archive(key, sealed)?
     } else {
         let mut plain = Zeroizing::new(Vec::new());
-        sealed::open(key, &mut &sealed[..], &mut *plain)?;
+        sealed::open_with(key, password, &mut &sealed[..], &mut *plain)?;
         plain
     };
     crate::documents::unpack_all(&plain, u64::MAX)
@@ -70,14 +196,6 @@ fn open_script_archive(key: &DocumentKey, mut blob: Vec<u8>) -> Result<Zeroizing
             "not a sealed month-end archive (too short)",
         ));
     }
-    if blob[8] != 0 {
-        return Err(Error::validation(
-            "key",
-            "this archive of the old example script was sealed with a password (scrypt): open \
-             it with that script's `--decrypt ARCHIVE OUT` (`git show \
-             fe21fb7:examples/month_end_close.py`; the close seals under a key only)",
-        ));
-    }
     let header: [u8; SCRIPT_HEADER] = blob[..SCRIPT_HEADER].try_into().expect("37 bytes");
     let nonce = Nonce::try_assume_unique_for_key(&header[25..37])
         .map_err(|_| Error::document("the archive's nonce is invalid"))?;
@@ -86,7 +204,7 @@ fn open_script_archive(key: &DocumentKey, mut blob: Vec<u8>) -> Result<Zeroizing
     );
     let n = aead
         .open_in_place(nonce, Aad::from(&header[..]), &mut blob[SCRIPT_HEADER..])
-        .map_err(|_| Error::document("the archive is damaged, or the key is wrong"))?
+        .map_err(|_| Error::document("the archive is damaged, or the key or password is wrong"))?
         .len();
     let mut plain = Zeroizing::new(blob);
     plain.drain(..SCRIPT_HEADER);
@@ -95,15 +213,21 @@ fn open_script_archive(key: &DocumentKey, mut blob: Vec<u8>) -> Result<Zeroizing
 }
 
 /// Writes the archive `path` of `entries` (entry name, sealed part), each part opened
-/// under `key` and sealed again, in the zip, under the same key.
+/// under the sealing's key and sealed again, in the zip, under the same key (behind the
+/// password prefix when the key is a password's).
 pub(crate) fn write_archive(
     path: &Path,
     entries: &[(String, std::path::PathBuf)],
-    key: &DocumentKey,
+    sealing: &Sealing,
 ) -> Result<()> {
     let file = SafeFile::create(path)?;
+    let key = &sealing.key;
+    let out = match &sealing.scrypt {
+        Some(scrypt) => password::seal_writer(file, scrypt, key)?,
+        None => SealWriter::new(file, key)?,
+    };
     let mut zip = ZipWriter {
-        out: SealWriter::new(file, key)?,
+        out,
         offset: 0,
         central: Vec::new(),
         count: 0,
