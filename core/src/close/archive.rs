@@ -110,7 +110,11 @@ impl Sealing {
                 param,
                 format!(
                     "is not the {} that{again} with: give that one, {start_over}",
-                    if param == "archive_key" { "key" } else { "password" }
+                    if param == "archive_key" {
+                        "key"
+                    } else {
+                        "password"
+                    }
                 ),
             )),
             Some(_) => Ok(sealing),
@@ -352,10 +356,64 @@ mod tests {
             ("INV-1.pdf", &b"%PDF-1.4 old"[..])
         );
         assert!(open_archive(&DocumentKey::generate().unwrap(), &path).is_err());
-        header[8] = 2; // a password's
-        std::fs::write(&path, &header).unwrap();
-        let e = open_archive(&key, &path).unwrap_err();
-        assert!(e.to_string().contains("--decrypt"), "{e}");
+        let e = open_archive_with_password(&Secret::new("pw"), &path).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Validation, "{e}");
+        assert!(e.to_string().contains("sealed under a key"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An archive as the script's `write_archive` sealed it with a password: `ABWSMEC1`,
+    /// the kdf byte, the salt, the nonce, then AES-256-GCM of the zip under scrypt(password,
+    /// salt, N, r = 8, p = 1) with the 37 header bytes as associated data.
+    fn script_password_archive(password: &str, kdf: u8, zip: &[u8]) -> Vec<u8> {
+        use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
+        let salt = [0x5a; 16];
+        let n = if kdf == 1 { 15 } else { 17 };
+        let params = scrypt::Params::new(n, 8, 1).unwrap();
+        let mut key = [0u8; 32];
+        scrypt::scrypt(password.as_bytes(), &salt, &params, &mut key).unwrap();
+        let mut header = SCRIPT_MAGIC.to_vec();
+        header.push(kdf);
+        header.extend_from_slice(&salt);
+        header.extend_from_slice(&[3; 12]);
+        let aead = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).unwrap());
+        let nonce = Nonce::try_assume_unique_for_key(&[3; 12]).unwrap();
+        let mut body = zip.to_vec();
+        aead.seal_in_place_append_tag(nonce, Aad::from(&header[..]), &mut body)
+            .unwrap();
+        header.extend_from_slice(&body);
+        header
+    }
+
+    #[test]
+    fn the_example_scripts_password_archives_open_with_the_password() {
+        let mut z = ZipWriter {
+            out: Vec::new(),
+            offset: 0,
+            central: Vec::new(),
+            count: 0,
+        };
+        z.add("INV-9.pdf", b"%PDF-1.4 by password").unwrap();
+        let zip = z.finish().unwrap();
+        let dir = std::env::temp_dir().join(format!("abws-old-pw-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("invoices-JP-2026-10.zip.aes");
+        // kdf 2 (N = 2^17, what the script wrote) and kdf 1 (N = 2^15, the earlier one).
+        for kdf in [2, 1] {
+            std::fs::write(&path, script_password_archive("correct horse", kdf, &zip)).unwrap();
+            let docs = open_archive_with_password(&Secret::new("correct horse"), &path).unwrap();
+            assert_eq!(
+                (docs[0].name.as_str(), docs[0].data.as_slice()),
+                ("INV-9.pdf", &b"%PDF-1.4 by password"[..]),
+                "kdf {kdf}"
+            );
+        }
+        // kdf 1 is the cheaper one: a wrong password and a key are refused on it.
+        let e = open_archive_with_password(&Secret::new("wrong horse"), &path).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Document, "{e}");
+        let e = open_archive(&DocumentKey::generate().unwrap(), &path).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Validation, "{e}");
+        assert!(e.to_string().contains("with a password"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

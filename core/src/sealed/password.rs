@@ -183,3 +183,88 @@ pub fn open(password: &Secret, reader: &mut dyn Read, writer: &mut dyn Write) ->
     let key = scrypt.derive(password)?;
     super::open_under(&key, "password", reader, writer)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cheap cost for the tests (the format carries it).
+    fn cheap() -> Scrypt {
+        Scrypt {
+            log_n: 10,
+            ..Scrypt::generate().unwrap()
+        }
+    }
+
+    fn seal_cheap(password: &str, data: &[u8]) -> Vec<u8> {
+        let s = cheap();
+        let key = s.derive(&Secret::new(password)).unwrap();
+        let mut w = seal_writer(Vec::new(), &s, &key).unwrap();
+        w.write_all(data).unwrap();
+        w.finish().unwrap()
+    }
+
+    fn open_bytes(
+        key: Option<&DocumentKey>,
+        password: Option<&str>,
+        sealed: &[u8],
+    ) -> Result<Vec<u8>> {
+        let pw = password.map(Secret::new);
+        let mut out = Vec::new();
+        super::super::open_with(key, pw.as_ref(), &mut &sealed[..], &mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn a_password_sealed_file_opens_with_its_password_alone() {
+        let data = vec![b'%'; super::super::SEGMENT + 7];
+        let sealed = seal_cheap("pa55", &data);
+        assert_eq!(&sealed[..8], MAGIC);
+        assert_eq!(&sealed[PREFIX_LEN..PREFIX_LEN + 8], super::super::MAGIC);
+        assert_eq!(open_bytes(None, Some("pa55"), &sealed).unwrap(), data);
+        // Both given: the file says which it needs.
+        let key = DocumentKey::generate().unwrap();
+        assert_eq!(open_bytes(Some(&key), Some("pa55"), &sealed).unwrap(), data);
+        let e = open_bytes(None, Some("pa56"), &sealed).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Document);
+        assert!(e.to_string().contains("password is wrong"), "{e}");
+        // Every byte of the prefix goes into the key.
+        for at in [9, 12, 16, 20, PREFIX_LEN - 1] {
+            let mut t = sealed.clone();
+            t[at] ^= 1;
+            assert!(open_bytes(None, Some("pa55"), &t).is_err(), "flip at {at}");
+        }
+    }
+
+    #[test]
+    fn a_key_for_a_password_file_and_a_password_for_a_key_file_are_named() {
+        let key = DocumentKey::generate().unwrap();
+        let sealed = seal_cheap("pa55", b"%PDF");
+        let e = open_bytes(Some(&key), None, &sealed).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Validation);
+        assert!(e.to_string().contains("sealed with a password"), "{e}");
+        let mut out = Vec::new();
+        let e = super::super::open(&key, &mut &sealed[..], &mut out).unwrap_err();
+        assert!(e.to_string().contains("ABWS_ARCHIVE_PASSWORD"), "{e}");
+        let keyed = super::super::seal_bytes(&key, b"%PDF").unwrap();
+        let e = open_bytes(None, Some("pa55"), &keyed).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Validation);
+        assert!(e.to_string().contains("sealed under a key"), "{e}");
+        assert_eq!(
+            open_bytes(Some(&key), Some("pa55"), &keyed).unwrap(),
+            b"%PDF"
+        );
+    }
+
+    #[test]
+    fn a_crafted_cost_is_refused_before_any_derivation() {
+        let mut prefix = cheap().prefix();
+        prefix[9] = 24; // 2^24 · 128 · 8: 16 GiB
+        let e = Scrypt::from_prefix(&prefix).unwrap_err();
+        assert!(e.to_string().contains("too costly"), "{e}");
+        prefix[9] = 10;
+        prefix[8] = 2;
+        assert!(Scrypt::from_prefix(&prefix).is_err());
+        assert_eq!(Scrypt::from_prefix(&cheap().prefix()).unwrap().log_n, 10);
+    }
+}
