@@ -256,6 +256,17 @@ mod tests {
         );
     }
 
+    /// RFC 7914's test vector (N = 1024, r = 8, p = 16): the first 32 bytes of its 64,
+    /// as any scrypt (Python's `hashlib.scrypt`, `cryptography`'s) derives them.
+    #[test]
+    fn the_derivation_is_standard_scrypt() {
+        let k = scrypt_key(&Secret::new("password"), b"NaCl", 10, 8, 16).unwrap();
+        assert_eq!(
+            super::super::hex(k.bytes()),
+            "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162"
+        );
+    }
+
     #[test]
     fn a_crafted_cost_is_refused_before_any_derivation() {
         let mut prefix = cheap().prefix();
