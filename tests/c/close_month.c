@@ -72,7 +72,7 @@ int main(void) {
     refused(client, params, ABWS_STATUS_VALIDATION, "archive_key");
     fmt(params, sizeof params, "{\"month\":\"%s\",\"out\":\"%s/x\",%s,\"archive_password\":\"pw\"}", month,
         dir, KEY);
-    refused(client, params, ABWS_STATUS_VALIDATION, "archive_password");
+    refused(client, params, ABWS_STATUS_VALIDATION, "and archive_password are both given");
 
     /* The whole close, its progress counted. */
     counts c = {0};
@@ -105,7 +105,7 @@ int main(void) {
     /* The same close with a password instead of its key: refused before any request. */
     fmt(params, sizeof params, "{\"month\":\"%s\",\"out\":\"%s/month-end\",\"archive_password\":\"pw\"}",
         month, dir);
-    refused(client, params, ABWS_STATUS_VALIDATION, "archive_password");
+    refused(client, params, ABWS_STATUS_VALIDATION, "or close with `fresh`");
 
     /* No callback: allowed (the plan only, fast). */
     json = NULL;
