@@ -65,8 +65,12 @@ impl Scrypt {
 
     /// Checks the cost against the opener's bounds (1 GiB, p ≤ 16).
     pub fn check(&self) -> Result<()> {
-        let memory = 128u128 * u128::from(self.r) << self.log_n;
-        if self.log_n == 0 || self.log_n > 30 || self.r == 0 || memory > 1 << 30 {
+        // log2 N first: the shift must not overflow (a crafted byte goes up to 255).
+        let too_costly = self.log_n == 0
+            || self.log_n > 30
+            || self.r == 0
+            || (128u128 * u128::from(self.r)) << self.log_n > 1 << 30;
+        if too_costly {
             return Err(Error::document(
                 "the password-sealed file asks for a key derivation too costly to run (over 1 GiB)",
             ));
@@ -270,9 +274,12 @@ mod tests {
     #[test]
     fn a_crafted_cost_is_refused_before_any_derivation() {
         let mut prefix = cheap().prefix();
-        prefix[9] = 24; // 2^24 · 128 · 8: 16 GiB
-        let e = Scrypt::from_prefix(&prefix).unwrap_err();
-        assert!(e.to_string().contains("too costly"), "{e}");
+        for log_n in [24, 255] {
+            // 2^24 · 128 · 8: 16 GiB; 255: a shift past any integer.
+            prefix[9] = log_n;
+            let e = Scrypt::from_prefix(&prefix).unwrap_err();
+            assert!(e.to_string().contains("too costly"), "{e}");
+        }
         prefix[9] = 10;
         prefix[8] = 2;
         assert!(Scrypt::from_prefix(&prefix).is_err());
