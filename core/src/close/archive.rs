@@ -324,32 +324,45 @@ impl<W: Write> ZipWriter<W> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_example_scripts_keyed_archives_still_open() {
-        use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
-        // Sealed as the script did (kdf 0: the raw key), of a zip of one PDF.
-        let key = DocumentKey::generate().unwrap();
+    /// A zip of one PDF, by the archive's own writer.
+    fn one_pdf_zip(name: &str, pdf: &[u8]) -> Vec<u8> {
         let mut z = ZipWriter {
             out: Vec::new(),
             offset: 0,
             central: Vec::new(),
             count: 0,
         };
-        z.add("INV-1.pdf", b"%PDF-1.4 old").unwrap();
-        let mut body = z.finish().unwrap();
+        z.add(name, pdf).unwrap();
+        z.finish().unwrap()
+    }
+
+    /// An archive as the script's `write_archive` sealed it: `ABWSMEC1`, the kdf byte, the
+    /// salt, the nonce, then AES-256-GCM of the zip under `key` (the raw key, kdf 0; or
+    /// scrypt(password, salt, N, r = 8, p = 1)) with the 37 header bytes as associated data.
+    fn script_archive(key: &[u8; 32], kdf: u8, salt: [u8; 16], zip: &[u8]) -> Vec<u8> {
+        use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
         let mut header = SCRIPT_MAGIC.to_vec();
-        header.push(0);
-        header.extend_from_slice(&[0; 16]);
+        header.push(kdf);
+        header.extend_from_slice(&salt);
         header.extend_from_slice(&[7; 12]);
-        let aead = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key.bytes()).unwrap());
+        let aead = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key).unwrap());
         let nonce = Nonce::try_assume_unique_for_key(&[7; 12]).unwrap();
+        let mut body = zip.to_vec();
         aead.seal_in_place_append_tag(nonce, Aad::from(&header[..]), &mut body)
             .unwrap();
         header.extend_from_slice(&body);
+        header
+    }
+
+    #[test]
+    fn the_example_scripts_keyed_archives_still_open() {
+        // Sealed as the script did (kdf 0: the raw key, zero salt), of a zip of one PDF.
+        let key = DocumentKey::generate().unwrap();
+        let zip = one_pdf_zip("INV-1.pdf", b"%PDF-1.4 old");
         let dir = std::env::temp_dir().join(format!("abws-old-archive-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("invoices-JP-2026-10.zip.aes");
-        std::fs::write(&path, &header).unwrap();
+        std::fs::write(&path, script_archive(key.bytes(), 0, [0; 16], &zip)).unwrap();
         let docs = open_archive(&key, &path).unwrap();
         assert_eq!(
             (docs[0].name.as_str(), docs[0].data.as_slice()),
@@ -362,45 +375,19 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// An archive as the script's `write_archive` sealed it with a password: `ABWSMEC1`,
-    /// the kdf byte, the salt, the nonce, then AES-256-GCM of the zip under scrypt(password,
-    /// salt, N, r = 8, p = 1) with the 37 header bytes as associated data.
-    fn script_password_archive(password: &str, kdf: u8, zip: &[u8]) -> Vec<u8> {
-        use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
-        let salt = [0x5a; 16];
-        let n = if kdf == 1 { 15 } else { 17 };
-        let params = scrypt::Params::new(n, 8, 1).unwrap();
-        let mut key = [0u8; 32];
-        scrypt::scrypt(password.as_bytes(), &salt, &params, &mut key).unwrap();
-        let mut header = SCRIPT_MAGIC.to_vec();
-        header.push(kdf);
-        header.extend_from_slice(&salt);
-        header.extend_from_slice(&[3; 12]);
-        let aead = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).unwrap());
-        let nonce = Nonce::try_assume_unique_for_key(&[3; 12]).unwrap();
-        let mut body = zip.to_vec();
-        aead.seal_in_place_append_tag(nonce, Aad::from(&header[..]), &mut body)
-            .unwrap();
-        header.extend_from_slice(&body);
-        header
-    }
-
     #[test]
     fn the_example_scripts_password_archives_open_with_the_password() {
-        let mut z = ZipWriter {
-            out: Vec::new(),
-            offset: 0,
-            central: Vec::new(),
-            count: 0,
-        };
-        z.add("INV-9.pdf", b"%PDF-1.4 by password").unwrap();
-        let zip = z.finish().unwrap();
+        let zip = one_pdf_zip("INV-9.pdf", b"%PDF-1.4 by password");
         let dir = std::env::temp_dir().join(format!("abws-old-pw-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("invoices-JP-2026-10.zip.aes");
         // kdf 2 (N = 2^17, what the script wrote) and kdf 1 (N = 2^15, the earlier one).
-        for kdf in [2, 1] {
-            std::fs::write(&path, script_password_archive("correct horse", kdf, &zip)).unwrap();
+        let salt = [0x5a; 16];
+        for (kdf, log_n) in [(2, 17), (1, 15)] {
+            let params = scrypt::Params::new(log_n, 8, 1).unwrap();
+            let mut key = [0u8; 32];
+            scrypt::scrypt(b"correct horse", &salt, &params, &mut key).unwrap();
+            std::fs::write(&path, script_archive(&key, kdf, salt, &zip)).unwrap();
             let docs = open_archive_with_password(&Secret::new("correct horse"), &path).unwrap();
             assert_eq!(
                 (docs[0].name.as_str(), docs[0].data.as_slice()),

@@ -570,12 +570,8 @@ fn finish_and_count(sb: &Sandbox, settings: abws::Settings, out: &Path, before: 
     assert!(r.pdfs_filed > 30);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_dropped_close_resumes_without_a_second_report() {
-    let (sb, settings) = paced();
-    let out = dir("dropped");
-    let client = abws::Client::new(settings.clone()).unwrap();
-    let p = params(&out);
+/// Runs the close `p` until `pdfs` PDFs are in their parts, then drops its future.
+async fn drop_after_pdfs(client: &abws::Client, p: &CloseParams, pdfs: u64) {
     let (tx, mut rx) = tokio::sync::watch::channel(0u64);
     let progress = move |s: &CloseProgress| {
         if s.phase == Phase::Pdfs {
@@ -583,9 +579,17 @@ async fn a_dropped_close_resumes_without_a_second_report() {
         }
     };
     tokio::select! {
-        r = client.close_month_with_progress(&p, &progress) => panic!("the close ended before it was dropped: {r:?}"),
-        _ = rx.wait_for(|done| *done >= 20) => {}
+        r = client.close_month_with_progress(p, &progress) => panic!("the close ended before it was dropped: {r:?}"),
+        _ = rx.wait_for(|done| *done >= pdfs) => {}
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_close_resumes_without_a_second_report() {
+    let (sb, settings) = paced();
+    let out = dir("dropped");
+    let client = abws::Client::new(settings.clone()).unwrap();
+    drop_after_pdfs(&client, &params(&out), 20).await;
     let before = reports_created(&sb);
     assert!(archived(&out) >= 20 && (before as usize) < 40, "{before}");
     assert!(
@@ -722,16 +726,7 @@ async fn a_close_with_a_password_resumes_and_refuses_another() {
     );
 
     let client = abws::Client::new(settings.clone()).unwrap();
-    let (tx, mut rx) = tokio::sync::watch::channel(0u64);
-    let progress = move |s: &CloseProgress| {
-        if s.phase == Phase::Pdfs {
-            let _ = tx.send(s.done);
-        }
-    };
-    tokio::select! {
-        r = client.close_month_with_progress(&p, &progress) => panic!("the close ended before it was dropped: {r:?}"),
-        _ = rx.wait_for(|done| *done >= 3) => {}
-    }
+    drop_after_pdfs(&client, &p, 3).await;
     assert!(archived(&out) >= 3);
     // The job state holds scrypt's salt and a check value: never the password or key.
     let text = std::fs::read_to_string(state_file(&out)).unwrap();
