@@ -188,6 +188,7 @@ def test_a_close_with_a_password_opens_with_it_alone(
     archive opens with the password alone (``abws.decrypt``, ``decrypt_file`` and ``python
     -m abws decrypt``, given or from ABWS_ARCHIVE_PASSWORD); a key or a wrong password does
     not; another password on a re-run (sync or awaitable) is refused before any request."""
+    import io
     import subprocess
     import zipfile
 
@@ -202,7 +203,7 @@ def test_a_close_with_a_password_opens_with_it_alone(
     assert PASSWORD not in state and '"kdf":"scrypt"' in state
 
     plain = abws.decrypt(sealed, password=PASSWORD)
-    with zipfile.ZipFile(__import__("io").BytesIO(plain)) as z:
+    with zipfile.ZipFile(io.BytesIO(plain)) as z:
         assert len(z.namelist()) == r.pdfs_filed
         assert all(z.read(n).startswith(b"%PDF") for n in z.namelist())
     with pytest.raises(abws.DocumentError, match="password is wrong"):
