@@ -6,7 +6,8 @@ job state, the archive's format); ``abws close`` is the same close from a shell.
     python examples/month_end_close.py [--region JP] [--month 2026-10] [--out month-end/JP]
 
 With ABWS_* credentials set it closes that account's month, the archive sealed under
-ABWS_ARCHIVE_KEY (64 hex digits). Without them it closes the embedded sandbox's month at the
+ABWS_ARCHIVE_KEY (64 hex digits), or under ABWS_ARCHIVE_PASSWORD (read by the library when
+no key is set; ``python -m abws decrypt`` opens the archive with it). Without them it closes the embedded sandbox's month at the
 spec's rate limits, its clock 240 times faster, the archive sealed under the documented
 sandbox demo key (it protects nothing: for the made-up sandbox data only). Interrupted, the
 same command again finishes only what is missing.

@@ -403,7 +403,9 @@ abws_status abws_client_free(abws_client *client);
 // Params (JSON, the core's `CloseParams`): `month` (`"YYYY-MM"`, ended) and `out`
 // (required), `region`, `timezone` (`"UTC"` or an IANA name), `account`, `no_pdfs`, `pdfs_for` (array of patterns),
 // `legal_entity`, `plan_only`, `fresh`, `poll_interval`, `time_scale`, `archive_key`
-// (64 hex digits; default `ABWS_ARCHIVE_KEY`). Unknown keys are refused.
+// (64 hex digits) or `archive_password` (the key derived with scrypt; the archive opens
+// with the password alone) — default `ABWS_ARCHIVE_KEY` or `ABWS_ARCHIVE_PASSWORD`, one
+// of them. A re-run must give the same key or password. Unknown keys are refused.
 //
 // Result: the `CloseResult` as JSON (snake_case keys; amounts as decimal text:
 // `"net_total":"-12.50"`; `ledger`, `exceptions`, `archive_path`, ...).

@@ -1,6 +1,7 @@
 //! Encrypted document files on the Python side: the key a caller gives (`key=`: 32 bytes
-//! or 64 hex digits; none: `ABWS_DOCUMENT_KEY`), and the functions behind
-//! `python -m abws decrypt`. The format and its handling are the core's (`abws::sealed`).
+//! or 64 hex digits; none: `ABWS_DOCUMENT_KEY`), the password of a password-sealed file
+//! (`password=`; none: `ABWS_ARCHIVE_PASSWORD`), and the functions behind `python -m abws
+//! decrypt`. The format and its handling are the core's (`abws::sealed`).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
@@ -46,8 +47,30 @@ fn needed(key: Option<&Bound<'_, PyAny>>, why: &str, otherwise: &str) -> PyResul
     })
 }
 
-fn required(key: Option<&Bound<'_, PyAny>>) -> PyResult<DocumentKey> {
-    needed(key, "needed to open a sealed file", "")
+/// What opens a sealed file: the key given (or `ABWS_DOCUMENT_KEY`) and the password
+/// given (or `ABWS_ARCHIVE_PASSWORD`); the file says which it needs. Neither is a
+/// ValidationError naming both.
+fn openers(
+    key: Option<&Bound<'_, PyAny>>,
+    password: Option<String>,
+) -> PyResult<(Option<DocumentKey>, Option<abws::Secret>)> {
+    let key = document_key(key, true)?;
+    let password = match password {
+        Some(p) => Some(abws::Secret::new(p)),
+        None => abws::sealed::password::password_from_env(),
+    };
+    if key.is_none() && password.is_none() {
+        return Err(to_py_err(abws::Error::missing(
+            "key",
+            format!(
+                "needed to open a sealed file: give key= (32 bytes or 64 hex digits) or set {}; \
+                 for a password-sealed file give password= or set {}",
+                abws::sealed::KEY_ENV,
+                abws::sealed::password::PASSWORD_ENV
+            ),
+        )));
+    }
+    Ok((key, password))
 }
 
 /// The key of a document written to a path (`download_to(id, path)`, `fetch_pdf(to=path)`):
@@ -78,28 +101,35 @@ pub fn encrypt(
 /// Opens the sealed file `src` into the file `dest` (0600, written via a temporary file);
 /// returns the PDF's size.
 #[pyfunction]
-#[pyo3(signature = (src, dest, key=None))]
+#[pyo3(signature = (src, dest, key=None, password=None))]
 pub fn decrypt_file(
     py: Python<'_>,
     src: std::path::PathBuf,
     dest: std::path::PathBuf,
     key: Option<&Bound<'_, PyAny>>,
+    password: Option<String>,
 ) -> PyResult<u64> {
-    let key = required(key)?;
-    py.detach(|| abws::sealed::open_file(&key, &src, &dest))
+    let (key, password) = openers(key, password)?;
+    py.detach(|| abws::sealed::open_file_with(key.as_ref(), password.as_ref(), &src, &dest))
         .map_err(to_py_err)
 }
 
 /// Opens sealed bytes; returns the PDF.
 #[pyfunction]
-#[pyo3(signature = (data, key=None))]
+#[pyo3(signature = (data, key=None, password=None))]
 pub fn decrypt(
     py: Python<'_>,
     data: &Bound<'_, PyBytes>,
     key: Option<&Bound<'_, PyAny>>,
+    password: Option<String>,
 ) -> PyResult<Py<PyBytes>> {
-    let key = required(key)?;
+    let (key, password) = openers(key, password)?;
     let mut out = Zeroizing::new(Vec::new());
-    abws::sealed::open(&key, &mut data.as_bytes(), &mut *out).map_err(to_py_err)?;
+    let sealed = data.as_bytes();
+    // Detached: a password's scrypt takes a good part of a second.
+    py.detach(|| {
+        abws::sealed::open_with(key.as_ref(), password.as_ref(), &mut &sealed[..], &mut *out)
+    })
+    .map_err(to_py_err)?;
     Ok(PyBytes::new(py, &out).unbind())
 }

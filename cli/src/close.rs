@@ -25,10 +25,13 @@ pub(crate) fn command() -> Command {
             "The month-end close (docs/close.md): the month's invoices and credit memos \
              matched to the transactions (across the feed's lag), tax by rate, a CSV ledger \
              and exceptions, and every invoice's PDF in an archive sealed under \
-             ABWS_ARCHIVE_KEY (64 hex digits). Resumable: run the same command again after \
-             an interruption and it finishes only what is missing. With --sandbox, against \
-             the embedded emulator at the spec's rates, its clock 240 times faster, the \
-             archive sealed under the documented sandbox demo key.",
+             ABWS_ARCHIVE_KEY (64 hex digits), or under a key derived from \
+             ABWS_ARCHIVE_PASSWORD (scrypt; `abws decrypt` opens the archive with the \
+             password alone). Resumable: run the same command again after an interruption, \
+             with the same key or password, and it finishes only what is missing. With \
+             --sandbox, against the embedded emulator at the spec's rates, its clock 240 \
+             times faster, the archive sealed under the documented sandbox demo key (unless \
+             one of the two variables is set).",
         )
         .arg(
             Arg::new("month")
@@ -120,7 +123,10 @@ pub(crate) fn run(root: &ArgMatches, m: &ArgMatches) -> Result<(), Fail> {
         params.out = out_dir(m, &code);
         params.time_scale = Some(SANDBOX_TIME_SCALE);
         params.poll_interval = params.poll_interval.or(Some(15.0 / SANDBOX_TIME_SCALE));
-        if std::env::var_os("ABWS_ARCHIVE_KEY").is_none() {
+        if ["ABWS_ARCHIVE_KEY", abws::sealed::password::PASSWORD_ENV]
+            .iter()
+            .all(|v| std::env::var_os(v).is_none_or(|v| v.is_empty()))
+        {
             params.archive_key = Some(abws::close::sandbox_demo_key_hex());
         }
         let rt = tokio::runtime::Builder::new_multi_thread()

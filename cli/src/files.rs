@@ -1,7 +1,8 @@
 //! `documents fetch-pdf` (create → wait → download, into a sealed file with `--to`) and
 //! `decrypt` (the same as `python -m abws decrypt`). The key comes from
 //! `ABWS_DOCUMENT_KEY` or `--key-file`, never from the command line, where other users
-//! could read it.
+//! could read it; `decrypt` opens a password-sealed file (the close's archive sealed with
+//! `ABWS_ARCHIVE_PASSWORD`) with the password of `--password-file` or that variable.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -10,12 +11,17 @@ use std::time::Duration;
 use clap::{value_parser, Arg, ArgMatches, Command};
 
 use abws::api::documents::{FetchPdfParams, DEFAULT_POLL_INTERVAL};
+use abws::sealed::password::password_from_env;
 use abws::sealed::DocumentKey;
+use abws::Secret;
 
 use crate::Fail;
 
 const NO_KEY: &str = "a key is needed for a sealed file: give --key-file PATH (a file holding \
                       64 hex digits) or set ABWS_DOCUMENT_KEY";
+const NO_SECRET: &str = "a key or a password is needed for a sealed file: give --key-file PATH \
+                         (64 hex digits) or set ABWS_DOCUMENT_KEY; for a password-sealed file \
+                         give --password-file PATH or set ABWS_ARCHIVE_PASSWORD";
 const TERMINAL: &str = "refusing to write a PDF to a terminal: use --to FILE or redirect";
 
 fn key_file_arg() -> Arg {
@@ -28,17 +34,41 @@ fn key_file_arg() -> Arg {
 
 /// The key of `--key-file`, else of `ABWS_DOCUMENT_KEY`.
 fn key(m: &ArgMatches) -> Result<DocumentKey, Fail> {
+    key_if_given(m)?.ok_or_else(|| Fail::Usage(NO_KEY.into()))
+}
+
+/// The password of `--password-file` (its first line), else of `ABWS_ARCHIVE_PASSWORD`.
+fn password(m: &ArgMatches) -> Result<Option<Secret>, Fail> {
+    if let Some(path) = m.get_one::<PathBuf>("password_file") {
+        let text = Secret::new(
+            std::fs::read_to_string(path)
+                .map_err(|e| Fail::Usage(format!("--password-file {}: {e}", path.display())))?,
+        );
+        let line = text.expose().lines().next().unwrap_or("");
+        if line.is_empty() {
+            return Err(Fail::Lib(abws::Error::validation(
+                "password_file",
+                "must hold the password on its first line",
+            )));
+        }
+        return Ok(Some(Secret::new(line)));
+    }
+    Ok(password_from_env())
+}
+
+/// The key of `--key-file`, else of `ABWS_DOCUMENT_KEY`, if either is given.
+fn key_if_given(m: &ArgMatches) -> Result<Option<DocumentKey>, Fail> {
     if let Some(path) = m.get_one::<PathBuf>("key_file") {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Fail::Usage(format!("--key-file {}: {e}", path.display())))?;
-        return DocumentKey::from_hex(&text).map_err(|_| {
+        return DocumentKey::from_hex(&text).map(Some).map_err(|_| {
             Fail::Lib(abws::Error::validation(
                 "key_file",
                 "must hold 64 hex digits (32 bytes)",
             ))
         });
     }
-    DocumentKey::from_env()?.ok_or_else(|| Fail::Usage(NO_KEY.into()))
+    Ok(DocumentKey::from_env()?)
 }
 
 pub(crate) fn fetch_pdf_command() -> Command {
@@ -131,11 +161,12 @@ pub(crate) fn fetch_pdf(root: &ArgMatches, m: &ArgMatches) -> Result<(), Fail> {
 
 pub(crate) fn decrypt_command() -> Command {
     Command::new("decrypt")
-        .about("Opens a sealed document file (written by fetch-pdf --to, or download_to)")
+        .about("Opens a sealed file (written by fetch-pdf --to, download_to, or the close's archive)")
         .long_about(
-            "Opens a sealed document file. The key: --key-file PATH or ABWS_DOCUMENT_KEY (64 \
-             hex digits). Without -o the PDF goes to standard output, only when that is not a \
-             terminal.",
+            "Opens a sealed file. The key: --key-file PATH or ABWS_DOCUMENT_KEY (64 hex \
+             digits); a password-sealed file (the close's archive sealed with \
+             ABWS_ARCHIVE_PASSWORD) opens with --password-file PATH or ABWS_ARCHIVE_PASSWORD. \
+             Without -o the document goes to standard output, only when that is not a terminal.",
         )
         .arg(
             Arg::new("file")
@@ -153,14 +184,25 @@ pub(crate) fn decrypt_command() -> Command {
                 .help("Where to write the PDF (default: standard output)"),
         )
         .arg(key_file_arg())
+        .arg(
+            Arg::new("password_file")
+                .long("password-file")
+                .value_name("PATH")
+                .value_parser(value_parser!(PathBuf))
+                .help("A file holding the password of a password-sealed file (its first line); default: ABWS_ARCHIVE_PASSWORD"),
+        )
 }
 
 pub(crate) fn decrypt(m: &ArgMatches) -> Result<(), Fail> {
     let src = m.get_one::<PathBuf>("file").expect("required");
-    let key = key(m)?;
+    let (key, password) = (key_if_given(m)?, password(m)?);
+    if key.is_none() && password.is_none() {
+        return Err(Fail::Usage(NO_SECRET.into()));
+    }
+    let (key, password) = (key.as_ref(), password.as_ref());
     match m.get_one::<PathBuf>("out") {
         Some(dest) => {
-            let n = abws::sealed::open_file(&key, src, dest)?;
+            let n = abws::sealed::open_file_with(key, password, src, dest)?;
             eprintln!("{}: {n} bytes", dest.display());
         }
         None => {
@@ -172,7 +214,7 @@ pub(crate) fn decrypt(m: &ArgMatches) -> Result<(), Fail> {
             let mut file = std::fs::File::open(src)
                 .map_err(|e| Fail::Usage(format!("{}: {e}", src.display())))?;
             let mut out = std::io::stdout().lock();
-            abws::sealed::open(&key, &mut file, &mut out)?;
+            abws::sealed::open_with(key, password, &mut file, &mut out)?;
             out.flush()?;
         }
     }

@@ -17,6 +17,11 @@
 //! open, and a segment moved, dropped or repeated fails its tag. The key is the caller's
 //! (an argument, or `ABWS_DOCUMENT_KEY` as 64 hex digits); it is held in memory wiped when
 //! dropped and never printed (`Debug` redacts it), logged or put in an error.
+//!
+//! A password instead of a key: `password` (the same format behind a prefix that carries
+//! scrypt's cost and salt). `open_with` opens either, whichever the file needs.
+
+pub mod password;
 
 use std::io::{Read, Write};
 
@@ -68,16 +73,13 @@ impl DocumentKey {
     /// A key written as 64 hex digits (surrounding white space ignored). The error never
     /// repeats the text.
     pub fn from_hex(text: &str) -> Result<DocumentKey> {
-        let t = text.trim().as_bytes();
+        let t = text.trim();
         let bad = || Error::validation("key", "must be 64 hex digits (32 bytes)");
         if t.len() != 64 {
             return Err(bad());
         }
         let mut k = Zeroizing::new([0u8; 32]);
-        for (i, pair) in t.chunks(2).enumerate() {
-            let digit = |c: u8| (c as char).to_digit(16).ok_or_else(bad);
-            k[i] = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
-        }
+        unhex(t, &mut k[..]).ok_or_else(bad)?;
         Ok(DocumentKey(k))
     }
 
@@ -114,6 +116,24 @@ impl DocumentKey {
             .map_err(|_| Error::document("key derivation failed"))?;
         Ok(LessSafeKey::new(UnboundKey::from(okm)))
     }
+}
+
+/// `bytes` as lowercase hex digits.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hex digits into `out` (exactly `2 * out.len()` of them), or `None`.
+pub(crate) fn unhex(text: &str, out: &mut [u8]) -> Option<()> {
+    let t = text.as_bytes();
+    if t.len() != 2 * out.len() {
+        return None;
+    }
+    for (o, pair) in out.iter_mut().zip(t.chunks(2)) {
+        let digit = |c: u8| (c as char).to_digit(16);
+        *o = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
+    }
+    Some(())
 }
 
 fn nonce(index: u32, last: bool) -> Nonce {
@@ -216,8 +236,52 @@ pub fn seal_bytes(key: &DocumentKey, data: &[u8]) -> Result<Vec<u8>> {
 
 /// Opens a sealed file read from `reader`, writing the plaintext to `writer`; returns its
 /// size. A wrong key, a damaged, cut or reordered file is an error (`Document`): nothing
-/// of a segment that fails its tag is written, but the segments before it were.
+/// of a segment that fails its tag is written, but the segments before it were. A
+/// password-sealed file is refused (`Validation`): `open_with` opens it.
 pub fn open(key: &DocumentKey, reader: &mut dyn Read, writer: &mut dyn Write) -> Result<u64> {
+    open_under(key, "key", reader, writer)
+}
+
+/// Opens a sealed file with whichever of `key` and `password` it needs (its first bytes
+/// say): a password-sealed one (`ABWSPWD1`) with the password, any other with the key.
+/// Without the one it needs: a `Validation` error naming it.
+pub fn open_with(
+    key: Option<&DocumentKey>,
+    password: Option<&crate::Secret>,
+    reader: &mut dyn Read,
+    writer: &mut dyn Write,
+) -> Result<u64> {
+    let mut head = [0u8; 8];
+    let n = read_full(reader, &mut head)
+        .map_err(|e| Error::document(format!("reading the sealed file failed: {e}")))?;
+    let mut whole = (&head[..n]).chain(reader);
+    match (password::is_password_sealed(&head[..n]), key, password) {
+        (true, _, Some(pw)) => password::open(pw, &mut whole, writer),
+        (true, _, None) => Err(Error::validation("password", SEALED_WITH_PASSWORD)),
+        (false, Some(key), _) => open(key, &mut whole, writer),
+        (false, None, _) if n == 8 && &head == MAGIC => Err(Error::validation(
+            "key",
+            format!(
+                "is needed: the file is sealed under a key (ABWSENC1), not a password; give \
+                 its key ({KEY_ENV}: 64 hex digits)"
+            ),
+        )),
+        (false, None, _) => Err(Error::document(
+            "not an abws sealed file (it starts with neither ABWSENC1 nor ABWSPWD1)",
+        )),
+    }
+}
+
+const SEALED_WITH_PASSWORD: &str = "is needed: the file is sealed with a password (ABWSPWD1), \
+     not a key; give its password (ABWS_ARCHIVE_PASSWORD)";
+
+/// `open`, with `what` opens the file named in the error of a failed tag.
+fn open_under(
+    key: &DocumentKey,
+    what: &str,
+    reader: &mut dyn Read,
+    writer: &mut dyn Write,
+) -> Result<u64> {
     let mut header = [0u8; HEADER_LEN];
     read_full(reader, &mut header)
         .and_then(|n| {
@@ -228,6 +292,9 @@ pub fn open(key: &DocumentKey, reader: &mut dyn Read, writer: &mut dyn Write) ->
             }
         })
         .map_err(|_| Error::document("not an abws sealed file (no header)"))?;
+    if password::is_password_sealed(&header) {
+        return Err(Error::validation("password", SEALED_WITH_PASSWORD));
+    }
     if &header[..8] != MAGIC {
         return Err(Error::document(
             "not an abws sealed file (it does not start with ABWSENC1)",
@@ -238,7 +305,11 @@ pub fn open(key: &DocumentKey, reader: &mut dyn Read, writer: &mut dyn Write) ->
         return Err(Error::document("the sealed file's segment size is invalid"));
     }
     let file_key = key.file_key(&header[12..])?;
-    let wrong = || Error::document("the sealed file is damaged, cut short, or the key is wrong");
+    let wrong = || {
+        Error::document(format!(
+            "the sealed file is damaged, cut short, or the {what} is wrong"
+        ))
+    };
     // One segment and one byte more: that byte tells whether the segment is the last.
     let mut buf = Zeroizing::new(vec![0u8; segment + TAG + 1]);
     let mut have = 0;
@@ -277,15 +348,25 @@ pub fn open(key: &DocumentKey, reader: &mut dyn Read, writer: &mut dyn Write) ->
 /// file, 0600, no symbolic link followed, renamed once the whole file opened). Returns
 /// the PDF's size.
 pub fn open_file(key: &DocumentKey, src: &std::path::Path, dest: &std::path::Path) -> Result<u64> {
+    open_file_with(Some(key), None, src, dest)
+}
+
+/// `open_file` with whichever of `key` and `password` the file needs (`open_with`).
+pub fn open_file_with(
+    key: Option<&DocumentKey>,
+    password: Option<&crate::Secret>,
+    src: &std::path::Path,
+    dest: &std::path::Path,
+) -> Result<u64> {
     let mut reader = std::fs::File::open(src)
         .map_err(|e| Error::document(format!("opening {} failed: {e}", src.display())))?;
     let mut out = crate::api::document_file::SafeFile::create(dest)?;
-    let n = open(key, &mut reader, &mut out)?;
+    let n = open_with(key, password, &mut reader, &mut out)?;
     out.commit()?;
     Ok(n)
 }
 
-fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+pub(crate) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {

@@ -44,6 +44,13 @@ impl fmt::Display for Secret {
     }
 }
 
+/// Read from a JSON string (`CloseParams::archive_password`); never written back.
+impl<'de> serde::Deserialize<'de> for Secret {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Secret, D::Error> {
+        String::deserialize(d).map(Secret)
+    }
+}
+
 impl Drop for Secret {
     fn drop(&mut self) {
         self.0.zeroize();

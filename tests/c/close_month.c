@@ -1,7 +1,8 @@
 /* The month-end close from C (issue 41): abws_close_month files the sandbox's previous
  * month into a fresh directory, its progress callback is called per phase (counted here),
  * its result is the CloseResult JSON (amounts as decimal text) and names the files it
- * wrote; a NULL callback is allowed; misuse (NULLs, bad JSON, a bad parameter) is a status
+ * wrote; a NULL callback is allowed; a key and a password, or a password for the close
+ * sealed under a key, are refused; misuse (NULLs, bad JSON, a bad parameter) is a status
  * before any request; a signalled abws_cancel ends the cancellable twin at once. */
 #include "common.h"
 
@@ -69,6 +70,9 @@ int main(void) {
     refused(client, params, ABWS_STATUS_VALIDATION, "month");
     fmt(params, sizeof params, "{\"month\":\"%s\",\"out\":\"%s/x\",\"archive_key\":\"12\"}", month, dir);
     refused(client, params, ABWS_STATUS_VALIDATION, "archive_key");
+    fmt(params, sizeof params, "{\"month\":\"%s\",\"out\":\"%s/x\",%s,\"archive_password\":\"pw\"}", month,
+        dir, KEY);
+    refused(client, params, ABWS_STATUS_VALIDATION, "and archive_password are both given");
 
     /* The whole close, its progress counted. */
     counts c = {0};
@@ -97,6 +101,11 @@ int main(void) {
         }
         abws_string_free(json);
     }
+
+    /* The same close with a password instead of its key: refused before any request. */
+    fmt(params, sizeof params, "{\"month\":\"%s\",\"out\":\"%s/month-end\",\"archive_password\":\"pw\"}",
+        month, dir);
+    refused(client, params, ABWS_STATUS_VALIDATION, "or close with `fresh`");
 
     /* No callback: allowed (the plan only, fast). */
     json = NULL;

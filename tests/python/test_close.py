@@ -160,6 +160,7 @@ def test_ctrl_c_cancels_the_close_and_the_same_call_resumes_it(
         ({"month": "2026-13"}, "month"),
         ({"month": "2099-01"}, "month"),
         ({"archive_key": "12"}, "archive_key"),
+        ({"archive_password": "pw"}, "archive_key"),  # and a key: one of the two
         ({"poll_interval": 0.0}, "poll_interval"),
         ({"region": "XX"}, "region"),
         ({"no_pdfs": "yes"}, "no_pdfs"),
@@ -186,3 +187,63 @@ def test_a_month_counted_in_a_time_zone(client: abws.Client, month: str, tmp_pat
     utc = abws.close_month(client, month, out=tmp_path, no_pdfs=True)
     assert (utc.timezone, utc.period_start) == ("UTC", f"{month}-01T00:00:00+00:00")
     assert utc.ledger_path is not None and utc.ledger_path.name == f"ledger-JP-{month}.csv"
+
+
+PASSWORD = "correct horse battery staple"
+
+
+def test_a_close_with_a_password_opens_with_it_alone(
+    sb: abws.Sandbox, client: abws.Client, month: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41: ``archive_password`` seals the archive under scrypt's key of it; the
+    archive opens with the password alone (``abws.decrypt``, ``decrypt_file`` and ``python
+    -m abws decrypt``, given or from ABWS_ARCHIVE_PASSWORD); a key or a wrong password does
+    not; another password on a re-run (sync or awaitable) is refused before any request."""
+    import io
+    import subprocess
+    import zipfile
+
+    monkeypatch.delenv("ABWS_ARCHIVE_PASSWORD", raising=False)
+    monkeypatch.delenv("ABWS_DOCUMENT_KEY", raising=False)
+    out = tmp_path / "pw"
+    r = abws.close_month(client, month, out=out, archive_password=PASSWORD, poll_interval=0.02)
+    assert r.complete and r.pdfs_filed > 0 and r.archive_path is not None
+    sealed = r.archive_path.read_bytes()
+    assert sealed[:8] == b"ABWSPWD1" and PASSWORD.encode() not in sealed
+    state = next(out.glob(".close-*.json")).read_text()
+    assert PASSWORD not in state and '"kdf":"scrypt"' in state
+
+    plain = abws.decrypt(sealed, password=PASSWORD)
+    with zipfile.ZipFile(io.BytesIO(plain)) as z:
+        assert len(z.namelist()) == r.pdfs_filed
+        assert all(z.read(n).startswith(b"%PDF") for n in z.namelist())
+    with pytest.raises(abws.DocumentError, match="password is wrong"):
+        abws.decrypt(sealed, password=PASSWORD + "!")
+    with pytest.raises(abws.ValidationError, match="ABWS_ARCHIVE_PASSWORD"):
+        abws.decrypt(sealed, key=KEY)
+    # The environment's password, by decrypt_file and by `python -m abws decrypt`.
+    monkeypatch.setenv("ABWS_ARCHIVE_PASSWORD", PASSWORD)
+    assert abws.decrypt_file(r.archive_path, tmp_path / "a.zip") == len(plain)
+    assert (tmp_path / "a.zip").read_bytes() == plain
+    run = subprocess.run(
+        [sys.executable, "-m", "abws", "decrypt", str(r.archive_path), "-o", str(tmp_path / "b.zip")],
+        capture_output=True, text=True, env={**os.environ, "ABWS_ARCHIVE_PASSWORD": PASSWORD},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "b.zip").read_bytes() == plain
+    monkeypatch.delenv("ABWS_ARCHIVE_PASSWORD")
+
+    sb.reset_counters()
+    with pytest.raises(abws.ValidationError, match="fresh") as e:
+        abws.close_month(client, month, out=out, archive_password="another", poll_interval=0.02)
+    assert e.value.parameter == "archive_password"
+
+    async def again(password: str) -> Any:
+        aclient = sb.async_client("JP", rate_limiting=False)
+        return await abws.close_month(aclient, month, out=out, archive_password=password, poll_interval=0.02)
+
+    with pytest.raises(abws.ValidationError):
+        asyncio.run(again("another"))
+    assert not sb.counters()["requests"], "a request was sent for another password"
+    r2 = asyncio.run(again(PASSWORD))
+    assert r2.complete and r2.pdfs_filed == r.pdfs_filed and r2.reports_created == 0

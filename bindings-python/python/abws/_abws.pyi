@@ -217,11 +217,12 @@ def _live_download_buffers() -> int:
 def _from_json_counts() -> Tuple[int, int, int]:
     """Results of JSON answers built straight from the JSON, not built so for their shape,
     and given up on, since the process started (for the tests)."""
-def decrypt_file(src: Any, dest: Any, key: Any = None) -> int:
-    """Opens the sealed file ``src`` into the file ``dest`` (0600); returns the PDF's size."""
+def decrypt_file(src: Any, dest: Any, key: Any = None, password: Optional[str] = None) -> int:
+    """Opens the sealed file ``src`` (a key's, or a password's) into the file ``dest``
+    (0600); returns the document's size."""
 
-def decrypt(data: bytes, key: Any = None) -> bytes:
-    """Opens a sealed file's bytes; returns the PDF."""
+def decrypt(data: bytes, key: Any = None, password: Optional[str] = None) -> bytes:
+    """Opens a sealed file's bytes (a key's, or a password's); returns the document."""
 
 def encrypt(data: bytes, key: Any = None) -> bytes:
     """Seals bytes; returns the sealed file's bytes."""

@@ -220,6 +220,7 @@ def close_month(
     plan_only: bool = False,
     fresh: bool = False,
     archive_key: Optional[str] = None,
+    archive_password: Optional[str] = None,
     poll_interval: Optional[float] = None,
     time_scale: Optional[float] = None,
     progress: Union[bool, ProgressCallback] = False,
@@ -239,6 +240,7 @@ def close_month(
     plan_only: bool = False,
     fresh: bool = False,
     archive_key: Optional[str] = None,
+    archive_password: Optional[str] = None,
     poll_interval: Optional[float] = None,
     time_scale: Optional[float] = None,
     progress: Union[bool, ProgressCallback] = False,
@@ -257,6 +259,7 @@ def close_month(
     plan_only: bool = False,
     fresh: bool = False,
     archive_key: Optional[str] = None,
+    archive_password: Optional[str] = None,
     poll_interval: Optional[float] = None,
     time_scale: Optional[float] = None,
     progress: Union[bool, ProgressCallback] = False,
@@ -264,10 +267,14 @@ def close_month(
     """Closes ``month`` (``YYYY-MM``, ended) into the directory ``out``: the plan and its
     estimate, each invoice's data, the transaction feed read across its lag, the PDFs
     sealed into one archive (under ``archive_key``, 64 hex digits, or
-    ``ABWS_ARCHIVE_KEY``), the CSV ledger and exceptions. The month is counted in
+    ``ABWS_ARCHIVE_KEY``; or under a key derived with scrypt from ``archive_password``, or
+    ``ABWS_ARCHIVE_PASSWORD``: ``abws.decrypt(data, password=...)`` opens that archive
+    with the password alone), the CSV ledger and exceptions. The month is counted in
     ``timezone`` (``"UTC"`` by default, the service's dates, or an IANA name such as
-    ``"Asia/Tokyo"``; the result's ``period_start`` and ``period_end`` give its bounds). Resumable: the same call after a
-    crash or Ctrl-C finishes only what is missing (``fresh=True`` starts over). The
+    ``"Asia/Tokyo"``; the result's ``period_start`` and ``period_end`` give its bounds).
+    Resumable: the same call after a crash or Ctrl-C finishes only what is missing, with
+    the same key or password (another is a ``ValidationError``; ``fresh=True`` starts
+    over). The
     keywords are the core's ``CloseParams`` (``docs/close.md``); a bad one is a
     ``ValidationError`` before any request.
 
@@ -283,6 +290,7 @@ def close_month(
         "region": region, "timezone": timezone, "account": account, "no_pdfs": no_pdfs,
         "pdfs_for": pdfs_for if pdfs_for is None or isinstance(pdfs_for, str) else list(pdfs_for), "legal_entity": legal_entity,
         "plan_only": plan_only, "fresh": fresh, "archive_key": archive_key,
+        "archive_password": archive_password,
         "poll_interval": poll_interval, "time_scale": time_scale,
     })  # fmt: skip
     bars = _PhaseBars() if progress is True else None

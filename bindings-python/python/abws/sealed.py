@@ -15,13 +15,24 @@ with the ``cryptography`` package alone)::
               each holds `segment size` plaintext bytes, the last 0..segment size;
               nonce = 7 zero bytes | segment index (u32 big-endian) | 1 if last else 0
 
-The key is never printed or logged, and no error repeats it.
+A password instead of a key: the month-end close's archive sealed with
+``archive_password`` (or ``ABWS_ARCHIVE_PASSWORD``) is this format behind a 34-byte
+prefix that says how its key was derived (``docs/close.md``)::
+
+    prefix    "ABWSPWD1" | kdf (1 = scrypt) | log2 N (1 byte) | r (u32 big-endian)
+              | p (u32 big-endian) | salt (16 bytes)
+    key       scrypt(password as UTF-8, salt, N, r, p), 32 bytes; then the format above
+
+``decrypt`` and ``decrypt_file`` open it with ``password=`` (or ``ABWS_ARCHIVE_PASSWORD``):
+the file's first bytes say whether it needs the key or the password.
+
+The key and the password are never printed or logged, and no error repeats them.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Union
+from typing import Optional, Union
 
 from . import _abws
 
@@ -36,16 +47,26 @@ def encrypt(data: bytes, key: KeyLike = None) -> bytes:
     return _abws.encrypt(data, key)
 
 
-def decrypt(data: bytes, key: KeyLike = None) -> bytes:
-    """Opens a sealed file's bytes and returns the PDF. ``key``: 32 bytes or 64 hex
-    digits; ``None`` reads ``ABWS_DOCUMENT_KEY``. A wrong key or a damaged, cut or
-    reordered file raises ``DocumentError``."""
-    return _abws.decrypt(data, key)
+def decrypt(data: bytes, key: KeyLike = None, *, password: Optional[str] = None) -> bytes:
+    """Opens a sealed file's bytes and returns the PDF (or the close's zip). ``key``: 32
+    bytes or 64 hex digits; ``None`` reads ``ABWS_DOCUMENT_KEY``. A password-sealed file
+    (the close's archive under ``archive_password``) opens with ``password``; ``None``
+    reads ``ABWS_ARCHIVE_PASSWORD``. A wrong key or password, or a damaged, cut or
+    reordered file raises ``DocumentError``; a key for a password-sealed file (or a
+    password for a key's) raises ``ValidationError`` naming what it needs."""
+    return _abws.decrypt(data, key, password)
 
 
-def decrypt_file(src: Union[str, "os.PathLike[str]"], dest: Union[str, "os.PathLike[str]"], key: KeyLike = None) -> int:
-    """Opens the sealed file ``src`` and writes the plain PDF to ``dest`` — an explicit
+def decrypt_file(
+    src: Union[str, "os.PathLike[str]"],
+    dest: Union[str, "os.PathLike[str]"],
+    key: KeyLike = None,
+    *,
+    password: Optional[str] = None,
+) -> int:
+    """Opens the sealed file ``src`` (with ``key``, or ``password`` for a password-sealed
+    one, as ``decrypt``) and writes the plain document to ``dest`` — an explicit
     plaintext write, done like every file the SDK writes (a temporary file created
     owner-only, no symbolic link followed, renamed once the whole file opened). Returns
-    the PDF's size."""
-    return _abws.decrypt_file(os.fspath(src), os.fspath(dest), key)
+    its size."""
+    return _abws.decrypt_file(os.fspath(src), os.fspath(dest), key, password)

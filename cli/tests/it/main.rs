@@ -585,6 +585,7 @@ fn close_refuses_a_planted_link_and_a_real_run_without_a_key() {
             fresh.to_str().unwrap(),
         ])
         .env_remove("ABWS_ARCHIVE_KEY")
+        .env_remove("ABWS_ARCHIVE_PASSWORD")
         .envs([
             ("ABWS_REGION", "JP"),
             ("ABWS_CLIENT_ID", "x"),
@@ -597,12 +598,95 @@ fn close_refuses_a_planted_link_and_a_real_run_without_a_key() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("ABWS_ARCHIVE_KEY"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("ABWS_ARCHIVE_KEY") && stderr(&o).contains("ABWS_ARCHIVE_PASSWORD"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!fresh.exists(), "stopped before anything was written");
 
     // --poll-interval reaches the close's own check.
     let o = sb.close(&fresh, &["--poll-interval", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("poll_interval"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 41: `abws close` with ABWS_ARCHIVE_PASSWORD seals the archive with the password;
+/// `abws decrypt` opens it with the password (the variable or --password-file), names the
+/// password when given a key only, and refuses a wrong one; a re-run with another password
+/// is refused; the key and the password both set are refused, naming both.
+#[test]
+fn close_with_a_password_and_decrypt_opens_its_archive_with_it() {
+    let sb = Sandbox::start(&[]);
+    let dir = scratch("close-password");
+    let out = dir.join("out");
+    let out_s = out.to_str().unwrap();
+    let close = |env: &[(&str, &str)]| {
+        sb.abws_with(
+            &[
+                "close",
+                "--month",
+                "2026-10",
+                "--out",
+                out_s,
+                "--poll-interval",
+                "0.05",
+                "--output",
+                "json",
+            ],
+            env,
+        )
+    };
+    let o = close(&[
+        ("ABWS_ARCHIVE_PASSWORD", "s3cret pass"),
+        ("ABWS_ARCHIVE_KEY", &"ab".repeat(32)),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("ABWS_ARCHIVE_KEY") && e.contains("ABWS_ARCHIVE_PASSWORD"),
+        "{e}"
+    );
+    let result: Value =
+        serde_json::from_str(&ok(close(&[("ABWS_ARCHIVE_PASSWORD", "s3cret pass")]))).unwrap();
+    assert!(result["pdfs_filed"].as_u64().unwrap() > 0, "{result}");
+    let archive = result["archive_path"].as_str().unwrap().to_string();
+    assert!(std::fs::read(&archive).unwrap().starts_with(b"ABWSPWD1"));
+    let o = close(&[("ABWS_ARCHIVE_PASSWORD", "another pass")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("archive_password"), "{}", stderr(&o));
+
+    let plain = dir.join("plain.zip");
+    let plain_s = plain.to_str().unwrap();
+    let decrypt = |more: &[&str], env: &[(&str, &str)]| {
+        sb.abws_with(&with(&["decrypt", &archive, "-o", plain_s], more), env)
+    };
+    ok(decrypt(&[], &[("ABWS_ARCHIVE_PASSWORD", "s3cret pass")]));
+    let zip = std::fs::read(&plain).unwrap();
+    assert!(zip.starts_with(b"PK\x03\x04"));
+    assert_eq!(
+        zip.windows(4).filter(|w| w == b"%PDF").count() as u64,
+        result["pdfs_filed"].as_u64().unwrap()
+    );
+    std::fs::remove_file(&plain).unwrap();
+    let pw_file = dir.join("password");
+    std::fs::write(&pw_file, "s3cret pass\n").unwrap();
+    ok(decrypt(
+        &["--password-file", pw_file.to_str().unwrap()],
+        &[],
+    ));
+    assert_eq!(std::fs::read(&plain).unwrap(), zip);
+    // A key for a password-sealed file: the password is named; a wrong one: exit 1.
+    let o = decrypt(&[], &[("ABWS_DOCUMENT_KEY", &"ab".repeat(32))]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("ABWS_ARCHIVE_PASSWORD"),
+        "{}",
+        stderr(&o)
+    );
+    let o = decrypt(&[], &[("ABWS_ARCHIVE_PASSWORD", "s3cret pas")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("password is wrong"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -31,7 +31,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::Client;
 
-pub use archive::{open_archive, sandbox_demo_key, sandbox_demo_key_hex, ARCHIVE_SUFFIX};
+pub use archive::{
+    open_archive, open_archive_with_password, sandbox_demo_key, sandbox_demo_key_hex,
+    ARCHIVE_SUFFIX,
+};
 pub use ledger::{csv_cell, ExceptionRow, InvoiceFigures, LedgerRow};
 pub use plan::{BucketPlan, Plan};
 pub use run::previous_month;
@@ -73,6 +76,12 @@ pub struct CloseParams {
     /// The archive's key, 64 hex digits (default: `ABWS_ARCHIVE_KEY`). Never serialized.
     #[serde(skip_serializing)]
     pub archive_key: Option<String>,
+    /// A password instead of the key (default: `ABWS_ARCHIVE_PASSWORD` when neither is
+    /// given): the key is derived with scrypt under a salt the job state records, and
+    /// the archive opens with the password alone (`open_archive_with_password`). Never
+    /// serialized, redacted in `Debug`, wiped when dropped.
+    #[serde(skip_serializing)]
+    pub archive_password: Option<crate::Secret>,
 }
 
 impl std::fmt::Debug for CloseParams {
@@ -89,6 +98,7 @@ impl std::fmt::Debug for CloseParams {
             .field("plan_only", &self.plan_only)
             .field("fresh", &self.fresh)
             .field("archive_key", &self.archive_key.as_ref().map(|_| "***"))
+            .field("archive_password", &self.archive_password)
             .finish_non_exhaustive()
     }
 }

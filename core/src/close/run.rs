@@ -15,6 +15,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use futures_util::{FutureExt, StreamExt, TryStreamExt};
 
+use super::archive::{Given, Sealing};
 use super::files;
 use super::ledger::{self, books, InvoiceFigures};
 use super::plan::{self, Plan};
@@ -27,8 +28,9 @@ use crate::api::invoices::{
     GetInvoicesParams, InvoiceSummary,
 };
 use crate::error::{Error, ErrorKind, Result};
+use crate::sealed::password::password_from_env;
 use crate::sealed::DocumentKey;
-use crate::Client;
+use crate::{Client, Secret};
 
 /// A month: its key (`2026-10`, or `2026-10-Asia_Tokyo` in another zone than UTC: the
 /// name of its job state and outputs, so closes in different zones never mix), first and
@@ -158,22 +160,48 @@ fn matches(pattern: &[u8], text: &[u8]) -> bool {
     }
 }
 
-/// The archive's key: the parameter, or `ABWS_ARCHIVE_KEY`.
-fn archive_key(p: &CloseParams) -> Result<DocumentKey> {
-    let env = std::env::var("ABWS_ARCHIVE_KEY")
-        .ok()
-        .filter(|v| !v.trim().is_empty());
-    match (&p.archive_key, env) {
-        (Some(k), _) => DocumentKey::from_hex(k)
-            .map_err(|_| Error::validation("archive_key", "must be 64 hex digits (a 256-bit key)")),
-        (None, Some(k)) => DocumentKey::from_hex(&k).map_err(|_| {
-            Error::validation("ABWS_ARCHIVE_KEY", "must be 64 hex digits (a 256-bit key)")
-        }),
-        (None, None) => Err(Error::validation(
+/// The archive's secret: `archive_key` or `archive_password`, else `ABWS_ARCHIVE_KEY` or
+/// `ABWS_ARCHIVE_PASSWORD`; never two of them.
+fn archive_secret(p: &CloseParams) -> Result<Given> {
+    let key = |hex: &str, param: &str| {
+        DocumentKey::from_hex(hex)
+            .map(Given::Key)
+            .map_err(|_| Error::validation(param, "must be 64 hex digits (a 256-bit key)"))
+    };
+    let password = |pw: &Secret, param: &str| {
+        if pw.expose().is_empty() {
+            Err(Error::validation(param, "must not be empty"))
+        } else {
+            Ok(Given::Password(pw.clone()))
+        }
+    };
+    match (&p.archive_key, &p.archive_password) {
+        (Some(_), Some(_)) => Err(Error::validation(
             "archive_key",
-            "is required to file the PDFs (they are archived sealed): 64 hex digits, or \
-             ABWS_ARCHIVE_KEY; or close with no_pdfs",
+            "and archive_password are both given: give one (the archive is sealed under a \
+             key, or under a key derived from a password)",
         )),
+        (Some(k), None) => key(k, "archive_key"),
+        (None, Some(pw)) => password(pw, "archive_password"),
+        (None, None) => {
+            let env_key = std::env::var("ABWS_ARCHIVE_KEY")
+                .ok()
+                .filter(|v| !v.trim().is_empty());
+            match (env_key, password_from_env()) {
+                (Some(_), Some(_)) => Err(Error::validation(
+                    "ABWS_ARCHIVE_KEY",
+                    "and ABWS_ARCHIVE_PASSWORD are both set: set one",
+                )),
+                (Some(k), None) => key(&k, "ABWS_ARCHIVE_KEY"),
+                (None, Some(pw)) => password(&pw, "ABWS_ARCHIVE_PASSWORD"),
+                (None, None) => Err(Error::validation(
+                    "archive_key",
+                    "or archive_password is required to file the PDFs (they are archived \
+                     sealed): a key of 64 hex digits or a password, given or in \
+                     ABWS_ARCHIVE_KEY or ABWS_ARCHIVE_PASSWORD; or close with no_pdfs",
+                )),
+            }
+        }
     }
 }
 
@@ -216,7 +244,7 @@ struct Work<'a> {
     client: &'a Client,
     region: String,
     state: Mutex<JobState>,
-    key: Option<DocumentKey>,
+    sealing: Option<Sealing>,
     poll: Duration,
     progress: ProgressFn<'a>,
     data_done: AtomicU64,
@@ -375,10 +403,11 @@ impl Work<'_> {
         let Some((order_id, line_id)) = record.pdf_ref else {
             return self.not_filed(&number, "no line items".into());
         };
-        let key = self
-            .key
+        let key = &self
+            .sealing
             .as_ref()
-            .ok_or_else(|| Error::internal("no archive key"))?;
+            .ok_or_else(|| Error::internal("no archive key"))?
+            .key;
         let documents = self.client.documents();
         for _ in 0..2 {
             let fresh = report_id.is_none();
@@ -517,8 +546,8 @@ pub(crate) async fn run(
         }
     };
     let pdfs = !p.no_pdfs;
-    let key = if pdfs && !p.plan_only {
-        Some(archive_key(p)?)
+    let given = if pdfs && !p.plan_only {
+        Some(archive_secret(p)?)
     } else {
         None
     };
@@ -537,6 +566,11 @@ pub(crate) async fn run(
         &binding(client, &region, p.account.as_deref()),
         p.fresh,
     )?;
+    // The key (a password's derived under the recorded salt), checked against the earlier
+    // run's before any request.
+    let sealing = given
+        .map(|g| Sealing::resolve(g, &mut st.data.sealing))
+        .transpose()?;
 
     // 1. The invoice list: the count the plan needs.
     let list = |methods: Option<Vec<String>>| {
@@ -664,7 +698,7 @@ pub(crate) async fn run(
         client,
         region: region.clone(),
         state: Mutex::new(st),
-        key,
+        sealing,
         poll,
         progress,
         data_done: AtomicU64::new(0),
@@ -788,7 +822,7 @@ pub(crate) async fn run(
         &exceptions_path,
         ledger::exceptions_csv(&b.exceptions).as_bytes(),
     )?;
-    if let Some(key) = &work.key {
+    if let Some(sealing) = &work.sealing {
         let mut entries: Vec<(String, PathBuf)> = vec![];
         for n in shown
             .iter()
@@ -801,7 +835,7 @@ pub(crate) async fn run(
             month.key,
             super::ARCHIVE_SUFFIX
         ));
-        super::archive::write_archive(&path, &entries, key)?;
+        super::archive::write_archive(&path, &entries, sealing)?;
         result.archive_path = Some(path);
         result.pdfs_filed = entries.len() as u64;
     }

@@ -6,7 +6,9 @@
 //! region, the app's client id, the user's email and the caller's account name, and the
 //! file holds the whole digest, so a close of another account (or app, or address) into
 //! the same directory never reads it: it starts a state, and a parts directory, of its
-//! own. Every name it holds is checked before use (`files::check_name`).
+//! own. Every name it holds is checked before use (`files::check_name`). With a password,
+//! it records scrypt's cost and salt (not secret) and a check value of the key, so that
+//! re-runs derive the same key and another password is refused.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -19,6 +21,7 @@ use super::files;
 use super::ledger::InvoiceFigures;
 use super::Figure;
 use crate::error::{Error, Result};
+use crate::sealed::password::Scrypt;
 use crate::{Client, Credentials};
 
 /// The service keeps reports 30 days; a day of margin.
@@ -59,6 +62,65 @@ pub(crate) struct TxRecord {
     pub feed: String,
 }
 
+/// How the parts (and the archive) are sealed: `kdf` "key" (the caller's key) or
+/// "scrypt" (a password's key, derived under `log_n`, `r`, `p` and `salt`, hex); `check`
+/// tells the key of a re-run from another (`archive::Sealing`). Never the key or the
+/// password.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub(crate) struct SealingRecord {
+    pub kdf: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_n: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub salt: Option<String>,
+    pub check: String,
+}
+
+impl SealingRecord {
+    pub fn new(scrypt: Option<&Scrypt>, check: String) -> SealingRecord {
+        match scrypt {
+            None => SealingRecord {
+                kdf: "key".into(),
+                check,
+                ..Default::default()
+            },
+            Some(s) => SealingRecord {
+                kdf: "scrypt".into(),
+                log_n: Some(s.log_n),
+                r: Some(s.r),
+                p: Some(s.p),
+                salt: Some(crate::sealed::hex(&s.salt)),
+                check,
+            },
+        }
+    }
+
+    /// The recorded scrypt cost and salt (checked as a file's would be).
+    pub fn scrypt(&self) -> Result<Scrypt> {
+        let bad = || {
+            Error::validation(
+                "out",
+                "holds a job state whose password sealing is not readable: remove it or close with `fresh`",
+            )
+        };
+        let mut salt = [0u8; 16];
+        crate::sealed::unhex(self.salt.as_deref().ok_or_else(bad)?, &mut salt).ok_or_else(bad)?;
+        let s = Scrypt {
+            log_n: self.log_n.ok_or_else(bad)?,
+            r: self.r.ok_or_else(bad)?,
+            p: self.p.ok_or_else(bad)?,
+            salt,
+        };
+        s.check().map_err(|_| bad())?;
+        Ok(s)
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub(crate) struct Data {
@@ -74,6 +136,8 @@ pub(crate) struct Data {
     /// The feed was read to its full window (not cut short by now).
     pub feed_complete: bool,
     pub complete: bool,
+    /// How the parts are sealed (recorded by the first run that files PDFs).
+    pub sealing: Option<SealingRecord>,
 }
 
 pub(crate) struct JobState {

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use abws::close::{open_archive, CloseParams, CloseProgress, Phase};
+use abws::close::{open_archive, open_archive_with_password, CloseParams, CloseProgress, Phase};
 use abws::sealed::DocumentKey;
 use abws::{blocking, ErrorKind, Region};
 use abws_sandbox::{RateLimits, Sandbox, SandboxConfig};
@@ -307,6 +307,14 @@ fn bad_parameters_are_refused_before_any_request() {
         assert_eq!(e.kind(), ErrorKind::Validation, "{param}: {e}");
         assert!(e.to_string().contains(param), "{param}: {e}");
     }
+    // A key and a password: one of them, named both.
+    let mut p = params(&out);
+    p.archive_password = Some("pw".into());
+    let e = client.close_month(&p).unwrap_err().to_string();
+    assert!(
+        e.contains("archive_key") && e.contains("archive_password"),
+        "{e}"
+    );
     // The parameters read from JSON, by their names; unknown names refused.
     let p: CloseParams =
         serde_json::from_str(r#"{"month": "2026-10", "out": "x", "no_pdfs": true}"#).unwrap();
@@ -562,12 +570,8 @@ fn finish_and_count(sb: &Sandbox, settings: abws::Settings, out: &Path, before: 
     assert!(r.pdfs_filed > 30);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_dropped_close_resumes_without_a_second_report() {
-    let (sb, settings) = paced();
-    let out = dir("dropped");
-    let client = abws::Client::new(settings.clone()).unwrap();
-    let p = params(&out);
+/// Runs the close `p` until `pdfs` PDFs are in their parts, then drops its future.
+async fn drop_after_pdfs(client: &abws::Client, p: &CloseParams, pdfs: u64) {
     let (tx, mut rx) = tokio::sync::watch::channel(0u64);
     let progress = move |s: &CloseProgress| {
         if s.phase == Phase::Pdfs {
@@ -575,9 +579,17 @@ async fn a_dropped_close_resumes_without_a_second_report() {
         }
     };
     tokio::select! {
-        r = client.close_month_with_progress(&p, &progress) => panic!("the close ended before it was dropped: {r:?}"),
-        _ = rx.wait_for(|done| *done >= 20) => {}
+        r = client.close_month_with_progress(p, &progress) => panic!("the close ended before it was dropped: {r:?}"),
+        _ = rx.wait_for(|done| *done >= pdfs) => {}
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_close_resumes_without_a_second_report() {
+    let (sb, settings) = paced();
+    let out = dir("dropped");
+    let client = abws::Client::new(settings.clone()).unwrap();
+    drop_after_pdfs(&client, &params(&out), 20).await;
     let before = reports_created(&sb);
     assert!(archived(&out) >= 20 && (before as usize) < 40, "{before}");
     assert!(
@@ -893,5 +905,85 @@ fn a_month_in_a_time_zone_holds_that_zones_invoices() {
         .unwrap_err();
     assert_eq!(e.kind(), abws::ErrorKind::Validation);
     assert!(e.to_string().contains("timezone"), "{e}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+const PASSWORD: &str = "correct horse battery staple";
+
+/// Issue 41: a password instead of the key. The first run is dropped with some PDFs
+/// sealed in their parts; a re-run with another password (or a key) is refused before any
+/// request; the same password finishes it, and the archive opens with the password alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_close_with_a_password_resumes_and_refuses_another() {
+    let sb = late_month(42, |c| c.report_duration = Duration::from_millis(300));
+    let settings = common::settings(&sb, Region::JP);
+    let out = dir("password");
+    let p = CloseParams {
+        archive_key: None,
+        archive_password: Some(PASSWORD.into()),
+        ..params(&out)
+    };
+    let shown = format!("{p:?}");
+    assert!(
+        !shown.contains(PASSWORD) && !shown.contains("horse"),
+        "{shown}"
+    );
+
+    let client = abws::Client::new(settings.clone()).unwrap();
+    drop_after_pdfs(&client, &p, 3).await;
+    assert!(archived(&out) >= 3);
+    // The job state holds scrypt's salt and a check value: never the password or key.
+    let text = std::fs::read_to_string(state_file(&out)).unwrap();
+    let sealing = &state(&out)["sealing"];
+    assert_eq!(sealing["kdf"], "scrypt", "{text}");
+    assert_eq!(sealing["salt"].as_str().unwrap().len(), 32, "{text}");
+    assert!(!text.contains(PASSWORD) && !text.contains("horse"));
+
+    tokio::task::block_in_place(|| {
+        let client = blocking::Client::new(settings).unwrap();
+        // The dropped run's requests already on the wire land first.
+        let mut before = common::all_requests(&sb);
+        loop {
+            std::thread::sleep(Duration::from_millis(300));
+            let now = common::all_requests(&sb);
+            if now == before {
+                break;
+            }
+            before = now;
+        }
+        // Another password, a key, or a password given with `fresh` absent: refused.
+        let wrong = CloseParams {
+            archive_password: Some("correct horse battery stapler".into()),
+            ..p.clone()
+        };
+        let e = client.close_month(&wrong).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
+        assert!(
+            e.to_string().contains("archive_password") && e.to_string().contains("fresh"),
+            "{e}"
+        );
+        let e = client.close_month(&params(&out)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
+        assert!(e.to_string().contains("password"), "{e}");
+        assert_eq!(
+            common::all_requests(&sb),
+            before,
+            "refused before any request"
+        );
+
+        let r = client.close_month(&p).unwrap();
+        assert!(r.complete && r.pdfs_filed > 10, "{r:?}");
+        let path = r.archive_path.unwrap();
+        let sealed = std::fs::read(&path).unwrap();
+        assert_eq!(&sealed[..8], b"ABWSPWD1");
+        let docs = open_archive_with_password(&PASSWORD.into(), &path).unwrap();
+        assert_eq!(docs.len() as u64, r.pdfs_filed);
+        assert!(docs.iter().all(|d| d.data.starts_with(b"%PDF")));
+        let e = open_archive_with_password(&"correct horse".into(), &path).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Document, "{e}");
+        let e = open_archive(&DocumentKey::from_hex(KEY).unwrap(), &path).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
+        assert!(e.to_string().contains("sealed with a password"), "{e}");
+    });
     std::fs::remove_dir_all(&out).unwrap();
 }
