@@ -5,32 +5,11 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::state::{InvoiceRecord, TxRecord};
+use super::state::{InvoiceFigures, InvoiceRecord, TxRecord};
 use super::Figure;
 use crate::Decimal;
-
-/// What the ledger shows of an invoice (and the job state keeps of it).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct InvoiceFigures {
-    /// STANDARD or CREDIT_MEMO.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The issue date, as the service sent it.
-    pub issue_date: String,
-    /// The invoice's status.
-    pub status: String,
-    /// The legal entity billed.
-    pub customer: String,
-    /// The currency.
-    pub currency: String,
-    /// The invoice's total.
-    pub total: Figure,
-    /// Its tax by rate.
-    pub tax: BTreeMap<String, Figure>,
-}
 
 /// One invoice of the ledger.
 #[derive(Clone, Debug, Serialize, PartialEq)]

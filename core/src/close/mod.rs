@@ -35,9 +35,10 @@ pub use archive::{
     open_archive, open_archive_with_password, sandbox_demo_key, sandbox_demo_key_hex,
     ARCHIVE_SUFFIX,
 };
-pub use ledger::{csv_cell, ExceptionRow, InvoiceFigures, LedgerRow};
+pub use ledger::{csv_cell, ExceptionRow, LedgerRow};
 pub use plan::{BucketPlan, Plan};
 pub use run::previous_month;
+pub use state::InvoiceFigures;
 
 /// What to close, and how. Read from JSON by these (snake_case) names; only `month` and
 /// `out` are required.

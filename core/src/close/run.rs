@@ -17,10 +17,10 @@ use futures_util::{FutureExt, StreamExt, TryStreamExt};
 
 use super::archive::{Given, Sealing};
 use super::files;
-use super::ledger::{self, books, InvoiceFigures};
+use super::ledger::{self, books};
 use super::plan::{self, Plan};
 use super::reconcile::{all, feed_window, read_feed};
-use super::state::{binding, InvoiceRecord, JobState, ReportRecord};
+use super::state::{binding, InvoiceFigures, InvoiceRecord, JobState, ReportRecord};
 use super::{CloseParams, CloseProgress, CloseResult, Figure, Phase, ProgressFn};
 use crate::api::documents::{CreateReportParams, ReportOptionsParams, DEFAULT_POLL_INTERVAL};
 use crate::api::invoices::{

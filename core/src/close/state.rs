@@ -18,7 +18,6 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::files;
-use super::ledger::InvoiceFigures;
 use super::Figure;
 use crate::error::{Error, Result};
 use crate::sealed::password::Scrypt;
@@ -27,6 +26,27 @@ use crate::{Client, Credentials};
 /// The service keeps reports 30 days; a day of margin.
 const LOOK_BACK_DAYS: i64 = 29;
 const VERSION: u32 = 2;
+
+/// What the ledger shows of an invoice (and the job state keeps of it).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct InvoiceFigures {
+    /// STANDARD or CREDIT_MEMO.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The issue date, as the service sent it.
+    pub issue_date: String,
+    /// The invoice's status.
+    pub status: String,
+    /// The legal entity billed.
+    pub customer: String,
+    /// The currency.
+    pub currency: String,
+    /// The invoice's total.
+    pub total: Figure,
+    /// Its tax by rate.
+    pub tax: BTreeMap<String, Figure>,
+}
 
 /// What the ledger and the PDF need of one invoice.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
