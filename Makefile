@@ -36,7 +36,7 @@ REGION ?=
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
 #    selection: the C library, the sandbox binary, xtask and the example come out of it);
 # 2. the Python extension in the dev profile, into .venv: it reuses that build's dependencies
-#    (~1 CPU-minute where the release wheel took ~5, docs/decisions.md: `make scorecards`
+#    (~1 CPU-minute where the release wheel took ~5, docs/decisions/026-tests-and-scorecard.md: `make scorecards`
 #    still installs the release wheel);
 # 3. the Rust tests (four test threads: most wait on sockets and timers, as do the reliability
 #    scenarios, in four processes side by side), then the C tests under valgrind, beside the
@@ -112,7 +112,7 @@ scorecards: setup python-install
 	$(PY) scripts/scorecard.py
 
 # The main job needs only the `abws` command (issue 41: no venv, no test toolchain, no release
-# wheel; a fresh clone's dev build of the command and its dependencies: docs/decisions.md,
+# wheel; a fresh clone's dev build of the command and its dependencies: docs/decisions/019-month-end-close.md,
 # "make month-end: the command, not the test toolchain"). The close writes month-end/REGION.
 month-end:
 	cargo build --quiet -p abws-cli

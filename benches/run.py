@@ -1686,7 +1686,7 @@ B12_SCALE = 60.0  # createReport: 0.0167 × 60 ≈ 1 a second after its burst of
 
 
 # The published plans (rate per second, burst) of what the close calls, each operation its
-# own bucket (docs/decisions.md "Rate limits"; the core's close plans from the same figures).
+# own bucket (docs/decisions/007-rate-limits.md "Rate limits"; the core's close plans from the same figures).
 PLANS: Dict[str, Tuple[float, int]] = {
     "getInvoices": (0.5, 10),
     "getInvoiceDetailByInvoiceNumber": (0.5, 10),
@@ -1780,7 +1780,7 @@ def b12_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         f"| wall ÷ floor | {ratio:.3f}× | {spread(res['ratio'], '{:.3f}×')} |\n"
         f"| 429 answers | {med(res['throttled']):.0f} | {spread(res['throttled'], '{:.0f}')} |\n\n"
         f"{runs} runs, one after the other (each ~1 minute). What the ratio holds: the client paces at 98 % of "
-        "the rate it learns (1/0.98 = 1.02×; `docs/decisions.md`, Rate limits), then the last report's "
+        "the rate it learns (1/0.98 = 1.02×; `docs/decisions/007-rate-limits.md`, Rate limits), then the last report's "
         "processing and download and the process's start.\n\n"
         f"Goal ≤ {B12_GOAL}× the floor (issue 21; issue 19 asks ≤ 1.1×): "
         f"**{ratio:.3f}× — {'met' if ok else 'missed'}**.\n"

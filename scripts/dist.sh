@@ -23,7 +23,7 @@
 # machine; Windows by MinGW (x86_64-pc-windows-gnu: the DLL imports only system DLLs); macOS
 # only on macOS: its libraries link Apple's Security and CoreFoundation frameworks
 # (rustls-native-certs through redis, iana-time-zone through chrono), which zig does not
-# ship (docs/decisions.md, "Every platform's artifacts").
+# ship (docs/decisions/027-releases.md, "Every platform's artifacts").
 # A C release holds the shared library (lib/libabws.so.V with SONAME libabws.so.MAJOR;
 # bin/abws.dll with lib/abws.lib for MSVC and lib/libabws.dll.a for MinGW;
 # lib/libabws.MAJOR.dylib with install name @rpath/libabws.MAJOR.dylib), the static library

@@ -8,7 +8,7 @@
 #      tarball. Meaningful only when dist/ was built in a fresh target directory too (a
 #      clean clone's `make dist`, or CI's): dependencies compiled earlier under another
 #      build's environment or SOURCE_DATE_EPOCH are reused by a later build
-#      (docs/decisions.md, "Reproducible builds"). Not in `make release-check` (a second
+#      (docs/decisions/027-releases.md, "Reproducible builds"). Not in `make release-check` (a second
 #      optimised build, ~8 minutes, against CI's 45); the release workflow's `reproducible`
 #      job runs it on a fresh runner, and `bash scripts/repro-check.sh` here;
 #   R2 no builder path: the wheel's extension, libabws.so and libabws.a hold none of the

@@ -187,7 +187,7 @@ fn check_same(py: Python<'_>, op: &str, built: &Py<PyAny>, decoded: &Py<PyAny>) 
 /// Takes a finished container (model instance, `Money`, list, dict) out of the cyclic
 /// collector's lists. A result is a tree made from JSON, so it holds no cycle; a big page
 /// makes ~145,000 such containers, and each later collection would walk them all
-/// (decisions.md, "Python results are not tracked by the cyclic GC"). Call it only once
+/// (docs/decisions/021-python-results.md, "Python results are not tracked by the cyclic GC"). Call it only once
 /// the container is filled: inserting a tracked value re-tracks a dict.
 pub(crate) fn untrack(obj: &Bound<'_, PyAny>) {
     // SAFETY: `obj` is a live object of a GC type (dict, list or a Python class instance);

@@ -38,7 +38,7 @@ use crate::leaves::{self, Slot};
 const MAX_FIELDS: usize = 64;
 
 /// How results with a JSON answer are built: `ABWS_FROM_JSON` (read once), a diagnostic
-/// switch documented in docs/decisions.md.
+/// switch documented in docs/decisions/021-python-results.md.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mode {
     /// Straight from the JSON where the shape allows (the default).

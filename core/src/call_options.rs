@@ -4,7 +4,7 @@
 //! them without a parameter of its own, in Rust and in the bindings alike.
 //!
 //! `timeout` bounds the whole call: every attempt, the backoff between them and the wait
-//! for the rate limit, as the client's `operation_timeout` does (docs/decisions.md,
+//! for the rate limit, as the client's `operation_timeout` does (docs/decisions/006-timeouts-and-waits.md,
 //! "Per-call options"). An attempt still stops at the client's `attempt_timeout` if that
 //! comes first. `max_attempts` changes only how often what is safe to resend is resent:
 //! placeOrder and addItems are never resent after an ambiguous failure, whatever it says.

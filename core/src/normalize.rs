@@ -2,7 +2,7 @@
 //! Every operation that sends a region, a productRegion, a shippingRegion, a locale or a
 //! marketplace id passes it through here first, so what goes on the wire is the spec's
 //! form whatever the caller typed; what cannot be brought into that form is refused with a
-//! message naming the expected form (docs/decisions.md, "Values in the spec's form").
+//! message naming the expected form (docs/decisions/002-exact-money.md, "Values in the spec's form").
 //!
 //! - Region codes (Region and ProductRegion enums): trimmed and upper-cased; `GB`, the
 //!   ISO 3166 code of the United Kingdom, is the spec's `UK`.
@@ -82,7 +82,7 @@ pub fn locale(param: &str, text: &str) -> Result<String> {
 }
 
 /// The type of a cost-estimation address: `PhysicalAddress` (any case), the default when
-/// none is given, because the published cart model requires it (docs/decisions.md).
+/// none is given, because the published cart model requires it (docs/decisions/004-request-declarations.md).
 pub fn physical_address_type(param: &str, given: Option<&str>) -> Result<String> {
     match given.map(str::trim) {
         None => Ok(PHYSICAL_ADDRESS.to_string()),

@@ -4,7 +4,7 @@
 //! result type and, for a listing, its pager and the page field that holds the items.
 //! From this table come the async and blocking methods of every group, the dispatch by
 //! name the bindings use, and (through `xtask gen`) the C, C++ and Python surfaces.
-//! Decisions about operations live here and nowhere else (docs/decisions.md explains
+//! Decisions about operations live here and nowhere else (docs/decisions/ explains
 //! each number).
 
 use http::Method;
@@ -142,7 +142,7 @@ const ANALYTICS: &[&str] = &["Analytics"];
 const NONE_NAMED: &[&str] = &[];
 
 /// Spec: 0.5 rps, burst 10 for invoice and product-search operations; published plans
-/// for the rest (docs/decisions.md, "Rate limits").
+/// for the rest (docs/decisions/007-rate-limits.md, "Rate limits").
 const HALF: Plan = Plan::new(0.5, 10);
 const CART: Plan = Plan::new(2.0, 2);
 const REPORT_READ: Plan = Plan::new(2.0, 10);

@@ -2,7 +2,7 @@
 //! backoff between attempts, and the process-wide retry budget.
 //!
 //! The decision is one pure function (`decide`) so it can be tested exhaustively; the
-//! table behind it is written out in docs/decisions.md ("Retries").
+//! table behind it is written out in docs/decisions/009-retries.md ("Retries").
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;

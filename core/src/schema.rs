@@ -5,7 +5,7 @@
 //!
 //! The declarations follow the seeds and, where the seeds say "not shown" or leave a
 //! field's status open, the service's published request models (published-facts §7); where
-//! seed and model disagree, the seed stands (docs/decisions.md, "Request schemas"). They
+//! seed and model disagree, the seed stands (docs/decisions/004-request-declarations.md, "Request schemas"). They
 //! are written apart from the handlers that build the requests on purpose: a schema
 //! derived from the serializer would only check the serializer against itself. The table
 //! row supplies the rest (method, path parameters), and `xtask gen` writes every schema to
@@ -482,7 +482,7 @@ pub static DECLARED: &[Request] = &[
         ..request("searchOffersRequest")
     },
     // The body is "not shown" in the seeds and not quoted in published-facts: the shape
-    // docs/decisions.md records ("getProductsByAsins and getOffersByOfferIds bodies").
+    // docs/decisions/004-request-declarations.md records ("getProductsByAsins and getOffersByOfferIds bodies").
     Request {
         query: &[
             opt("inclusionsForProducts", Shape::Str),

@@ -3,7 +3,7 @@
 //! The specification writes the operator's brand as the neutral word `svc`; the real
 //! service's spelling differs only here. The seeds name no host, so no address is here:
 //! every address is configuration (`endpoint`, `auth_endpoint`, `consent_endpoint`,
-//! `sandbox_endpoint` of `Settings`; docs/decisions.md, "Endpoints are configuration").
+//! `sandbox_endpoint` of `Settings`; docs/decisions/005-regions-endpoints-time.md, "Endpoints are configuration").
 
 /// Request header carrying the OAuth access token.
 pub const HEADER_ACCESS_TOKEN: &str = "x-svc-access-token";

@@ -192,7 +192,7 @@ pub struct ModifyItem {
 crate::objects_only!(ModifyItem);
 
 /// A delivery address for cost estimation. `address_type` is PhysicalAddress; it is sent
-/// even when not given, as the published cart model requires it (docs/decisions.md).
+/// even when not given, as the published cart model requires it (docs/decisions/004-request-declarations.md).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields, default)]
 pub struct PhysicalAddress {

@@ -1,7 +1,7 @@
 //! Product search 2020-08-26: products by keywords or identifiers, with offers and images.
 //!
 //! Where the spec shows no schema (OffersResult, ProductsByAsins and GetOffersByOfferIds
-//! bodies and results), the shapes are the ones docs/decisions.md records; every model
+//! bodies and results), the shapes are the ones docs/decisions/003-unknown-fields.md records; every model
 //! keeps unknown fields.
 
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ use crate::{model, normalize, validate, Timestamp};
 
 /// Search limits.
 pub const MAX_PAGE_SIZE: i64 = 24;
-/// "At most 13 pages (zero-based pageNumber)": numbers 0 to 12 (docs/decisions.md,
+/// "At most 13 pages (zero-based pageNumber)": numbers 0 to 12 (docs/decisions/012-paging.md,
 /// "The last search page").
 pub const MAX_PAGE_NUMBER: i64 = 12;
 /// Identifiers per getProductsByAsins / getOffersByOfferIds call.

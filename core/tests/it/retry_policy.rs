@@ -1,9 +1,9 @@
 //! The retry rule, swept exhaustively: every status 100–599 and every failure class, for
-//! every operation kind, against the table written in docs/decisions.md.
+//! every operation kind, against the table written in docs/decisions/009-retries.md.
 
 use abws::retry::{classify_status, decide, Decision, FailureClass, OperationKind};
 
-/// The table of docs/decisions.md, written independently of the implementation.
+/// The table of docs/decisions/009-retries.md, written independently of the implementation.
 fn expected(
     kind: OperationKind,
     class: FailureClass,

@@ -12,7 +12,7 @@ use crate::money::{convert, currency, money, num};
 use crate::state::State;
 
 pub const MAX_PAGE_SIZE: usize = 24;
-/// "At most 13 pages (zero-based pageNumber)": page numbers 0 to 12 (docs/decisions.md).
+/// "At most 13 pages (zero-based pageNumber)": page numbers 0 to 12 (docs/decisions/012-paging.md).
 pub const MAX_PAGE_NUMBER: usize = 12;
 
 pub struct Ctx {
