@@ -1,6 +1,6 @@
-"""Endpoints are configuration (issue 40, item 1): no address is built in; ``from_env``
+"""Endpoints are configuration: no address is built in; ``from_env``
 requires ``ABWS_REGION``; ``use_sandbox`` sends the calls to ``sandbox_endpoint``; a
-connect error names the host; a 403 names the role; and the README's path against a
+connect error names the host; a 403 names the role; and docs/configuration.md's path against a
 sandbox started as its own process, its settings exported as ``ABWS_*`` variables."""
 
 from __future__ import annotations
@@ -103,20 +103,20 @@ def _sandbox_binary() -> Path:
 
 
 def _readme_real_looking_path() -> tuple[str, list[str]]:
-    """The README's "Against a real-looking configuration": its Python (the heredoc) and its
-    decrypt command, as written."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Against a real-looking configuration", 1)[1].split("\n## ", 1)[0]
+    """docs/configuration.md's "Against a real-looking configuration": its Python (the heredoc)
+    and its decrypt command, as written."""
+    page = (Path(__file__).resolve().parents[2] / "docs/configuration.md").read_text(encoding="utf-8")
+    section = page.split("## Against a real-looking configuration", 1)[1].split("\n## ", 1)[0]
     script = section.split("python - <<'PY'\n", 1)[1].split("\nPY\n", 1)[0]
     decrypt = next(line for line in section.splitlines() if line.startswith("python -m abws decrypt"))
     return script, shlex.split(decrypt.split("#", 1)[0])[1:]
 
 
 def test_the_readme_path_from_a_separate_sandbox_process(tmp_path: Path) -> None:
-    """The README's "against a real-looking configuration", as written: the sandbox binary
+    """docs/configuration.md's "against a real-looking configuration", as written: the sandbox binary
     started as its own process prints its settings as shell exports; a fresh Python with
     only those variables (and a document key) lists an invoice and files an invoice PDF
-    encrypted through ``Client.from_env()``; the README's decrypt command opens it."""
+    encrypted through ``Client.from_env()``; the page's decrypt command opens it."""
     script, decrypt = _readme_real_looking_path()
     env_file = tmp_path / "sandbox.env"
     with open(env_file, "w") as out:

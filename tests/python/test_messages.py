@@ -93,6 +93,7 @@ def test_the_user_documentation_cites_no_seed_file() -> None:
     root = Path(__file__).resolve().parents[2]
     files = sorted(Path(abws.__file__).parent.glob("*.py*")) + [
         root / "README.md", root / "docs/python-api.md", root / "docs/c-api.md", root / "docs/sandbox.md",
+        root / "docs/configuration.md", root / "docs/cli.md", root / "docs/install.md", root / "docs/testing.md",
         root / "include/abws.h", root / "include/abws.hpp", root / "examples/month_end_close.py",
     ]
     for f in files:

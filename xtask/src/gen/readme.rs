@@ -6,7 +6,7 @@
 use super::Output;
 
 /// The README's sections that are for the project's developers, not its users.
-const DEVELOPER_SECTIONS: [&str; 2] = ["## The two commands", "## Installing: "];
+const DEVELOPER_SECTIONS: [&str; 2] = ["## The two commands", "## The code"];
 
 /// Where the long description goes (pyproject.toml's `readme` names it).
 const PATH: &str = "bindings-python/README.md";
@@ -72,7 +72,7 @@ mod tests {
     fn developer_sections_go_and_links_become_paths() {
         let readme = "# abws\n\nIntro.\n\n## The two commands\n\nmake test\n\n## Python quick start\n\n\
                       ```sh\n## not a heading\n```\nSee [the guide](docs/x.md) and [docs/y.md](docs/y.md), \
-                      [site](https://e.x/).\n\n## Installing: `make dist`\n\ndist\n\n## Rust\n\nrust\n";
+                      [site](https://e.x/).\n\n## The code\n\ndist\n\n## Rust\n\nrust\n";
         let text = long_description(readme);
         assert!(
             text.contains("Intro.")
