@@ -41,7 +41,7 @@ REGION ?=
 # 3. the Rust tests (four test threads: most wait on sockets and timers, as do the reliability
 #    scenarios, in four processes side by side), then the C tests under valgrind, beside the
 #    Python tests (the two lanes take about as long: ~3 minutes each).
-# The release builds and their tests are `make release-check` (issue 39: `make test` is what
+# The release builds and their tests are `make release-check` (`make test` is what
 # a person waits for).
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target setup lint-and-build
@@ -50,7 +50,7 @@ test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target rust-then-c-tests python-test-installed
 	@echo "all checks passed"
 
-# After `make dist`: issue 38's S7 (scripts/repro-check.sh; R lines of the scorecard).
+# After `make dist`: S7 (scripts/repro-check.sh; R lines of the scorecard).
 # R2 and R3 only (`repro-check.sh dist`): R1, the byte-for-byte rebuild from another path, is a
 # second optimised build (~8 minutes): the release workflow's `reproducible` job runs it, and
 # `bash scripts/repro-check.sh` after a clean clone's `make dist`.
@@ -65,7 +65,7 @@ dist: setup
 dist-test: setup
 	bash scripts/dist-test.sh
 
-# The release (issue 39), beside today's dist:
+# The release, beside today's dist:
 #   make release        every platform's wheel and C release into dist/ (scripts/dist.sh all:
 #                       here the manylinux and musllinux ones, x86_64 and aarch64, and Windows;
 #                       on macOS the two macOS ones), after scripts/release-setup.sh installed
@@ -89,6 +89,7 @@ release-check: release
 
 lint-and-build:
 	@rustup component add rustfmt clippy >/dev/null 2>&1 || true
+	bash scripts/check-comments.sh
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(MAKE) --no-print-directory rust-doc
@@ -111,7 +112,7 @@ scorecards: setup python-install
 	bash scripts/test-c.sh
 	$(PY) scripts/scorecard.py
 
-# The main job needs only the `abws` command (issue 41: no venv, no test toolchain, no release
+# The main job needs only the `abws` command (no venv, no test toolchain, no release
 # wheel; a fresh clone's dev build of the command and its dependencies: docs/decisions/019-month-end-close.md,
 # "make month-end: the command, not the test toolchain"). The close writes month-end/REGION.
 month-end:
@@ -132,6 +133,7 @@ $(VENV)/.installed: scripts/requirements-dev.txt
 	touch $@
 
 lint:
+	bash scripts/check-comments.sh
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(MAKE) --no-print-directory rust-doc

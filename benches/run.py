@@ -1,4 +1,4 @@
-"""The benchmark suite of issues 10 and 19: abws against the hand-written alternatives, in one run,
+"""The benchmark suite: abws against the hand-written alternatives, in one run,
 against the same sandbox. Writes docs/benchmarks.md. Run it through `scripts/bench.sh`
 (which builds what it needs); directly:
 
@@ -1194,7 +1194,7 @@ def machine() -> str:
 
 B9_OP, B9_RATE, B9_BURST = "getInvoiceDetailByInvoiceNumber", 5.0, 10
 B9_PROCS, B9_THREADS, B9_CALLS = 4, 4, 10
-# B9 under load (issue 38): four processes at 10 requests/s, 120 calls, while a CPU hog (one
+# B9 under load: four processes at 10 requests/s, 120 calls, while a CPU hog (one
 # busy process per core) runs beside them.
 B9L_RATE, B9L_THREADS, B9L_CALLS = 10.0, 3, 10
 
@@ -1328,7 +1328,7 @@ def b9_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         f"account allows is ({total} − {B9_BURST}) / {B9_RATE:g} = {(total - B9_BURST) / B9_RATE:.0f} s; the "
         "share is that over the time from the first call to the last. Redis: a `redis-server` on loopback "
         f"(`examples/many_workers.py`'s). {runs} runs of each, interleaved.\n\n"
-        + (f"Under load (issue 38): the same fleet at {B9L_RATE:g} rps (burst {B9_BURST}), {B9L_THREADS} threads "
+        + (f"Under load: the same fleet at {B9L_RATE:g} rps (burst {B9_BURST}), {B9L_THREADS} threads "
            f"× {B9L_CALLS} calls a process ({total_l} calls: at least ({total_l} − {B9_BURST}) / {B9L_RATE:g} = "
            f"{(total_l - B9_BURST) / B9L_RATE:.0f} s), while one `yes > /dev/null` per core keeps every core busy "
            "(the scheduling delays that a 2 % rate margin, 2 ms a slot at 10 rps, did not cover); its refreshes "
@@ -1681,7 +1681,7 @@ def b11_md(xs: List[Dict[str, Any]], runs: int, counted: Dict[str, Any]) -> Tupl
 # B12 the whole main job at the spec's rates
 
 
-B12_GOAL = 1.05  # issue 21's, the stricter of the two issues that set one
+B12_GOAL = 1.05  # the stricter of the two goals set for the close (the other: 1.1×)
 B12_SCALE = 60.0  # createReport: 0.0167 × 60 ≈ 1 a second after its burst of 15
 
 
@@ -1782,7 +1782,7 @@ def b12_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
         f"{runs} runs, one after the other (each ~1 minute). What the ratio holds: the client paces at 98 % of "
         "the rate it learns (1/0.98 = 1.02×; `docs/decisions/007-rate-limits.md`, Rate limits), then the last report's "
         "processing and download and the process's start.\n\n"
-        f"Goal ≤ {B12_GOAL}× the floor (issue 21; issue 19 asks ≤ 1.1×): "
+        f"Goal ≤ {B12_GOAL}× the floor (a looser goal asks ≤ 1.1×): "
         f"**{ratio:.3f}× — {'met' if ok else 'missed'}**.\n"
     )
     return text, ok, f"{ratio:.3f}× the floor ({med(res['wall']):.1f} s vs {med(res['floor']):.1f} s)"
@@ -1808,12 +1808,12 @@ GOALS = {
     "B2": "abws ≤ 0.6× requests + json.loads and ≤ 0.75× httpx + orjson (fetch + decode time)",
     "B3": "≥ 97 % of the limit, ≤ 1 % 429s", "B4": "streaming ≤ 16 MB RSS growth; bytes ≤ 1.1 × document",
     "B5": "requests = the minimum", "B6": "8 threads not serialised by the GIL",
-    "B7": "`import abws` ≤ 40 ms above the bare interpreter; the wheel ≤ 8 MB (issue 20)", "B8": "(figures only)",
+    "B7": "`import abws` ≤ 40 ms above the bare interpreter; the wheel ≤ 8 MB", "B8": "(figures only)",
     "B9": "≥ 95 % of the limit, 0 × 429; 16 processes refresh once; the same under load (a busy process per core, 10 rps), one refresh",
     "B10": "≥ 2× httpx.AsyncClient's throughput; largest event-loop stall ≤ 5 ms",
     "B11": "1,000 clients: ≤ 100 kB and ≤ 1 ms per client; one connection pool per host (1 connection); "
            "a round of one call per client ≤ 1.0× 1,000 calls on one client",
-    "B12": f"≤ {B12_GOAL}× the floor of its slowest rate bucket (issue 21; issue 19: ≤ 1.1×)",
+    "B12": f"≤ {B12_GOAL}× the floor of its slowest rate bucket (a looser goal: ≤ 1.1×)",
 }
 RUNS_DEFAULT, RUNS_B1_B2 = 5, 9  # B1 and B2: the issue asks for medians of ≥ 9 interleaved runs
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark suite (issues 10 and 19): abws against requests/httpx + json/orjson, libabws
+# The benchmark suite: abws against requests/httpx + json/orjson, libabws
 # from C against the Rust facade, 1,000 clients in one process, the main job at the spec's
 # rates, in one run against the same sandbox; writes docs/benchmarks.md. Not part of
 # `make test`. Takes ~13 minutes on 2 cores once built (B1 with its busy-machine variant ~2,

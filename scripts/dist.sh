@@ -43,7 +43,7 @@ ROOT=$PWD
 export PATH="$ROOT/.venv/bin:$ROOT/.venv/Scripts:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target-dist}
 case "$CARGO_TARGET_DIR" in /* | [A-Za-z]:*) ;; *) CARGO_TARGET_DIR="$ROOT/$CARGO_TARGET_DIR" ;; esac
-# Reproducible builds (issue 38): SOURCE_DATE_EPOCH and the path remapping, when present.
+# Reproducible builds (docs/decisions/027-releases.md): SOURCE_DATE_EPOCH and the path remapping, when present.
 # shellcheck source=/dev/null
 [ -f scripts/release-env.sh ] && . scripts/release-env.sh
 # DIST_PROFILE: another Cargo profile than `dist` (e.g. `release`, without LTO: a quicker build).
@@ -197,7 +197,7 @@ c_release() { # PLATFORM
             python-zig dlltool -m i386:x86-64 -d "$P/lib/abws.def" -D abws.dll -l "$P/lib/abws.lib"
             ;;
     esac
-    # Its Rust internals made local (issue 38; the host's ld -r: the x86_64 ones).
+    # Its Rust internals made local (the host's ld -r: the x86_64 ones).
     if [ "$OS" = linux ] && [ "${TRIPLE%%-*}" = "$(uname -m)" ] && [ -f scripts/localize-static.sh ]; then
         bash scripts/localize-static.sh "$built/libabws.a" "$P/lib/libabws.a"
     else

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure `redis-server` is there for the shared-state tests (issue 17): installs the
+# Makes sure `redis-server` is there for the shared-state tests: installs the
 # Debian package with apt-get (as root or through `sudo -n`) when it is missing, and fails
 # when it still is not there. The tests start their own servers on free loopback ports.
 set -uo pipefail

@@ -3,7 +3,7 @@
 #
 # A Rust staticlib carries the whole standard library and every dependency with global
 # symbols (`rust_eh_personality`, `ring_core_*`, `rust_begin_unwind`, ...): a program that
-# links it beside another Rust static library fails with duplicate symbols (issue 38, S7).
+# links it beside another Rust static library fails with duplicate symbols (S7).
 # Here every object of IN.a is linked into one relocatable object (`ld -r --whole-archive`:
 # references between them are resolved inside it), then every defined symbol but the
 # public API (`abws_*`) is made local (`objcopy --keep-global-symbols`); what the library

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the release builds (scripts/dist.sh, scripts/release*.sh; issue 38, S7): the
+# Sourced by the release builds (scripts/dist.sh, scripts/release*.sh; S7): the
 # environment under which an artifact depends on the sources only, not on when, where or by
 # whom it was built.
 #   SOURCE_DATE_EPOCH   the last commit's time: maturin stamps the wheel's files and its

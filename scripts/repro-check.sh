@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make repro-check` (in `make release-check`, after `make dist`): the release artifacts of
-# dist/ depend on the sources only (issue 38, S7; scripts/release-env.sh,
+# dist/ depend on the sources only (S7; scripts/release-env.sh,
 # scripts/localize-static.sh):
 #   R1 reproducible: the artifacts built again from a second checkout at another path (a
 #      clone of this one holding the work tree's tracked files) in another, fresh target

@@ -2,7 +2,7 @@
 
 maturin writes `<dist-info>/sboms/*.cyclonedx.json` with cargo's package ids, and a
 workspace member's id is its absolute path (`path+file:///home/me/abws/core#abws@0.1.0`):
-the wheel then depends on where it was built (issue 38, S7, R1 and R2). Each path given is
+the wheel then depends on where it was built (S7, R1 and R2). Each path given is
 replaced by `/abws` (as the release builds' --remap-path-prefix names the checkout `abws`),
 and the wheel is written again member for member (same order, times, modes and
 compression), the SBOM's line of RECORD with its new hash and size.

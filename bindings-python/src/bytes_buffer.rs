@@ -1,6 +1,6 @@
 //! A `bytes` object the core downloads a document straight into. `bytes` cannot grow, so
 //! it is made at the size the archive declares; the PDF is then written once, into the
-//! object handed to Python, and never copied (issue 10, B4: peak memory ≈ the document).
+//! object handed to Python, and never copied (B4: peak memory ≈ the document).
 //! Without a declared size, or when the archive lied, the bytes go to a `Vec` first and
 //! are copied once at the end.
 

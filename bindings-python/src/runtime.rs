@@ -14,7 +14,7 @@
 //!
 //! A panic in either (a bug) ends the call with `abws.InternalError`, an `abws.Error`: not
 //! pyo3's `PanicException`, which `except Exception` does not catch, and never an awaitable
-//! left pending for ever because the task that would have resolved it died (issue 38, S2).
+//! left pending for ever because the task that would have resolved it died (S2).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -171,14 +171,14 @@ struct Cached {
 /// Holds the current access token and refreshes it (single flight).
 // repr(C), `current` first: what nearly every call reads of it sits next to what it reads
 // of the rest of the client (`client::Inner`), a cache line or two for a call through one
-// of a thousand clients (issue 19, B11).
+// of a thousand clients (B11).
 #[repr(C)]
 pub struct TokenCache {
     /// The token calls send, as their header (built once per token: a call clones it
     /// instead of copying the token twice), and its refresh point: `state`'s token while it
     /// is outside the refresh margin, or the access-token credentials' token (no refresh
     /// point). What nearly every call needs, read without waiting on the refresh lock
-    /// (issue 19, B11). Set under `state`'s lock (`remember`) or the credentials' lock.
+    /// (B11). Set under `state`'s lock (`remember`) or the credentials' lock.
     pub(crate) current: RwLock<Option<(HeaderValue, Option<Instant>)>>,
     credentials: RwLock<Credentials>,
     token_url: String,

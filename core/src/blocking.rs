@@ -23,7 +23,7 @@ pub fn block_on<T>(fut: impl Future<Output = Result<T>>) -> Result<T> {
 /// A blocking client. Share it freely between threads (`&Client` is enough).
 // repr(C): the client of the building process comes first, next to the Python object's
 // header in the binding, so a call through one of a thousand clients reads one cold cache
-// line there (issue 19, B11).
+// line there (B11).
 #[repr(C)]
 pub struct Client {
     /// The process that built this client, and its async client: every call outside a

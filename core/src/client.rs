@@ -140,7 +140,7 @@ impl CallDefaults {
 // the pool handle, the shared state's and the process's pointers, the cached token's
 // header) comes first, packed next to the `Arc`'s counts, so a call through one of a
 // thousand clients reads four cache lines here, not a line per field scattered over the
-// whole (issue 19, B11). The settings and the addresses as text come last.
+// whole (B11). The settings and the addresses as text come last.
 #[repr(C)]
 pub(crate) struct Inner {
     /// What every call reads of the settings (they never change but for the credentials,
@@ -535,7 +535,7 @@ impl Client {
             self.check_shared_state().await?;
         }
         let url = self.url(call)?;
-        // x-svc-user-email goes only where the operation declares it (published facts §7):
+        // x-svc-user-email goes only where the operation declares it (docs/decisions/004-request-declarations.md):
         // the buyer's address is personal data, sent nowhere it is not asked for.
         let email_header = if op.needs_user_email() {
             let h = match call.user_email.as_deref() {
@@ -711,7 +711,7 @@ impl Client {
             g.done();
         }
         // Checked first: the record's arguments (the request id, a `String`) would be
-        // built for every call even when the level is off (issue 19).
+        // built for every call even when the level is off.
         let debug = log::log_enabled!(target: "abws", log::Level::Debug);
         match &outcome {
             _ if !debug => {}
@@ -846,7 +846,7 @@ impl Client {
             let error = failure.error.with_attempts(number);
             // The one free replay (a refreshed token, a renewed download address) is the
             // auth layer's, not one of the policy's `max_attempts`: a client of one
-            // attempt still survives its token's end (DESIGN.md: refresh once, retry once).
+            // attempt still survives its token's end (refresh once, retry once: docs/decisions/009-retries.md).
             // The policy (and its backoff) counts the other attempts.
             let free_replay = failure.replay && !replayed;
             let counted = number - u32::from(replayed);
@@ -1110,7 +1110,7 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
-/// A wait for the rate limit over `VISIBLE_WAIT` is logged at INFO (issue 40): a call that
+/// A wait for the rate limit over `VISIBLE_WAIT` is logged at INFO: a call that
 /// seems to hang says why, naming the bucket (operation, region group, rate) and the time.
 fn paced_wait(
     op: &'static str,
@@ -1148,7 +1148,7 @@ mod tests {
 
     /// What a call reads of its client ends within the first four cache lines of the
     /// `Arc`'s allocation (its two counts, 16 bytes, come first): the layout `Inner`'s
-    /// comment describes, kept from drifting (issue 19, B11).
+    /// comment describes, kept from drifting (B11).
     #[test]
     fn a_calls_reads_of_its_client_are_packed_first() {
         let token_header_end = std::mem::offset_of!(Inner, tokens)

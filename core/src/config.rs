@@ -137,7 +137,7 @@ impl RegionGroup {
     }
 }
 
-/// The addresses a client uses. The seeds name no host (only that each regional group has
+/// The addresses a client uses. The specification names no host (only that each regional group has
 /// its own API address, a sandbox address, an authorization server and a consent page), so
 /// none is built in: each comes from the settings (`Settings::endpoints`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -252,7 +252,7 @@ pub struct Settings {
     pub credentials: Credentials,
     /// Default `x-svc-user-email`.
     pub user_email: Option<String>,
-    /// The API's regional base address (`{base_url}` of the seeds; the embedded sandbox's
+    /// The API's regional base address (`{base_url}` of the specification; the embedded sandbox's
     /// group address in tests). Required unless `use_sandbox` is set.
     pub endpoint: Option<String>,
     /// The authorization server's address (`{auth_url}`); required with refresh-token

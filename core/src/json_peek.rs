@@ -1,7 +1,7 @@
 //! A look at one top-level field of a JSON object's text without decoding the rest: how a
 //! one-of (an invoice artifact, by its `artifactType`) is told apart before it is read in
 //! its shape. serde reading the object into a one-field struct validates and skips every
-//! nested value (a third pass over the artifact, issue 19); this scan only walks past them.
+//! nested value (a third pass over the artifact); this scan only walks past them.
 //!
 //! It answers only where that is exact: the text must already be one valid JSON value
 //! (a `RawValue`), and anything unusual (an escape in a top-level key or in the field's

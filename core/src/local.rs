@@ -2,7 +2,7 @@
 //! `abws.Client`, the C API) runs its future on the thread that waits for it, with that
 //! thread's own current-thread tokio runtime and connections (`pools.rs`): the call's I/O
 //! needs no other thread. Handing each call to a runtime worker and back cost two thread
-//! wake-ups per call, and lost the most when the machine's cores were busy (issue 19, B1).
+//! wake-ups per call, and lost the most when the machine's cores were busy (B1).
 //!
 //! The runtime is built on a thread's first call and lives as long as the thread; a forked
 //! child's thread builds its own (the parent's, its descriptors included, is left alone).

@@ -32,8 +32,8 @@ pub struct Operation {
     pub plan: Plan,
     /// Headers the operation needs besides the access token.
     pub headers: Headers,
-    /// The roles of the business account's app the operation needs (seed 000 §5.8 and
-    /// seed 001's auth section); empty where the seeds name none (invoices).
+    /// The roles of the business account's app the operation needs (the
+    /// specification's authentication sections); empty where it names none (invoices).
     pub roles: &'static [&'static str],
     /// The parameter struct's name and shape.
     pub params: fn() -> Ty,
@@ -58,7 +58,7 @@ impl Operation {
     }
 
     /// What a 403 that is not an expired token says about this operation: the role it
-    /// needs (the seeds' list), and who can grant it.
+    /// needs (the specification's list), and who can grant it.
     pub fn role_hint(&self) -> String {
         match self.roles {
             [] => format!(
@@ -131,7 +131,7 @@ impl Headers {
 
 use OperationKind::*;
 
-/// The roles of seed 000 §5.8 (authentication) and seed 001's auth section: reconciliation and documents need
+/// The roles the specification's authentication sections name: reconciliation and documents need
 /// Business Purchase Reconciliation; cart, ordering and tracking Order Placement; product
 /// search and cart Business Product Catalog; reporting Analytics. Invoices: none named.
 const RECONCILIATION_ROLE: &[&str] = &["Business Purchase Reconciliation"];
@@ -436,7 +436,7 @@ mod tests {
 
     /// A `user_email` argument exists exactly where the row declares `x-svc-user-email`
     /// (the header is sent nowhere else, so an argument elsewhere would do nothing), and
-    /// the rows that declare it are the seeds' list: listCarts and the five product
+    /// the rows that declare it are the specification's list: listCarts and the five product
     /// search operations.
     #[test]
     fn user_email_arguments_follow_the_declared_header() {

@@ -2,7 +2,7 @@
 //! hosts (the proxy route, `localhost` pinned, the connect timeout) and what it is for (the
 //! API, or presigned document hosts, which never see our headers). Clients with the same
 //! description share one pool, so a process serving a thousand accounts keeps one pool per
-//! host, not a thousand, and builds no TLS configuration per client (issue 19, B11).
+//! host, not a thousand, and builds no TLS configuration per client (B11).
 //!
 //! A pool's connections are driven by tasks of the runtime that opened them, so a pool is
 //! shared only where that runtime is always there to drive them:

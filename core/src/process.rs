@@ -122,7 +122,7 @@ pub fn context() -> Arc<Context> {
 /// The process's one copy of `value` among the equal ones still in use in `table`, else
 /// `value`, recorded. For what every call of a client reads and many clients hold alike
 /// (the API address, the user agent): a thousand clients of one account each read the same
-/// copy, warm in the cache, not a thousand cold ones (issue 19, B11). The table holds no
+/// copy, warm in the cache, not a thousand cold ones (B11). The table holds no
 /// copy alive; it is as long as the number of distinct values in use.
 pub(crate) fn interned<T: PartialEq>(table: &Mutex<Vec<Weak<T>>>, value: T) -> Arc<T> {
     // Never waits: a forked child may have inherited the table locked by a thread that is

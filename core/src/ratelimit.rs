@@ -21,7 +21,7 @@ pub const SAFETY_FACTOR: f64 = 0.98;
 /// but one token), so a request that reaches the server up to this late (a busy machine
 /// schedules the sending thread or the server late) finds a token there. The rate margin
 /// alone gains 2 % of an interval per request: 2 ms at 10 requests/s, less than the
-/// scheduling delays of a loaded machine (issue 38). It costs no throughput: only the
+/// scheduling delays of a loaded machine. It costs no throughput: only the
 /// first burst after an idle spell is shorter, by `TIME_MARGIN × rate` requests.
 pub const TIME_MARGIN: Duration = Duration::from_millis(100);
 

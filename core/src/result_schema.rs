@@ -6,7 +6,7 @@
 //! `docs/schemas/results/<operationId>.json`, which the C release ships.
 //!
 //! What it says, and what it leaves open on purpose:
-//! - every declared field may be absent or `null` (the seeds mark no result field
+//! - every declared field may be absent or `null` (the specification marks no result field
 //!   required, and the library keeps a `null` received);
 //! - an object may carry fields beyond the declared ones (kept, as received);
 //! - an enum field is a string: the known values are listed, another value is kept;

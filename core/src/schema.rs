@@ -1,11 +1,10 @@
 //! What the service declares each operation's request to be — its query parameters, the
 //! `x-svc-*` headers, its body — and the JSON Schema of it, so that what the library sends
-//! is checked against the service's own models and never a guess that nothing checks
-//! (issue 38).
+//! is checked against the service's own models and never a guess that nothing checks.
 //!
-//! The declarations follow the seeds and, where the seeds say "not shown" or leave a
-//! field's status open, the service's published request models (published-facts §7); where
-//! seed and model disagree, the seed stands (docs/decisions/004-request-declarations.md, "Request schemas"). They
+//! The declarations follow the specification and, where it says "not shown" or leaves a
+//! field's status open, the service's published request models; where the specification
+//! and a model disagree, the specification stands (docs/decisions/004-request-declarations.md, "Request schemas"). They
 //! are written apart from the handlers that build the requests on purpose: a schema
 //! derived from the serializer would only check the serializer against itself. The table
 //! row supplies the rest (method, path parameters), and `xtask gen` writes every schema to
@@ -103,7 +102,7 @@ pub struct Request {
     /// A query parameter that, when sent, is sent alone (getTransactions' page token).
     pub alone: Option<&'static str>,
     /// `x-svc-user-email` is declared (and required); where it is not, it is not sent
-    /// (published-facts §7: a buyer's address where no operation asks for it).
+    /// (the service's models: no buyer's address where no operation asks for it).
     pub user_email: bool,
     /// `x-svc-date` is declared (and required).
     pub date: bool,
@@ -111,15 +110,15 @@ pub struct Request {
     pub body: Option<&'static [Field]>,
 }
 
-/// A region code (the seeds' Region and ProductRegion enums are two-letter codes).
+/// A region code (the specification's Region and ProductRegion enums are two-letter codes).
 const REGION: Shape = Shape::Pattern("^[A-Z]{2}$");
 /// The integers of a query parameter.
 const QINT: Shape = Shape::Pattern("^-?[0-9]+$");
-/// published-facts §7: getOffersByOfferIds' productRegion.
+/// getOffersByOfferIds' productRegion, as the service's request model lists it.
 const PRODUCT_REGION: Shape = Shape::OneOf(&[
     "DE", "FR", "UK", "IT", "ES", "IN", "US", "CA", "MX", "JP", "AU",
 ]);
-/// published-facts §7 (and §4.5): a locale "complying with java.util.Locale".
+/// A locale "complying with java.util.Locale" (the service's request models).
 const LOCALE: Shape = Shape::Pattern("^[a-zA-Z_-]+$");
 const STRINGS: Shape = Shape::List {
     item: &Shape::Str,
@@ -127,14 +126,14 @@ const STRINGS: Shape = Shape::List {
     max: None,
 };
 
-/// Money on the request wire: the amount a JSON number (published-facts §7).
+/// Money on the request wire: the amount a JSON number (the service's request models).
 const MONEY: Shape = Shape::Object(&[
     req("amount", Shape::Number),
     req("currencyCode", Shape::Str),
 ]);
 
-/// The cart model's PhysicalAddress (seed 001 §4; published-facts §6: `addressType`
-/// required, `PhysicalAddress`).
+/// The cart model's PhysicalAddress (`addressType` required, `PhysicalAddress`, as the
+/// service's cart model declares: docs/decisions/004-request-declarations.md).
 const PHYSICAL_ADDRESS: &[Field] = &[
     req("addressType", Shape::OneOf(&["PhysicalAddress"])),
     req("fullName", Shape::Str),
@@ -172,8 +171,8 @@ macro_rules! kind {
     };
 }
 
-/// The ordering attribute kinds (seed 001 §2, "Ordering resources"). TrialMode is the
-/// published one the seed does not list (published-facts §4.5).
+/// The ordering attribute kinds (the specification's "Ordering resources"). TrialMode is
+/// the one the service's models publish and the specification does not list.
 const ATTRIBUTE: Shape = Shape::Tagged {
     tag: "attributeType",
     kinds: &[
@@ -187,7 +186,7 @@ const ATTRIBUTE: Shape = Shape::Tagged {
             "buyingOptionReference",
             reference!("id", "buyingOptionReferenceType", "BuyingOptionIdentifier")
         ),
-        // The seed's `values` map of key to {value} stands (published-facts §7).
+        // The specification's `values` map of key to {value} stands over the model's.
         kind!(
             "Auxiliary",
             "values",
@@ -240,7 +239,7 @@ const SEGMENTS: Shape = Shape::List {
     max: None,
 };
 
-/// The ordering expectation kinds (seed 001 §2).
+/// The ordering expectation kinds (the specification's "Ordering resources").
 const EXPECTATION: Shape = Shape::Tagged {
     tag: "expectationType",
     kinds: &[
@@ -271,7 +270,7 @@ const EXPECTATIONS: Shape = Shape::List {
     max: None,
 };
 
-/// The query of every product search operation (seed 001 §4, "Product search").
+/// The query of every product search operation (the specification's "Product search").
 macro_rules! product_query {
     ($($rest:expr),* $(,)?) => {
         &[
@@ -296,7 +295,7 @@ const fn request(id: &'static str) -> Request {
     }
 }
 
-/// The cart operations' query (seed 001 §4: region required on every cart operation).
+/// The cart operations' query (region required on every cart operation).
 const CART_QUERY: &[Field] = &[req("region", REGION)];
 
 /// Every operation's declared request, in table order.
@@ -319,7 +318,7 @@ pub static DECLARED: &[Request] = &[
         query: &[req("region", REGION), opt("nextPageToken", Shape::Str)],
         ..request("getInvoiceLineItemsByInvoiceNumber")
     },
-    // published-facts §4.2: both dates required; the page token sent alone.
+    // Both dates required; the page token sent alone (the service's model).
     Request {
         query: &[
             req("feedStartDate", Shape::DateTime),
@@ -370,7 +369,7 @@ pub static DECLARED: &[Request] = &[
     },
     request("getReport"),
     request("getReportDocument"),
-    // The seed stands: pageSize at most 10 (published-facts §7 lists the disagreement).
+    // The specification stands: pageSize at most 10 (the service's model allows more).
     Request {
         query: &[
             req("region", REGION),
@@ -388,7 +387,7 @@ pub static DECLARED: &[Request] = &[
         query: CART_QUERY,
         ..request("getItems")
     },
-    // published-facts §7: each item's externalId is required; 1 to 50 items.
+    // Each item's externalId is required; 1 to 50 items (the service's model).
     Request {
         query: CART_QUERY,
         body: Some(&[req(
@@ -481,7 +480,7 @@ pub static DECLARED: &[Request] = &[
         user_email: true,
         ..request("searchOffersRequest")
     },
-    // The body is "not shown" in the seeds and not quoted in published-facts: the shape
+    // The body is "not shown" in the specification nor in the service's models: the shape
     // docs/decisions/004-request-declarations.md records ("getProductsByAsins and getOffersByOfferIds bodies").
     Request {
         query: &[
@@ -508,7 +507,7 @@ pub static DECLARED: &[Request] = &[
         ]),
         ..request("getProductsByAsins")
     },
-    // published-facts §7: the service's own getOffersByOfferIdsRequest.
+    // The service's own getOffersByOfferIdsRequest.
     Request {
         query: &[
             req("inclusionsForOffers", Shape::Str),
@@ -531,8 +530,8 @@ pub static DECLARED: &[Request] = &[
         ]),
         ..request("getOffersByOfferIds")
     },
-    // Seed 001 §2 and published-facts §4.5 (externalId 1–255, lineItems 1–50, line
-    // externalId 1–127, quantity ≥ 1); the order date in x-svc-date (seed 001 §3).
+    // The specification and the service's model (externalId 1–255, lineItems 1–50, line
+    // externalId 1–127, quantity ≥ 1); the order date in x-svc-date.
     Request {
         date: true,
         body: Some(&[
@@ -596,7 +595,7 @@ pub fn declared(id: &str) -> Option<&'static Request> {
 }
 
 /// The JSON Schema (2020-12) of an operation's request, as one object with the parts the
-/// test of issue 38 checks: `method`, `path` (the path parameters, decoded), `query` (each
+/// request schemas' test checks: `method`, `path` (the path parameters, decoded), `query` (each
 /// parameter once, as text), `headers` (names in lower case) and `body` (the JSON body,
 /// `null` when there is none).
 pub fn request_schema(op: &Operation) -> Value {

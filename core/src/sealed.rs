@@ -1,5 +1,5 @@
-//! Encrypted document files: what `download_to_path` writes by default (seed 000,
-//! section 4: reports must not be written unencrypted to disk).
+//! Encrypted document files: what `download_to_path` writes by default (reports
+//! hold sensitive data and must not be written unencrypted to disk).
 //!
 //! The format ("abws sealed file", version 1) is AES-256-GCM over 64 KiB segments, with a
 //! key of its own for every file, so that any AES-GCM library opens it in a few lines

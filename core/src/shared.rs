@@ -121,7 +121,7 @@ fn parse_address(url: &str) -> Result<Address> {
 /// corrupted key, text) is repaired: a bad rate deleted (the caller's rate applies), a bad
 /// schedule, or one kept at a rate now unknown, reset to an empty bucket (the next slot an
 /// interval away: the safe side); the script names the field in its answer for the caller
-/// to log: never a panic, never an unpaced fleet (issue 38, S1). Redis's Lua reads "nan",
+/// to log: never a panic, never an unpaced fleet (S1). Redis's Lua reads "nan",
 /// "inf" and "0x10" as numbers: `finite` keeps the first two out.
 ///
 /// The schedule is written with the rate it is counted at (`save_tat`): a schedule alone

@@ -316,7 +316,7 @@ impl std::fmt::Debug for HttpRequest {
 
 /// The HTTP layer shared by a client's operations. Its `Debug` shows no pool (a pool's
 /// `Debug` would print the proxy address, password included).
-// repr(C): what an API call reads first, together (`client::Inner`, issue 19, B11).
+// repr(C): what an API call reads first, together (`client::Inner`, B11).
 #[derive(Clone)]
 #[repr(C)]
 pub struct Transport {

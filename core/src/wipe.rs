@@ -104,7 +104,7 @@ impl std::io::Write for WipeBuf {
 /// value, a token request's body) — `Bytes::from` would free them as they are. Up to 496
 /// bytes (an e-mail, an access token) they are held in the one block that also holds the
 /// `Bytes`' reference count: one allocation, and a clone and a read of the value touch the
-/// same cache lines (a call through one of a thousand clients, issue 19, B11). Such a value
+/// same cache lines (a call through one of a thousand clients, B11). Such a value
 /// is put together on the stack and moved into its block, so a copy may stay in the stack
 /// until overwritten; what is wiped is the heap (G9 scans freed heap blocks), as before.
 pub fn wiped_bytes(data: &[u8]) -> Bytes {

@@ -1,7 +1,7 @@
 //! Every header name and brand-bearing literal of the wire, in one place.
 //!
 //! The specification writes the operator's brand as the neutral word `svc`; the real
-//! service's spelling differs only here. The seeds name no host, so no address is here:
+//! service's spelling differs only here. The specification names no host, so no address is here:
 //! every address is configuration (`endpoint`, `auth_endpoint`, `consent_endpoint`,
 //! `sandbox_endpoint` of `Settings`; docs/decisions/005-regions-endpoints-time.md, "Endpoints are configuration").
 

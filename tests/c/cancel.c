@@ -1,4 +1,4 @@
-/* Cancelling and bounding the long waits of the C API (issue 15, point 11): a report wait
+/* Cancelling and bounding the long waits of the C API: a report wait
  * and a fetch_pdf cancelled from another thread through an abws_cancel handle end with
  * ABWS_STATUS_CANCELLED within a second; a `timeout` in the params is a deadline
  * (ABWS_STATUS_TIMEOUT); a signalled handle ends later calls at once; handle misuse is a

@@ -1,4 +1,4 @@
-/* The month-end close from C (issue 41): abws_close_month files the sandbox's previous
+/* The month-end close from C: abws_close_month files the sandbox's previous
  * month into a fresh directory, its progress callback is called per phase (counted here),
  * its result is the CloseResult JSON (amounts as decimal text) and names the files it
  * wrote; a NULL callback is allowed; a key and a password, or a password for the close

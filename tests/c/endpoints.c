@@ -1,4 +1,4 @@
-/* Endpoints are configuration (issue 40, item 1) through the C API: a client without an
+/* Endpoints are configuration through the C API: a client without an
  * API address is refused when built, naming the setting and its variable;
  * abws_client_from_env requires ABWS_REGION (naming it and the accepted codes) and then
  * lists invoices from the ABWS_* variables; a connect error names the host; a 403 names

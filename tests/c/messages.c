@@ -1,4 +1,4 @@
-/* Issue 40's messages and fail-fast shared state, from C: an unknown outcome names its
+/* Messages and fail-fast shared state, from C: an unknown outcome names its
  * request id once; a file written without a key says the key is missing; a client with
  * "shared_state_required": true is refused by abws_client_new when the shared state cannot
  * be used (a wrong password, an unreachable Redis), and abws_client_check_shared_state says

@@ -1,4 +1,4 @@
-"""The asyncio client (issue 18) through its public API, against the sandbox.
+"""The asyncio client through its public API, against the sandbox.
 
 Every operation of the table is awaited with the argument objects of test_same_json.py and
 its result compared with libabws's JSON (the same check the blocking client passes), so

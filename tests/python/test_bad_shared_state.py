@@ -1,4 +1,4 @@
-"""Numbers read back from the shared state (Redis) are not trusted (issue 38, S1): a bucket
+"""Numbers read back from the shared state (Redis) are not trusted (S1): a bucket
 whose stored schedule or rate another program made invalid neither panics a call (the
 blocking client raised pyo3's ``PanicException``, which ``except Exception`` does not
 catch; the asyncio client's awaitable never resolved) nor switches the limit off."""

@@ -195,7 +195,7 @@ PASSWORD = "correct horse battery staple"
 def test_a_close_with_a_password_opens_with_it_alone(
     sb: abws.Sandbox, client: abws.Client, month: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 41: ``archive_password`` seals the archive under scrypt's key of it; the
+    """``archive_password`` seals the archive under scrypt's key of it; the
     archive opens with the password alone (``abws.decrypt``, ``decrypt_file`` and ``python
     -m abws decrypt``, given or from ABWS_ARCHIVE_PASSWORD); a key or a wrong password does
     not; another password on a re-run (sync or awaitable) is refused before any request."""

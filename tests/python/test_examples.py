@@ -25,7 +25,7 @@ def run(script: str, *args: str, cwd: Path, env: Optional[Dict[str, str]] = None
     return done.stdout + (done.stderr if not ok else "")
 
 
-# `examples/month_end_close.py` is the short example of `abws.close_month` (issue 41). What
+# `examples/month_end_close.py` is the short example of `abws.close_month`. What
 # the old script's tests checked about the JOB runs against `abws close` (cli/tests/it, J7
 # in test_reliability.py) and the core's close (core/tests/it/close.rs).
 

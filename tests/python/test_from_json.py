@@ -1,4 +1,4 @@
-"""Results built straight from the JSON answer (bindings-python/src/from_json.rs, issue 19).
+"""Results built straight from the JSON answer (bindings-python/src/from_json.rs).
 
 The whole suite runs with ``ABWS_FROM_JSON=check`` (scripts/test-python.sh): every JSON
 answer is built both ways, straight from the JSON and decoded into the core's types then
@@ -277,7 +277,7 @@ NULLS_IN_LISTS = r"""{"products": [
 
 
 def test_a_null_inside_a_list_reads_as_none_and_round_trips(client: abws.Client, sb: abws.Sandbox) -> None:
-    """Issue 38: a `null` element of a list (strings, objects, the page's own items) does
+    """A `null` element of a list (strings, objects, the page's own items) does
     not make the answer unreadable: it reads as `None` and `to_dict()` gives it back as
     `null`, built straight from the JSON (check mode compares it with the decoded way)."""
     import json

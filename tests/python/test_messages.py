@@ -1,4 +1,4 @@
-"""Issue 40, items 5 and 6, from Python: waits that say so (a paced wait over a second is
+"""From Python: waits that say so (a paced wait over a second is
 logged, invoice_details_for shows progress, progress=True without tqdm raises, a shared
 state that cannot be used fails fast when it is required), and messages that read well (a
 wrong keyword suggests the parameter meant; the request id once; no internal terms or

@@ -270,7 +270,7 @@ def test_type_is_type(client):
 
 
 def test_explicit_nulls_come_back_as_null_and_absent_stays_absent(sb, client, offer):
-    """Published facts section 6: the service sends declared fields as null."""
+    """The service sends declared fields as null (docs/decisions/003-unknown-fields.md)."""
     asin, _ = offer
     real = client.products.search_offers_request(asin, "JP", "ja-JP")
     body = real.to_dict()
@@ -303,7 +303,7 @@ def test_explicit_nulls_come_back_as_null_and_absent_stays_absent(sb, client, of
 
 
 def test_a_null_list_element_is_none_and_not_an_item(sb, client):
-    """Issue 38: a `null` inside a list reads as `None` and goes back as `null`; a
+    """A `null` inside a list reads as `None` and goes back as `null`; a
     listing's items are the elements that are not `null` (as the core's pagers give them)."""
     body = {"products": [None, {"asin": "B01", "features": [None, "Light"], "upcValues": [None]}],
             "numberOfPages": 1}

@@ -1,4 +1,4 @@
-"""Issue 15 through the Python API: proxies (loopback never proxied, the ``proxy``
+"""Through the Python API: proxies (loopback never proxied, the ``proxy``
 setting redacted everywhere), the bound of report waits, and the redacted repr of a
 presigned address."""
 

@@ -553,7 +553,7 @@ def test_a_str_where_a_list_of_str_is_expected_is_one_item(client, offer):
     assert [p.asin for p in one.products] == [asin]
 
 
-# --- the wire form the service accepts (issue 38) -------------------------------------
+# --- the wire form the service accepts -------------------------------------------------
 
 
 def _received(sb, path_part):

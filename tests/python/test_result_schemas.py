@@ -1,5 +1,5 @@
 """Every result's JSON Schema (docs/schemas/results/, written by ``xtask gen`` from the
-models) against real answers as the C API gives them (issue 40, item 7).
+models) against real answers as the C API gives them.
 
 Every function of libabws that answers JSON is called through ctypes against a sandbox,
 with the argument objects of the same-JSON test (tests/python/test_same_json.py, whose

@@ -239,7 +239,7 @@ def test_clients_of_one_thread_share_its_connection():
 
 def test_a_client_keeps_what_a_call_reads_in_slots_and_still_takes_attributes(sb):
     """What a call reads of its client (the compiled client, the groups) is in slots next to
-    the object's header, not in its dict (issue 19, B11), for both flavours; a client still
+    the object's header, not in its dict (B11), for both flavours; a client still
     takes the attributes, weak references and pickling of a plain object."""
     import weakref
 
@@ -257,7 +257,7 @@ def test_a_client_keeps_what_a_call_reads_in_slots_and_still_takes_attributes(sb
 
 
 def test_a_groups_methods_can_be_patched_and_it_can_be_weakly_referenced(sb):
-    """The groups keep their client in a slot (issue 19, B11) and still take attributes,
+    """The groups keep their client in a slot (B11) and still take attributes,
     `mock.patch.object` and weak references, as plain objects do."""
     import unittest.mock
     import weakref

@@ -1,4 +1,4 @@
-"""One argument object per operation across the bindings (issue 14, item 5).
+"""One argument object per operation across the bindings.
 
 Every function of libabws that takes a params object and answers JSON (one per operation
 of the operations table, plus the conveniences ``invoice_details_for`` and
@@ -505,7 +505,7 @@ def test_nulls_in_money_and_string_maps_reach_c_and_python_as_sent(
     assert py_client.reconciliation.get_transactions(**world.feed()).to_dict() == want
 
 
-# --- the sandbox answers only what the service declares (issue 40, item 4) -----------
+# --- the sandbox answers only what the service declares ------------------------------
 
 SANDBOX_DOC = Path(__file__).resolve().parents[2] / "docs" / "sandbox.md"
 
@@ -540,7 +540,7 @@ def undeclared(value: Any, found: set) -> None:
 
 @pytest.mark.parametrize("function,group,name", FUNCTIONS, ids=[f"{g}.{n}" for _, g, n in FUNCTIONS])
 def test_the_sandbox_sends_only_declared_fields(function: str, group: str, name: str, world: World, py_client: Any) -> None:
-    """Every field of every answer is one the models declare (from the seeds and the
+    """Every field of every answer is one the models declare (from the specification and the
     service's published models and examples), or one docs/sandbox.md lists as the
     sandbox's own: a field the sandbox invents fails here."""
     case = ARGS[f"{group}.{name}"](world)

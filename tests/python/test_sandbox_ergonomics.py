@@ -1,4 +1,4 @@
-"""The sandbox as a notebook user meets it (issue 40, items 2 and 4): report waits that
+"""The sandbox as a notebook user meets it: report waits that
 follow its clock, ``sb.now()``, fault rules that can fire, and unknown numbers kept exact."""
 
 from __future__ import annotations

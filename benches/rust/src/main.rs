@@ -59,7 +59,7 @@ impl Budget {
 /// Untimed calls before a timed run: at least 50 and for at least `WARM_UP_SECS`. On the
 /// benchmark VM a round trip runs up to 4x faster for ~60 ms after the machine has idled
 /// (as it may while this process starts), so a run timed at once would start in that
-/// spell (benches/analysis.md, sixteenth session; `benches/probes.py idle-spell`).
+/// spell (benches/analysis.md; `benches/probes.py idle-spell`).
 /// Returns the number of calls made (printed as `warm_up`, for per-call CPU figures).
 fn warm_up<T, E>(mut call: impl FnMut(u64) -> Result<T, E>) -> Result<u64, E> {
     const WARM_UP_SECS: f64 = 0.25;

@@ -396,7 +396,7 @@ class _Group:
     """The base of every API group: runs operations through the client."""
 
     # The client in a slot: a call through one of a thousand clients reads the group object
-    # alone, not its dict too (issue 19, B11). The dict stays (made on first use), so
+    # alone, not its dict too (B11). The dict stays (made on first use), so
     # attributes can still be set and methods patched (`mock.patch.object`); so do weak
     # references.
     __slots__ = ("_client", "__dict__", "__weakref__")

@@ -463,7 +463,7 @@ class _ClientBase:
 
     # What a call reads of its client (the compiled client here, the groups in each
     # flavour's slots), in slots next to the object's header rather than in its dict, so a
-    # call through one of a thousand clients reads one cold line here (issue 19, B11); the
+    # call through one of a thousand clients reads one cold line here (B11); the
     # dict and weak references stay, for what users attach.
     __slots__ = ("_native", "_settings", "pickle_secrets", "__dict__", "__weakref__")
 
@@ -660,7 +660,7 @@ class Client(_ClientBase):
         its per-call options."""
         if not logger.isEnabledFor(logging.DEBUG):
             # Without debug logging: straight to the compiled client (four Python frames
-            # fewer a call, issue 19).
+            # fewer a call).
             return self._native.call(op, args, timeout, max_attempts)
         return self._run("call", op, args, timeout, max_attempts)
 

@@ -506,7 +506,7 @@ fn close_runs_against_the_service_of_the_abws_variables() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// What the example script's tests checked about the job, now of `abws close` (issue 41):
+/// What the example script's tests checked about the job, now of `abws close`:
 /// the plan alone sends no report and files nothing; a legal entity's ledger stands beside
 /// the whole month's; a planted link at an output is refused and its target untouched.
 #[test]
@@ -612,7 +612,7 @@ fn close_refuses_a_planted_link_and_a_real_run_without_a_key() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Issue 41: `abws close` with ABWS_ARCHIVE_PASSWORD seals the archive with the password;
+/// `abws close` with ABWS_ARCHIVE_PASSWORD seals the archive with the password;
 /// `abws decrypt` opens it with the password (the variable or --password-file), names the
 /// password when given a key only, and refuses a wrong one; a re-run with another password
 /// is refused; the key and the password both set are refused, naming both.

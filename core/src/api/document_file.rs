@@ -82,8 +82,8 @@ impl Documents<'_> {
     }
 
     /// Downloads a report document into the file `path` as a PLAIN PDF: readable by
-    /// anyone who can read the file. Seed 000 asks that reports not be written
-    /// unencrypted to disk; this method is for callers that take that on (an encrypted
+    /// anyone who can read the file. Reports hold sensitive data and must not be written
+    /// unencrypted to disk (docs/decisions/015-documents.md); this method is for callers that take that on (an encrypted
     /// volume, a viewer that must open it). Written like `download_to_path` (a temporary
     /// file, 0600, no symbolic link followed, renamed once complete).
     pub async fn download_to_path_plaintext(

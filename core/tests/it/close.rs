@@ -910,7 +910,7 @@ fn a_month_in_a_time_zone_holds_that_zones_invoices() {
 
 const PASSWORD: &str = "correct horse battery staple";
 
-/// Issue 41: a password instead of the key. The first run is dropped with some PDFs
+/// A password instead of the key. The first run is dropped with some PDFs
 /// sealed in their parts; a re-run with another password (or a key) is refused before any
 /// request; the same password finishes it, and the archive opens with the password alone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,4 +1,4 @@
-//! Endpoints are configuration (issue 40, item 1): no address is built in, so a client
+//! Endpoints are configuration: no address is built in, so a client
 //! without one is refused when built, naming the setting; `from_env` needs `ABWS_REGION`;
 //! `use_sandbox` sends the same requests to `sandbox_endpoint`; a connect error names the
 //! host; a 403 names the role of the operation (from the operations table).
@@ -201,7 +201,7 @@ fn a_403_names_the_role_the_operation_needs() {
             .contains("getReport needs the Business Purchase Reconciliation role"),
         "{e}"
     );
-    // Two roles where the seeds name two (cart), none where they name none (invoices).
+    // Two roles where the specification names two (cart), none where it names none (invoices).
     assert!(abws::operations::LIST_CARTS
         .role_hint()
         .contains("needs the Order Placement and Business Product Catalog roles"));

@@ -77,7 +77,7 @@ fn sixteen_threads_share_one_refresh() {
     }
     assert_eq!(token_calls(&sb), 1, "16 threads must share one refresh");
     // Every call carried the one token in the spec's header, and no user e-mail: the
-    // operation declares none (published facts §7).
+    // operation declares none (docs/decisions/004-request-declarations.md).
     let calls = seen(&sb, "/ab-invoice/2026-02-01/invoices/");
     assert_eq!(calls.len(), 16);
     let tokens: std::collections::HashSet<_> = calls
@@ -1261,7 +1261,7 @@ fn explicit_nulls_go_back_as_null_and_absent_stays_absent() {
     use abws::api::products::{Offer, Product};
     use abws::Model;
 
-    // From the service's own searchOffers example (published facts, section 6).
+    // From the service's own searchOffers example.
     let wire = json!({
         "offerId": "OFFER-1",
         "listPrice": {"value": null, "formattedPrice": "¥1,000"},

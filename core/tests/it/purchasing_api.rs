@@ -1065,7 +1065,7 @@ fn list_elements_sent_comma_joined_refuse_a_comma() {
 /// offers, the products themselves) and raw JSON (buyingRestrictions).
 const NULLS_IN_LISTS: &str = r#"{"products":[{"asin":"B01","features":["Waterproof",null,"Light"],"taxonomies":[null,{"taxonomyCode":"44121700","type":"UNSPSC"}],"includedDataTypes":{"OFFERS":[null,{"offerId":"O1","buyingRestrictions":[null],"shippingOptions":[null]}]}},null],"numberOfPages":1}"#;
 
-/// Issue 38, item 3: the service sends declared fields as `null` (published-facts §6) and
+/// The service sends declared fields as `null` (docs/decisions/003-unknown-fields.md) and
 /// a list's elements are values too. A `null` element reads as `None`, the answer stays
 /// readable, and the wire form goes back with the `null` where it was; a listing's items
 /// are the elements that are not `null`.

@@ -1,4 +1,4 @@
-//! Issue 38: every operation's request, as the sandbox received it over loopback, conforms
+//! Every operation's request, as the sandbox received it over loopback, conforms
 //! to the JSON Schema of what the service declares (`abws::schema`, written to
 //! docs/schemas/requests/ by `xtask gen`): body fields named, typed and required as
 //! declared, no field the service does not declare, the declared query parameters and the

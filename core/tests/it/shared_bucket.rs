@@ -1,6 +1,6 @@
 //! The rate-limit bucket against what it cannot trust: numbers read back from Redis that
-//! another program (or a corruption) left there (issue 38, S1), and a machine so busy that
-//! requests reach the server later than their slot (issue 38, pacing under load). Both
+//! another program (or a corruption) left there (S1), and a machine so busy that
+//! requests reach the server later than their slot (pacing under load). Both
 //! against the sandbox's spec limits, over loopback, with a real `redis-server`; both are
 //! also rows of the reliability scorecard (S1, A6: `reliability::bucket`).
 

@@ -1188,7 +1188,7 @@ pub(crate) fn a_refresh_lock_without_expiry_is_taken_over() {
     assert_eq!(refreshes(&sb), 2);
 }
 
-/// `shared_state_required` (issue 40): the blocking client refuses to be built on a shared
+/// `shared_state_required`: the blocking client refuses to be built on a shared
 /// state it cannot use (a wrong password: a validation error naming `shared_state`, the
 /// password never shown); the async client, whose constructor cannot wait, fails its first
 /// call instead (nothing sent); `check_shared_state` says the same

@@ -1,4 +1,4 @@
-//! Requests the real service accepts (issue 38): what the sandbox received, byte for byte
+//! Requests the real service accepts: what the sandbox received, byte for byte
 //! where it matters — the body of getOffersByOfferIds, the externalIds of addItems, money
 //! as a JSON number, and `x-svc-user-email` only on the operations that declare it.
 

@@ -86,7 +86,7 @@ pub fn listing_group(req: &Req) -> &'static str {
 }
 
 /// At a regional address a region of another group is refused: the region named in a
-/// request must match the address used (seed 000, conventions). The root serves every region.
+/// request must match the address used (the specification's conventions). The root serves every region.
 pub fn in_scope(req: &Req, region: &str, param: &str, code: &str) -> Result<(), Resp> {
     match (req.scope, region_group(region)) {
         (Some(s), Some(g)) if s != g => Err(envelope(

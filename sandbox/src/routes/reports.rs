@@ -163,7 +163,7 @@ pub fn create_report(st: &State, req: &Req) -> ApiResult {
                 "Order {order_id} is a digital order: no invoice documents are issued for digital orders."
             ))
         } else if group == "NA" && order.payment.is_card() {
-            // NA: invoice PDFs exist only for Pay-by-Invoice orders (published facts 4.7).
+            // NA: invoice PDFs exist only for Pay-by-Invoice orders (docs/decisions/015-documents.md, "Reports that end without a document").
             cancelled(format!(
                 "No invoice document: in North America invoice documents exist only for orders paid by Pay by Invoice, and order {order_id} was paid by card ({}).",
                 order.payment.label(profile(&order.region))

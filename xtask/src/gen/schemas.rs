@@ -1,7 +1,7 @@
 //! The JSON Schemas of every operation, one file per operation and direction:
 //! `docs/schemas/requests/<operationId>.json`, what the service declares the request to be
-//! (`abws::schema`, issue 38), and `docs/schemas/results/<operationId>.json`, the result as
-//! the C API and `to_dict()` give it (`abws::result_schema`, issue 40; shipped in the C
+//! (`abws::schema`), and `docs/schemas/results/<operationId>.json`, the result as
+//! the C API and `to_dict()` give it (`abws::result_schema`; shipped in the C
 //! release). A JSON file cannot start with a comment line, so each says it is generated in
 //! its `$comment`.
 
@@ -46,14 +46,14 @@ pub fn outputs() -> Result<Vec<Output>, String> {
         abws::schema::request_schema,
         "abws::schema (core/src/schema.rs)",
         "request",
-        "the test of issue 38 checks it (core/tests/it/request_schemas.rs)",
+        "its test checks it (core/tests/it/request_schemas.rs)",
     )?;
     out.extend(files(
         RESULTS_DIR,
         abws::result_schema::result_schema,
         "abws::result_schema (core/src/result_schema.rs)",
         "result",
-        "the C API gives it, which the test of issue 40 checks (tests/python/test_result_schemas.py)",
+        "the C API gives it, which its test checks (tests/python/test_result_schemas.py)",
     )?);
     Ok(out)
 }

@@ -154,7 +154,7 @@ fn drift(v: &mut Value, rng: &mut rand::rngs::StdRng) {
                 serde_json::json!({"nested": [1, "two", {"three": 3.25}], "flag": true}),
             );
         }
-        // A list's element may come as `null` too (issue 38): it reads as `None` and goes
+        // A list's element may come as `null` too: it reads as `None` and goes
         // back as `null`.
         Value::Array(a) => a.iter_mut().for_each(|x| {
             if rng.random_bool(0.1) {

@@ -535,7 +535,7 @@ fn corpus() -> (usize, usize, usize) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Issue 15: one streaming unpacker (G10, G11), hostile archives and fuzzing (G12), safe
+// One streaming unpacker (G10, G11), hostile archives and fuzzing (G12), safe
 // file writes (G13), no plaintext document on disk (G14).
 
 use crate::hostile_archives as hostile;

@@ -333,7 +333,7 @@ pub fn scorecard_dir() -> std::path::PathBuf {
 fn write_scorecard(figures: &[Figure], seconds: f64) {
     let mut out = String::from(
         "# Reliability scorecard\n\n\
-         Written by `make scorecards` from the scenarios of `../shared/reliability-plan.md`,\n\
+         Written by `make scorecards` from the reliability scenarios (core/tests/it/reliability/),\n\
          run against the sandbox over real loopback HTTP by the core's tests (`cargo test -p\n\
          abws --test it reliability`, part of `make test`, which writes its figures under\n\
          `target/scorecards/` only). Python (J) and C (K) scenarios are reported by their own\n\

@@ -357,7 +357,7 @@ pub fn run_d() -> Vec<Figure> {
     out
 }
 
-/// D7 (issue 15): every duration is bounded. A wait for a report has a default bound (30
+/// D7: every duration is bounded. A wait for a report has a default bound (30
 /// minutes) and goes without one only when asked; duration settings too large for the
 /// clock are clamped when read instead of panicking at the first deadline.
 fn d7_time_bounds() -> Figure {

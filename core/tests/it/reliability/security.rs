@@ -305,7 +305,7 @@ pub fn tls_refusals() -> (usize, usize) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Issue 15: proxies (L6), path parameters (L7), redaction (L8), document hosts (L9), server
+// Proxies (L6), path parameters (L7), redaction (L8), document hosts (L9), server
 // text (L10), localhost (L11).
 
 fn net_hardening(logs: &super::LogCapture) -> Vec<Figure> {

@@ -1,7 +1,7 @@
 //! M1–M4: the shared state (Redis) failing under a fleet: killed mid-run, restarted, stalled
 //! behind a proxy of ours, and out of memory. Calls go on, bounded, with one warning; no
 //! order is duplicated; the shared limit comes back with Redis. M5–M12: the fleet's write
-//! ledger, refresh tokens, keys and TLS (issue 38), each proved by its shared-state test.
+//! ledger, refresh tokens, keys and TLS, each proved by its shared-state test.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -212,7 +212,7 @@ pub fn run() -> Vec<Figure> {
             throttled(&sb4)
         ),
     ));
-    // M5–M12: the fleet's ledger, tokens and keys (issue 38), each the shared-state test
+    // M5–M12: the fleet's ledger, tokens and keys, each the shared-state test
     // that proves it, against the sandbox and a real redis-server.
     drop(logs);
     use crate::shared_state as t;
