@@ -148,7 +148,7 @@ pub(crate) struct Inner {
     /// one of a thousand clients does not read the settings behind their lock.
     defaults: CallDefaults,
     /// The API endpoint, parsed once (each call's address starts from a copy); one per
-    /// distinct endpoint in the process (`process::interned`).
+    /// distinct endpoint in the process (`fork::interned`).
     api_base: Arc<url::Url>,
     /// The account's shared state (`Settings::shared_state`).
     shared: Option<Arc<crate::shared::Shared>>,
@@ -191,6 +191,28 @@ impl Client {
         settings: Settings,
         on_rotate: Option<RotationCallback>,
     ) -> Result<Client> {
+        Client::build(settings, on_rotate, process::context())
+    }
+
+    /// Builds a client on `context` in place of the process's: its rate-limit buckets,
+    /// retry budget and rotated refresh tokens are shared only with the other clients built
+    /// on it (`Context::new()`). For a client that must not pace, or spend the retry budget,
+    /// together with the rest of the process (a test's, a tenant's).
+    ///
+    /// ```no_run
+    /// # fn f(settings: abws::Settings) -> abws::Result<()> {
+    /// let client = abws::Client::with_context(settings, abws::process::Context::new())?;
+    /// # Ok(()) }
+    /// ```
+    pub fn with_context(settings: Settings, context: Arc<Context>) -> Result<Client> {
+        Client::build(settings, None, context)
+    }
+
+    fn build(
+        settings: Settings,
+        on_rotate: Option<RotationCallback>,
+        ctx: Arc<Context>,
+    ) -> Result<Client> {
         settings.check()?;
         let mut settings = settings;
         settings.timeouts = settings.timeouts.clamped();
@@ -199,14 +221,19 @@ impl Client {
             std::sync::Mutex::new(Vec::new());
         let api_base = url::Url::parse(&endpoints.api)
             .map_err(|e| Error::validation("endpoint", format!("must be an absolute URL ({e})")))?;
-        let api_base = process::interned(&API_BASES, api_base);
+        let api_base = crate::fork::interned(&API_BASES, api_base);
         let transport = Transport::new(&settings)?;
         let shared = settings
             .shared_state
             .as_ref()
             .map(|url| {
-                crate::shared::Shared::new(url, &settings.credentials, settings.region.group())
-                    .map(Arc::new)
+                crate::shared::Shared::new(
+                    url,
+                    &settings.credentials,
+                    settings.region.group(),
+                    Arc::downgrade(&ctx),
+                )
+                .map(Arc::new)
             })
             .transpose()?;
         let tokens = TokenCache::new(
@@ -216,6 +243,7 @@ impl Client {
             transport.clone(),
             on_rotate,
             shared.clone(),
+            ctx.rotations.clone(),
         );
         Ok(Client {
             inner: Arc::new(Inner {
@@ -225,7 +253,7 @@ impl Client {
                 api_base,
                 transport,
                 tokens,
-                ctx: process::context(),
+                ctx,
                 shared,
             }),
             options: CallOptions::new(),

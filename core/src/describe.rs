@@ -4,9 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{RawJson, Timestamp};
-use crate::money::{Amount, Money};
-
 /// The shape of a value, as the bindings type it.
 #[derive(Clone, Copy, Debug)]
 pub enum Ty {
@@ -149,6 +146,8 @@ pub trait Describe {
     fn ty() -> Ty;
 }
 
+// The leaf types of the model layer (`Amount`, `Money`, `Timestamp`, `RawJson`) describe
+// themselves beside their definitions: this module sits below them.
 macro_rules! leaf {
     ($($t:ty => $v:expr),* $(,)?) => {
         $( impl Describe for $t { fn ty() -> Ty { $v } } )*
@@ -161,12 +160,7 @@ leaf! {
     u32 => Ty::Int,
     f64 => Ty::Float,
     bool => Ty::Bool,
-    Amount => Ty::Decimal,
-    Money => Ty::Money,
-    Timestamp => Ty::DateTime,
-    RawJson => Ty::Raw,
     () => Ty::Unit,
-    crate::api::DateTimeArg => Ty::DateTimeArg,
 }
 
 impl<T: Describe> Describe for Vec<T> {
