@@ -2,7 +2,8 @@
 //! PDF documents, carts, product search, ordering, reporting and package tracking.
 //!
 //! The library is async inside (`Client`) with a blocking facade outside
-//! (`blocking::Client`); both share one process-wide rate limiter and retry budget.
+//! (`blocking::Client`); both share one process-wide rate limiter and retry budget (a client
+//! built with `Client::with_context` has its context's instead).
 
 #![deny(missing_docs)]
 

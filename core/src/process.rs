@@ -1,7 +1,8 @@
-//! Per-process state shared by every client: the rate-limit buckets, the retry budget, the
-//! ledger of rotated refresh tokens and the blocking facade's tokio runtime. A forked child gets fresh state: what the parent
-//! built (runtime threads, locks, pooled connections) does not exist or must not be shared
-//! there, so it is rebuilt, never reused.
+//! The state clients share: the rate-limit buckets, the retry budget, the ledger of rotated
+//! refresh tokens and a tokio runtime. A client holds its `Context`: the process's
+//! (`context`) unless it was built on one of its own (`Client::with_context`). A forked child
+//! gets a fresh process context: what the parent built (runtime threads, locks, pooled
+//! connections) does not exist or must not be shared there, so it is rebuilt, never reused.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -13,7 +14,7 @@ use crate::ratelimit::Limiters;
 use crate::retry::RetryBudget;
 use crate::rotations::RotationLedger;
 
-/// State shared by all clients of one process.
+/// State shared by the clients built on it: by default, every client of the process.
 #[derive(Debug)]
 pub struct Context {
     pid: u32,
