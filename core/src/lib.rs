@@ -7,6 +7,7 @@
 
 #![deny(missing_docs)]
 
+mod answer;
 pub mod api;
 pub mod auth;
 pub mod blocking;
@@ -18,6 +19,7 @@ pub mod describe;
 pub mod documents;
 pub mod error;
 pub mod fork;
+mod fs;
 pub mod inflight;
 pub mod json_args;
 mod json_peek;
@@ -27,6 +29,7 @@ pub mod money;
 pub mod node;
 pub mod normalize;
 pub mod operation;
+pub mod operation_row;
 pub mod operations;
 pub mod paging;
 pub mod params;
