@@ -146,21 +146,25 @@ pub trait Describe {
     fn ty() -> Ty;
 }
 
-// The leaf types of the model layer (`Amount`, `Money`, `Timestamp`, `RawJson`) describe
-// themselves beside their definitions: this module sits below them.
+/// `Describe` for types that are one `Ty` each. The leaf types of the model layer
+/// (`Amount`, `Money`, `Timestamp`, `RawJson`) use it beside their definitions: this module
+/// sits below them.
 macro_rules! leaf {
-    ($($t:ty => $v:expr),* $(,)?) => {
-        $( impl Describe for $t { fn ty() -> Ty { $v } } )*
+    ($($t:ty => $v:ident),* $(,)?) => {
+        $( impl $crate::describe::Describe for $t {
+            fn ty() -> $crate::describe::Ty { $crate::describe::Ty::$v }
+        } )*
     };
 }
+pub(crate) use leaf;
 
 leaf! {
-    String => Ty::Str,
-    i64 => Ty::Int,
-    u32 => Ty::Int,
-    f64 => Ty::Float,
-    bool => Ty::Bool,
-    () => Ty::Unit,
+    String => Str,
+    i64 => Int,
+    u32 => Int,
+    f64 => Float,
+    bool => Bool,
+    () => Unit,
 }
 
 impl<T: Describe> Describe for Vec<T> {

@@ -517,16 +517,9 @@ impl Serialize for RawJson {
     }
 }
 
-impl crate::describe::Describe for Timestamp {
-    fn ty() -> crate::describe::Ty {
-        crate::describe::Ty::DateTime
-    }
-}
-
-impl crate::describe::Describe for RawJson {
-    fn ty() -> crate::describe::Ty {
-        crate::describe::Ty::Raw
-    }
+crate::describe::leaf! {
+    Timestamp => DateTime,
+    RawJson => Raw,
 }
 
 #[cfg(test)]

@@ -344,16 +344,9 @@ impl Serialize for Money {
     }
 }
 
-impl crate::describe::Describe for Amount {
-    fn ty() -> crate::describe::Ty {
-        crate::describe::Ty::Decimal
-    }
-}
-
-impl crate::describe::Describe for Money {
-    fn ty() -> crate::describe::Ty {
-        crate::describe::Ty::Money
-    }
+crate::describe::leaf! {
+    Amount => Decimal,
+    Money => Money,
 }
 
 impl crate::model::Extra {
