@@ -90,6 +90,7 @@ release-check: release
 lint-and-build:
 	@rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	bash scripts/check-comments.sh
+	python3 scripts/module-cycles.py core/src
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(MAKE) --no-print-directory rust-doc
@@ -134,6 +135,7 @@ $(VENV)/.installed: scripts/requirements-dev.txt
 
 lint:
 	bash scripts/check-comments.sh
+	python3 scripts/module-cycles.py core/src
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(MAKE) --no-print-directory rust-doc

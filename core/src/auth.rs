@@ -12,6 +12,7 @@ use tokio::time::Instant;
 use crate::config::Credentials;
 use crate::error::{Error, Result};
 use crate::retry::{self, Decision, OperationKind};
+pub use crate::rotations::RotationLedger;
 use crate::secret::Secret;
 use crate::transport::{HttpRequest, HttpResponse, SendFailure, Transport};
 use crate::wire;
@@ -99,68 +100,6 @@ pub fn refresh_margin(lifetime: Duration) -> Duration {
 /// Called with the new refresh token when the server rotates it, before it is used.
 pub type RotationCallback = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// The refresh tokens the server replaced in this process: (client id, consumed token, its
-/// successor, when). A client holding a consumed token (a second client built from the same
-/// credentials, `set_credentials` with a stale token) sends its successor instead, so no
-/// client of the process replays a token a rotation consumed.
-#[derive(Debug, Default)]
-pub struct RotationLedger {
-    entries: std::sync::Mutex<Vec<Rotation>>,
-}
-
-#[derive(Debug)]
-struct Rotation {
-    client_id: String,
-    old: Secret,
-    new: Secret,
-    at: Instant,
-}
-
-impl RotationLedger {
-    /// Enough for every client of a process; the oldest entries go first.
-    const KEEP: usize = 64;
-
-    fn record(&self, client_id: &str, old: &Secret, new: &Secret) {
-        let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if e.len() >= Self::KEEP {
-            e.remove(0);
-        }
-        e.push(Rotation {
-            client_id: client_id.to_string(),
-            old: old.clone(),
-            new: new.clone(),
-            at: Instant::now(),
-        });
-    }
-
-    /// The newest successor of `token`, if a rotation consumed it.
-    fn successor(&self, client_id: &str, token: &Secret) -> Option<Secret> {
-        let e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let mut current: Option<&Secret> = None;
-        for _ in 0..e.len() {
-            let look = current.unwrap_or(token);
-            match e
-                .iter()
-                .find(|r| r.client_id == client_id && &r.old == look)
-            {
-                Some(r) => current = Some(&r.new),
-                None => break,
-            }
-        }
-        current.cloned()
-    }
-
-    /// When `token` was issued by a rotation, and how many rotations this process has seen
-    /// for the client.
-    fn origin(&self, client_id: &str, token: &Secret) -> Option<(Instant, usize)> {
-        let e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let count = e.iter().filter(|r| r.client_id == client_id).count();
-        e.iter()
-            .find(|r| r.client_id == client_id && &r.new == token)
-            .map(|r| (r.at, count))
-    }
-}
-
 struct Cached {
     token: Secret,
     /// Monotonic: wall-clock jumps do not move it.
@@ -204,14 +143,15 @@ impl std::fmt::Debug for TokenCache {
 
 impl TokenCache {
     /// A cache for `credentials`, refreshing at `auth_host`'s token endpoint; rotated
-    /// refresh tokens go to `on_rotate`, and with `shared` the token and the refresh lock are
-    /// the account's (Redis).
+    /// refresh tokens go to `on_rotate` and to `rotations` (the client's context's), and with
+    /// `shared` the token and the refresh lock are the account's (Redis).
     pub fn new(
         credentials: Credentials,
         auth_host: &str,
         transport: Transport,
         on_rotate: Option<RotationCallback>,
         shared: Option<Arc<crate::shared::Shared>>,
+        rotations: Arc<RotationLedger>,
     ) -> TokenCache {
         TokenCache {
             current: RwLock::new(fixed_header(&credentials)),
@@ -221,7 +161,7 @@ impl TokenCache {
             state: Mutex::new(None),
             on_rotate: RwLock::new(on_rotate),
             unsure: std::sync::Mutex::new(None),
-            ledger: crate::process::context().rotations.clone(),
+            ledger: rotations,
             shared,
         }
     }

@@ -54,7 +54,7 @@ impl Drop for Client {
     fn drop(&mut self) {
         // In a forked child the clients built by its ancestors (their connections, token
         // locks, runtime wakers) are theirs: left alone, never dropped here.
-        let pid = crate::process::pid();
+        let pid = crate::fork::pid();
         let forked = self.forked.get_mut().unwrap_or_else(|p| p.into_inner());
         if let Some((owner, client)) = forked.take() {
             if owner != pid {
@@ -80,11 +80,30 @@ impl Client {
         on_rotate: Option<RotationCallback>,
     ) -> Result<Client> {
         let inner = AsyncClient::with_rotation(settings.clone(), on_rotate.clone())?;
+        Client::around(inner, settings, on_rotate)
+    }
+
+    /// See `abws::Client::with_context`. In a forked child the client is rebuilt on that
+    /// process's context, as any client there.
+    pub fn with_context(
+        settings: Settings,
+        context: std::sync::Arc<crate::process::Context>,
+    ) -> Result<Client> {
+        let inner = AsyncClient::with_context(settings.clone(), context)?;
+        Client::around(inner, settings, None)
+    }
+
+    /// The blocking client of `inner`, built from `settings`.
+    fn around(
+        inner: AsyncClient,
+        settings: Settings,
+        on_rotate: Option<RotationCallback>,
+    ) -> Result<Client> {
         if settings.shared_state_required {
             block_on(inner.check_shared_state())?;
         }
         Ok(Client {
-            home: (crate::process::pid(), ManuallyDrop::new(inner)),
+            home: (crate::fork::pid(), ManuallyDrop::new(inner)),
             forked: Mutex::new(None),
             settings: Mutex::new(settings),
             on_rotate: Mutex::new(on_rotate),
@@ -130,7 +149,7 @@ impl Client {
 
     /// The async client behind this one, rebuilt from the settings in a forked child.
     pub fn inner(&self) -> Result<AsyncClient> {
-        let pid = crate::process::pid();
+        let pid = crate::fork::pid();
         if self.home.0 == pid {
             return Ok(AsyncClient::clone(&self.home.1));
         }

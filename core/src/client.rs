@@ -12,9 +12,9 @@ use tokio::time::Instant;
 use crate::auth::{RotationCallback, TokenCache};
 use crate::call_options::CallOptions;
 use crate::config::{Credentials, Endpoints, RegionGroup, Settings};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::inflight;
-use crate::operations::Operation;
+use crate::operation_row::Operation;
 use crate::process::{self, Context};
 use crate::ratelimit::{parse_rate_header, Bucket, BucketKey};
 use crate::retry::{self, Decision, FailureClass, OperationKind, RetryBudget};
@@ -148,7 +148,7 @@ pub(crate) struct Inner {
     /// one of a thousand clients does not read the settings behind their lock.
     defaults: CallDefaults,
     /// The API endpoint, parsed once (each call's address starts from a copy); one per
-    /// distinct endpoint in the process (`process::interned`).
+    /// distinct endpoint in the process (`fork::interned`).
     api_base: Arc<url::Url>,
     /// The account's shared state (`Settings::shared_state`).
     shared: Option<Arc<crate::shared::Shared>>,
@@ -191,6 +191,28 @@ impl Client {
         settings: Settings,
         on_rotate: Option<RotationCallback>,
     ) -> Result<Client> {
+        Client::build(settings, on_rotate, process::context())
+    }
+
+    /// Builds a client on `context` in place of the process's: its rate-limit buckets,
+    /// retry budget and rotated refresh tokens are shared only with the other clients built
+    /// on it (`Context::new()`). For a client that must not pace, or spend the retry budget,
+    /// together with the rest of the process (a test's, a tenant's).
+    ///
+    /// ```no_run
+    /// # fn f(settings: abws::Settings) -> abws::Result<()> {
+    /// let client = abws::Client::with_context(settings, abws::process::Context::new())?;
+    /// # Ok(()) }
+    /// ```
+    pub fn with_context(settings: Settings, context: Arc<Context>) -> Result<Client> {
+        Client::build(settings, None, context)
+    }
+
+    fn build(
+        settings: Settings,
+        on_rotate: Option<RotationCallback>,
+        ctx: Arc<Context>,
+    ) -> Result<Client> {
         settings.check()?;
         let mut settings = settings;
         settings.timeouts = settings.timeouts.clamped();
@@ -199,14 +221,19 @@ impl Client {
             std::sync::Mutex::new(Vec::new());
         let api_base = url::Url::parse(&endpoints.api)
             .map_err(|e| Error::validation("endpoint", format!("must be an absolute URL ({e})")))?;
-        let api_base = process::interned(&API_BASES, api_base);
+        let api_base = crate::fork::interned(&API_BASES, api_base);
         let transport = Transport::new(&settings)?;
         let shared = settings
             .shared_state
             .as_ref()
             .map(|url| {
-                crate::shared::Shared::new(url, &settings.credentials, settings.region.group())
-                    .map(Arc::new)
+                crate::shared::Shared::new(
+                    url,
+                    &settings.credentials,
+                    settings.region.group(),
+                    Arc::downgrade(&ctx),
+                )
+                .map(Arc::new)
             })
             .transpose()?;
         let tokens = TokenCache::new(
@@ -216,6 +243,7 @@ impl Client {
             transport.clone(),
             on_rotate,
             shared.clone(),
+            ctx.rotations.clone(),
         );
         Ok(Client {
             inner: Arc::new(Inner {
@@ -225,7 +253,7 @@ impl Client {
                 api_base,
                 transport,
                 tokens,
-                ctx: process::context(),
+                ctx,
                 shared,
             }),
             options: CallOptions::new(),
@@ -496,7 +524,7 @@ impl Client {
         let op = call.op;
         self.execute_inner(call)
             .await
-            .map_err(|e| crate::paging::page_token_error(call, e).with_operation(op.id))
+            .map_err(|e| page_token_error(call, e).with_operation(op.id))
     }
 
     /// Runs one call and decodes its JSON answer. A 2xx that does not decode is final for
@@ -684,10 +712,9 @@ impl Client {
         if let Some(l) = send.ledger.as_ref().filter(|l| !l.taken.load(Relaxed)) {
             // Recorded as sending only now, paced and authenticated: a call dropped or
             // failed before this point leaves no entry.
-            let resend_safe = op.id == crate::operations::PLACE_ORDER.id;
             match l
                 .shared
-                .ledger_begin(op.id, &l.parts, resend_safe, timeout + LEDGER_MARGIN)
+                .ledger_begin(op.id, &l.parts, op.resend_safe, timeout + LEDGER_MARGIN)
                 .await
             {
                 Some(Ok(())) => l.taken.store(true, Relaxed),
@@ -1140,6 +1167,53 @@ fn paced_wait(
 
 fn with_note(error: Error, note: &str) -> Error {
     error.with_hint(note)
+}
+
+/// The query parameters that carry a page token (the names of `TokenStyle` that are
+/// tokens; `pageNumber` is not one).
+const PAGE_TOKEN_PARAMETERS: [&str; 2] = ["nextPageToken", "pageToken"];
+
+/// The error of a call as its caller sees it: when the call carried a page token and the
+/// service answered that the token expired, `PageTokenExpired` (0 items delivered; a
+/// pager fills in its own count). `Client::execute` applies it to every call, so a direct
+/// call with an expired token and a pager fail alike.
+pub(crate) fn page_token_error(call: &Call, e: Error) -> Error {
+    let carried = call
+        .query
+        .iter()
+        .find(|(name, value)| PAGE_TOKEN_PARAMETERS.contains(name) && !value.is_empty());
+    let Some((name, _)) = carried else {
+        return e;
+    };
+    if !is_expired_token(&e) {
+        return e;
+    }
+    Error::page_token_expired(
+        format!(
+            "the {name} given to {} has expired (tokens last 15 minutes); \
+             request the first page again with the same parameters",
+            call.op.id
+        ),
+        0,
+    )
+    .with_request_id(e.request_id().map(str::to_string))
+    .with_attempts(e.attempts())
+    .with_source(e)
+}
+
+/// A 400 whose envelope says the page token expired. The spec gives this case no code of
+/// its own (`INVALID_REQUEST_PARAMETER`, as for any bad parameter) and only the message
+/// "nextPageToken has expired", so the message is what tells it: this is the one place
+/// that reads it.
+fn is_expired_token(e: &Error) -> bool {
+    e.kind() == ErrorKind::Api
+        && e.status() == Some(400)
+        && e.api_failure().is_some_and(|f| {
+            f.errors.iter().any(|x| {
+                let m = x.message.to_ascii_lowercase();
+                m.contains("expired") && m.contains("token")
+            })
+        })
 }
 
 #[cfg(test)]

@@ -1,141 +1,12 @@
 //! Regions, regional groups, the endpoint table, timeouts and the client's settings.
 
 use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use crate::error::Error;
+pub use crate::region::{Region, RegionGroup};
 use crate::secret::Secret;
 use crate::wire;
-
-/// A marketplace region code of the specification.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Region {
-    /// Australia (Far East group).
-    AU,
-    /// Canada (North America group).
-    CA,
-    /// Germany (Europe group).
-    DE,
-    /// Spain (Europe group).
-    ES,
-    /// France (Europe group).
-    FR,
-    /// India (served by the Europe group).
-    IN,
-    /// Italy (Europe group).
-    IT,
-    /// Japan (Far East group).
-    JP,
-    /// Mexico (North America group).
-    MX,
-    /// The United Kingdom (Europe group); `GB` is read as `UK`.
-    UK,
-    /// The United States (North America group).
-    US,
-}
-
-impl Region {
-    /// Every region, in the specification's order.
-    pub const ALL: [Region; 11] = [
-        Region::AU,
-        Region::CA,
-        Region::DE,
-        Region::ES,
-        Region::FR,
-        Region::IN,
-        Region::IT,
-        Region::JP,
-        Region::MX,
-        Region::UK,
-        Region::US,
-    ];
-
-    /// The wire code, e.g. `"JP"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Region::AU => "AU",
-            Region::CA => "CA",
-            Region::DE => "DE",
-            Region::ES => "ES",
-            Region::FR => "FR",
-            Region::IN => "IN",
-            Region::IT => "IT",
-            Region::JP => "JP",
-            Region::MX => "MX",
-            Region::UK => "UK",
-            Region::US => "US",
-        }
-    }
-
-    /// The regional group whose address serves this region.
-    pub fn group(self) -> RegionGroup {
-        match self {
-            Region::US | Region::CA | Region::MX => RegionGroup::NorthAmerica,
-            Region::UK | Region::DE | Region::FR | Region::IT | Region::ES | Region::IN => {
-                RegionGroup::Europe
-            }
-            Region::JP | Region::AU => RegionGroup::FarEast,
-        }
-    }
-
-    /// The platform's marketplace id of this region.
-    pub fn marketplace_id(self) -> &'static str {
-        wire::MARKETPLACE_IDS
-            .iter()
-            .find(|(r, _)| *r == self)
-            .map(|(_, id)| *id)
-            .unwrap_or("")
-    }
-
-    /// The region of a marketplace id, when it is one the library knows.
-    pub fn from_marketplace_id(id: &str) -> Option<Region> {
-        wire::MARKETPLACE_IDS
-            .iter()
-            .find(|(_, m)| *m == id)
-            .map(|(r, _)| *r)
-    }
-
-    /// Parses a region code in any case; `GB` is `UK` (`normalize::region`).
-    pub fn parse(text: &str) -> Result<Region, Error> {
-        crate::normalize::region("region", text)
-    }
-}
-
-impl FromStr for Region {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Region::parse(s)
-    }
-}
-
-impl fmt::Display for Region {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The three regional groups; each has its own API address and token set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RegionGroup {
-    /// US, CA and MX (`NA`).
-    NorthAmerica,
-    /// UK, DE, FR, IT, ES and IN (`EU`).
-    Europe,
-    /// JP and AU (`FE`).
-    FarEast,
-}
-
-impl RegionGroup {
-    /// Short wire-style name: NA, EU or FE.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RegionGroup::NorthAmerica => "NA",
-            RegionGroup::Europe => "EU",
-            RegionGroup::FarEast => "FE",
-        }
-    }
-}
 
 /// The addresses a client uses. The specification names no host (only that each regional group has
 /// its own API address, a sandbox address, an authorization server and a consent page), so
@@ -358,12 +229,6 @@ impl Settings {
         }
     }
 
-    /// Settings from the `ABWS_*` environment variables (`settings_json::from_env`):
-    /// `ABWS_REGION` is required, and so are the addresses `check` requires.
-    pub fn from_env() -> Result<Settings, Error> {
-        crate::settings_json::from_env(None)
-    }
-
     /// The addresses in force. The API address is `endpoint`, or `sandbox_endpoint` when
     /// `use_sandbox` is set; without it this is a validation error naming the setting and
     /// its environment variable. Trailing slashes are dropped.
@@ -438,7 +303,7 @@ impl Settings {
             check_proxy("proxy", p.expose())?;
         }
         if let Some(r) = &self.shared_state {
-            crate::shared::check_url(r.expose())?;
+            check_redis_url(r.expose())?;
         } else if self.shared_state_required {
             return Err(Error::missing(
                 "shared_state",
@@ -531,6 +396,75 @@ impl Settings {
             None => base,
         }
     }
+}
+
+/// A `shared_state` setting: the Redis address, and the parameters of ours its query may
+/// carry (taken out before the address reaches the Redis client).
+pub(crate) struct RedisAddress {
+    /// The address as the Redis client reads it.
+    pub(crate) url: String,
+    /// `account=`: names the customer account for the fleet's keys, in place of the
+    /// refresh token (which a rotation replaces).
+    pub(crate) account: Option<String>,
+    /// `ca_file=`: a PEM file of the certificate authorities a `rediss://` server's
+    /// certificate must chain to, in place of the web PKI's (a private CA).
+    pub(crate) ca_file: Option<std::path::PathBuf>,
+}
+
+/// Checks a `shared_state` address: `redis://` or `rediss://`, with a host; `account=` not
+/// empty; `ca_file=` only with `rediss://`.
+pub fn check_redis_url(url: &str) -> Result<(), Error> {
+    parse_redis_address(url).map(|_| ())
+}
+
+pub(crate) fn parse_redis_address(url: &str) -> Result<RedisAddress, Error> {
+    let mut parsed = url::Url::parse(url).map_err(|_| {
+        Error::validation(
+            "shared_state",
+            "must be a Redis address like redis://host:6379/0 (rediss:// for TLS)",
+        )
+    })?;
+    if !matches!(parsed.scheme(), "redis" | "rediss") || parsed.host_str().is_none() {
+        return Err(Error::validation(
+            "shared_state",
+            "must be a redis:// or rediss:// address with a host",
+        ));
+    }
+    let (mut account, mut ca_file, mut rest) = (None, None, vec![]);
+    for (k, v) in parsed.query_pairs() {
+        match &*k {
+            "account" if v.trim().is_empty() => {
+                return Err(Error::validation(
+                    "shared_state",
+                    "account= must name the customer account (not empty)",
+                ))
+            }
+            "account" => account = Some(v.into_owned()),
+            "ca_file" if parsed.scheme() != "rediss" => {
+                return Err(Error::validation(
+                    "shared_state",
+                    "ca_file= needs a rediss:// (TLS) address",
+                ))
+            }
+            "ca_file" if v.is_empty() => {
+                return Err(Error::validation(
+                    "shared_state",
+                    "ca_file= must be the path of a PEM file of CA certificates",
+                ))
+            }
+            "ca_file" => ca_file = Some(std::path::PathBuf::from(&*v)),
+            _ => rest.push((k.into_owned(), v.into_owned())),
+        }
+    }
+    parsed.set_query(None);
+    if !rest.is_empty() {
+        parsed.query_pairs_mut().extend_pairs(rest);
+    }
+    Ok(RedisAddress {
+        url: parsed.into(),
+        account,
+        ca_file,
+    })
 }
 
 /// Checks one address setting (`name` is the setting): an absolute https URL (plain http

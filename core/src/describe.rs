@@ -4,9 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{RawJson, Timestamp};
-use crate::money::{Amount, Money};
-
 /// The shape of a value, as the bindings type it.
 #[derive(Clone, Copy, Debug)]
 pub enum Ty {
@@ -149,24 +146,25 @@ pub trait Describe {
     fn ty() -> Ty;
 }
 
+/// `Describe` for types that are one `Ty` each. The leaf types of the model layer
+/// (`Amount`, `Money`, `Timestamp`, `RawJson`) use it beside their definitions: this module
+/// sits below them.
 macro_rules! leaf {
-    ($($t:ty => $v:expr),* $(,)?) => {
-        $( impl Describe for $t { fn ty() -> Ty { $v } } )*
+    ($($t:ty => $v:ident),* $(,)?) => {
+        $( impl $crate::describe::Describe for $t {
+            fn ty() -> $crate::describe::Ty { $crate::describe::Ty::$v }
+        } )*
     };
 }
+pub(crate) use leaf;
 
 leaf! {
-    String => Ty::Str,
-    i64 => Ty::Int,
-    u32 => Ty::Int,
-    f64 => Ty::Float,
-    bool => Ty::Bool,
-    Amount => Ty::Decimal,
-    Money => Ty::Money,
-    Timestamp => Ty::DateTime,
-    RawJson => Ty::Raw,
-    () => Ty::Unit,
-    crate::api::DateTimeArg => Ty::DateTimeArg,
+    String => Str,
+    i64 => Int,
+    u32 => Int,
+    f64 => Float,
+    bool => Bool,
+    () => Unit,
 }
 
 impl<T: Describe> Describe for Vec<T> {

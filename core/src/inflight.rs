@@ -8,7 +8,7 @@
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
-use crate::operations::Operation;
+use crate::operation_row::Operation;
 use crate::retry::OperationKind;
 
 tokio::task_local! {

@@ -2,10 +2,12 @@
 //! PDF documents, carts, product search, ordering, reporting and package tracking.
 //!
 //! The library is async inside (`Client`) with a blocking facade outside
-//! (`blocking::Client`); both share one process-wide rate limiter and retry budget.
+//! (`blocking::Client`); both share one process-wide rate limiter and retry budget (a client
+//! built with `Client::with_context` has its context's instead).
 
 #![deny(missing_docs)]
 
+mod answer;
 pub mod api;
 pub mod auth;
 pub mod blocking;
@@ -16,6 +18,8 @@ pub mod config;
 pub mod describe;
 pub mod documents;
 pub mod error;
+pub mod fork;
+mod fs;
 pub mod inflight;
 pub mod json_args;
 mod json_peek;
@@ -25,14 +29,17 @@ pub mod money;
 pub mod node;
 pub mod normalize;
 pub mod operation;
+pub mod operation_row;
 pub mod operations;
 pub mod paging;
 pub mod params;
 pub mod pools;
 pub mod process;
 pub mod ratelimit;
+pub mod region;
 pub mod result_schema;
 pub mod retry;
+pub mod rotations;
 pub mod schema;
 pub mod sealed;
 pub mod secret;

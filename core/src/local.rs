@@ -22,7 +22,7 @@ thread_local! {
 }
 
 fn runtime() -> Result<Rc<Runtime>> {
-    let pid = crate::process::pid();
+    let pid = crate::fork::pid();
     RUNTIME.with(|slot| {
         let mut slot = slot.borrow_mut();
         if let Some((owner, rt)) = slot.as_ref() {

@@ -75,14 +75,6 @@ impl Extra {
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v.get())
     }
-    /// An unknown field read as an exact amount: a JSON number (`1750`, `12.30`) or a
-    /// string holding one, its text and scale kept, no float involved. `None` when the
-    /// field is absent or is not a number. (What an unknown number means is unknown; it
-    /// may be money, so it is never read through a float: docs/decisions/002-exact-money.md.)
-    pub fn amount(&self, name: &str) -> Option<crate::money::Amount> {
-        crate::money::Amount::from_json(self.get(name)?).ok()
-    }
-
     /// Every unknown field: (wire name, raw JSON text).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.0.iter().map(|(n, v)| (n.as_str(), v.get()))
@@ -523,6 +515,11 @@ impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(s)
     }
+}
+
+crate::describe::leaf! {
+    Timestamp => DateTime,
+    RawJson => Raw,
 }
 
 #[cfg(test)]

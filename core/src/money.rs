@@ -344,6 +344,21 @@ impl Serialize for Money {
     }
 }
 
+crate::describe::leaf! {
+    Amount => Decimal,
+    Money => Money,
+}
+
+impl crate::model::Extra {
+    /// An unknown field read as an exact amount: a JSON number (`1750`, `12.30`) or a
+    /// string holding one, its text and scale kept, no float involved. `None` when the
+    /// field is absent or is not a number. (What an unknown number means is unknown; it
+    /// may be money, so it is never read through a float: docs/decisions/002-exact-money.md.)
+    pub fn amount(&self, name: &str) -> Option<Amount> {
+        Amount::from_json(self.get(name)?).ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::amounts_as_numbers;

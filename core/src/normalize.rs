@@ -12,25 +12,14 @@
 //! - Marketplace ids: a region code is replaced by that region's marketplace id; any other
 //!   id is only trimmed (ids are opaque and case-sensitive).
 
-use crate::config::{Region, RegionGroup};
 use crate::error::{Error, Result};
+use crate::region::{Region, RegionGroup};
 
-/// The expected form of a region, as error messages state it.
-pub const REGION_FORM: &str = "one of AU, CA, DE, ES, FR, IN, IT, JP, MX, UK, US";
+pub use crate::region::REGION_FORM;
 
 /// A region code in the spec's form (case-insensitive; `GB` is `UK`).
 pub fn region(param: &str, text: &str) -> Result<Region> {
-    let upper = text.trim().to_ascii_uppercase();
-    let code = if upper == "GB" { "UK" } else { upper.as_str() };
-    Region::ALL
-        .into_iter()
-        .find(|r| r.as_str() == code)
-        .ok_or_else(|| {
-            Error::validation(
-                param,
-                format!("must be {REGION_FORM} (GB is accepted for UK) (got {text:?})"),
-            )
-        })
+    Region::parse_as(param, text)
 }
 
 /// A region or a regional group (shippingRegion): the wire text and its group.

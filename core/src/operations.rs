@@ -9,125 +9,10 @@
 
 use http::Method;
 
-use crate::describe::Ty;
 use crate::ratelimit::Plan;
 use crate::retry::OperationKind;
 
-/// One operation of the service.
-#[derive(Clone, Debug)]
-pub struct Operation {
-    /// The specification's operationId.
-    pub id: &'static str,
-    /// The API group (`invoices`, `reconciliation`, ...), as in the public API.
-    pub group: &'static str,
-    /// The method name in Rust, Python and C (`get_invoices`).
-    pub name: &'static str,
-    /// The HTTP method.
-    pub method: Method,
-    /// Path with `{name}` placeholders, version segment included.
-    pub path: &'static str,
-    /// What the operation does to the server's state: decides what may be retried.
-    pub kind: OperationKind,
-    /// Default usage plan until the server reports its own rate.
-    pub plan: Plan,
-    /// Headers the operation needs besides the access token.
-    pub headers: Headers,
-    /// The roles of the business account's app the operation needs (the
-    /// specification's authentication sections); empty where it names none (invoices).
-    pub roles: &'static [&'static str],
-    /// The parameter struct's name and shape.
-    pub params: fn() -> Ty,
-    /// The result's shape.
-    pub output: fn() -> Ty,
-    /// For a listing: its pager.
-    pub pager: Option<PagerInfo>,
-    /// One line on what it does (the first line of the row's doc comment).
-    pub doc: &'static str,
-}
-
-impl PartialEq for Operation {
-    fn eq(&self, other: &Self) -> bool {
-        self.id == other.id
-    }
-}
-
-impl Operation {
-    /// `x-svc-user-email` is declared: sent (and required) on this operation, on no other.
-    pub fn needs_user_email(&self) -> bool {
-        self.headers.user_email
-    }
-
-    /// What a 403 that is not an expired token says about this operation: the role it
-    /// needs (the specification's list), and who can grant it.
-    pub fn role_hint(&self) -> String {
-        match self.roles {
-            [] => format!(
-                "access denied: the specification names no role for {} (the {} API); check \
-                 the roles the customer's consent granted to the application",
-                self.id, self.group
-            ),
-            [role] => format!(
-                "access denied: {} needs the {role} role; check that the application has it \
-                 and that the customer's consent covers it",
-                self.id
-            ),
-            roles => format!(
-                "access denied: {} needs the {} roles; check that the application has them \
-                 and that the customer's consent covers them",
-                self.id,
-                roles.join(" and ")
-            ),
-        }
-    }
-}
-
-/// The pager of a listing: `iter_invoices` walks every page, yielding the items of the
-/// page field `invoices`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PagerInfo {
-    /// The pager's method name (`iter_invoices`).
-    pub name: &'static str,
-    /// The page's field (snake_case) that holds the items.
-    pub items: &'static str,
-}
-
-/// A header an operation needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Header {
-    /// `x-svc-user-email`: the buying user (from the call's `user_email`, else the
-    /// client's).
-    UserEmail,
-    /// `x-svc-date`: the time the request is made (placeOrder).
-    Date,
-}
-
-/// The headers of a row.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Headers {
-    /// `x-svc-user-email` is sent.
-    pub user_email: bool,
-    /// `x-svc-date` is sent.
-    pub date: bool,
-}
-
-impl Headers {
-    /// The headers of a list (usable in constants).
-    pub const fn of(list: &[Header]) -> Headers {
-        let mut h = Headers {
-            user_email: false,
-            date: false,
-        };
-        let mut i = 0;
-        while i < list.len() {
-            match list[i] {
-                Header::UserEmail => h.user_email = true,
-                Header::Date => h.date = true,
-            }
-            i += 1;
-        }
-        h
-    }
-}
+pub use crate::operation_row::{Header, Headers, Operation, PagerInfo};
 
 use OperationKind::*;
 
@@ -181,8 +66,13 @@ macro_rules! operations {
                 params: <$P as crate::describe::Describe>::ty,
                 output: <$O as crate::describe::Describe>::ty,
                 pager: pager_info!($($pager . $items)?),
+                resend_safe: resend_safe($id),
                 doc: first_line(concat!($($doc, "\n"),+)),
             };
+
+            impl crate::operation_row::Row for $P {
+                const ROW: &'static Operation = &$STATIC;
+            }
 
             impl crate::operation::Operation for $P {
                 type Output = $O;
@@ -292,6 +182,24 @@ macro_rules! pager_info {
             items: stringify!($items),
         })
     };
+}
+
+/// Whether the service answers a resent write with a known externalId by the original
+/// result (placeOrder), so that resending it resolves an unknown outcome
+/// (`Operation::resend_safe`).
+const fn resend_safe(id: &str) -> bool {
+    let (a, b) = (id.as_bytes(), "placeOrder".as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 const fn first_line(doc: &'static str) -> &'static str {
@@ -425,6 +333,24 @@ operations! {
     }
 }
 
+impl crate::blocking::Client {
+    /// Runs an operation by its name with JSON arguments (what the bindings call).
+    pub fn call_json(
+        &self,
+        name: &str,
+        args: &str,
+    ) -> crate::Result<Box<dyn crate::operation::Output>> {
+        let op = dynamic(name).ok_or_else(|| {
+            crate::Error::validation(
+                "name",
+                format!("must name an operation, as getInvoices or get_invoices (got {name:?})"),
+            )
+        })?;
+        let fut = op.call(&self.inner()?, args)?;
+        crate::blocking::block_on(fut)?.into_output()
+    }
+}
+
 /// Looks an operation up by its operationId.
 pub fn by_id(id: &str) -> Option<&'static Operation> {
     ALL.iter().copied().find(|o| o.id == id)
@@ -433,6 +359,7 @@ pub fn by_id(id: &str) -> Option<&'static Operation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::describe::Ty;
 
     /// A `user_email` argument exists exactly where the row declares `x-svc-user-email`
     /// (the header is sent nowhere else, so an argument elsewhere would do nothing), and
@@ -462,5 +389,13 @@ mod tests {
                 "getOffersByOfferIds"
             ]
         );
+    }
+
+    /// Only placeOrder is resent to resolve an unknown outcome (the service answers a known
+    /// externalId with the original order); addItems, the other unsafe write, never is.
+    #[test]
+    fn only_place_order_is_resend_safe() {
+        let resend: Vec<_> = ALL.iter().filter(|o| o.resend_safe).map(|o| o.id).collect();
+        assert_eq!(resend, ["placeOrder"]);
     }
 }

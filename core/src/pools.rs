@@ -86,7 +86,7 @@ impl PoolSpec {
     /// The process runtime's pool of this description (rebuilt in a forked child, whose
     /// copies of the parent's connections must not be used).
     fn process_pool(&self, fresh: bool) -> Result<reqwest::Client, Error> {
-        let pid = crate::process::pid();
+        let pid = crate::fork::pid();
         let mut slot = self.process.lock().unwrap_or_else(|p| p.into_inner());
         if !fresh {
             if let Some((owner, pool)) = slot.as_ref() {
@@ -262,7 +262,7 @@ impl Pool {
     /// This thread's pool of the description (a forked child's thread starts afresh).
     fn local(&self, fresh: bool) -> Result<reqwest::Client, Error> {
         let id = Arc::as_ptr(&self.spec) as usize;
-        let pid = crate::process::pid();
+        let pid = crate::fork::pid();
         LOCAL_POOLS.with(|pools| {
             let mut pools = pools.borrow_mut();
             if !fresh {

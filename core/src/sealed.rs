@@ -360,7 +360,7 @@ pub fn open_file_with(
 ) -> Result<u64> {
     let mut reader = std::fs::File::open(src)
         .map_err(|e| Error::document(format!("opening {} failed: {e}", src.display())))?;
-    let mut out = crate::api::document_file::SafeFile::create(dest)?;
+    let mut out = crate::fs::SafeFile::create(dest)?;
     let n = open_with(key, password, &mut reader, &mut out)?;
     out.commit()?;
     Ok(n)

@@ -259,6 +259,14 @@ pub fn from_env(overrides: Option<&Value>) -> Result<Settings> {
     from_json(&Value::Object(env_object(overrides)?), "environment")
 }
 
+impl Settings {
+    /// Settings from the `ABWS_*` environment variables (`settings_json::from_env`):
+    /// `ABWS_REGION` is required, and so are the addresses `check` requires.
+    pub fn from_env() -> Result<Settings> {
+        from_env(None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,15 +16,17 @@
 //! secret learns nothing usable.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
 use tokio::time::Instant;
 
-use crate::config::{Credentials, RegionGroup};
+pub use crate::config::check_redis_url as check_url;
+use crate::config::{parse_redis_address, Credentials, RegionGroup};
 use crate::error::{Error, Result};
+use crate::process::Context;
 use crate::Secret;
 
 /// The longest any call waits on one Redis operation.
@@ -43,75 +45,6 @@ pub const REFRESH_LOCK: Duration = Duration::from_secs(15);
 /// reached to the fleet (`Shared::rotated`).
 pub const HAND_OVER: Duration = Duration::from_secs(120);
 use crate::ratelimit::{SAFETY_FACTOR, TIME_MARGIN};
-
-/// A `shared_state` setting: the Redis address, and the parameters of ours its query may
-/// carry (taken out before the address reaches the Redis client).
-struct Address {
-    /// The address as the Redis client reads it.
-    url: String,
-    /// `account=`: names the customer account for the fleet's keys, in place of the
-    /// refresh token (which a rotation replaces).
-    account: Option<String>,
-    /// `ca_file=`: a PEM file of the certificate authorities a `rediss://` server's
-    /// certificate must chain to, in place of the web PKI's (a private CA).
-    ca_file: Option<std::path::PathBuf>,
-}
-
-/// Checks a `shared_state` address: `redis://` or `rediss://`, with a host; `account=` not
-/// empty; `ca_file=` only with `rediss://`.
-pub fn check_url(url: &str) -> Result<()> {
-    parse_address(url).map(|_| ())
-}
-
-fn parse_address(url: &str) -> Result<Address> {
-    let mut parsed = url::Url::parse(url).map_err(|_| {
-        Error::validation(
-            "shared_state",
-            "must be a Redis address like redis://host:6379/0 (rediss:// for TLS)",
-        )
-    })?;
-    if !matches!(parsed.scheme(), "redis" | "rediss") || parsed.host_str().is_none() {
-        return Err(Error::validation(
-            "shared_state",
-            "must be a redis:// or rediss:// address with a host",
-        ));
-    }
-    let (mut account, mut ca_file, mut rest) = (None, None, vec![]);
-    for (k, v) in parsed.query_pairs() {
-        match &*k {
-            "account" if v.trim().is_empty() => {
-                return Err(Error::validation(
-                    "shared_state",
-                    "account= must name the customer account (not empty)",
-                ))
-            }
-            "account" => account = Some(v.into_owned()),
-            "ca_file" if parsed.scheme() != "rediss" => {
-                return Err(Error::validation(
-                    "shared_state",
-                    "ca_file= needs a rediss:// (TLS) address",
-                ))
-            }
-            "ca_file" if v.is_empty() => {
-                return Err(Error::validation(
-                    "shared_state",
-                    "ca_file= must be the path of a PEM file of CA certificates",
-                ))
-            }
-            "ca_file" => ca_file = Some(std::path::PathBuf::from(&*v)),
-            _ => rest.push((k.into_owned(), v.into_owned())),
-        }
-    }
-    parsed.set_query(None);
-    if !rest.is_empty() {
-        parsed.query_pairs_mut().extend_pairs(rest);
-    }
-    Ok(Address {
-        url: parsed.into(),
-        account,
-        ca_file,
-    })
-}
 
 /// What the bucket scripts share: Redis's clock, and the bucket's stored fields read back
 /// checked. A number read from Redis is used only when it is finite and in bounds: a rate
@@ -340,25 +273,6 @@ impl LedgerState {
     }
 }
 
-/// Runs a Redis future where its connection's driver belongs. A connection (and one remade
-/// after a failure) is driven by a task of the runtime it is made on; when the call runs on
-/// a calling thread's own runtime (`local.rs`), which is driven only while that thread is
-/// in a call, it is made and used on the process runtime instead, as other threads share it.
-async fn on_process_runtime<T: Send + 'static>(
-    fut: impl std::future::Future<Output = redis::RedisResult<T>> + Send + 'static,
-) -> redis::RedisResult<T> {
-    if crate::pools::place() != crate::pools::Place::CallingThread {
-        return fut.await;
-    }
-    match crate::process::context().runtime() {
-        Ok(rt) => rt
-            .spawn(fut)
-            .await
-            .unwrap_or_else(|_| Err(std::io::Error::other("the shared-state task failed").into())),
-        Err(_) => fut.await,
-    }
-}
-
 /// A client's handle on the shared state.
 pub struct Shared {
     client: redis::Client,
@@ -378,6 +292,10 @@ pub struct Shared {
     /// When each `Cause` was last logged: an outage once until Redis answers again, a
     /// misconfiguration (which a working read does not cure) at most every 10 minutes.
     warned: Mutex<[Option<Instant>; 5]>,
+    /// The client's context, whose runtime drives the connection when a call runs on a
+    /// calling thread's own runtime (`on_context_runtime`) and hands a rotation over
+    /// (`rotated`). Not kept alive by this handle.
+    context: Weak<Context>,
 }
 
 /// Why a Redis operation failed, as far as the log says (never the server's message, which
@@ -466,10 +384,15 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Shared {
-    /// A handle for `url` and the account of `credentials` in `group`. Connects on first
-    /// use.
-    pub fn new(url: &Secret, credentials: &Credentials, group: RegionGroup) -> Result<Shared> {
-        let address = parse_address(url.expose())?;
+    /// A handle for `url` and the account of `credentials` in `group`, for a client of
+    /// `context`. Connects on first use.
+    pub fn new(
+        url: &Secret,
+        credentials: &Credentials,
+        group: RegionGroup,
+        context: Weak<Context>,
+    ) -> Result<Shared> {
+        let address = parse_redis_address(url.expose())?;
         let unusable =
             || Error::validation("shared_state", "is not a Redis address this client can use");
         let client = match &address.ca_file {
@@ -528,6 +451,7 @@ impl Shared {
             pending_rotation: Mutex::new(None),
             handing_over: AtomicBool::new(false),
             warned: Mutex::new([None; 5]),
+            context,
         })
     }
 
@@ -559,7 +483,7 @@ impl Shared {
                 .query_async::<()>(&mut conn)
                 .await
         };
-        let outcome = tokio::time::timeout(CHECK_BOUND, on_process_runtime(probe)).await;
+        let outcome = tokio::time::timeout(CHECK_BOUND, self.on_context_runtime(probe)).await;
         let unreachable = |why: String| {
             Error::transport(format!(
                 "the shared state cannot be used: Redis is unreachable ({why}); nothing would \
@@ -583,6 +507,33 @@ impl Shared {
                 "no answer within {} ms",
                 CHECK_BOUND.as_millis()
             ))),
+        }
+    }
+
+    /// The runtime of the client's context, built on first use (`None` once the context is
+    /// gone or its runtime cannot start).
+    fn context_runtime(&self) -> Option<tokio::runtime::Handle> {
+        let context = self.context.upgrade()?;
+        let handle = context.runtime().ok()?.handle().clone();
+        Some(handle)
+    }
+
+    /// Runs a Redis future where its connection's driver belongs. A connection (and one remade
+    /// after a failure) is driven by a task of the runtime it is made on; when the call runs on
+    /// a calling thread's own runtime (`local.rs`), which is driven only while that thread is
+    /// in a call, it is made and used on the context's runtime instead, as other threads share it.
+    async fn on_context_runtime<T: Send + 'static>(
+        &self,
+        fut: impl std::future::Future<Output = redis::RedisResult<T>> + Send + 'static,
+    ) -> redis::RedisResult<T> {
+        if crate::pools::place() != crate::pools::Place::CallingThread {
+            return fut.await;
+        }
+        match self.context_runtime() {
+            Some(rt) => rt.spawn(fut).await.unwrap_or_else(|_| {
+                Err(std::io::Error::other("the shared-state task failed").into())
+            }),
+            None => fut.await,
         }
     }
 
@@ -629,16 +580,17 @@ impl Shared {
                             .set_response_timeout(Some(OP_BOUND))
                             .set_number_of_retries(1);
                         let client = self.client.clone();
-                        let c = on_process_runtime(async move {
-                            ConnectionManager::new_with_config(client, config).await
-                        })
-                        .await?;
+                        let c = self
+                            .on_context_runtime(async move {
+                                ConnectionManager::new_with_config(client, config).await
+                            })
+                            .await?;
                         *slot = Some(c.clone());
                         c
                     }
                 }
             };
-            on_process_runtime(f(conn)).await
+            self.on_context_runtime(f(conn)).await
         })
         .await;
         match outcome {
@@ -953,8 +905,7 @@ impl Shared {
         if !self.is_down() || self.handing_over.swap(true, Ordering::AcqRel) {
             return;
         }
-        let context = crate::process::context();
-        let Ok(rt) = context.runtime() else {
+        let Some(rt) = self.context_runtime() else {
             self.handing_over.store(false, Ordering::Release);
             return;
         };

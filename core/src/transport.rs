@@ -325,7 +325,7 @@ pub struct Transport {
     /// bad state (a reset, a half-read body, a server in trouble) is not reused.
     api: Pool,
     /// Sent on every request (the pools are shared by clients of different applications);
-    /// one per distinct value in the process (`process::interned`).
+    /// one per distinct value in the process (`fork::interned`).
     user_agent: std::sync::Arc<HeaderValue>,
     max_response_bytes: usize,
     /// The longest wait for the next body byte once a response has started.
@@ -451,7 +451,7 @@ impl Transport {
             std::sync::Mutex::new(Vec::new());
         let user_agent = HeaderValue::from_str(&settings.user_agent())
             .map_err(|_| Error::validation("app_name", "must be printable ASCII text"))?;
-        let user_agent = crate::process::interned(&USER_AGENTS, user_agent);
+        let user_agent = crate::fork::interned(&USER_AGENTS, user_agent);
         let route = Route::new(settings)?;
         let connect = settings.timeouts.connect;
         let pool = |kind| Pool::new(kind, route.proxy.clone(), route.localhost.clone(), connect);

@@ -27,17 +27,5 @@ pub const USER_AGENT_PRODUCT: &str = "abws";
 /// Fulfillment type whose wire value carries the operator's name.
 pub const PLATFORM_FULFILLMENT: &str = "PLATFORM_FULFILLMENT";
 
-/// The platform's marketplace identifiers per region (they name the operator's stores).
-pub const MARKETPLACE_IDS: [(crate::config::Region, &str); 11] = [
-    (crate::config::Region::US, "ATVPDKIKX0DER"),
-    (crate::config::Region::CA, "A2EUQ1WTGCTBG2"),
-    (crate::config::Region::MX, "A1AM78C64UM0Y8"),
-    (crate::config::Region::UK, "A1F83G8C2ARO7P"),
-    (crate::config::Region::DE, "A1PA6795UKMFR9"),
-    (crate::config::Region::FR, "A13V1IB3VIYZZH"),
-    (crate::config::Region::IT, "APJ6JRA9NG5V4"),
-    (crate::config::Region::ES, "A1RKKUPIHCS9HS"),
-    (crate::config::Region::IN, "A21TJRUUN4KGV"),
-    (crate::config::Region::JP, "A1VC38T7YXB528"),
-    (crate::config::Region::AU, "A39IBJ37TRP1C6"),
-];
+/// The platform's marketplace identifiers per region (kept with the regions they name).
+pub use crate::region::MARKETPLACE_IDS;

@@ -3,11 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::client_region;
+use crate::answer::Answer;
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
-use crate::operation::Answer;
-use crate::operations as ops;
+use crate::operation_row::{Operation, Row};
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
@@ -375,7 +375,7 @@ impl Client {
 
 fn cart_call(
     c: &Client,
-    op: &'static ops::Operation,
+    op: &'static Operation,
     cart_id: &str,
     region: &Option<String>,
 ) -> Result<Call> {
@@ -391,7 +391,7 @@ fn list_call(c: &Client, p: &ListCartsParams) -> Result<Call> {
     if let Some(n) = p.page_size {
         validate::int_range("page_size", n, 1, MAX_PAGE_SIZE)?;
     }
-    let mut call = Call::new(&ops::LIST_CARTS)
+    let mut call = Call::new(ListCartsParams::ROW)
         .query("region", region.as_str())
         .query_opt("pageSize", p.page_size.map(|n| n.to_string()));
     call.user_email = p.user_email.clone();
@@ -402,7 +402,7 @@ fn list_call(c: &Client, p: &ListCartsParams) -> Result<Call> {
 pub(crate) async fn list_carts(c: &Client, p: &ListCartsParams) -> Result<Answer<CartsPage>> {
     let call = list_call(c, p)?.query_opt("pageToken", p.page_token.as_deref());
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::LIST_CARTS.id))
+    Ok(Answer::new(resp, ListCartsParams::ROW.id))
 }
 
 /// Every page of listCarts.
@@ -418,17 +418,17 @@ pub(crate) fn iter_carts(c: &Client, p: &ListCartsParams) -> Result<Pager<CartsP
 /// getCart: a cart summary with its subtotal.
 pub(crate) async fn get_cart(c: &Client, p: &GetCartParams) -> Result<Answer<CartDetails>> {
     let resp = c
-        .execute(&cart_call(c, &ops::GET_CART, &p.cart_id, &p.region)?)
+        .execute(&cart_call(c, GetCartParams::ROW, &p.cart_id, &p.region)?)
         .await?;
-    Ok(Answer::new(resp, ops::GET_CART.id))
+    Ok(Answer::new(resp, GetCartParams::ROW.id))
 }
 
 /// getItems: the items of a cart with current price and availability.
 pub(crate) async fn get_items(c: &Client, p: &GetItemsParams) -> Result<Answer<CartItems>> {
     let resp = c
-        .execute(&cart_call(c, &ops::GET_ITEMS, &p.cart_id, &p.region)?)
+        .execute(&cart_call(c, GetItemsParams::ROW, &p.cart_id, &p.region)?)
         .await?;
-    Ok(Answer::new(resp, ops::GET_ITEMS.id))
+    Ok(Answer::new(resp, GetItemsParams::ROW.id))
 }
 
 /// addItems: adds items. Not resent after an ambiguous failure (it could add the
@@ -470,7 +470,7 @@ pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<AddItems
         items: &'a [AddItem],
     }
     let mut call =
-        cart_call(c, &ops::ADD_ITEMS, &p.cart_id, &p.region)?.json(&Body { items: &items })?;
+        cart_call(c, AddItemsParams::ROW, &p.cart_id, &p.region)?.json(&Body { items: &items })?;
     call.external_id = Some(ids.join(","));
     call.external_ids = ids.clone();
     let mut result: AddItemsResult = c.execute_json(&call).await?;
@@ -510,15 +510,21 @@ pub(crate) async fn modify_items(c: &Client, p: &ModifyItemsParams) -> Result<An
     struct Body<'a> {
         items: &'a [ModifyItem],
     }
-    let call = cart_call(c, &ops::MODIFY_ITEMS, &p.cart_id, &p.region)?.json(&Body { items })?;
+    let call =
+        cart_call(c, ModifyItemsParams::ROW, &p.cart_id, &p.region)?.json(&Body { items })?;
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::MODIFY_ITEMS.id))
+    Ok(Answer::new(resp, ModifyItemsParams::ROW.id))
 }
 
 /// deleteItems: empties the cart (after an order).
 pub(crate) async fn delete_items(c: &Client, p: &DeleteItemsParams) -> Result<()> {
-    c.execute(&cart_call(c, &ops::DELETE_ITEMS, &p.cart_id, &p.region)?)
-        .await?;
+    c.execute(&cart_call(
+        c,
+        DeleteItemsParams::ROW,
+        &p.cart_id,
+        &p.region,
+    )?)
+    .await?;
     Ok(())
 }
 
@@ -535,11 +541,14 @@ pub(crate) async fn get_estimated_total_purchase_cost(
     }
     let call = cart_call(
         c,
-        &ops::GET_ESTIMATED_TOTAL_PURCHASE_COST,
+        GetEstimatedTotalPurchaseCostParams::ROW,
         &p.cart_id,
         &p.region,
     )?
     .json(&Body { address: &address })?;
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::GET_ESTIMATED_TOTAL_PURCHASE_COST.id))
+    Ok(Answer::new(
+        resp,
+        GetEstimatedTotalPurchaseCostParams::ROW.id,
+    ))
 }

@@ -7,12 +7,12 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::time::Instant;
 
+use crate::answer::{Answer, Finish};
 use crate::client::{Attempt, AttemptPlan, Attempts, Call, Client, Failure};
 use crate::config::{Region, RegionGroup};
 use crate::documents::{ArchiveUnpacker, StreamUnpacker};
 use crate::error::{Error, ErrorKind, Result};
-use crate::operation::{Answer, Finish};
-use crate::operations as ops;
+use crate::operation_row::Row;
 use crate::wipe::{wipe_received, WipeBuf};
 use crate::{model, validate, wire_enum, Timestamp};
 
@@ -422,21 +422,21 @@ pub(crate) async fn create_report(
         #[serde(rename = "reportOptions")]
         report_options: &'a ReportOptionsParams,
     }
-    let call = Call::new(&ops::CREATE_REPORT_OP).json(&Body {
+    let call = Call::new(CreateReportParams::ROW).json(&Body {
         report_type: &report_type,
         marketplace_ids: &marketplace_ids,
         report_options: &p.report_options,
     })?;
     let resp = client.execute(&call).await?;
-    Ok(Answer::new(resp, ops::CREATE_REPORT_OP.id))
+    Ok(Answer::new(resp, CreateReportParams::ROW.id))
 }
 
 /// getReport: a report created within the last 30 days.
 pub(crate) async fn get_report(client: &Client, p: &GetReportParams) -> Result<Answer<Report>> {
     validate::non_empty("report_id", &p.report_id)?;
-    let call = Call::new(&ops::GET_REPORT).path("reportId", &p.report_id);
+    let call = Call::new(GetReportParams::ROW).path("reportId", &p.report_id);
     let resp = client.execute(&call).await?;
-    Ok(Answer::new(resp, ops::GET_REPORT.id))
+    Ok(Answer::new(resp, GetReportParams::ROW.id))
 }
 
 /// getReportDocument: the document's presigned address (valid five minutes).
@@ -445,9 +445,10 @@ pub(crate) async fn get_report_document(
     p: &GetReportDocumentParams,
 ) -> Result<Answer<ReportDocument>> {
     validate::non_empty("report_document_id", &p.report_document_id)?;
-    let call = Call::new(&ops::GET_REPORT_DOCUMENT).path("reportDocumentId", &p.report_document_id);
+    let call =
+        Call::new(GetReportDocumentParams::ROW).path("reportDocumentId", &p.report_document_id);
     let resp = client.execute(&call).await?;
-    Ok(Answer::new(resp, ops::GET_REPORT_DOCUMENT.id))
+    Ok(Answer::new(resp, GetReportDocumentParams::ROW.id))
 }
 
 impl Documents<'_> {

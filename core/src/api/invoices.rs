@@ -9,11 +9,11 @@ use serde_json::value::RawValue;
 use super::{
     client_region, optional_region, wire_datetime, Address, DateTimeArg, DateValue, RegisteredParty,
 };
+use crate::answer::Answer;
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
-use crate::operation::Answer;
-use crate::operations as ops;
+use crate::operation_row::Row;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, wire_enum, RawJson, Timestamp};
 
@@ -287,7 +287,7 @@ model! {
     }
 }
 
-impl crate::operation::Wrapper for InvoiceDetailResponse {
+impl crate::answer::Wrapper for InvoiceDetailResponse {
     type Part = InvoiceDetail;
     const FIELD: &'static str = "invoiceDetail";
     fn into_part(self) -> Option<InvoiceDetail> {
@@ -446,7 +446,7 @@ fn list_calls(c: &Client, p: &GetInvoicesParams, windowed: bool) -> Result<Vec<C
     Ok(windows
         .into_iter()
         .map(|(from, to)| {
-            Call::new(&ops::GET_INVOICES)
+            Call::new(GetInvoicesParams::ROW)
                 .query("invoiceIssueStartDate", wire_datetime(from))
                 .query("invoiceIssueEndDate", wire_datetime(to))
                 .query_opt("region", region.map(|r| r.as_str()))
@@ -469,7 +469,7 @@ pub(crate) async fn get_invoices(
         None => call,
     };
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::GET_INVOICES.id))
+    Ok(Answer::new(resp, GetInvoicesParams::ROW.id))
 }
 
 /// Every page of getInvoices. Any date range is accepted: it is walked in windows of at
@@ -502,20 +502,20 @@ pub(crate) async fn get_invoice_detail_by_invoice_number(
 ) -> Result<Answer<InvoiceDetail>> {
     validate::non_empty("invoice_number", &p.invoice_number)?;
     let region = client_region(c, &p.region)?;
-    let call = Call::new(&ops::GET_INVOICE_DETAIL)
+    let call = Call::new(GetInvoiceDetailByInvoiceNumberParams::ROW)
         .path("invoiceNumber", &p.invoice_number)
         .query("region", region.as_str());
     let resp = c.execute(&call).await?;
     Ok(Answer::part::<InvoiceDetailResponse>(
         resp,
-        ops::GET_INVOICE_DETAIL.id,
+        GetInvoiceDetailByInvoiceNumberParams::ROW.id,
     ))
 }
 
 fn line_items_call(c: &Client, p: &GetInvoiceLineItemsByInvoiceNumberParams) -> Result<Call> {
     validate::non_empty("invoice_number", &p.invoice_number)?;
     let region = client_region(c, &p.region)?;
-    Ok(Call::new(&ops::GET_INVOICE_LINE_ITEMS)
+    Ok(Call::new(GetInvoiceLineItemsByInvoiceNumberParams::ROW)
         .path("invoiceNumber", &p.invoice_number)
         .query("region", region.as_str()))
 }
@@ -527,7 +527,10 @@ pub(crate) async fn get_invoice_line_items_by_invoice_number(
 ) -> Result<Answer<LineItemsPage>> {
     let call = line_items_call(c, p)?.query_opt("nextPageToken", p.next_page_token.as_deref());
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::GET_INVOICE_LINE_ITEMS.id))
+    Ok(Answer::new(
+        resp,
+        GetInvoiceLineItemsByInvoiceNumberParams::ROW.id,
+    ))
 }
 
 /// Every page of an invoice's line items.

@@ -39,6 +39,12 @@ impl DateTimeArg {
     }
 }
 
+impl crate::describe::Describe for DateTimeArg {
+    fn ty() -> crate::describe::Ty {
+        crate::describe::Ty::DateTimeArg
+    }
+}
+
 impl fmt::Debug for DateTimeArg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

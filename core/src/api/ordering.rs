@@ -20,7 +20,7 @@ use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::model::RawJson;
 use crate::money::Money;
-use crate::operations as ops;
+use crate::operation_row::Row;
 use crate::{model, validate};
 
 /// The longest order externalId, in characters (this and the next two: placeOrder's
@@ -861,7 +861,7 @@ pub(crate) async fn place_order(c: &Client, order: &PlaceOrderRequest) -> Result
         }
     }
     let order = &order;
-    let mut call = Call::new(&ops::PLACE_ORDER).json(order)?;
+    let mut call = Call::new(PlaceOrderRequest::ROW).json(order)?;
     call.external_id = Some(order.external_id.clone());
     c.execute_json(&call).await
 }

@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::answer::Answer;
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::model::RawJson;
 use crate::money::{Amount, Money};
-use crate::operation::Answer;
-use crate::operations as ops;
+use crate::operation_row::Row;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, normalize, validate, Timestamp};
 
@@ -654,7 +654,7 @@ fn search_call(p: &SearchProductsRequestParams) -> Result<Call> {
         validate::non_empty("sort_key", k)?;
     }
     let call = context
-        .apply(Call::new(&ops::SEARCH_PRODUCTS))
+        .apply(Call::new(SearchProductsRequestParams::ROW))
         .query_opt("keywords", csv("keywords", &p.keywords)?)
         .query_opt("facets", csv("facets", &p.facets)?)
         .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
@@ -702,7 +702,7 @@ pub(crate) async fn search_products_request(
 ) -> Result<Answer<SearchProductsResult>> {
     let call = search_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::SEARCH_PRODUCTS.id))
+    Ok(Answer::new(resp, SearchProductsRequestParams::ROW.id))
 }
 
 /// Every page of a search (at most 13 pages: numbers 0 to 12).
@@ -726,7 +726,7 @@ pub(crate) async fn products_request(
     validate::non_empty("product_id", &p.product_id)?;
     let context = p.context().normalized()?;
     let call = context
-        .apply(Call::new(&ops::PRODUCTS_REQUEST).path("productId", &p.product_id))
+        .apply(Call::new(ProductsRequestParams::ROW).path("productId", &p.product_id))
         .query_opt("quantity", quantity_arg(p.quantity)?)
         .query_opt("facets", csv("facets", &p.facets)?)
         .query_opt(
@@ -738,7 +738,7 @@ pub(crate) async fn products_request(
             csv("inclusions_for_offers", &p.inclusions_for_offers)?,
         );
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
-    Ok(Answer::new(resp, ops::PRODUCTS_REQUEST.id))
+    Ok(Answer::new(resp, ProductsRequestParams::ROW.id))
 }
 
 fn offers_call(p: &SearchOffersRequestParams) -> Result<Call> {
@@ -746,7 +746,7 @@ fn offers_call(p: &SearchOffersRequestParams) -> Result<Call> {
     let context = p.context().normalized()?;
     page_args(p.page_number, p.page_size)?;
     let call = context
-        .apply(Call::new(&ops::SEARCH_OFFERS).path("productId", &p.product_id))
+        .apply(Call::new(SearchOffersRequestParams::ROW).path("productId", &p.product_id))
         .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
         .query_opt("filterIds", csv("filter_ids", &p.filter_ids)?)
         .query_opt("quantity", quantity_arg(p.quantity)?)
@@ -764,7 +764,7 @@ pub(crate) async fn search_offers_request(
 ) -> Result<Answer<OffersResult>> {
     let call = offers_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::SEARCH_OFFERS.id))
+    Ok(Answer::new(resp, SearchOffersRequestParams::ROW.id))
 }
 
 /// Every page of a product's offers.
@@ -838,7 +838,7 @@ pub(crate) async fn get_products_by_asins(
         quantity: p.quantity,
         facets: &p.facets,
     };
-    let call = Call::new(&ops::GET_PRODUCTS_BY_ASINS)
+    let call = Call::new(GetProductsByAsinsParams::ROW)
         .query_opt(
             "inclusionsForProducts",
             csv("inclusions_for_products", &p.inclusions_for_products)?,
@@ -850,7 +850,7 @@ pub(crate) async fn get_products_by_asins(
         .query_opt("groupTag", context.group_tag.clone())
         .json(&body)?;
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
-    Ok(Answer::new(resp, ops::GET_PRODUCTS_BY_ASINS.id))
+    Ok(Answer::new(resp, GetProductsByAsinsParams::ROW.id))
 }
 
 /// getOffersByOfferIds: up to 30 offers by id (to load a cart or check quantities).
@@ -892,10 +892,10 @@ pub(crate) async fn get_offers_by_offer_ids(
             .collect(),
         context: context.body(),
     };
-    let call = Call::new(&ops::GET_OFFERS_BY_OFFER_IDS)
+    let call = Call::new(GetOffersByOfferIdsParams::ROW)
         .query("inclusionsForOffers", inclusions)
         .query_opt("groupTag", context.group_tag.clone())
         .json(&body)?;
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
-    Ok(Answer::new(resp, ops::GET_OFFERS_BY_OFFER_IDS.id))
+    Ok(Answer::new(resp, GetOffersByOfferIdsParams::ROW.id))
 }

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{wire_datetime, Address, DateTimeArg, RegisteredParty};
+use crate::answer::Answer;
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::{Amount, Money};
-use crate::operation::Answer;
-use crate::operations as ops;
+use crate::operation_row::Row;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
@@ -324,7 +324,7 @@ fn transactions_call(p: &GetTransactionsParams) -> Result<Call> {
             "must not be after feed_end_date",
         ));
     }
-    Ok(Call::new(&ops::GET_TRANSACTIONS)
+    Ok(Call::new(GetTransactionsParams::ROW)
         .query("feedStartDate", wire_datetime(start))
         .query("feedEndDate", wire_datetime(end)))
 }
@@ -340,7 +340,7 @@ pub(crate) async fn get_transactions(
         call.query = vec![("nextPageToken", t.clone())];
     }
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::GET_TRANSACTIONS.id))
+    Ok(Answer::new(resp, GetTransactionsParams::ROW.id))
 }
 
 /// Every page of getTransactions.
@@ -381,13 +381,13 @@ pub(crate) async fn get_invoice_details_by_order_line_items(
         #[serde(rename = "orderLineItems")]
         order_line_items: &'a [OrderLineItemRef],
     }
-    let call = Call::new(&ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS).json(&Body {
+    let call = Call::new(GetInvoiceDetailsByOrderLineItemsParams::ROW).json(&Body {
         order_line_items: items,
     })?;
     let resp = c.execute(&call).await?;
     Ok(Answer::new(
         resp,
-        ops::GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS.id,
+        GetInvoiceDetailsByOrderLineItemsParams::ROW.id,
     ))
 }
 

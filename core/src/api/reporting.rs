@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use chrono::Utc;
 
 use super::{optional_region, wire_datetime, DateTimeArg};
+use crate::answer::Answer;
 use crate::client::{Call, Client};
 use crate::error::Result;
 use crate::model::RawJson;
 use crate::money::Money;
-use crate::operation::Answer;
-use crate::operations as ops;
+use crate::operation_row::Row;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
@@ -298,13 +298,13 @@ pub(crate) async fn get_orders_by_order_id(
 ) -> Result<Answer<OrdersResponse>> {
     validate::non_empty("order_id", &p.order_id)?;
     let flag = |b: Option<bool>| if b == Some(true) { "true" } else { "false" };
-    let call = Call::new(&ops::GET_ORDERS_BY_ORDER_ID)
+    let call = Call::new(GetOrdersByOrderIdParams::ROW)
         .path("orderId", &p.order_id)
         .query("includeLineItems", flag(p.include_line_items))
         .query("includeShipments", flag(p.include_shipments))
         .query("includeCharges", flag(p.include_charges));
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::GET_ORDERS_BY_ORDER_ID.id))
+    Ok(Answer::new(resp, GetOrdersByOrderIdParams::ROW.id))
 }
 
 fn sli_call(c: &Client, p: &GetShipmentLineItemReportsParams) -> Result<Call> {
@@ -325,7 +325,7 @@ fn sli_call(c: &Client, p: &GetShipmentLineItemReportsParams) -> Result<Call> {
     )?;
     let ids = list("order_ids", &p.order_ids, MAX_ORDER_IDS)?;
     let region = optional_region(c, &p.region)?;
-    Ok(Call::new(&ops::GET_SHIPMENT_LINE_ITEM_REPORTS)
+    Ok(Call::new(GetShipmentLineItemReportsParams::ROW)
         .query("orderStartDate", wire_datetime(start))
         .query("orderEndDate", wire_datetime(end))
         .query_opt("purchaseOrderNumbers", pos)
@@ -340,7 +340,7 @@ pub(crate) async fn get_shipment_line_item_reports(
 ) -> Result<Answer<ShipmentLineItemsPage>> {
     let call = sli_call(c, p)?.query_opt("nextPageToken", p.next_page_token.clone());
     let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, ops::GET_SHIPMENT_LINE_ITEM_REPORTS.id))
+    Ok(Answer::new(resp, GetShipmentLineItemReportsParams::ROW.id))
 }
 
 /// Every page of getShipmentLineItemReports.

@@ -1,10 +1,10 @@
 //! Package tracking 2025-07-02: status, carrier, events and milestones of one package.
 
 use super::client_region;
+use crate::answer::Answer;
 use crate::client::{Call, Client};
 use crate::error::{ErrorKind, Result};
-use crate::operation::Answer;
-use crate::operations as ops;
+use crate::operation_row::Row;
 use crate::{model, validate, Timestamp};
 
 /// The locales the tracking operation supports.
@@ -77,7 +77,7 @@ model! {
     }
 }
 
-impl crate::operation::Wrapper for PackageTrackingResponse {
+impl crate::answer::Wrapper for PackageTrackingResponse {
     type Part = PackageTrackingDetails;
     const FIELD: &'static str = "packageTrackingDetails";
     fn into_part(self) -> Option<PackageTrackingDetails> {
@@ -132,7 +132,7 @@ pub(crate) async fn get_package_tracking_details(
         }
         None => None,
     };
-    let call = Call::new(&ops::GET_PACKAGE_TRACKING_DETAILS)
+    let call = Call::new(GetPackageTrackingDetailsParams::ROW)
         .path("orderId", order_id)
         .path("shipmentId", shipment_id)
         .path("packageId", package_id)
@@ -151,6 +151,6 @@ pub(crate) async fn get_package_tracking_details(
     })?;
     Ok(Answer::part::<PackageTrackingResponse>(
         resp,
-        ops::GET_PACKAGE_TRACKING_DETAILS.id,
+        GetPackageTrackingDetailsParams::ROW.id,
     ))
 }

@@ -20,9 +20,9 @@ use zeroize::Zeroizing;
 
 use super::files;
 use super::state::SealingRecord;
-use crate::api::document_file::SafeFile;
 use crate::documents::NamedDocument;
 use crate::error::{Error, Result};
+use crate::fs::SafeFile;
 use crate::sealed::password::{self, Scrypt};
 use crate::sealed::{self, DocumentKey, SealWriter};
 use crate::Secret;

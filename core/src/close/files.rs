@@ -8,8 +8,8 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::api::document_file::SafeFile;
 use crate::error::{Error, Result};
+use crate::fs::SafeFile;
 
 /// Longest file name the close makes of an invoice number.
 const MAX_NAME: usize = 100;

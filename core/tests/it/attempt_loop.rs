@@ -1,37 +1,32 @@
 //! One attempt loop for every operation, against the sandbox over real loopback HTTP:
 //! a direct call given an expired page token fails as a pager does (`PageTokenExpired`),
-//! and document fetches stop at the operation's deadline, spend the process-wide retry
-//! budget and renew an expired presigned address exactly once.
+//! and document fetches stop at the operation's deadline, spend the retry budget and renew
+//! an expired presigned address exactly once.
 //!
-//! The retry budget is the process's: the tests of this file run one at a time, in a child
-//! process of their own (`alone`), where no other test spends the budget beside them.
+//! Each test's clients are built on a context of their own (`Client::with_context`): the
+//! retry budget they drain and measure is theirs, so the tests run beside any other.
 
 use crate::common;
 
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use abws::api::cart::ListCartsParams;
 use abws::api::invoices::GetInvoicesParams;
 use abws::api::reconciliation::GetTransactionsParams;
+use abws::process::Context;
 use abws::retry::RetryBudget;
-use abws::{ErrorKind, Region};
+use abws::{ErrorKind, Region, Settings};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
 
-#[test]
-fn attempt_loop_alone() {
-    crate::alone::run("attempt_loop::", false);
+/// A blocking client on `context` (its retry budget, rate limits and rotations).
+fn client_on(context: &Arc<Context>, settings: Settings) -> abws::blocking::Client {
+    abws::blocking::Client::with_context(settings, context.clone()).expect("client")
 }
 
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The process-wide context that holds the retry budget.
-fn budget() -> std::sync::Arc<abws::process::Context> {
-    abws::process::context()
+/// A client of the sandbox (JP) on a context of its own.
+fn own_client(sb: &Sandbox) -> abws::blocking::Client {
+    client_on(&Context::new(), common::settings(sb, Region::JP))
 }
 
 /// A sandbox whose page tokens last 300 ms.
@@ -48,11 +43,9 @@ fn expired_direct_call(e: &abws::Error, op: &str) {
 }
 
 #[test]
-#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn get_invoices_with_an_expired_token_raises_page_token_expired() {
-    let _one = serial();
     let sb = short_tokens();
-    let client = common::client(&sb, Region::JP);
+    let client = own_client(&sb);
     let (start, end) = common::previous_month(&sb);
     let mut p = GetInvoicesParams {
         invoice_issue_start_date: start.into(),
@@ -68,11 +61,9 @@ fn get_invoices_with_an_expired_token_raises_page_token_expired() {
 }
 
 #[test]
-#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn get_transactions_with_an_expired_token_raises_page_token_expired() {
-    let _one = serial();
     let sb = short_tokens();
-    let client = common::client(&sb, Region::JP);
+    let client = own_client(&sb);
     let (start, end) = common::previous_month(&sb);
     let mut p = GetTransactionsParams {
         feed_start_date: start.into(),
@@ -87,11 +78,9 @@ fn get_transactions_with_an_expired_token_raises_page_token_expired() {
 }
 
 #[test]
-#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn list_carts_with_an_expired_token_raises_page_token_expired() {
-    let _one = serial();
     let sb = short_tokens();
-    let client = common::client(&sb, Region::JP);
+    let client = own_client(&sb);
     let first = client.cart().list_carts(&carts(None)).unwrap();
     let token = first.next_page_token.expect("a second page");
     std::thread::sleep(Duration::from_millis(600));
@@ -103,11 +92,9 @@ fn list_carts_with_an_expired_token_raises_page_token_expired() {
 }
 
 #[test]
-#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn an_invalid_page_token_stays_a_bad_request() {
-    let _one = serial();
     let sb = short_tokens();
-    let client = common::client(&sb, Region::JP);
+    let client = own_client(&sb);
     let e = client
         .cart()
         .list_carts(&carts(Some("pt-no-such-token".into())))
@@ -151,17 +138,16 @@ fn unavailable() -> FaultAction {
 }
 
 #[test]
-#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn a_failing_document_host_stops_at_the_operation_deadline_and_spends_the_budget() {
-    let _one = serial();
     let sb = documents_sandbox();
     let mut settings = common::settings(&sb, Region::JP);
     settings.max_attempts = 10;
     settings.timeouts.operation = Duration::from_millis(1500);
-    let client = abws::blocking::Client::new(settings).unwrap();
+    let ctx = Context::new();
+    let client = client_on(&ctx, settings);
     let (_, doc) = common::ready_document(&sb, &client);
     sb.inject(on_documents(unavailable(), 10_000));
-    budget().retry_budget.reset();
+    ctx.retry_budget.reset();
     let before = document_requests(&sb);
     let started = Instant::now();
     let e = client.documents().download(&doc).unwrap_err();
@@ -177,29 +163,27 @@ fn a_failing_document_host_stops_at_the_operation_deadline_and_spends_the_budget
     assert_eq!(e.attempts(), attempts, "{e}");
     assert_eq!(e.kind(), ErrorKind::Document, "{e}");
     assert!(e.to_string().contains("503"), "{e}");
-    // Every retry was paid for from the process-wide budget.
+    // Every retry was paid for from the client's context's budget.
     assert_eq!(
-        budget().retry_budget.available(),
+        ctx.retry_budget.available(),
         RetryBudget::CAPACITY - RetryBudget::RETRY_COST * i64::from(attempts - 1)
     );
-    budget().retry_budget.reset();
 }
 
 #[test]
-#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn an_empty_retry_budget_stops_document_retries() {
-    let _one = serial();
     let sb = documents_sandbox();
     let mut settings = common::settings(&sb, Region::JP);
     settings.max_attempts = 10;
-    let client = abws::blocking::Client::new(settings).unwrap();
+    let ctx = Context::new();
+    let client = client_on(&ctx, settings);
     let (_, doc) = common::ready_document(&sb, &client);
     sb.inject(on_documents(unavailable(), 10_000));
     // Room for two retries (getReportDocument's success refunds one token more).
-    budget().retry_budget.reset();
-    assert!(budget()
+    ctx.retry_budget.reset();
+    assert!(ctx
         .retry_budget
-        .try_spend(budget().retry_budget.available() - 2 * RetryBudget::RETRY_COST));
+        .try_spend(ctx.retry_budget.available() - 2 * RetryBudget::RETRY_COST));
     let before = document_requests(&sb);
     let e = client
         .documents()
@@ -211,16 +195,13 @@ fn an_empty_retry_budget_stops_document_retries() {
         e.hint().is_some_and(|h| h.contains("retry budget")),
         "stopped by the budget: {e}"
     );
-    assert!(budget().retry_budget.available() < RetryBudget::RETRY_COST);
-    budget().retry_budget.reset();
+    assert!(ctx.retry_budget.available() < RetryBudget::RETRY_COST);
 }
 
 #[test]
-#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn an_expired_presigned_address_is_renewed_exactly_once() {
-    let _one = serial();
     let sb = documents_sandbox();
-    let client = common::client(&sb, Region::JP);
+    let client = own_client(&sb);
     let (_, doc) = common::ready_document(&sb, &client);
 
     // The first fetch arrives after its address expired (the sandbox's own 403
@@ -238,7 +219,7 @@ fn an_expired_presigned_address_is_renewed_exactly_once() {
     // A client of one attempt renews it too: the renewal is not one of its attempts.
     let mut settings = common::settings(&sb, Region::JP);
     settings.max_attempts = 1;
-    let one = abws::blocking::Client::new(settings).unwrap();
+    let one = client_on(&Context::new(), settings);
     sb.inject(on_documents(PAST_EXPIRY, 1));
     let fetches = document_requests(&sb);
     assert!(one
@@ -272,11 +253,9 @@ fn an_expired_presigned_address_is_renewed_exactly_once() {
 }
 
 #[test]
-#[ignore = "spends the process-wide retry budget: run alone by attempt_loop_alone"]
 fn another_403_from_the_document_host_is_not_renewed() {
-    let _one = serial();
     let sb = documents_sandbox();
-    let client = common::client(&sb, Region::JP);
+    let client = own_client(&sb);
     let (_, doc) = common::ready_document(&sb, &client);
     sb.inject(on_documents(
         FaultAction::Status {
