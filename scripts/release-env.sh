@@ -24,6 +24,11 @@ export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$_abws_root" log -1 --fo
 # rustc applies the last prefix that matches: the target directory (often inside the
 # checkout) after the checkout.
 _abws_maps=("$_abws_cargo_home=cargo" "$_abws_sysroot=rust" "$_abws_root=abws" "$_abws_target=target")
+# zig's own headers (the C code of ring and mimalloc includes them): their directory is the
+# `ziglang` package's, wherever the venv is (a venv outside the checkout, or one linked into
+# it, is not under the checkout's map). Last, so it wins: clang applies the last map that matches.
+_abws_zig=$(python3 -c 'import os, ziglang; print(os.path.dirname(os.path.realpath(ziglang.__file__)))' 2>/dev/null || true)
+[ -n "$_abws_zig" ] && _abws_maps+=("$_abws_zig=zig")
 _abws_flags=()
 if [ -n "${CARGO_ENCODED_RUSTFLAGS:-}" ]; then
     IFS=$'\x1f' read -r -a _abws_flags <<< "$CARGO_ENCODED_RUSTFLAGS"
@@ -40,5 +45,5 @@ export CARGO_ENCODED_RUSTFLAGS
 unset RUSTFLAGS
 export CFLAGS="${CFLAGS:-}$_abws_cflags" CXXFLAGS="${CXXFLAGS:-}$_abws_cflags"
 # What the checks look for: every builder path that must not be in an artifact.
-ABWS_BUILDER_PATHS=("$_abws_root" "$_abws_target" "$_abws_cargo_home" "$_abws_sysroot" "$HOME/")
-unset _abws_root _abws_target _abws_cargo_home _abws_sysroot _abws_maps _abws_flags _abws_cflags _abws_map
+ABWS_BUILDER_PATHS=("$_abws_root" "$_abws_target" "$_abws_cargo_home" "$_abws_sysroot" "$HOME/" ${_abws_zig:+"$_abws_zig"})
+unset _abws_zig _abws_root _abws_target _abws_cargo_home _abws_sysroot _abws_maps _abws_flags _abws_cflags _abws_map
