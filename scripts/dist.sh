@@ -48,6 +48,8 @@ case "$CARGO_TARGET_DIR" in /* | [A-Za-z]:*) ;; *) CARGO_TARGET_DIR="$ROOT/$CARG
 [ -f scripts/release-env.sh ] && . scripts/release-env.sh
 # DIST_PROFILE: another Cargo profile than `dist` (e.g. `release`, without LTO: a quicker build).
 PROFILE=${DIST_PROFILE:-dist}
+# Progress lines carry the seconds since the start (where a release's time goes, in CI's log).
+say() { echo "dist: [${SECONDS}s] $*"; }
 command -v maturin >/dev/null || { echo "dist: maturin is missing from .venv; run 'make setup'" >&2; exit 2; }
 
 VERSION=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
@@ -105,7 +107,7 @@ platform() {
 
 wheel() { # PLATFORM
     platform "$1"
-    echo "dist: the wheel for $1 ($TRIPLE, abi3, profile $PROFILE)"
+    say "the wheel for $1 ($TRIPLE, abi3, profile $PROFILE)"
     # Into a directory of its own: the SBOM's package ids name the checkout and are
     # replaced (scripts/wheel-sbom.py) before the wheel joins dist/, where the other lane
     # may be writing its own wheel at the same time.
@@ -145,7 +147,7 @@ def_of_dll() { # DLL
 
 c_release() { # PLATFORM
     platform "$1"
-    echo "dist: libabws for $1 ($TRIPLE, profile $PROFILE)"
+    say "libabws for $1 ($TRIPLE, profile $PROFILE)"
     local link=() built=$CARGO_TARGET_DIR/$TRIPLE/$PROFILE
     case "$OS" in
         # The SONAME / install name goes to the final link of libabws only (`cargo rustc`),
@@ -159,8 +161,11 @@ c_release() { # PLATFORM
     if [ "${DIST_PREBUILT:-}" != 1 ]; then
         cargo_for rustc -p abws-c --lib -- "${link[@]}" --print native-static-libs 2> "$built/abws-c.log" ||
             { cat "$built/abws-c.log" >&2; return 1; }
+        say "libabws for $1 linked; the sandbox binary"
         cargo_for build -p abws-sandbox --bin abws-sandbox
+        say "the abws command for $1"
         cargo_for build -p abws-cli --bin abws
+        say "$1 built"
     fi
     local libs
     libs=$(sed -n 's/.*native-static-libs: //p' "$built/abws-c.log" 2>/dev/null | tail -1 || true)
@@ -287,8 +292,8 @@ else
     [ "$status" = 0 ] || { echo "dist: a platform's build failed (above)" >&2; exit 1; }
 fi
 if [ "$sdist" = 1 ]; then
-    echo "dist: the sdist"
+    say "the sdist"
     maturin sdist --out dist
 fi
-echo "dist: done"
+say "done"
 ls -l dist
