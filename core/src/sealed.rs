@@ -479,5 +479,13 @@ mod tests {
         file.extend_from_slice(&body);
         file.extend_from_slice(tag.as_ref());
         assert_eq!(unseal(&key, &file).unwrap(), b"%PDF-1.4 hello");
+        // The same bytes as the recipe done apart from this code (HKDF-SHA256 and AES-256-GCM
+        // of Python's `cryptography`).
+        let mut known = vec![0u8; FILE.len() / 2];
+        unhex(FILE, &mut known).unwrap();
+        assert_eq!(file, known);
     }
+
+    const FILE: &str = "41425753454e43310001000009090909090909090909090909090909\
+                        bf47c5337a5fa3ae95f99e2691eab2b581267ec45848aedfac770750cd35";
 }

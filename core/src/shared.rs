@@ -1096,7 +1096,15 @@ fn seal_key(client_secret: &str, client_id: &str) -> LessSafeKey {
 /// stored under, so a value copied to another key (another account's, or the token's to the
 /// refresh token's) does not open: the seal key is the application's, shared by its accounts.
 fn seal(key: &LessSafeKey, what: &[u8], plain: &[u8]) -> Vec<u8> {
-    let nonce_bytes: [u8; NONCE_LEN] = rand::random();
+    seal_at_nonce(key, rand::random(), what, plain)
+}
+
+fn seal_at_nonce(
+    key: &LessSafeKey,
+    nonce_bytes: [u8; NONCE_LEN],
+    what: &[u8],
+    plain: &[u8],
+) -> Vec<u8> {
     let mut data = plain.to_vec();
     key.seal_in_place_append_tag(
         Nonce::assume_unique_for_key(nonce_bytes),
@@ -1123,4 +1131,55 @@ fn open(key: &LessSafeKey, what: &[u8], blob: &[u8]) -> Option<Vec<u8>> {
         )
         .ok()?;
     Some(plain.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A token and a refresh token sealed as stored in Redis, computed apart from this code
+    /// (HKDF-SHA256 and AES-256-GCM of Python's `cryptography`) for the secret
+    /// "client-secret", the client id "client-id" and the nonce 00 01 .. 0b.
+    const TOKEN_BLOB: &str = "000102030405060708090a0b262107cd17330089ea4f425de74fbe0ba9968ed7bb7b05386cc22b3f98e03bd22d";
+    const REFRESH_BLOB: &str = "000102030405060708090a0b262107de1720068cfd594218be54ba05a2fc65631dbbe38403e49ffc6f04ff33c25a";
+
+    fn bytes(hex: &str) -> Vec<u8> {
+        let mut out = vec![0u8; hex.len() / 2];
+        crate::sealed::unhex(hex, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn values_sealed_by_another_fleet_member_open_and_seal_the_same() {
+        // A value in Redis outlives the process (and the version) that wrote it: the format
+        // is nonce | AES-256-GCM(value, aad = its key name) under HKDF-SHA256(salt "abws
+        // shared state v1", the client secret, info = the client id).
+        let key = seal_key("client-secret", "client-id");
+        let nonce: [u8; NONCE_LEN] = std::array::from_fn(|i| i as u8);
+        let token = bytes(TOKEN_BLOB);
+        let name = b"abws:{acct}:token";
+        assert_eq!(
+            seal_at_nonce(&key, nonce, name, b"Atza|access-token"),
+            token
+        );
+        assert_eq!(open(&key, name, &token).unwrap(), b"Atza|access-token");
+        let refresh = bytes(REFRESH_BLOB);
+        let aad = refresh_aad("abws:{acct}:refresh-token", 7);
+        assert_eq!(
+            seal_at_nonce(&key, nonce, &aad, b"Atzr|refresh-token"),
+            refresh
+        );
+        assert_eq!(open(&key, &aad, &refresh).unwrap(), b"Atzr|refresh-token");
+        // Another key name, generation or secret does not open it; nor a cut value.
+        assert!(open(&key, b"abws:{other}:token", &token).is_none());
+        let older = refresh_aad("abws:{acct}:refresh-token", 6);
+        assert!(open(&key, &older, &refresh).is_none());
+        assert!(open(&seal_key("other-secret", "client-id"), name, &token).is_none());
+        assert!(open(&key, name, &token[..NONCE_LEN - 1]).is_none());
+        // A fresh nonce for every value.
+        let (a, b) = (seal(&key, name, b"x"), seal(&key, name, b"x"));
+        assert_ne!(a, b);
+        assert_eq!(a.len(), NONCE_LEN + 1 + 16);
+        assert_eq!(open(&key, name, &a).unwrap(), b"x");
+    }
 }
