@@ -20,13 +20,14 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
-use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
+use ring::aead::LessSafeKey;
 use tokio::time::Instant;
 
 pub use crate::config::check_redis_url as check_url;
 use crate::config::{parse_redis_address, Credentials, RegionGroup};
 use crate::error::{Error, Result};
 use crate::process::Context;
+use crate::seal;
 use crate::Secret;
 
 /// The longest any call waits on one Redis operation.
@@ -759,7 +760,7 @@ impl Shared {
         if remaining <= margin {
             return None;
         }
-        let plain = open(key, name.as_bytes(), &blob?)?;
+        let plain = seal::open_blob(key, name.as_bytes(), &blob?)?;
         Some((Secret::new(String::from_utf8(plain).ok()?), remaining))
     }
 
@@ -767,7 +768,7 @@ impl Shared {
     pub async fn put_token(&self, token: &Secret, lifetime: Duration) {
         let Some(key) = self.key.as_ref() else { return };
         let name = format!("{}:token", self.tag);
-        let blob = seal(key, name.as_bytes(), token.expose().as_bytes());
+        let blob = seal::seal_blob(key, name.as_bytes(), token.expose().as_bytes());
         let ms = lifetime.as_millis().max(1) as u64;
         self.run("token", |mut c| async move {
             redis::cmd("SET")
@@ -801,7 +802,9 @@ impl Shared {
         else {
             return;
         };
-        if open(key, name.as_bytes(), &stored).is_some_and(|t| t == used.expose().as_bytes()) {
+        if seal::open_blob(key, name.as_bytes(), &stored)
+            .is_some_and(|t| t == used.expose().as_bytes())
+        {
             self.run("token", |mut c| async move {
                 redis::Script::new(DELETE_IF)
                     .key(name)
@@ -882,7 +885,7 @@ impl Shared {
             );
             return None;
         }
-        let plain = open(key, &refresh_aad(&name, generation), &blob?)?;
+        let plain = seal::open_blob(key, &refresh_aad(&name, generation), &blob?)?;
         Some(Secret::new(String::from_utf8(plain).ok()?))
     }
 
@@ -961,7 +964,7 @@ impl Shared {
         let name = self.refresh_key();
         let high = format!("{}:refresh-gen", self.tag);
         let generation = self.refresh_gen.load(Ordering::Relaxed) + 1;
-        let blob = seal(
+        let blob = seal::seal_blob(
             key,
             &refresh_aad(&name, generation),
             token.expose().as_bytes(),
@@ -1072,75 +1075,30 @@ fn digest_hex(parts: &[&[u8]]) -> String {
         .collect()
 }
 
+/// The key the tokens are sealed under: HKDF-SHA256 of the client secret, salt "abws shared
+/// state v1", info the client id. Every process of the application derives the same one.
+/// A value is sealed with the full Redis key name it is stored under as associated data (a
+/// refresh token's with its generation: `refresh_aad`), so a value copied to another key
+/// (another account's, or the token's to the refresh token's) does not open: the key is the
+/// application's, shared by its accounts.
 fn seal_key(client_secret: &str, client_id: &str) -> LessSafeKey {
-    struct Len;
-    impl ring::hkdf::KeyType for Len {
-        fn len(&self) -> usize {
-            32
-        }
-    }
-    let salt = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, b"abws shared state v1");
-    let prk = salt.extract(client_secret.as_bytes());
-    let info = [client_id.as_bytes()];
-    let okm = prk
-        .expand(&info, Len)
-        .expect("32 bytes is a valid HKDF length");
-    let mut bytes = [0u8; 32];
-    okm.fill(&mut bytes).expect("32 bytes");
-    let key = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &bytes).expect("a 256-bit key"));
-    zeroize::Zeroize::zeroize(&mut bytes);
-    key
-}
-
-/// nonce | AES-256-GCM(plain, aad = what): `what` is the full Redis key name the value is
-/// stored under, so a value copied to another key (another account's, or the token's to the
-/// refresh token's) does not open: the seal key is the application's, shared by its accounts.
-fn seal(key: &LessSafeKey, what: &[u8], plain: &[u8]) -> Vec<u8> {
-    seal_at_nonce(key, rand::random(), what, plain)
-}
-
-fn seal_at_nonce(
-    key: &LessSafeKey,
-    nonce_bytes: [u8; NONCE_LEN],
-    what: &[u8],
-    plain: &[u8],
-) -> Vec<u8> {
-    let mut data = plain.to_vec();
-    key.seal_in_place_append_tag(
-        Nonce::assume_unique_for_key(nonce_bytes),
-        Aad::from(what),
-        &mut data,
+    seal::derive(
+        client_secret.as_bytes(),
+        b"abws shared state v1",
+        &[client_id.as_bytes()],
     )
-    .expect("sealing a short value");
-    let mut out = nonce_bytes.to_vec();
-    out.extend_from_slice(&data);
-    out
-}
-
-fn open(key: &LessSafeKey, what: &[u8], blob: &[u8]) -> Option<Vec<u8>> {
-    if blob.len() < NONCE_LEN {
-        return None;
-    }
-    let (nonce, sealed) = blob.split_at(NONCE_LEN);
-    let mut data = sealed.to_vec();
-    let plain = key
-        .open_in_place(
-            Nonce::try_assume_unique_for_key(nonce).ok()?,
-            Aad::from(what),
-            &mut data,
-        )
-        .ok()?;
-    Some(plain.to_vec())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::seal::{open_blob, seal_blob_at, NONCE_LEN};
 
     /// A token and a refresh token sealed as stored in Redis, computed apart from this code
     /// (HKDF-SHA256 and AES-256-GCM of Python's `cryptography`) for the secret
     /// "client-secret", the client id "client-id" and the nonce 00 01 .. 0b.
-    const TOKEN_BLOB: &str = "000102030405060708090a0b262107cd17330089ea4f425de74fbe0ba9968ed7bb7b05386cc22b3f98e03bd22d";
+    const TOKEN_BLOB: &str =
+        "000102030405060708090a0b262107cd17330089ea4f425de74fbe0ba9968ed7bb7b05386cc22b3f98e03bd22d";
     const REFRESH_BLOB: &str = "000102030405060708090a0b262107de1720068cfd594218be54ba05a2fc65631dbbe38403e49ffc6f04ff33c25a";
 
     fn bytes(hex: &str) -> Vec<u8> {
@@ -1158,28 +1116,23 @@ mod tests {
         let nonce: [u8; NONCE_LEN] = std::array::from_fn(|i| i as u8);
         let token = bytes(TOKEN_BLOB);
         let name = b"abws:{acct}:token";
-        assert_eq!(
-            seal_at_nonce(&key, nonce, name, b"Atza|access-token"),
-            token
-        );
-        assert_eq!(open(&key, name, &token).unwrap(), b"Atza|access-token");
+        assert_eq!(seal_blob_at(&key, nonce, name, b"Atza|access-token"), token);
+        assert_eq!(open_blob(&key, name, &token).unwrap(), b"Atza|access-token");
         let refresh = bytes(REFRESH_BLOB);
         let aad = refresh_aad("abws:{acct}:refresh-token", 7);
         assert_eq!(
-            seal_at_nonce(&key, nonce, &aad, b"Atzr|refresh-token"),
+            seal_blob_at(&key, nonce, &aad, b"Atzr|refresh-token"),
             refresh
         );
-        assert_eq!(open(&key, &aad, &refresh).unwrap(), b"Atzr|refresh-token");
-        // Another key name, generation or secret does not open it; nor a cut value.
-        assert!(open(&key, b"abws:{other}:token", &token).is_none());
+        assert_eq!(
+            open_blob(&key, &aad, &refresh).unwrap(),
+            b"Atzr|refresh-token"
+        );
+        // Another key name, generation or secret does not open it.
+        assert!(open_blob(&key, b"abws:{other}:token", &token).is_none());
         let older = refresh_aad("abws:{acct}:refresh-token", 6);
-        assert!(open(&key, &older, &refresh).is_none());
-        assert!(open(&seal_key("other-secret", "client-id"), name, &token).is_none());
-        assert!(open(&key, name, &token[..NONCE_LEN - 1]).is_none());
-        // A fresh nonce for every value.
-        let (a, b) = (seal(&key, name, b"x"), seal(&key, name, b"x"));
-        assert_ne!(a, b);
-        assert_eq!(a.len(), NONCE_LEN + 1 + 16);
-        assert_eq!(open(&key, name, &a).unwrap(), b"x");
+        assert!(open_blob(&key, &older, &refresh).is_none());
+        let other = seal_key("other-secret", "client-id");
+        assert!(open_blob(&other, name, &token).is_none());
     }
 }
