@@ -37,6 +37,7 @@ use pdf::PdfCheck;
 use sink::{Collect, Single, Sink};
 use sniff::Unpacker;
 
+/// Unpacks `data` (gzip and/or zip around a PDF) and returns the PDF (the caller's: it
 /// is not wiped when dropped; every copy made on the way is).
 pub fn unpack(data: &[u8], max_bytes: u64) -> Result<Vec<u8>> {
     let mut out = WipeBuf::new();
