@@ -410,6 +410,23 @@ impl Shared {
         }
     }
 
+    /// Deletes the key `name` only when it still holds `value` (`DELETE_IF`), as `run`.
+    async fn delete_if<V: redis::ToRedisArgs + Send + 'static>(
+        &self,
+        what: &str,
+        name: String,
+        value: V,
+    ) {
+        self.run(what, |mut c| async move {
+            redis::Script::new(DELETE_IF)
+                .key(name)
+                .arg(value)
+                .invoke_async::<i64>(&mut c)
+                .await
+        })
+        .await;
+    }
+
     fn failed(&self, what: &str, why: &str, cause: Cause) {
         let n = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
         let backoff = Duration::from_millis((100u64 << n.min(6)).min(5_000));

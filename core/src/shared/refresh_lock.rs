@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::{Shared, DELETE_IF};
+use super::Shared;
 
 /// How long one process may hold the refresh lock.
 pub const REFRESH_LOCK: Duration = Duration::from_secs(15);
@@ -51,13 +51,6 @@ impl Shared {
     /// Releases the refresh lock taken with `lock_refresh` (only if it still holds `id`).
     pub async fn unlock_refresh(&self, id: String) {
         let name = format!("{}:token-lock", self.tag);
-        self.run("token lock", |mut c| async move {
-            redis::Script::new(DELETE_IF)
-                .key(name)
-                .arg(id)
-                .invoke_async::<i64>(&mut c)
-                .await
-        })
-        .await;
+        self.delete_if("token lock", name, id).await;
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use ring::aead::LessSafeKey;
 use tokio::time::Instant;
 
-use super::{Shared, DELETE_IF};
+use super::Shared;
 use crate::seal;
 use crate::Secret;
 
@@ -96,14 +96,7 @@ impl Shared {
         if seal::open_blob(key, name.as_bytes(), &stored)
             .is_some_and(|t| t == used.expose().as_bytes())
         {
-            self.run("token", |mut c| async move {
-                redis::Script::new(DELETE_IF)
-                    .key(name)
-                    .arg(stored)
-                    .invoke_async::<i64>(&mut c)
-                    .await
-            })
-            .await;
+            self.delete_if("token", name, stored).await;
         }
     }
 
