@@ -803,7 +803,7 @@ def b3_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
     peer = [k for k in res if k != "abws (rate_limiting=True)"]
 
     def share(x: Dict[str, List[float]]) -> str:
-        return with_spread([s * 100 for s in x["share"]], "{:.1f}", " %")
+        return with_spread([s * 100 for s in x["share"]], "{:.1f} %")
 
     def n429(x: Dict[str, List[float]]) -> str:
         return f"{med(x['429']):.0f} ({med(x['429']) / CALLS * 100:.1f} % of the calls)"
@@ -1429,8 +1429,8 @@ def b9_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
     opts = runs_opt("--b9-runs", runs, 3)
     local = res["local"]
     figures = [figure(f"share of the limit, {B9_PROCS} processes × {B9_THREADS} threads on one account",
-                      with_spread([x["share"] * 100 for x in sh], "{:.1f}", " %") + f", {n429} × 429",
-                      "each process pacing for itself: " + with_spread([x["share"] * 100 for x in local], "{:.1f}", " %")
+                      with_spread([x["share"] * 100 for x in sh], "{:.1f} %") + f", {n429} × 429",
+                      "each process pacing for itself: " + with_spread([x["share"] * 100 for x in local], "{:.1f} %")
                       + f", {med([x['429'] for x in local]):.0f} × 429", "≥ 95 %, 0 × 429",
                       f"{share * 100:.1f} %, {n429} × 429", share >= 0.95 and n429 == 0, opts),
                figure("token refreshes of 16 processes on a fresh account", ", ".join(str(x) for x in res["refresh16"]),
@@ -1438,8 +1438,8 @@ def b9_md(res: Dict[str, Any], runs: int) -> Tuple[Any, ...]:
     if loaded:
         summary += f"; under load {share_l * 100:.1f} %, {n429_l} × 429, {refresh_l} refresh"
         figures.append(figure(f"under load (a busy process per core), {B9L_RATE:g} rps: share of the limit",
-                              with_spread([x["share"] * 100 for x in loaded], "{:.1f}", " %")
-                              + f", {n429_l} × 429, {refresh_l} refresh", "", "≥ 95 %, 0 × 429, 1 refresh",
+                              with_spread([x["share"] * 100 for x in loaded], "{:.1f} %")
+                              + f", {n429_l} × 429 ({len(loaded)} runs), {refresh_l} refresh", "", "≥ 95 %, 0 × 429, 1 refresh",
                               f"{share_l * 100:.1f} %, {n429_l} × 429, {refresh_l} refresh", ok_l, opts))
     return text, ok, summary, figures
 
