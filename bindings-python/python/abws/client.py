@@ -139,6 +139,7 @@ class Reconciliation(_ReconciliationOperations):
 
     __slots__ = ()
 
+    # BEGIN GENERATED: reconciliation conveniences (cargo run -p xtask -- gen; do not edit)
     def invoice_details_for(
         self, line_items: Sequence[LineItemRef], *, progress: bool = False
     ) -> List[InvoiceDetailsByOrderLineItem]:
@@ -153,6 +154,7 @@ class Reconciliation(_ReconciliationOperations):
                 "invoice_details_for", {"line_items": line_items}, bar.counter()
             )
         return out
+    # END GENERATED: reconciliation conveniences
 
 
 class _CountingWriter:
@@ -283,6 +285,7 @@ class Documents(_DocumentsOperations):
 
     __slots__ = ()
 
+    # BEGIN GENERATED: documents conveniences (cargo run -p xtask -- gen; do not edit)
     def wait_for_report(
         self,
         report_id: str,
@@ -414,6 +417,7 @@ class Documents(_DocumentsOperations):
             if isinstance(out, bytes):
                 bar.add(len(out))
             return out
+    # END GENERATED: documents conveniences
 
 
 class Cart(_CartOperations):

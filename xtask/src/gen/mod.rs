@@ -5,6 +5,7 @@
 //! the workspace root, full content). Generated files start with a line saying so.
 
 mod c;
+mod conveniences;
 mod docs;
 mod python;
 mod readme;
@@ -69,8 +70,8 @@ pub fn reachable(extra: &[Ty]) -> Reachable {
     r
 }
 
-/// Every generated file (the marked sections of the settings applied last, over what
-/// another generator writes of the same file).
+/// Every generated file (the marked sections of the settings and of the conveniences'
+/// Python methods applied last, over what another generator writes of the same file).
 pub fn outputs() -> Result<Vec<Output>, String> {
     let mut out = vec![];
     out.extend(python::outputs()?);
@@ -78,7 +79,10 @@ pub fn outputs() -> Result<Vec<Output>, String> {
     out.extend(docs::outputs()?);
     out.extend(schemas::outputs()?);
     out.extend(readme::outputs()?);
-    for s in settings::sections() {
+    for s in settings::sections()
+        .into_iter()
+        .chain(conveniences::sections()?)
+    {
         let i = match out
             .iter()
             .position(|o| o.path.as_path() == Path::new(s.path))
