@@ -88,15 +88,17 @@ unsafe fn build(settings: Settings, client: *mut *mut abws_client) -> FfiResult<
 /// - `use_sandbox`: bool, default false: send every operation to `sandbox_endpoint` instead
 ///   of `endpoint` (the same requests).
 /// - `rate_limiting`: bool, default true: pace calls with the client-side token buckets.
-/// - `max_attempts`: 1-10, default 3: attempts per operation.
+/// - `max_attempts`: 1-10, default 3: attempts per operation (the one replay after a
+///   refreshed token or a renewed download address not counted).
 /// - `connect_timeout`: seconds, default 3.1.
 /// - `attempt_timeout`: seconds, default 30: one attempt.
 /// - `operation_timeout`: seconds, default 120: one operation, retries included (timeouts
 ///   past a year are cut to a year).
 /// - `max_response_bytes`: default 32 MiB, at least 64 KiB: the largest JSON response
 ///   accepted.
-/// - `max_document_bytes`: the largest unpacked document accepted.
-/// - `app_name`: put before the library's own user agent, e.g. "MyErp/2.1".
+/// - `max_document_bytes`: default 1 GiB: the largest unpacked layer of a document
+///   accepted.
+/// - `app_name`: printable ASCII put before the library's own user agent, e.g. "MyErp/2.1".
 /// - `proxy`: the proxy of remote https addresses, `http://[user:password@]host:port`, in
 ///   place of `https_proxy`/`all_proxy`/`no_proxy` of the environment; plain-http loopback
 ///   addresses never go through a proxy (a secret: shown redacted).

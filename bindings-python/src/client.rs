@@ -31,6 +31,24 @@ fn read<T: DeserializeOwned + Describe>(args: &Bound<'_, PyAny>) -> PyResult<T> 
     abws::params::read(&text).map_err(to_py_err)
 }
 
+/// A shown setting's value (`abws::Settings::shown`: null, a bool, a number or a text) as
+/// a Python value; a number written as a float stays a float (`30.0`, not `30`).
+fn shown_to_py(py: Python<'_>, value: serde_json::Value) -> PyResult<Bound<'_, PyAny>> {
+    use pyo3::IntoPyObjectExt;
+    use serde_json::Value;
+    match value {
+        Value::Null => Ok(py.None().into_bound(py)),
+        Value::Bool(b) => b.into_bound_py_any(py),
+        Value::Number(n) => match (n.as_u64(), n.as_f64()) {
+            (Some(u), _) => u.into_bound_py_any(py),
+            (None, Some(f)) => f.into_bound_py_any(py),
+            (None, None) => n.to_string().into_bound_py_any(py),
+        },
+        Value::String(s) => s.into_bound_py_any(py),
+        other => other.to_string().into_bound_py_any(py),
+    }
+}
+
 /// A Python progress callable as the core calls it (`bytes_so_far`, after each piece); what
 /// it raises is dropped: a failing progress callback must not fail the download.
 fn reporter(progress: Option<Py<PyAny>>) -> Option<impl Fn(u64) + Send + Sync> {
@@ -133,33 +151,15 @@ impl PyClient {
         let s = self.inner.settings();
         let e = s.endpoints().map_err(to_py_err)?;
         let d = PyDict::new(py);
-        d.set_item("region", s.region.as_str())?;
-        d.set_item("user_email", s.user_email.as_deref())?;
-        d.set_item("endpoint", s.endpoint.as_deref())?;
-        d.set_item("auth_endpoint", s.auth_endpoint.as_deref())?;
-        d.set_item("consent_endpoint", s.consent_endpoint.as_deref())?;
-        d.set_item("sandbox_endpoint", s.sandbox_endpoint.as_deref())?;
-        d.set_item("use_sandbox", s.use_sandbox)?;
-        d.set_item("connect_timeout", s.timeouts.connect.as_secs_f64())?;
-        d.set_item("attempt_timeout", s.timeouts.attempt.as_secs_f64())?;
-        d.set_item("operation_timeout", s.timeouts.operation.as_secs_f64())?;
-        d.set_item("max_attempts", s.max_attempts)?;
-        d.set_item("rate_limiting", s.rate_limiting)?;
-        d.set_item("max_response_bytes", s.max_response_bytes)?;
-        d.set_item("max_document_bytes", s.max_document_bytes)?;
-        d.set_item("app_name", s.app_name.as_deref())?;
-        // Redacted: a proxy address may hold a password (`_credentials` has it whole).
-        d.set_item("proxy", s.proxy_shown())?;
-        d.set_item("shared_state", s.shared_state_shown())?;
-        d.set_item("shared_state_required", s.shared_state_required)?;
-        d.set_item("api_address", e.api)?;
-        match &s.credentials {
-            Credentials::RefreshToken { client_id, .. } => {
-                d.set_item("client_id", client_id)?;
-                d.set_item("auth", "refresh_token")?;
-            }
-            Credentials::AccessToken(_) => d.set_item("auth", "access_token")?,
+        for (key, value) in s.shown() {
+            d.set_item(key, shown_to_py(py, value)?)?;
         }
+        d.set_item("api_address", e.api)?;
+        let auth = match &s.credentials {
+            Credentials::RefreshToken { .. } => "refresh_token",
+            Credentials::AccessToken(_) => "access_token",
+        };
+        d.set_item("auth", auth)?;
         Ok(d)
     }
 

@@ -23,9 +23,22 @@ pub enum Kind {
     Seconds,
 }
 
+/// How a setting's value in force is shown (`Settings::shown`: Python's `client.settings`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// As it is.
+    Plain,
+    /// Its user and password redacted (an address that may hold a password).
+    Redacted,
+    /// Never (a secret).
+    Never,
+}
+
 /// One setting: its key (JSON, Python keyword), its environment variable, how its value
-/// is written, and what it does. `SETTINGS` is the one definition every list of settings
-/// comes from (the reader below, `from_env`, the C header's list through `xtask gen`).
+/// is written, what it does, and how it is read into `Settings` and shown from them.
+/// `SETTINGS` is the one definition every list of settings comes from (the reader below,
+/// `from_env`, `Settings::shown`, and through `xtask gen` the C header's list, Python's
+/// `Client` keywords and pickling, the docs' constructor).
 #[derive(Clone, Copy, Debug)]
 pub struct Setting {
     /// The snake_case key.
@@ -34,43 +47,206 @@ pub struct Setting {
     pub env: &'static str,
     /// How its value is written.
     pub kind: Kind,
+    /// How its value in force is shown.
+    pub shown: Shown,
     /// What it does, for the docs (one sentence, no final period).
     pub doc: &'static str,
+    /// Reads its value, when given, into the settings (`region` and the credentials are
+    /// read together by `from_json`, to make the settings: theirs do nothing).
+    pub read: fn(&Fields<'_>, &'static str, &mut Settings) -> Result<()>,
+    /// Its value in force as shown (`None`: not shown, a secret or credentials of the
+    /// other kind).
+    pub show: fn(&Settings) -> Option<Value>,
 }
 
-const fn setting(key: &'static str, env: &'static str, kind: Kind, doc: &'static str) -> Setting {
-    Setting {
-        key,
-        env,
-        kind,
-        doc,
-    }
+/// A setting kept in `Settings`' field of the same name, or as said.
+macro_rules! setting {
+    ($key:literal, $env:literal, $kind:ident, $shown:ident, $read:expr, $show:expr, $doc:literal) => {
+        Setting {
+            key: $key,
+            env: $env,
+            kind: Kind::$kind,
+            shown: Shown::$shown,
+            doc: $doc,
+            read: $read,
+            show: $show,
+        }
+    };
+}
+/// `region`: read by `from_json` to make the settings.
+macro_rules! region {
+    ($key:literal, $env:literal, $doc:literal) => {
+        setting!(
+            $key,
+            $env,
+            Text,
+            Plain,
+            |_, _, _| Ok(()),
+            |s| Some(Value::from(s.region.as_str())),
+            $doc
+        )
+    };
+}
+/// `client_id`: one of the refresh-token credentials, read by `from_json` with them.
+macro_rules! client_id {
+    ($key:literal, $env:literal, $doc:literal) => {
+        setting!(
+            $key,
+            $env,
+            Text,
+            Plain,
+            |_, _, _| Ok(()),
+            |s| match &s.credentials {
+                Credentials::RefreshToken { client_id, .. } =>
+                    Some(Value::from(client_id.as_str())),
+                Credentials::AccessToken(_) => None,
+            },
+            $doc
+        )
+    };
+}
+/// A secret of the credentials, read by `from_json` with them and never shown.
+macro_rules! never {
+    ($key:literal, $env:literal, $doc:literal) => {
+        setting!($key, $env, Text, Never, |_, _, _| Ok(()), |_| None, $doc)
+    };
+}
+macro_rules! text {
+    ($key:literal, $env:literal, $field:ident, $doc:literal) => {
+        setting!(
+            $key,
+            $env,
+            Text,
+            Plain,
+            |r, k, s| {
+                s.$field = r.string(k)?;
+                Ok(())
+            },
+            |s| Some(Value::from(s.$field.clone())),
+            $doc
+        )
+    };
+}
+/// A secret address, shown by `$shown` (redacted).
+macro_rules! redacted {
+    ($key:literal, $env:literal, $field:ident, $shown:ident, $doc:literal) => {
+        setting!(
+            $key,
+            $env,
+            Text,
+            Redacted,
+            |r, k, s| {
+                s.$field = r.string(k)?.map(Secret::new);
+                Ok(())
+            },
+            |s| Some(Value::from(s.$shown())),
+            $doc
+        )
+    };
+}
+macro_rules! flag {
+    ($key:literal, $env:literal, $field:ident, $doc:literal) => {
+        setting!(
+            $key,
+            $env,
+            Bool,
+            Plain,
+            |r, k, s| {
+                if let Some(b) = r.boolean(k)? {
+                    s.$field = b;
+                }
+                Ok(())
+            },
+            |s| Some(Value::Bool(s.$field)),
+            $doc
+        )
+    };
+}
+/// A timeout, kept in `Settings::timeouts`' `$field`.
+macro_rules! seconds {
+    ($key:literal, $env:literal, $field:ident, $doc:literal) => {
+        setting!(
+            $key,
+            $env,
+            Seconds,
+            Plain,
+            |r, k, s| {
+                if let Some(d) = r.seconds(k)? {
+                    s.timeouts.$field = d;
+                }
+                Ok(())
+            },
+            |s| Some(Value::from(s.timeouts.$field.as_secs_f64())),
+            $doc
+        )
+    };
+}
+/// A count kept as a `$ty` (`$too_large`: the rule on a larger number).
+macro_rules! count {
+    ($key:literal, $env:literal, $field:ident, $ty:ty, $too_large:literal, $doc:literal) => {
+        setting!(
+            $key,
+            $env,
+            Count,
+            Plain,
+            |r, k, s| {
+                if let Some(n) = r.unsigned(k)? {
+                    s.$field = <$ty>::try_from(n).map_err(|_| invalid(k, $too_large))?;
+                }
+                Ok(())
+            },
+            |s| Some(Value::from(s.$field)),
+            $doc
+        )
+    };
 }
 
 /// Every setting, in the order the docs list them.
 pub const SETTINGS: &[Setting] = &[
-    setting("region", "ABWS_REGION", Kind::Text, "required: the default region of calls that take one, one of AU CA DE ES FR IN IT JP MX UK US (GB reads as UK)"),
-    setting("client_id", "ABWS_CLIENT_ID", Kind::Text, "the app's client id; with `client_secret` and `refresh_token` the client obtains and refreshes access tokens"),
-    setting("client_secret", "ABWS_CLIENT_SECRET", Kind::Text, "the app's client secret (a secret: never shown)"),
-    setting("refresh_token", "ABWS_REFRESH_TOKEN", Kind::Text, "the refresh token of the customer's consent (a secret)"),
-    setting("access_token", "ABWS_ACCESS_TOKEN", Kind::Text, "a fixed access token, in place of the three above (a secret; not refreshed)"),
-    setting("user_email", "ABWS_USER_EMAIL", Kind::Text, "the default `x-svc-user-email` of the operations that send it"),
-    setting("endpoint", "ABWS_ENDPOINT", Kind::Text, "required unless `use_sandbox`: the API's regional base address (there is no default: the specification names no address)"),
-    setting("auth_endpoint", "ABWS_AUTH_ENDPOINT", Kind::Text, "required with `refresh_token`: the authorization server's address"),
-    setting("consent_endpoint", "ABWS_CONSENT_ENDPOINT", Kind::Text, "the address of the consent page (the consent flow only)"),
-    setting("sandbox_endpoint", "ABWS_SANDBOX_ENDPOINT", Kind::Text, "the platform's regional sandbox address"),
-    setting("use_sandbox", "ABWS_USE_SANDBOX", Kind::Bool, "bool, default false: send every operation to `sandbox_endpoint` instead of `endpoint` (the same requests)"),
-    setting("rate_limiting", "ABWS_RATE_LIMITING", Kind::Bool, "bool, default true: pace calls with the client-side token buckets"),
-    setting("max_attempts", "ABWS_MAX_ATTEMPTS", Kind::Count, "1-10, default 3: attempts per operation"),
-    setting("connect_timeout", "ABWS_CONNECT_TIMEOUT", Kind::Seconds, "seconds, default 3.1"),
-    setting("attempt_timeout", "ABWS_ATTEMPT_TIMEOUT", Kind::Seconds, "seconds, default 30: one attempt"),
-    setting("operation_timeout", "ABWS_OPERATION_TIMEOUT", Kind::Seconds, "seconds, default 120: one operation, retries included (timeouts past a year are cut to a year)"),
-    setting("max_response_bytes", "ABWS_MAX_RESPONSE_BYTES", Kind::Count, "default 32 MiB, at least 64 KiB: the largest JSON response accepted"),
-    setting("max_document_bytes", "ABWS_MAX_DOCUMENT_BYTES", Kind::Count, "the largest unpacked document accepted"),
-    setting("app_name", "ABWS_APP_NAME", Kind::Text, "put before the library's own user agent, e.g. \"MyErp/2.1\""),
-    setting("proxy", "ABWS_PROXY", Kind::Text, "the proxy of remote https addresses, `http://[user:password@]host:port`, in place of `https_proxy`/`all_proxy`/`no_proxy` of the environment; plain-http loopback addresses never go through a proxy (a secret: shown redacted)"),
-    setting("shared_state", "ABWS_SHARED_STATE", Kind::Text, "a Redis shared by every process of the account, `redis://[:password@]host:port/db` (`rediss://` for TLS): one rate limit, one access token and one write ledger for all of them (a secret: shown redacted)"),
-    setting("shared_state_required", "ABWS_SHARED_STATE_REQUIRED", Kind::Bool, "bool, default false: refuse to build the client when `shared_state` cannot be used (wrong password, unreachable), instead of pacing this process alone"),
+    region!("region", "ABWS_REGION",
+        "required: the default region of calls that take one, one of AU CA DE ES FR IN IT JP MX UK US (GB reads as UK)"),
+    client_id!("client_id", "ABWS_CLIENT_ID",
+        "the app's client id; with `client_secret` and `refresh_token` the client obtains and refreshes access tokens"),
+    never!("client_secret", "ABWS_CLIENT_SECRET",
+        "the app's client secret (a secret: never shown)"),
+    never!("refresh_token", "ABWS_REFRESH_TOKEN",
+        "the refresh token of the customer's consent (a secret)"),
+    never!("access_token", "ABWS_ACCESS_TOKEN",
+        "a fixed access token, in place of the three above (a secret; not refreshed)"),
+    text!("user_email", "ABWS_USER_EMAIL", user_email,
+        "the default `x-svc-user-email` of the operations that send it"),
+    text!("endpoint", "ABWS_ENDPOINT", endpoint,
+        "required unless `use_sandbox`: the API's regional base address (there is no default: the specification names no address)"),
+    text!("auth_endpoint", "ABWS_AUTH_ENDPOINT", auth_endpoint,
+        "required with `refresh_token`: the authorization server's address"),
+    text!("consent_endpoint", "ABWS_CONSENT_ENDPOINT", consent_endpoint,
+        "the address of the consent page (the consent flow only)"),
+    text!("sandbox_endpoint", "ABWS_SANDBOX_ENDPOINT", sandbox_endpoint,
+        "the platform's regional sandbox address"),
+    flag!("use_sandbox", "ABWS_USE_SANDBOX", use_sandbox,
+        "bool, default false: send every operation to `sandbox_endpoint` instead of `endpoint` (the same requests)"),
+    flag!("rate_limiting", "ABWS_RATE_LIMITING", rate_limiting,
+        "bool, default true: pace calls with the client-side token buckets"),
+    count!("max_attempts", "ABWS_MAX_ATTEMPTS", max_attempts, u32, "must be between 1 and 10",
+        "1-10, default 3: attempts per operation (the one replay after a refreshed token or a renewed download address not counted)"),
+    seconds!("connect_timeout", "ABWS_CONNECT_TIMEOUT", connect,
+        "seconds, default 3.1"),
+    seconds!("attempt_timeout", "ABWS_ATTEMPT_TIMEOUT", attempt,
+        "seconds, default 30: one attempt"),
+    seconds!("operation_timeout", "ABWS_OPERATION_TIMEOUT", operation,
+        "seconds, default 120: one operation, retries included (timeouts past a year are cut to a year)"),
+    count!("max_response_bytes", "ABWS_MAX_RESPONSE_BYTES", max_response_bytes, usize, "is too large for this platform",
+        "default 32 MiB, at least 64 KiB: the largest JSON response accepted"),
+    count!("max_document_bytes", "ABWS_MAX_DOCUMENT_BYTES", max_document_bytes, u64, "is too large",
+        "default 1 GiB: the largest unpacked layer of a document accepted"),
+    text!("app_name", "ABWS_APP_NAME", app_name,
+        "printable ASCII put before the library's own user agent, e.g. \"MyErp/2.1\""),
+    redacted!("proxy", "ABWS_PROXY", proxy, proxy_shown,
+        "the proxy of remote https addresses, `http://[user:password@]host:port`, in place of `https_proxy`/`all_proxy`/`no_proxy` of the environment; plain-http loopback addresses never go through a proxy (a secret: shown redacted)"),
+    redacted!("shared_state", "ABWS_SHARED_STATE", shared_state, shared_state_shown,
+        "a Redis shared by every process of the account, `redis://[:password@]host:port/db` (`rediss://` for TLS): one rate limit, one access token and one write ledger for all of them (a secret: shown redacted)"),
+    flag!("shared_state_required", "ABWS_SHARED_STATE_REQUIRED", shared_state_required,
+        "bool, default false: refuse to build the client when `shared_state` cannot be used (wrong password, unreachable), instead of pacing this process alone"),
 ];
 
 /// The keys a settings object may hold (`SETTINGS`' keys).
@@ -145,42 +321,8 @@ pub fn from_json(v: &Value, name: &str) -> Result<Settings> {
         }
     };
     let mut s = Settings::new(region, credentials);
-    s.user_email = r.string("user_email")?;
-    s.endpoint = r.string("endpoint")?;
-    s.auth_endpoint = r.string("auth_endpoint")?;
-    s.consent_endpoint = r.string("consent_endpoint")?;
-    s.sandbox_endpoint = r.string("sandbox_endpoint")?;
-    if let Some(b) = r.boolean("use_sandbox")? {
-        s.use_sandbox = b;
-    }
-    s.app_name = r.string("app_name")?;
-    s.proxy = r.string("proxy")?.map(Secret::new);
-    s.shared_state = r.string("shared_state")?.map(Secret::new);
-    if let Some(b) = r.boolean("rate_limiting")? {
-        s.rate_limiting = b;
-    }
-    if let Some(b) = r.boolean("shared_state_required")? {
-        s.shared_state_required = b;
-    }
-    if let Some(n) = r.unsigned("max_attempts")? {
-        s.max_attempts =
-            u32::try_from(n).map_err(|_| invalid("max_attempts", "must be between 1 and 10"))?;
-    }
-    if let Some(d) = r.seconds("connect_timeout")? {
-        s.timeouts.connect = d;
-    }
-    if let Some(d) = r.seconds("attempt_timeout")? {
-        s.timeouts.attempt = d;
-    }
-    if let Some(d) = r.seconds("operation_timeout")? {
-        s.timeouts.operation = d;
-    }
-    if let Some(n) = r.unsigned("max_response_bytes")? {
-        s.max_response_bytes = usize::try_from(n)
-            .map_err(|_| invalid("max_response_bytes", "is too large for this platform"))?;
-    }
-    if let Some(n) = r.unsigned("max_document_bytes")? {
-        s.max_document_bytes = n;
+    for setting in SETTINGS {
+        (setting.read)(&r, setting.key, &mut s)?;
     }
     Ok(s)
 }
@@ -265,6 +407,16 @@ impl Settings {
     pub fn from_env() -> Result<Settings> {
         from_env(None)
     }
+
+    /// The settings in force as they may be shown, keyed as `SETTINGS`, in its order: no
+    /// secret, the addresses that may hold a password redacted, `client_id` only with
+    /// refresh-token credentials, an absent optional setting as null.
+    pub fn shown(&self) -> Vec<(&'static str, Value)> {
+        SETTINGS
+            .iter()
+            .filter_map(|s| Some((s.key, (s.show)(self)?)))
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -315,6 +467,46 @@ mod tests {
             (r#"[1]"#, "settings"),
         ] {
             assert_eq!(param_of(parse(text)), key, "{text}");
+        }
+    }
+
+    /// Every setting is read into a field of its own and shown from that field: given
+    /// alone on top of the defaults, it changes what is shown of it and nothing else.
+    #[test]
+    fn every_setting_is_read_into_its_field_and_shown_from_it() {
+        let base: serde_json::Map<String, Value> = serde_json::from_str(
+            r#"{"region":"JP","client_id":"a","client_secret":"b","refresh_token":"c"}"#,
+        )
+        .unwrap();
+        let before = from_json(&Value::Object(base.clone()), "settings")
+            .unwrap()
+            .shown();
+        let shown_before = |key: &str| before.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+        for s in SETTINGS {
+            if s.shown == Shown::Never {
+                assert!(
+                    (s.show)(&parse(r#"{"region":"JP","access_token":"t"}"#).unwrap()).is_none()
+                );
+                continue;
+            }
+            let value = match (s.key, s.kind) {
+                ("region", _) => Value::from("DE"),
+                (_, Kind::Text) => Value::from("http://user:pw@127.0.0.1:9/"),
+                (_, Kind::Bool) => Value::Bool(shown_before(s.key) != Some(&Value::Bool(true))),
+                (_, Kind::Count) => Value::from(7),
+                (_, Kind::Seconds) => Value::from(7.5),
+            };
+            let mut given = base.clone();
+            given.insert(s.key.to_string(), value);
+            let after = from_json(&Value::Object(given), "settings")
+                .unwrap()
+                .shown();
+            let changed: Vec<&str> = after
+                .iter()
+                .filter(|(k, v)| shown_before(k) != Some(v))
+                .map(|(k, _)| *k)
+                .collect();
+            assert_eq!(changed, [s.key], "{}", s.key);
         }
     }
 

@@ -68,6 +68,7 @@ class AsyncReconciliation(_AsyncReconciliationOperations):
 
     __slots__ = ()
 
+    # BEGIN GENERATED: reconciliation conveniences (cargo run -p xtask -- gen; do not edit)
     async def invoice_details_for(
         self, line_items: Sequence[LineItemRef], *, progress: bool = False
     ) -> List[InvoiceDetailsByOrderLineItem]:
@@ -79,6 +80,7 @@ class AsyncReconciliation(_AsyncReconciliationOperations):
                 "invoice_details_for", {"line_items": line_items}, bar.counter()
             )
         return out
+    # END GENERATED: reconciliation conveniences
 
 
 class AsyncDocuments(_AsyncDocumentsOperations):
@@ -86,6 +88,7 @@ class AsyncDocuments(_AsyncDocumentsOperations):
 
     __slots__ = ()
 
+    # BEGIN GENERATED: documents conveniences (cargo run -p xtask -- gen; do not edit)
     async def wait_for_report(
         self,
         report_id: str,
@@ -121,9 +124,7 @@ class AsyncDocuments(_AsyncDocumentsOperations):
         library's I/O thread, never on the event loop (a plain file is fine; an async
         file object is not a writer). A cancelled download to a path leaves no file."""
         with _Bar(progress, "download") as bar:
-            size: int = await self._client._run(
-                *_download_to_call(report_document_id, writer, key, allow_plaintext, bar)
-            )
+            size: int = await self._client._run(*_download_to_call(report_document_id, writer, key, allow_plaintext, bar))
             return size
 
     @overload
@@ -188,6 +189,7 @@ class AsyncDocuments(_AsyncDocumentsOperations):
             if isinstance(out, bytes):
                 bar.add(len(out))
             return out
+    # END GENERATED: documents conveniences
 
 
 class AsyncCart(_AsyncCartOperations):

@@ -139,6 +139,7 @@ class Reconciliation(_ReconciliationOperations):
 
     __slots__ = ()
 
+    # BEGIN GENERATED: reconciliation conveniences (cargo run -p xtask -- gen; do not edit)
     def invoice_details_for(
         self, line_items: Sequence[LineItemRef], *, progress: bool = False
     ) -> List[InvoiceDetailsByOrderLineItem]:
@@ -153,6 +154,7 @@ class Reconciliation(_ReconciliationOperations):
                 "invoice_details_for", {"line_items": line_items}, bar.counter()
             )
         return out
+    # END GENERATED: reconciliation conveniences
 
 
 class _CountingWriter:
@@ -283,6 +285,7 @@ class Documents(_DocumentsOperations):
 
     __slots__ = ()
 
+    # BEGIN GENERATED: documents conveniences (cargo run -p xtask -- gen; do not edit)
     def wait_for_report(
         self,
         report_id: str,
@@ -414,6 +417,7 @@ class Documents(_DocumentsOperations):
             if isinstance(out, bytes):
                 bar.add(len(out))
             return out
+    # END GENERATED: documents conveniences
 
 
 class Cart(_CartOperations):
@@ -469,6 +473,7 @@ class _ClientBase:
 
     def __init__(
         self,
+        # BEGIN GENERATED: settings keywords (cargo run -p xtask -- gen; do not edit)
         region: str = "US",
         *,
         client_id: Optional[str] = None,
@@ -481,21 +486,23 @@ class _ClientBase:
         consent_endpoint: Optional[str] = None,
         sandbox_endpoint: Optional[str] = None,
         use_sandbox: Optional[bool] = None,
+        rate_limiting: Optional[bool] = None,
+        max_attempts: Optional[int] = None,
         connect_timeout: Optional[float] = None,
         attempt_timeout: Optional[float] = None,
         operation_timeout: Optional[float] = None,
-        max_attempts: Optional[int] = None,
-        rate_limiting: Optional[bool] = None,
-        app_name: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         max_document_bytes: Optional[int] = None,
+        app_name: Optional[str] = None,
         proxy: Optional[str] = None,
         shared_state: Optional[str] = None,
-        shared_state_required: bool = False,
+        shared_state_required: Optional[bool] = None,
+        # END GENERATED: settings keywords
         pickle_secrets: bool = False,
         on_refresh_token: Optional[Callable[[str], None]] = None,
     ) -> None:
         args = {
+            # BEGIN GENERATED: settings object (cargo run -p xtask -- gen; do not edit)
             "region": region,
             "client_id": client_id,
             "client_secret": client_secret,
@@ -507,17 +514,18 @@ class _ClientBase:
             "consent_endpoint": consent_endpoint,
             "sandbox_endpoint": sandbox_endpoint,
             "use_sandbox": use_sandbox,
+            "rate_limiting": rate_limiting,
+            "max_attempts": max_attempts,
             "connect_timeout": connect_timeout,
             "attempt_timeout": attempt_timeout,
             "operation_timeout": operation_timeout,
-            "max_attempts": max_attempts,
-            "rate_limiting": rate_limiting,
-            "app_name": app_name,
             "max_response_bytes": max_response_bytes,
             "max_document_bytes": max_document_bytes,
+            "app_name": app_name,
             "proxy": proxy,
             "shared_state": shared_state,
             "shared_state_required": shared_state_required,
+            # END GENERATED: settings object
         }
         _abws._refresh_logging()  # logging configured since the last client applies
         hand_over = None if on_refresh_token is None else _persisting(_sync_callback(on_refresh_token))
@@ -570,23 +578,25 @@ class _ClientBase:
 
     def __reduce__(self) -> Any:
         keep = (
+            # BEGIN GENERATED: settings kept by pickling (cargo run -p xtask -- gen; do not edit)
             "region",
+            "client_id",
             "user_email",
             "endpoint",
             "auth_endpoint",
             "consent_endpoint",
             "sandbox_endpoint",
             "use_sandbox",
+            "rate_limiting",
+            "max_attempts",
             "connect_timeout",
             "attempt_timeout",
             "operation_timeout",
-            "max_attempts",
-            "rate_limiting",
-            "app_name",
             "max_response_bytes",
             "max_document_bytes",
+            "app_name",
             "shared_state_required",
-            "client_id",
+            # END GENERATED: settings kept by pickling
         )
         settings = {k: self._settings.get(k) for k in keep if self._settings.get(k) is not None}
         secrets = self._native._credentials() if self.pickle_secrets else None

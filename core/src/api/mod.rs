@@ -2,6 +2,7 @@
 //! of that group and the operations that return them.
 
 pub mod cart;
+pub mod conveniences;
 pub(crate) mod document_file;
 pub mod documents;
 pub mod invoices;

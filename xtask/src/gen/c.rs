@@ -3,14 +3,16 @@
 //! classes of include/abws.hpp (the section between its generated-section markers).
 //!
 //! The conveniences that are not one operation keep hand-written C functions
-//! (bindings-c/src/ops/conveniences.rs, bindings-c/src/download.rs); `CONVENIENCES`
-//! names them so that their C++ methods are generated with the others, and the generator
-//! fails when one of them is no longer in the C binding's sources.
+//! (bindings-c/src/ops/conveniences.rs, bindings-c/src/download.rs); the core's
+//! description of them (`abws::api::conveniences::CONVENIENCES`) gives their C++ methods,
+//! generated with the others, and the generator fails when one of them is no longer in the
+//! C binding's sources.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
+use abws::api::conveniences::{Shape, CONVENIENCES};
 use abws::describe::Ty;
 use abws::operations::Operation;
 
@@ -28,65 +30,13 @@ const HPP_END: &str = "// END GENERATED: group classes";
 /// Width of the generated doc comments.
 const WIDTH: usize = 92;
 
-/// How a hand-written C function answers.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// `(client, params_json, result_json, err)`: a JSON result.
-    Json,
-    /// `(client, params_json, write, userdata, bytes_written, err)`: bytes to a callback.
-    Stream,
-    /// `(client, params_json, bytes_written, err)`: a document into a file.
-    File,
+/// The source file of the C binding that holds a convenience's hand-written function.
+fn convenience_file(shape: Shape) -> &'static str {
+    match shape {
+        Shape::Json => "bindings-c/src/ops/conveniences.rs",
+        Shape::Stream | Shape::File => "bindings-c/src/download.rs",
+    }
 }
-
-/// The hand-written C functions that are not one operation: group, name, shape, what the
-/// C++ method's doc says, and the source file that holds the C function.
-const CONVENIENCES: &[(&str, &str, Shape, &str, &str)] = &[
-    (
-        "reconciliation",
-        "invoice_details_for",
-        Shape::Json,
-        "the invoice data of any number of order line items, in batches of 25",
-        "bindings-c/src/ops/conveniences.rs",
-    ),
-    (
-        "documents",
-        "wait_for_report",
-        Shape::Json,
-        "getReport until the report ends; the final report",
-        "bindings-c/src/ops/conveniences.rs",
-    ),
-    (
-        "documents",
-        "download",
-        Shape::Stream,
-        "streams a report document (the PDF) to `sink(const uint8_t *, size_t)`",
-        "bindings-c/src/download.rs",
-    ),
-    (
-        "documents",
-        "fetch_pdf",
-        Shape::Stream,
-        "createReport, wait, download in one call, streamed to `sink`",
-        "bindings-c/src/download.rs",
-    ),
-    (
-        "documents",
-        "download_to_file",
-        Shape::File,
-        "a report document into the file `path` of the params, sealed (encrypted) under \
-         `key` or ABWS_DOCUMENT_KEY unless `allow_plaintext`",
-        "bindings-c/src/download.rs",
-    ),
-    (
-        "documents",
-        "fetch_pdf_to_file",
-        Shape::File,
-        "createReport, wait, download in one call, into the file `path` of the params, \
-         sealed (encrypted) under `key` or ABWS_DOCUMENT_KEY",
-        "bindings-c/src/download.rs",
-    ),
-];
 
 /// The doc lines of a parameter list (`- `name` (required; string): doc`), nested
 /// objects indented.
@@ -410,12 +360,13 @@ fn class(group: &str) -> String {
 }
 
 fn hpp_section() -> Result<String, String> {
-    for (group, name, _, _, file) in CONVENIENCES {
+    for c in CONVENIENCES {
+        let file = convenience_file(c.shape);
         let src = read(file)?;
-        let f = c_function(group, name);
+        let f = c_function(c.group, c.name);
         if !src.contains(&format!("pub unsafe extern \"C\" fn {f}(")) {
             return Err(format!(
-                "{f} is listed in xtask/src/gen/c.rs CONVENIENCES but not defined in {file}"
+                "{f} is listed in abws::api::conveniences::CONVENIENCES but not defined in {file}"
             ));
         }
     }
@@ -479,9 +430,10 @@ fn hpp_section() -> Result<String, String> {
             )
             .unwrap();
         }
-        for (g, name, shape, doc, _) in CONVENIENCES.iter().filter(|c| c.0 == *group) {
-            let f = c_function(g, name);
-            match shape {
+        for c in CONVENIENCES.iter().filter(|c| c.group == *group) {
+            let (name, doc) = (c.name, c.doc);
+            let f = c_function(c.group, name);
+            match c.shape {
                 Shape::Json => {
                     for l in wrap(&format!("`{f}`: {doc}."), WIDTH, "    /// ", "    /// ") {
                         writeln!(s, "{l}").unwrap();

@@ -5,12 +5,14 @@
 //! the workspace root, full content). Generated files start with a line saying so.
 
 mod c;
+mod conveniences;
 mod docs;
 mod python;
 mod readme;
 mod schemas;
+mod settings;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use abws::describe::{Reachable, Ty};
 use abws::operations::{Operation, ALL};
@@ -29,6 +31,15 @@ impl Output {
             content,
         }
     }
+}
+
+/// A marked section of a hand-written file: the lines between `begin` and `end` are
+/// `body` (its last line the indentation of `end`).
+pub struct Section {
+    pub path: &'static str,
+    pub begin: String,
+    pub end: String,
+    pub body: String,
 }
 
 /// The API groups in table order, each with its operations.
@@ -59,7 +70,8 @@ pub fn reachable(extra: &[Ty]) -> Reachable {
     r
 }
 
-/// Every generated file.
+/// Every generated file (the marked sections of the settings and of the conveniences'
+/// Python methods applied last, over what another generator writes of the same file).
 pub fn outputs() -> Result<Vec<Output>, String> {
     let mut out = vec![];
     out.extend(python::outputs()?);
@@ -67,5 +79,22 @@ pub fn outputs() -> Result<Vec<Output>, String> {
     out.extend(docs::outputs()?);
     out.extend(schemas::outputs()?);
     out.extend(readme::outputs()?);
+    for s in settings::sections()
+        .into_iter()
+        .chain(conveniences::sections()?)
+    {
+        let i = match out
+            .iter()
+            .position(|o| o.path.as_path() == Path::new(s.path))
+        {
+            Some(i) => i,
+            None => {
+                out.push(Output::new(s.path, docs::read(s.path)?));
+                out.len() - 1
+            }
+        };
+        let text = &out[i].content;
+        out[i].content = docs::replace_section(s.path, text, &s.begin, &s.end, &s.body)?;
+    }
     Ok(out)
 }
