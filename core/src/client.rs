@@ -17,7 +17,9 @@ use crate::inflight;
 use crate::operation_row::Operation;
 use crate::process::{self, Context};
 use crate::ratelimit::{parse_rate_header, Bucket, BucketKey};
-use crate::retry::{self, Decision, FailureClass, OperationKind, RetryBudget};
+use crate::request::retrying::{self, deadline_after};
+pub(crate) use crate::request::retrying::{Attempt, AttemptPlan, Attempts, Failure};
+use crate::retry::{self, FailureClass, OperationKind, RetryBudget};
 use crate::transport::{self, HttpRequest, HttpResponse, Transport};
 use crate::wire;
 
@@ -837,125 +839,15 @@ impl Client {
         Err(failure)
     }
 
-    /// The one attempt loop of every operation (API calls and document fetches): runs
-    /// `attempts` until one succeeds or the policy stops, within the operation's deadline
-    /// (`settings.timeouts.operation`, never slept past) and the process-wide retry budget,
-    /// with jittered backoff between attempts and `retry::decide` on every failure.
+    /// The one attempt loop of every operation (`request::retrying::run`), spending this
+    /// client's retry budget.
     pub(crate) async fn attempt_loop<A: Attempts>(
         &self,
         plan: AttemptPlan<'_>,
         attempts: &mut A,
     ) -> Result<A::Output> {
-        let deadline = deadline_after(plan.operation_timeout);
-        let budget = &self.inner.ctx.retry_budget;
-        let mut number = 0u32;
-        let mut ambiguous_retries = 0u32;
-        let mut replayed = false;
-        let mut spent = 0i64;
-        loop {
-            number += 1;
-            let a = Attempt {
-                number,
-                deadline,
-                limit: plan.attempt_timeout,
-                replayed,
-            };
-            let failure = match attempts.attempt(&a).await {
-                Ok(v) => {
-                    // A success refunds what its retries cost (or one token).
-                    budget.refund(spent.max(1));
-                    return Ok(v);
-                }
-                Err(f) if f.stop => return Err(f.error),
-                Err(f) => f,
-            };
-            let class = failure.class;
-            let error = failure.error.with_attempts(number);
-            // The one free replay (a refreshed token, a renewed download address) is the
-            // auth layer's, not one of the policy's `max_attempts`: a client of one
-            // attempt still survives its token's end (refresh once, retry once: docs/decisions/009-retries.md).
-            // The policy (and its backoff) counts the other attempts.
-            let free_replay = failure.replay && !replayed;
-            let counted = number - u32::from(replayed);
-            let decision = if free_replay {
-                Decision::Retry
-            } else {
-                retry::decide(
-                    plan.kind,
-                    class,
-                    counted,
-                    plan.max_attempts,
-                    ambiguous_retries,
-                )
-            };
-            match decision {
-                Decision::Fail => return Err(error),
-                Decision::OutcomeUnknown => {
-                    let e = Error::outcome_unknown(plan.what, plan.external_id, error);
-                    log::warn!(target: "abws", "{e}");
-                    return Err(e);
-                }
-                Decision::Retry => {
-                    let (delay, cost) = if free_replay {
-                        replayed = true;
-                        (Duration::ZERO, 0)
-                    } else if failure.paced {
-                        // The bucket already pushed the next slot out; add jitter only.
-                        (
-                            retry::backoff(1, rand::random::<f64>()) / 5,
-                            RetryBudget::RETRY_COST,
-                        )
-                    } else {
-                        let cost = if failure.timed_out {
-                            RetryBudget::TIMEOUT_COST
-                        } else {
-                            RetryBudget::RETRY_COST
-                        };
-                        (retry::backoff(counted, rand::random::<f64>()), cost)
-                    };
-                    if class == FailureClass::Ambiguous {
-                        ambiguous_retries += 1;
-                    }
-                    if deadline_after(delay) >= deadline {
-                        return Err(with_note(
-                            error,
-                            "not retried: the operation's deadline would pass during the backoff",
-                        ));
-                    }
-                    // Only a retry that will be made is paid for.
-                    if cost > 0 {
-                        spent += cost;
-                        if !budget.try_spend(cost) {
-                            return Err(with_note(error, "not retried: the process-wide retry budget is exhausted (the service is failing; calls fail fast until it recovers)"));
-                        }
-                    }
-                    log::info!(
-                        target: "abws",
-                        "{}: attempt {counted} of {}: {} ({}); retrying in {} ms",
-                        plan.what,
-                        plan.max_attempts,
-                        class.describe(),
-                        error,
-                        delay.as_millis()
-                    );
-                    if !delay.is_zero() {
-                        tokio::time::sleep(delay).await;
-                    }
-                }
-            }
-        }
+        retrying::run(&self.inner.ctx.retry_budget, plan, attempts).await
     }
-}
-
-/// The attempts of one operation, run by `Client::attempt_loop`. (A trait rather than an
-/// async closure: its future is declared `Send`, which an async closure's cannot be yet.)
-pub(crate) trait Attempts {
-    type Output;
-    /// One attempt; state kept in `self` carries over to the next one.
-    fn attempt(
-        &mut self,
-        a: &Attempt,
-    ) -> impl std::future::Future<Output = std::result::Result<Self::Output, Failure>> + Send;
 }
 
 /// Which bucket paced an attempt.
@@ -997,110 +889,6 @@ impl Attempts for ApiSend<'_> {
     async fn attempt(&mut self, a: &Attempt) -> std::result::Result<HttpResponse, Failure> {
         self.client.api_attempt(self, a).await
     }
-}
-
-/// What the attempt loop needs to know about an operation.
-pub(crate) struct AttemptPlan<'a> {
-    /// The operation's name, for logs and `OutcomeUnknown`.
-    pub what: &'static str,
-    /// What a resend may do to the server's state (`retry::decide`).
-    pub kind: OperationKind,
-    /// The operation's deadline from its start (`Timeouts::operation`).
-    pub operation_timeout: Duration,
-    /// Attempts allowed, the first included (`Settings::max_attempts`).
-    pub max_attempts: u32,
-    /// The longest one attempt may take (cut to the deadline).
-    pub attempt_timeout: Duration,
-    /// Reported with `OutcomeUnknown`.
-    pub external_id: Option<&'a str>,
-}
-
-/// One attempt, as the attempt loop hands it out.
-pub(crate) struct Attempt {
-    /// 1-based.
-    pub number: u32,
-    /// When the operation must be over.
-    pub deadline: Instant,
-    limit: Duration,
-    /// The operation's one free replay (a renewed access token or presigned address) has
-    /// been used: an expired token or address now is final.
-    pub replayed: bool,
-}
-
-impl Attempt {
-    /// How long this attempt may take from now: the attempt timeout cut to the deadline;
-    /// once the deadline has passed, the failure that ends the operation.
-    pub fn timeout(&self) -> std::result::Result<Duration, Failure> {
-        let remaining = self.deadline.saturating_duration_since(Instant::now());
-        let timeout = self.limit.min(remaining);
-        if timeout.is_zero() {
-            return Err(Failure::stop(
-                Error::timeout("the operation's deadline passed before the attempt")
-                    .with_attempts(self.number - 1),
-            ));
-        }
-        Ok(timeout)
-    }
-}
-
-/// How an attempt failed, for the attempt loop to decide on.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    pub class: FailureClass,
-    pub error: Error,
-    /// The attempt ran out of time (a retry costs more of the budget).
-    pub timed_out: bool,
-    /// What expired was renewed: resend at once, without backoff or budget (once per
-    /// operation; a second one backs off like any retry).
-    pub replay: bool,
-    /// A 429 whose rate-limit bucket already delays the next attempt: jitter only.
-    pub paced: bool,
-    /// Ends the operation with `error` as it is (no retry, no attempt count added).
-    pub stop: bool,
-}
-
-impl Failure {
-    pub fn new(class: FailureClass, error: Error) -> Failure {
-        Failure {
-            class,
-            error,
-            timed_out: false,
-            replay: false,
-            paced: false,
-            stop: false,
-        }
-    }
-
-    /// A failed attempt as the transport reported it.
-    pub fn from_send(f: transport::SendFailure) -> Failure {
-        Failure {
-            timed_out: f.timed_out,
-            ..Failure::new(f.class, f.error)
-        }
-    }
-
-    /// Rejected before processing because something expired that is now renewed.
-    pub fn replay(error: Error) -> Failure {
-        Failure {
-            replay: true,
-            ..Failure::new(FailureClass::RejectedBeforeProcessing, error)
-        }
-    }
-
-    /// Ends the operation with this error.
-    pub fn stop(error: Error) -> Failure {
-        Failure {
-            stop: true,
-            ..Failure::new(FailureClass::Final, error)
-        }
-    }
-}
-
-/// Now plus `d`, without overflow: `d` is cut to `config::MAX_DURATION`.
-pub(crate) fn deadline_after(d: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(d.min(crate::config::MAX_DURATION))
-        .unwrap_or(now)
 }
 
 /// A path parameter's value must stand for itself as one segment: not empty, not a dot
@@ -1163,10 +951,6 @@ fn paced_wait(
          {rate} requests/s{whose})",
         waited.as_secs_f64()
     );
-}
-
-fn with_note(error: Error, note: &str) -> Error {
-    error.with_hint(note)
 }
 
 /// The query parameters that carry a page token (the names of `TokenStyle` that are
