@@ -16,10 +16,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::inflight;
 use crate::operation_row::Operation;
 use crate::process::{self, Context};
-use crate::ratelimit::{parse_rate_header, Bucket, BucketKey};
-use crate::request::retrying::{self, deadline_after};
+use crate::ratelimit::{Bucket, BucketKey};
+use crate::request::classify::{self, Rejection};
+use crate::request::pacing::Pacing;
+use crate::request::retrying;
 pub(crate) use crate::request::retrying::{Attempt, AttemptPlan, Attempts, Failure};
-use crate::retry::{self, FailureClass, OperationKind, RetryBudget};
+use crate::retry::{FailureClass, OperationKind, RetryBudget};
 use crate::transport::{self, HttpRequest, HttpResponse, Transport};
 use crate::wire;
 
@@ -394,90 +396,6 @@ impl Client {
         self.inner.ctx.limiters.bucket(key, op.plan)
     }
 
-    /// Paces one attempt: through the account's shared bucket when there is shared state
-    /// (the in-process line first, so this process's waiters stay in order), else, or while
-    /// the shared state is unreachable, locally (then at `FALLBACK_SHARE` of the rate: the
-    /// other processes of the account send too). `None` when the slot is past `deadline`;
-    /// otherwise which bucket paced the call (a 429 throttles that one).
-    async fn pace(
-        &self,
-        b: &Arc<Bucket>,
-        op: &'static Operation,
-        group: &'static str,
-        deadline: Instant,
-    ) -> Option<Paced> {
-        let local = |b: &Arc<Bucket>| {
-            let b = b.clone();
-            async move {
-                deadline_after(b.wait_estimate()) <= deadline
-                    && tokio::time::timeout_at(deadline, b.acquire()).await.is_ok()
-            }
-        };
-        let Some(shared) = self.inner.shared.as_deref() else {
-            return local(b).await.then_some(Paced::Main);
-        };
-        // As the local bucket: the first in line takes a slot only when one is open and
-        // holds none while it sleeps (at most 100 ms), so a rate learned meanwhile applies
-        // at once and no process sleeps on a slot reserved at an old rate.
-        {
-            let _turn = b.line().lock().await;
-            loop {
-                let plan = b.plan();
-                match shared
-                    .reserve(group, op.id, plan.rate, plan.burst, Duration::ZERO)
-                    .await
-                {
-                    Some(Ok(_)) => return Some(Paced::Main),
-                    Some(Err(wait)) => {
-                        if deadline_after(wait) > deadline {
-                            return None;
-                        }
-                        tokio::time::sleep(wait.min(Duration::from_millis(100))).await;
-                    }
-                    None => break,
-                }
-            }
-        }
-        // The shared state cannot say: this process's share, paced here.
-        let s = self.current_settings();
-        let key = BucketKey {
-            party: s.credentials.party(),
-            group,
-            operation: op.id,
-            fallback: true,
-        };
-        let share = crate::shared::FALLBACK_SHARE;
-        let rate = b.plan().rate * share;
-        let fallback = self
-            .inner
-            .ctx
-            .limiters
-            .bucket(key, crate::ratelimit::Plan::new(rate, 1));
-        // It follows the rate the server reports (learned by the main bucket), at the share
-        // its 429s left it (`fallback_outcome`).
-        fallback.set_rate(b.plan().rate * fallback.share(share));
-        local(&fallback).await.then_some(Paced::Fallback(fallback))
-    }
-
-    /// How a call paced by the fallback bucket ended. Each process takes `FALLBACK_SHARE`
-    /// of the rate while the shared state is unreachable, which more than two processes
-    /// overrun: a 429 halves this process's share (down to an eighth of it) and pushes its next
-    /// slot out, and each answer that is not a 429 regrows it by a tenth of the full share
-    /// (additive increase, multiplicative decrease: N processes settle near the limit
-    /// together whatever N is, instead of each sending at half of it).
-    fn fallback_outcome(&self, main: &Bucket, fallback: &Bucket, throttled: bool) {
-        let full = crate::shared::FALLBACK_SHARE;
-        let share = if throttled {
-            fallback.cut_share(full, full / 8.0)
-        } else {
-            fallback.grow_share(full, full / 10.0)
-        };
-        fallback.set_rate(main.plan().rate * share);
-        if throttled {
-            fallback.throttled();
-        }
-    }
-
     /// The full address of a call (placeholders filled and encoded, query appended).
     pub fn url(&self, call: &Call) -> Result<url::Url> {
         let mut url = url::Url::clone(&self.inner.api_base);
@@ -590,6 +508,15 @@ impl Client {
             None
         };
         let bucket = defaults.rate_limiting.then(|| self.bucket(op, call.group));
+        let party = || self.current_settings().credentials.party();
+        let pacing = bucket.as_ref().map(|bucket| Pacing {
+            bucket,
+            backend: self.inner.shared.as_deref(),
+            limiters: &self.inner.ctx.limiters,
+            op,
+            group: call.group.unwrap_or(defaults.region.group()).as_str(),
+            party: &party,
+        });
         let plan = AttemptPlan {
             what: op.id,
             kind: op.kind,
@@ -611,7 +538,7 @@ impl Client {
             call,
             url: &url,
             email_header: email_header.as_ref(),
-            bucket: bucket.as_ref(),
+            pacing,
             ledger,
             sent: AtomicU32::new(0),
         };
@@ -657,26 +584,10 @@ impl Client {
         a: &Attempt,
     ) -> std::result::Result<HttpResponse, Failure> {
         let op = send.call.op;
-        let group = send
-            .call
-            .group
-            .unwrap_or(self.inner.defaults.region.group())
-            .as_str();
-        let mut paced = None;
-        if let Some(b) = send.bucket {
-            let asked = Instant::now();
-            paced = self.pace(b, op, group, a.deadline).await;
-            paced_wait(op.id, group, b, paced.as_ref(), asked.elapsed());
-            if paced.is_none() {
-                return Err(Failure::stop(
-                    Error::timeout(format!(
-                        "the rate limit would delay the call past its {} s deadline",
-                        self.operation_timeout().as_secs_f64()
-                    ))
-                    .with_attempts(a.number - 1),
-                ));
-            }
-        }
+        let paced = match &send.pacing {
+            Some(p) => Some(p.attempt(a, self.operation_timeout()).await?),
+            None => None,
+        };
         // The cached token's header, shared: not the token copied twice per call.
         let token = self
             .inner
@@ -763,69 +674,35 @@ impl Client {
         }
         let failure = match outcome {
             Ok(resp) => {
-                if let (Some(b), Some(rate)) = (
-                    send.bucket,
-                    resp.rate_limit().as_deref().and_then(parse_rate_header),
-                ) {
-                    let before = b.plan();
-                    if b.set_rate(rate) {
-                        if let Some(shared) = self.inner.shared.as_deref() {
-                            shared
-                                .set_rate(group, op.id, rate, before.rate, before.burst)
-                                .await;
-                        }
-                    }
-                }
-                // A 429 throttles the bucket that paced the call: the fallback one while the
-                // shared state is unreachable, else the shared (and this process's) one.
-                match (send.bucket, &paced) {
-                    (Some(b), Some(Paced::Fallback(f))) => {
-                        self.fallback_outcome(b, f, resp.status == 429)
-                    }
-                    (Some(b), _) if resp.status == 429 => {
-                        b.throttled();
-                        if let Some(shared) = self.inner.shared.as_deref() {
-                            let plan = b.plan();
-                            shared.throttled(group, op.id, plan.rate, plan.burst).await;
-                        }
-                    }
-                    _ => {}
+                if let (Some(p), Some(paced)) = (&send.pacing, &paced) {
+                    p.feedback(paced, &resp).await;
                 }
                 if resp.is_success() {
                     return Ok(resp);
                 }
                 let failure = resp.failure();
-                let says_expired = matches!(resp.status, 401 | 403)
-                    && failure.errors.iter().any(|e| {
-                        e.message.to_ascii_lowercase().contains("expired")
-                            || e.code.to_ascii_lowercase().contains("expired")
-                    });
-                // The token this attempt sent (a failure's rare path: copied out here).
-                let token = crate::auth::header_secret(&token);
-                let expired = matches!(resp.status, 401 | 403)
-                    && (says_expired || self.inner.tokens.is_expired(&token).await);
-                let can_refresh = expired
-                    && !a.replayed
-                    && matches!(
-                        self.inner.tokens.credentials(),
-                        Credentials::RefreshToken { .. }
-                    );
-                if can_refresh {
-                    self.inner.tokens.invalidate(&token).await;
-                }
-                let class =
-                    retry::classify_status(resp.status, can_refresh).unwrap_or(FailureClass::Final);
-                let mut error = Error::api(failure);
-                if resp.status == 403 && !expired {
-                    // Not an expired token: a role the operation needs is missing.
-                    error = error.with_hint(op.role_hint());
-                }
-                let mut f = Failure::new(class, error);
-                // A refreshed token is replayed at once; a 429 the bucket paces waits for
-                // the bucket's next slot (already pushed out), plus jitter only.
-                f.replay = can_refresh;
-                f.paced = resp.status == 429 && send.bucket.is_some();
-                f
+                let rejection = if matches!(failure.status, 401 | 403) {
+                    // The token this attempt sent (a failure's rare path: copied out here).
+                    let token = crate::auth::header_secret(&token);
+                    let expired = classify::says_expired(&failure)
+                        || self.inner.tokens.is_expired(&token).await;
+                    let can_refresh = expired
+                        && !a.replayed
+                        && matches!(
+                            self.inner.tokens.credentials(),
+                            Credentials::RefreshToken { .. }
+                        );
+                    if can_refresh {
+                        self.inner.tokens.invalidate(&token).await;
+                    }
+                    Rejection {
+                        expired,
+                        can_refresh,
+                    }
+                } else {
+                    Rejection::default()
+                };
+                classify::classify(failure, rejection, send.pacing.is_some(), op)
             }
             Err(f) => Failure::from_send(f),
         };
@@ -850,21 +727,13 @@ impl Client {
     }
 }
 
-/// Which bucket paced an attempt.
-enum Paced {
-    /// The operation's bucket (shared through Redis when there is shared state).
-    Main,
-    /// This process's share, while the shared state is unreachable.
-    Fallback(Arc<Bucket>),
-}
-
 /// What an API attempt sends, the same for every attempt of a call.
 struct ApiSend<'a> {
     client: &'a Client,
     call: &'a Call,
     url: &'a url::Url,
     email_header: Option<&'a HeaderValue>,
-    bucket: Option<&'a Arc<Bucket>>,
+    pacing: Option<Pacing<'a>>,
     /// The write's entry in the shared write ledger (an unsafe write with an externalId).
     ledger: Option<Ledger<'a>>,
     /// The attempts that went on the wire.
@@ -923,34 +792,6 @@ pub fn snake_case(name: &str) -> String {
         }
     }
     out
-}
-
-/// A wait for the rate limit over `VISIBLE_WAIT` is logged at INFO: a call that
-/// seems to hang says why, naming the bucket (operation, region group, rate) and the time.
-fn paced_wait(
-    op: &'static str,
-    group: &str,
-    main: &Bucket,
-    paced: Option<&Paced>,
-    waited: Duration,
-) {
-    const VISIBLE_WAIT: Duration = Duration::from_secs(1);
-    if waited <= VISIBLE_WAIT {
-        return;
-    }
-    let (rate, whose) = match paced {
-        Some(Paced::Fallback(b)) => (
-            b.plan().rate,
-            " (this process's share: the shared state is unreachable)",
-        ),
-        _ => (main.plan().rate, ""),
-    };
-    log::info!(
-        target: "abws",
-        "{op}: waited {:.1} s for the rate limit (bucket {op} of region group {group}, \
-         {rate} requests/s{whose})",
-        waited.as_secs_f64()
-    );
 }
 
 /// The query parameters that carry a page token (the names of `TokenStyle` that are
