@@ -1,111 +1,29 @@
 //! The async client: one operation call = validate (done by the caller) → pace → token →
 //! send → classify → retry or report. Every API group goes through `Client::execute`.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http::{HeaderName, HeaderValue};
-use tokio::time::Instant;
+use http::HeaderValue;
 
 use crate::auth::{RotationCallback, TokenCache};
 use crate::call_options::CallOptions;
 use crate::config::{Credentials, Endpoints, RegionGroup, Settings};
 use crate::error::{Error, ErrorKind, Result};
-use crate::inflight;
 use crate::operation_row::Operation;
 use crate::process::{self, Context};
 use crate::ratelimit::{Bucket, BucketKey};
-use crate::request::classify::{self, Rejection};
+use crate::request::authorize::Authorization;
+pub use crate::request::call::Call;
+use crate::request::ledger::WriteLedger;
 use crate::request::pacing::Pacing;
 use crate::request::retrying;
 pub(crate) use crate::request::retrying::{Attempt, AttemptPlan, Attempts, Failure};
-use crate::retry::{FailureClass, OperationKind, RetryBudget};
-use crate::transport::{self, HttpRequest, HttpResponse, Transport};
-use crate::wire;
-
-/// One call of an operation, before the client adds credentials. Its `Debug` shows the
-/// body's size, not the body, and hides the user e-mail.
-#[derive(Clone)]
-pub struct Call {
-    /// The operation's row of the table.
-    pub op: &'static Operation,
-    /// Values of the path's `{name}` placeholders.
-    pub path: Vec<(&'static str, String)>,
-    /// Query parameters, in order (lists already comma-joined).
-    pub query: Vec<(&'static str, String)>,
-    /// A JSON body.
-    pub body: Option<Bytes>,
-    /// `x-svc-user-email` for this call (else the client's default).
-    pub user_email: Option<String>,
-    /// The externalId of an order or cart line, reported if the outcome is unknown.
-    pub external_id: Option<String>,
-    /// Each externalId of a write that carries several (addItems: one per item). The shared
-    /// write ledger keys an unsafe write by its path's values and these (else
-    /// `external_id`), each length-prefixed: `["a,b"]` and `["a", "b"]` differ.
-    pub external_ids: Vec<String>,
-    /// Regional group whose bucket paces this call (else the client's region's group).
-    pub group: Option<RegionGroup>,
-}
-
-impl std::fmt::Debug for Call {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Call")
-            .field("op", &self.op.id)
-            .field("path", &self.path)
-            .field("query", &self.query)
-            .field(
-                "body",
-                &self.body.as_ref().map(|b| format!("<{} bytes>", b.len())),
-            )
-            .field("user_email", &self.user_email.as_ref().map(|_| "***"))
-            .field("external_id", &self.external_id)
-            .field("external_ids", &self.external_ids)
-            .field("group", &self.group)
-            .finish()
-    }
-}
-
-impl Call {
-    /// A call of `op`, with no path value, query parameter or body yet.
-    pub fn new(op: &'static Operation) -> Call {
-        Call {
-            op,
-            path: vec![],
-            query: vec![],
-            body: None,
-            user_email: None,
-            external_id: None,
-            external_ids: Vec::new(),
-            group: None,
-        }
-    }
-    /// Fills the path placeholder `{name}` (the value is percent-encoded when sent).
-    pub fn path(mut self, name: &'static str, value: impl Into<String>) -> Call {
-        self.path.push((name, value.into()));
-        self
-    }
-    /// Adds a query parameter.
-    pub fn query(mut self, name: &'static str, value: impl Into<String>) -> Call {
-        self.query.push((name, value.into()));
-        self
-    }
-    /// Adds the parameter only when a value is given.
-    pub fn query_opt(self, name: &'static str, value: Option<impl Into<String>>) -> Call {
-        match value {
-            Some(v) => self.query(name, v),
-            None => self,
-        }
-    }
-    /// Sets the JSON body.
-    pub fn json<T: serde::Serialize>(mut self, body: &T) -> Result<Call> {
-        let bytes = serde_json::to_vec(body)
-            .map_err(|e| Error::internal(format!("cannot encode the request body: {e}")))?;
-        self.body = Some(Bytes::from(bytes));
-        Ok(self)
-    }
-}
+use crate::request::send::Sending;
+use crate::request::Pipeline;
+use crate::retry::{OperationKind, RetryBudget};
+use crate::transport::{self, HttpResponse, Transport};
 
 /// See `Inner::defaults`.
 #[repr(C)]
@@ -465,9 +383,8 @@ impl Client {
                 .with_raw_body(resp.body.clone())
                 .with_operation(call.op.id);
                 // Applied, its answer unreadable: the ledger says so (not done).
-                if let Some((shared, parts)) = self.ledger_of(call) {
-                    let unknown = Some(crate::shared::LedgerState::Unknown);
-                    shared.ledger_end(call.op.id, &parts, unknown).await;
+                if let Some(ledger) = WriteLedger::of(call, self.inner.shared.as_deref()) {
+                    ledger.unreadable().await;
                 }
                 log::warn!(target: "abws", "{e}");
                 Err(e)
@@ -483,40 +400,15 @@ impl Client {
             self.check_shared_state().await?;
         }
         let url = self.url(call)?;
-        // x-svc-user-email goes only where the operation declares it (docs/decisions/004-request-declarations.md):
-        // the buyer's address is personal data, sent nowhere it is not asked for.
-        let email_header = if op.needs_user_email() {
-            let h = match call.user_email.as_deref() {
-                Some(e) => {
-                    crate::validate::email("user_email", e)?;
-                    Some(transport::sensitive(e, "user_email")?)
-                }
-                None => defaults.user_email.clone(),
-            };
-            Some(h.ok_or_else(|| {
-                Error::validation(
-                    "user_email",
-                    format!("{} requires the x-svc-user-email header: pass user_email or set it on the client", op.id),
-                )
-            })?)
-        } else {
-            debug_assert!(
-                call.user_email.is_none(),
-                "{} declares no user e-mail",
-                op.id
-            );
-            None
-        };
+        let auth = Authorization::new(
+            &self.inner.tokens,
+            op,
+            call.user_email.as_deref(),
+            defaults.user_email.as_ref(),
+        )?;
+        let shared = self.inner.shared.as_deref();
         let bucket = defaults.rate_limiting.then(|| self.bucket(op, call.group));
         let party = || self.current_settings().credentials.party();
-        let pacing = bucket.as_ref().map(|bucket| Pacing {
-            bucket,
-            backend: self.inner.shared.as_deref(),
-            limiters: &self.inner.ctx.limiters,
-            op,
-            group: call.group.unwrap_or(defaults.region.group()).as_str(),
-            party: &party,
-        });
         let plan = AttemptPlan {
             what: op.id,
             kind: op.kind,
@@ -525,195 +417,27 @@ impl Client {
             attempt_timeout: defaults.attempt_timeout,
             external_id: call.external_id.as_deref(),
         };
-        // An unsafe write with an externalId goes through the account's write ledger, from
-        // the moment it goes on the wire (`api_attempt`): a call with a recorded entry (any
-        // process) is refused unsent.
-        let ledger = self.ledger_of(call).map(|(shared, parts)| Ledger {
-            shared,
-            parts,
-            taken: AtomicBool::new(false),
-        });
-        let mut send = ApiSend {
-            client: self,
+        let mut pipeline = Pipeline {
             call,
             url: &url,
-            email_header: email_header.as_ref(),
-            pacing,
-            ledger,
-            sent: AtomicU32::new(0),
+            pacing: bucket.as_ref().map(|bucket| Pacing {
+                bucket,
+                backend: shared,
+                limiters: &self.inner.ctx.limiters,
+                op,
+                group: call.group.unwrap_or(defaults.region.group()).as_str(),
+                party: &party,
+            }),
+            auth,
+            ledger: WriteLedger::of(call, shared),
+            send: Sending::new(&self.inner.transport, op, call.external_id.as_deref()),
+            operation_timeout: plan.operation_timeout,
         };
-        let outcome = self.attempt_loop(plan, &mut send).await;
-        if let Some(l) = send.ledger.as_ref().filter(|l| l.taken.load(Relaxed)) {
-            use crate::shared::LedgerState;
-            let state = match &outcome {
-                Ok(_) => Some(LedgerState::Done),
-                Err(e) if e.kind() == crate::error::ErrorKind::OutcomeUnknown => {
-                    Some(LedgerState::Unknown)
-                }
-                Err(_) => None,
-            };
-            l.shared.ledger_end(op.id, &l.parts, state).await;
+        let outcome = self.attempt_loop(plan, &mut pipeline).await;
+        if let Some(ledger) = &pipeline.ledger {
+            ledger.end(&outcome).await;
         }
-        outcome.map(|resp| (resp, send.sent.load(Relaxed)))
-    }
-
-    /// The shared write ledger and an unsafe write's parts in it (`Shared::ledger_key`): its
-    /// path's values, then its externalIds. `None` for other calls, or without shared state.
-    fn ledger_of<'a>(
-        &'a self,
-        call: &'a Call,
-    ) -> Option<(&'a crate::shared::Shared, Vec<&'a str>)> {
-        let shared = self.inner.shared.as_deref()?;
-        let ext = call.external_id.as_deref()?;
-        if call.op.kind != OperationKind::UnsafeWrite {
-            return None;
-        }
-        let mut parts: Vec<&str> = call.path.iter().map(|(_, v)| v.as_str()).collect();
-        match &call.external_ids[..] {
-            [] => parts.push(ext),
-            ids => parts.extend(ids.iter().map(String::as_str)),
-        }
-        Some((shared, parts))
-    }
-
-    /// One attempt of an API call: waits for the rate limit, sends with our headers,
-    /// and classifies what came back (refreshing an expired access token for the replay).
-    async fn api_attempt(
-        &self,
-        send: &ApiSend<'_>,
-        a: &Attempt,
-    ) -> std::result::Result<HttpResponse, Failure> {
-        let op = send.call.op;
-        let paced = match &send.pacing {
-            Some(p) => Some(p.attempt(a, self.operation_timeout()).await?),
-            None => None,
-        };
-        // The cached token's header, shared: not the token copied twice per call.
-        let token = self
-            .inner
-            .tokens
-            .access_header()
-            .await
-            .map_err(Failure::stop)?;
-        let mut headers: Vec<(HeaderName, HeaderValue)> = vec![
-            (
-                HeaderName::from_static(wire::HEADER_ACCESS_TOKEN),
-                token.clone(),
-            ),
-            (
-                http::header::ACCEPT,
-                HeaderValue::from_static("application/json"),
-            ),
-        ];
-        if let Some(h) = send.email_header {
-            headers.push((HeaderName::from_static(wire::HEADER_USER_EMAIL), h.clone()));
-        }
-        if op.headers.date {
-            let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-            if let Ok(v) = HeaderValue::from_str(&now) {
-                headers.push((HeaderName::from_static(wire::HEADER_DATE), v));
-            }
-        }
-        let req = HttpRequest {
-            method: op.method.clone(),
-            url: send.url.clone(),
-            headers,
-            body: send.call.body.clone().map(|b| (b, "application/json")),
-        };
-        let timeout = a.timeout()?;
-        let attempt = a.number;
-        if let Some(l) = send.ledger.as_ref().filter(|l| !l.taken.load(Relaxed)) {
-            // Recorded as sending only now, paced and authenticated: a call dropped or
-            // failed before this point leaves no entry.
-            match l
-                .shared
-                .ledger_begin(op.id, &l.parts, op.resend_safe, timeout + LEDGER_MARGIN)
-                .await
-            {
-                Some(Ok(())) => l.taken.store(true, Relaxed),
-                None => {}
-                Some(Err(state)) => {
-                    let ext = send.call.external_id.as_deref().unwrap_or_default();
-                    let e = match state {
-                        crate::shared::LedgerState::Done => Error::already_applied(op.id, ext),
-                        s => Error::already_recorded(op.id, ext, s.as_str()),
-                    };
-                    return Err(Failure::stop(e.with_attempts(a.number - 1)));
-                }
-            }
-        }
-        send.sent.fetch_add(1, Relaxed);
-        let sent_at = Instant::now();
-        // An unsafe write cancelled from here on may have been applied: the guard says so.
-        let in_flight = inflight::Guard::start(op, send.call.external_id.as_deref());
-        let outcome = self.inner.transport.send(req, timeout).await;
-        if let Some(g) = in_flight {
-            g.done();
-        }
-        // Checked first: the record's arguments (the request id, a `String`) would be
-        // built for every call even when the level is off.
-        let debug = log::log_enabled!(target: "abws", log::Level::Debug);
-        match &outcome {
-            _ if !debug => {}
-            Ok(resp) => log::debug!(
-                target: "abws",
-                "{} attempt {attempt}: HTTP {} in {} ms (request id {})",
-                op.id,
-                resp.status,
-                sent_at.elapsed().as_millis(),
-                resp.request_id().unwrap_or_default()
-            ),
-            Err(f) => log::debug!(
-                target: "abws",
-                "{} attempt {attempt}: {} after {} ms: {}",
-                op.id,
-                f.class.describe(),
-                sent_at.elapsed().as_millis(),
-                f.error
-            ),
-        }
-        let failure = match outcome {
-            Ok(resp) => {
-                if let (Some(p), Some(paced)) = (&send.pacing, &paced) {
-                    p.feedback(paced, &resp).await;
-                }
-                if resp.is_success() {
-                    return Ok(resp);
-                }
-                let failure = resp.failure();
-                let rejection = if matches!(failure.status, 401 | 403) {
-                    // The token this attempt sent (a failure's rare path: copied out here).
-                    let token = crate::auth::header_secret(&token);
-                    let expired = classify::says_expired(&failure)
-                        || self.inner.tokens.is_expired(&token).await;
-                    let can_refresh = expired
-                        && !a.replayed
-                        && matches!(
-                            self.inner.tokens.credentials(),
-                            Credentials::RefreshToken { .. }
-                        );
-                    if can_refresh {
-                        self.inner.tokens.invalidate(&token).await;
-                    }
-                    Rejection {
-                        expired,
-                        can_refresh,
-                    }
-                } else {
-                    Rejection::default()
-                };
-                classify::classify(failure, rejection, send.pacing.is_some(), op)
-            }
-            Err(f) => Failure::from_send(f),
-        };
-        if matches!(
-            failure.class,
-            FailureClass::Ambiguous | FailureClass::NotSent
-        ) {
-            // The connection may be in a bad state: the next attempt opens a new one.
-            self.inner.transport.reset_pool();
-        }
-        Err(failure)
+        outcome.map(|resp| (resp, pipeline.send.sent()))
     }
 
     /// The one attempt loop of every operation (`request::retrying::run`), spending this
@@ -724,39 +448,6 @@ impl Client {
         attempts: &mut A,
     ) -> Result<A::Output> {
         retrying::run(&self.inner.ctx.retry_budget, plan, attempts).await
-    }
-}
-
-/// What an API attempt sends, the same for every attempt of a call.
-struct ApiSend<'a> {
-    client: &'a Client,
-    call: &'a Call,
-    url: &'a url::Url,
-    email_header: Option<&'a HeaderValue>,
-    pacing: Option<Pacing<'a>>,
-    /// The write's entry in the shared write ledger (an unsafe write with an externalId).
-    ledger: Option<Ledger<'a>>,
-    /// The attempts that went on the wire.
-    sent: AtomicU32,
-}
-
-/// An unsafe write's entry in the shared write ledger: recorded when an attempt goes on the
-/// wire (`taken`), ended with the call's outcome.
-struct Ledger<'a> {
-    shared: &'a crate::shared::Shared,
-    /// The path's values, then the externalIds (`Shared::ledger_key`).
-    parts: Vec<&'a str>,
-    taken: AtomicBool,
-}
-
-/// How much longer than its attempt's timeout a request stays *sending* in the ledger (a
-/// response on its way, the ledger's own round trip): past that, its writer vanished.
-const LEDGER_MARGIN: Duration = Duration::from_secs(5);
-
-impl Attempts for ApiSend<'_> {
-    type Output = HttpResponse;
-    async fn attempt(&mut self, a: &Attempt) -> std::result::Result<HttpResponse, Failure> {
-        self.client.api_attempt(self, a).await
     }
 }
 
@@ -852,7 +543,9 @@ mod tests {
     fn a_calls_reads_of_its_client_are_packed_first() {
         let token_header_end = std::mem::offset_of!(Inner, tokens)
             + std::mem::offset_of!(TokenCache, current)
-            + std::mem::size_of::<std::sync::RwLock<Option<(HeaderValue, Option<Instant>)>>>();
+            + std::mem::size_of::<
+                std::sync::RwLock<Option<(HeaderValue, Option<tokio::time::Instant>)>>,
+            >();
         assert!(
             16 + token_header_end <= 4 * 64,
             "a call's fields end at byte {} of the client's allocation",
