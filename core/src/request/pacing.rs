@@ -403,11 +403,13 @@ mod tests {
         let (b, l) = (bucket(1.0, 1), Limiters::default());
         let p = pacing(&b, None, &l);
         assert!(matches!(p.wait(in_secs(10)).await, Some(Paced::Main)));
-        // The next slot is a second away.
+        // The next slot is a second away: refused without waiting.
+        let start = Instant::now();
         assert!(p
             .wait(Instant::now() + Duration::from_millis(500))
             .await
             .is_none());
+        assert_eq!(start.elapsed(), Duration::ZERO);
         assert!(matches!(p.wait(in_secs(10)).await, Some(Paced::Main)));
     }
 
