@@ -167,8 +167,8 @@ mod tests {
     }
 
     impl TokenSource for Fake {
-        fn access_header(&self) -> impl Future<Output = Result<HeaderValue>> + Send {
-            async { Ok(HeaderValue::from_static(self.token)) }
+        async fn access_header(&self) -> Result<HeaderValue> {
+            Ok(HeaderValue::from_static(self.token))
         }
         fn is_expired(&self, used: &Secret) -> impl Future<Output = bool> + Send {
             let known = self.expired && used.expose() == self.token;
