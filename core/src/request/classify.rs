@@ -50,23 +50,24 @@ pub(crate) fn classify(
     f
 }
 
+/// An error envelope of one entry, as `HttpResponse::failure` decodes it (for tests).
+#[cfg(test)]
+pub(crate) fn answer(status: u16, code: &str, message: &str) -> ApiFailure {
+    ApiFailure {
+        status,
+        errors: vec![crate::error::ErrorEntry {
+            code: code.into(),
+            message: message.into(),
+            details: String::new(),
+        }],
+        request_id: None,
+        rate_limit: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorEntry;
-
-    fn answer(status: u16, code: &str, message: &str) -> ApiFailure {
-        ApiFailure {
-            status,
-            errors: vec![ErrorEntry {
-                code: code.into(),
-                message: message.into(),
-                details: String::new(),
-            }],
-            request_id: None,
-            rate_limit: None,
-        }
-    }
 
     #[test]
     fn an_expired_token_is_told_by_its_code_or_its_message_on_401_and_403_only() {
@@ -98,49 +99,17 @@ mod tests {
             expired: true,
             can_refresh: false,
         };
-        use FailureClass::*;
+        use FailureClass::{Ambiguous, Final, RejectedBeforeProcessing as Rejected, Security};
         // status, rejection, paced -> class, replay, paced, role hint
         let table = [
-            (
-                401,
-                RENEWED,
-                true,
-                RejectedBeforeProcessing,
-                true,
-                false,
-                false,
-            ),
-            (
-                403,
-                RENEWED,
-                false,
-                RejectedBeforeProcessing,
-                true,
-                false,
-                false,
-            ),
+            (401, RENEWED, true, Rejected, true, false, false),
+            (403, RENEWED, false, Rejected, true, false, false),
             (401, SPENT, true, Final, false, false, false),
             (403, SPENT, true, Final, false, false, false),
             (401, NONE, true, Final, false, false, false),
             (403, NONE, true, Final, false, false, true),
-            (
-                429,
-                NONE,
-                true,
-                RejectedBeforeProcessing,
-                false,
-                true,
-                false,
-            ),
-            (
-                429,
-                NONE,
-                false,
-                RejectedBeforeProcessing,
-                false,
-                false,
-                false,
-            ),
+            (429, NONE, true, Rejected, false, true, false),
+            (429, NONE, false, Rejected, false, false, false),
             (500, NONE, true, Ambiguous, false, false, false),
             (503, NONE, false, Ambiguous, false, false, false),
             (302, NONE, false, Security, false, false, false),
