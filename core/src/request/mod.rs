@@ -102,3 +102,168 @@ where
         Err(failure)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Result;
+    use crate::operations::GET_INVOICES;
+    use crate::ratelimit::{Bucket, Limiters, Plan};
+    use crate::request::retrying::{self, AttemptPlan};
+    use crate::retry::{OperationKind, RetryBudget};
+    use crate::secret::Secret;
+    use crate::transport::SendFailure;
+    use http::HeaderValue;
+    use std::collections::VecDeque;
+    use std::future::Future;
+    use std::sync::{Arc, Mutex};
+
+    /// Tokens `tok-1`, `tok-2`, ...: each `invalidate` moves to the next one.
+    #[derive(Default)]
+    struct Tokens(Mutex<u32>);
+
+    impl TokenSource for Tokens {
+        async fn access_header(&self) -> Result<HeaderValue> {
+            let n = *self.0.lock().unwrap() + 1;
+            Ok(HeaderValue::from_str(&format!("tok-{n}")).unwrap())
+        }
+        async fn is_expired(&self, _: &Secret) -> bool {
+            false
+        }
+        fn invalidate(&self, _: &Secret) -> impl Future<Output = ()> + Send {
+            *self.0.lock().unwrap() += 1;
+            async {}
+        }
+        fn renews(&self) -> bool {
+            true
+        }
+    }
+
+    /// Answers as scripted, noting the access token each request carried and the resets.
+    #[derive(Default)]
+    struct Server {
+        answers: Mutex<VecDeque<HttpResponse>>,
+        tokens: Mutex<Vec<String>>,
+        resets: Mutex<u32>,
+    }
+
+    impl Server {
+        fn answering(
+            answers: impl IntoIterator<Item = (u16, &'static str, &'static str)>,
+        ) -> Server {
+            let answers = answers.into_iter().map(|(status, rate, body)| {
+                let mut headers = http::HeaderMap::new();
+                if !rate.is_empty() {
+                    headers.insert(crate::wire::HEADER_RATE_LIMIT, rate.parse().unwrap());
+                }
+                HttpResponse {
+                    status,
+                    headers,
+                    body: bytes::Bytes::from_static(body.as_bytes()),
+                }
+            });
+            Server {
+                answers: Mutex::new(answers.collect()),
+                ..Server::default()
+            }
+        }
+    }
+
+    impl Sender for Server {
+        fn send(
+            &self,
+            req: HttpRequest,
+            _: Duration,
+        ) -> impl Future<Output = std::result::Result<HttpResponse, SendFailure>> + Send {
+            let token = req.headers[0].1.to_str().unwrap().to_string();
+            self.tokens.lock().unwrap().push(token);
+            let answer = self
+                .answers
+                .lock()
+                .unwrap()
+                .pop_front()
+                .expect("an answer left");
+            async move { Ok(answer) }
+        }
+        fn reset_pool(&self) {
+            *self.resets.lock().unwrap() += 1;
+        }
+    }
+
+    const EXPIRED: &str =
+        r#"{"errors":[{"code":"Unauthorized","message":"Access token expired"}]}"#;
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    /// Runs a call of getInvoices through the pipeline's stages on `server`, paced by
+    /// `bucket` when given, in `max_attempts`.
+    async fn call(
+        server: &Server,
+        tokens: &Tokens,
+        bucket: Option<&Arc<Bucket>>,
+        max_attempts: u32,
+    ) -> (Result<HttpResponse>, u32) {
+        let call = Call::new(&GET_INVOICES);
+        let url = "http://127.0.0.1:9/invoices".parse().unwrap();
+        let limiters = Limiters::default();
+        let mut pipeline: Pipeline<'_, Shared, Tokens, Server> = Pipeline {
+            call: &call,
+            url: &url,
+            pacing: bucket.map(|bucket| Pacing {
+                bucket,
+                backend: None,
+                limiters: &limiters,
+                op: call.op,
+                group: "FE",
+                party: &|| 1,
+            }),
+            auth: Authorization::new(tokens, call.op, None, None).unwrap(),
+            ledger: None,
+            send: Sending::new(server, call.op, None),
+            operation_timeout: MINUTE,
+        };
+        let plan = AttemptPlan {
+            what: call.op.id,
+            kind: OperationKind::SafeRead,
+            operation_timeout: MINUTE,
+            max_attempts,
+            attempt_timeout: Duration::from_secs(5),
+            external_id: None,
+        };
+        let outcome = retrying::run(&RetryBudget::new(100), plan, &mut pipeline).await;
+        (outcome, pipeline.send.sent())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_expired_token_is_renewed_and_the_call_replayed_with_the_new_one() {
+        let server = Server::answering([(401, "", EXPIRED), (200, "", "{}")]);
+        let (outcome, sent) = call(&server, &Tokens::default(), None, 1).await;
+        assert_eq!(outcome.unwrap().status, 200);
+        assert_eq!(sent, 2);
+        assert_eq!(*server.tokens.lock().unwrap(), ["tok-1", "tok-2"]);
+        assert_eq!(*server.resets.lock().unwrap(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_feeds_the_bucket_and_a_503_renews_the_connections() {
+        let server = Server::answering([(503, "5.0", "{}"), (200, "", "{}")]);
+        let bucket = Arc::new(Bucket::new(Plan::new(2.0, 2)));
+        let (outcome, sent) = call(&server, &Tokens::default(), Some(&bucket), 2).await;
+        assert_eq!(outcome.unwrap().status, 200);
+        assert_eq!(sent, 2);
+        assert_eq!(bucket.plan().rate, 5.0);
+        assert_eq!(*server.resets.lock().unwrap(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refusal_is_the_callers_error_with_the_attempts_sent() {
+        let server = Server::answering([(
+            404,
+            "",
+            r#"{"errors":[{"code":"NotFound","message":"no"}]}"#,
+        )]);
+        let (outcome, sent) = call(&server, &Tokens::default(), None, 3).await;
+        let e = outcome.unwrap_err();
+        assert_eq!((e.status(), e.attempts(), sent), (Some(404), 1, 1));
+        assert_eq!(*server.resets.lock().unwrap(), 0);
+    }
+}
