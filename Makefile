@@ -30,24 +30,26 @@ SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 # The region the month-end job closes (empty: `abws close --sandbox`'s default, JP).
 REGION ?=
 
-.PHONY: dist dist-test repro-check test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run rust-then-c-tests python-test-installed python-test python-install python-install-dev c-test c-test-built header
+.PHONY: dist dist-test repro-check test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run python-lane python-test-installed python-test python-install python-install-dev c-test c-test-built header
 
-# Three stages, each keeping both cores busy:
+# Two stages, each keeping both cores busy:
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
 #    selection: the C library, the sandbox binary, xtask and the example come out of it);
-# 2. the Python extension in the dev profile, into .venv: it reuses that build's dependencies
-#    (~1 CPU-minute where the release wheel took ~5, docs/decisions/026-tests-and-scorecard.md: `make scorecards`
-#    still installs the release wheel);
-# 3. the Rust tests (four test threads: most wait on sockets and timers, as do the reliability
-#    scenarios, in four processes side by side), then the C tests under valgrind, beside the
-#    Python tests (the two lanes take about as long: ~3 minutes each).
+# 2. three lanes side by side, each one's output printed when it ends:
+#    - the Rust tests (four test threads: most wait on sockets and timers, as do the
+#      reliability scenarios, in four processes side by side);
+#    - the Python extension in the dev profile into .venv (it reuses the build's
+#      dependencies: ~1 CPU-minute where the release wheel took ~5; `make scorecards`
+#      still installs the release wheel), `cargo doc`'s check, then the Python tests;
+#    - the C tests under valgrind.
+#    `cargo test` holds the build directory's lock only while it builds, so the other
+#    lanes' cargo calls do not wait for its tests (docs/decisions/026-tests-and-scorecard.md).
 # The release builds and their tests are `make release-check` (`make test` is what
 # a person waits for).
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target setup lint-and-build
-	$(MAKE) --no-print-directory python-install-dev
-	@echo "the Rust then the C tests, beside the Python tests (each one's output when it ends)"
-	$(MAKE) --no-print-directory -j2 --output-sync=target rust-then-c-tests python-test-installed
+	@echo "the Rust, the Python and the C tests side by side (each one's output when it ends)"
+	$(MAKE) --no-print-directory -j3 --output-sync=target rust-test-run python-lane c-test-built
 	@echo "all checks passed"
 
 # After `make dist`: S7 (scripts/repro-check.sh; R lines of the scorecard).
@@ -93,12 +95,14 @@ lint-and-build:
 	python3 scripts/module-cycles.py core/src
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(MAKE) --no-print-directory rust-doc
 	$(MAKE) --no-print-directory rust-build
 	"$(BIN)/xtask" gen --check
 
-rust-then-c-tests: rust-test-run
-	$(MAKE) --no-print-directory c-test-built
+# The Rust docs' check (rustdoc warnings) waits here, in the lane with time to spare, not in
+# the build every lane waits for.
+python-lane: python-install-dev
+	$(MAKE) --no-print-directory rust-doc
+	$(MAKE) --no-print-directory python-test-installed
 
 # After python-install-dev: the installed extension, and the C library of rust-build.
 python-test-installed:

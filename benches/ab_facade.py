@@ -1,4 +1,4 @@
-"""A/B of two builds of the Rust facade (benches/analysis.md): `abws-bench calls … N` of
+"""A/B of two builds of the Rust facade: `abws-bench calls … N` of
 each, alternately (the order swapping each round), against one release sandbox; prints the
 median wall and CPU µs a call of each and after ÷ before per round.
 

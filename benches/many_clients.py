@@ -63,7 +63,7 @@ def paired(accounts: Sequence[Any], invs: List[str], chunk: int = CHUNK) -> Tupl
     Chunks of a few calls, not whole loops, so both see the same moment of this VM, whose
     speed drifts by several per cent within a second (a whole round against a whole loop:
     0.74-1.42x per pair; paired chunks: within 1 % of 1.0x for the same client on both
-    sides, benches/analysis.md)."""
+    sides; benches/analysis.md, "Noise")."""
     one = accounts[0]
     pc = time.perf_counter
     t_round = t_one = 0.0
@@ -146,7 +146,7 @@ def main() -> None:
         """Calls on the warm-up client for STEADY_S, untimed, after an idle pause. On this
         VM a round trip runs up to 4x faster for the first ~60 ms after the machine has
         idled (the sleeps before the RSS readings), then settles: a loop timed right after
-        a pause would start in that fast spell (benches/analysis.md)."""
+        a pause would start in that fast spell (benches/analysis.md, "The fast spell")."""
         t = time.perf_counter()
         i = 0
         while time.perf_counter() - t < STEADY_S:

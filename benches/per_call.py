@@ -1,4 +1,4 @@
-"""Where B1's per-call time goes (benches/analysis.md): the floor of a round trip
+"""Where B1's per-call time goes: the floor of a round trip
 to the sandbox, and the CPU each client spends per call.
 
     .venv/bin/python benches/per_call.py [--hog] [--calls 5000]

@@ -1,4 +1,4 @@
-"""The probes behind figures of benches/analysis.md that no benchmark table gives:
+"""The probes behind the notes of benches/analysis.md, figures no benchmark table gives:
 
     .venv/bin/python benches/probes.py b2 [--rounds 9]
         B2's 10,000-transaction page: abws against requests + json.loads, interleaved, one

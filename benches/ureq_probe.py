@@ -1,4 +1,4 @@
-"""A one-off probe (benches/analysis.md): the same keep-alive GETs as B1's Rust
+"""A one-off probe (docs/decisions/011-transport.md): the same keep-alive GETs as B1's Rust
 floors through a raw `TcpStream`, bare reqwest and ureq (a synchronous HTTP library abws
 does not use), `abws-bench raw|reqwest|ureq` as child processes, ROUNDS rounds of CALLS calls
 each, the order rotating; prints the median µs a call of each and their differences.

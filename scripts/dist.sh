@@ -103,6 +103,9 @@ platform() {
     fi
     local us=$'\x1f'
     case "$TRIPLE" in *-musl) FLAGS_PLATFORM="${FLAGS_PLATFORM:+$FLAGS_PLATFORM$us}-Ctarget-feature=-crt-static" ;; esac
+    # Prints nothing but for the static library (which libraries it needs); among the flags
+    # of every build of the platform, since a flag that differs rebuilds every crate.
+    FLAGS_PLATFORM="${FLAGS_PLATFORM:+$FLAGS_PLATFORM$us}--print=native-static-libs"
 }
 
 wheel() { # PLATFORM
@@ -114,23 +117,31 @@ wheel() { # PLATFORM
     local out w
     out=$(mktemp -d "$ROOT/dist/.wheel-XXXXXX")
     local args=(build --quiet --profile "$PROFILE" --target "$TRIPLE" --out "$out")
-    [ "$LINK" = zig ] && args+=(--zig)
     [ -n "$COMPAT" ] && args+=(--compatibility "$COMPAT")
-    CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM maturin "${args[@]}" || { rm -rf "$out"; return 1; }
+    local via=()
+    # zig links it through cargo-zigbuild, as it links the C release (scripts/cargo-via-zig).
+    if [ "$LINK" = zig ]; then
+        via=(env "PATH=$ROOT/scripts/cargo-via-zig:$PATH" "ABWS_CARGO_PATH=$PATH"
+            "ABWS_ZIG_TRIPLE=$TRIPLE" "ABWS_ZIG_TARGET=$(zig_target)")
+    fi
+    "${via[@]}" env CARGO_ENCODED_RUSTFLAGS="$FLAGS_PLATFORM" maturin "${args[@]}" || { rm -rf "$out"; return 1; }
     for w in "$out"/abws-*.whl; do
         python3 scripts/wheel-sbom.py "$w" "${ABWS_BUILDER_PATHS[@]}" && mv "$w" dist/ || { rm -rf "$out"; return 1; }
     done
     rmdir "$out"
 }
 
-# cargo for PLATFORM's libraries: cargo-zigbuild's (glibc 2.17 for the gnu targets) or cargo.
+# cargo-zigbuild's name of the platform's target: glibc 2.17 for the gnu ones.
+zig_target() {
+    case "$TRIPLE" in *-gnu) echo "$TRIPLE.2.17" ;; *) echo "$TRIPLE" ;; esac
+}
+
+# cargo for PLATFORM's libraries: cargo-zigbuild's or cargo.
 cargo_for() { # rustc|build, args...
     local sub=$1
     shift
     if [ "$LINK" = zig ]; then
-        local zt=$TRIPLE
-        case "$TRIPLE" in *-gnu) zt=$TRIPLE.2.17 ;; esac
-        CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM cargo-zigbuild "$sub" --quiet --profile "$PROFILE" --target "$zt" "$@"
+        CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM cargo-zigbuild "$sub" --quiet --profile "$PROFILE" --target "$(zig_target)" "$@"
     else
         CARGO_ENCODED_RUSTFLAGS=$FLAGS_PLATFORM cargo "$sub" --quiet --profile "$PROFILE" --target "$TRIPLE" "$@"
     fi
@@ -148,24 +159,29 @@ def_of_dll() { # DLL
 c_release() { # PLATFORM
     platform "$1"
     say "libabws for $1 ($TRIPLE, profile $PROFILE)"
-    local link=() built=$CARGO_TARGET_DIR/$TRIPLE/$PROFILE
+    local link= built=$CARGO_TARGET_DIR/$TRIPLE/$PROFILE
     case "$OS" in
-        # The SONAME / install name goes to the final link of libabws only (`cargo rustc`),
+        # The SONAME / install name goes to the link of libabws only (bindings-c/build.rs),
         # not to the debug builds the tests link against by their plain name.
-        linux) link=(-C "link-arg=-Wl,-soname,libabws.so.$MAJOR") ;;
-        macos) link=(-C "link-arg=-Wl,-install_name,@rpath/libabws.$MAJOR.dylib") ;;
+        linux) link="-Wl,-soname,libabws.so.$MAJOR" ;;
+        macos) link="-Wl,-install_name,@rpath/libabws.$MAJOR.dylib" ;;
     esac
     mkdir -p "$built"
-    # rustc names the system libraries the static library needs (only when it compiles
-    # abws-c: kept beside it for a fresh build). DIST_PREBUILT=1: package what is built.
+    # One build of the three, so that they resolve the same features and share one build of
+    # the core and its dependencies (and of the wheel's, built with the same flags just
+    # before); their final links run side by side. rustc names the system libraries the
+    # static library needs (--print=native-static-libs, among the platform's flags: kept
+    # beside it for a fresh build). DIST_PREBUILT=1: package what is built.
     if [ "${DIST_PREBUILT:-}" != 1 ]; then
-        cargo_for rustc -p abws-c --lib -- "${link[@]}" --print native-static-libs 2> "$built/abws-c.log" ||
+        ABWS_CDYLIB_LINK_ARGS=$link cargo_for build -p abws-c -p abws-cli -p abws-sandbox 2> "$built/abws-c.log" ||
             { cat "$built/abws-c.log" >&2; return 1; }
-        say "libabws for $1 linked; the sandbox binary"
-        cargo_for build -p abws-sandbox --bin abws-sandbox
-        say "the abws command for $1"
-        cargo_for build -p abws-cli --bin abws
-        say "$1 built"
+        say "$1 built: libabws, the abws command, the sandbox binary"
+        # The wheel's build and this one share one build of the core and its dependencies
+        # when their flags, C compiler and features agree (each other build of it costs
+        # minutes): say so when they stopped agreeing.
+        local cores
+        cores=$(find "$built/deps" -maxdepth 1 -name 'libabws-*.rlib' | wc -l)
+        [ "$cores" -le 1 ] || say "warning: the core was built $cores times for $1: the wheel's build and the C release's differ in flags, C compiler or features (compare \`cargo tree -e normal,build -f '{p} {f}'\` of the two)"
     fi
     local libs
     libs=$(sed -n 's/.*native-static-libs: //p' "$built/abws-c.log" 2>/dev/null | tail -1 || true)
@@ -269,17 +285,24 @@ build_platform() {
 # DIST_JOBS lanes of platforms side by side (default 2 for `all`, else 1): an optimised build
 # spends much of its time in single-threaded steps (the core crate and the final link, one
 # codegen unit each), so two lanes keep both cores busy. Each lane has a target directory of
-# its own (a cargo build locks its directory); its output goes to dist/lane-N.log.
+# its own (a cargo build locks its directory) and takes the next platform nobody has taken
+# (a directory made under dist/ claims it), so neither waits while the other has two left;
+# its output goes to dist/lane-N.log.
 jobs=${DIST_JOBS:-1}
 [ "${1:-}" = all ] && jobs=${DIST_JOBS:-2}
 if [ "$jobs" -le 1 ] || [ "${#platforms[@]}" -le 1 ]; then
     for p in "${platforms[@]}"; do build_platform "$p"; done
 else
     pids=()
+    rm -rf dist/.taken-*
     for ((lane = 0; lane < jobs; lane++)); do
         (
             [ "$lane" -gt 0 ] && export CARGO_TARGET_DIR=$CARGO_TARGET_DIR-lane$lane
-            for ((i = lane; i < ${#platforms[@]}; i += jobs)); do build_platform "${platforms[$i]}"; done
+            for p in "${platforms[@]}"; do
+                mkdir "dist/.taken-$p" 2>/dev/null || continue
+                say "lane $lane takes $p"
+                build_platform "$p" || exit 1
+            done
         ) > "dist/lane-$lane.log" 2>&1 &
         pids+=($!)
     done
@@ -289,6 +312,7 @@ else
         sed "s/^/[lane $lane] /" "dist/lane-$lane.log"
         rm -f "dist/lane-$lane.log"
     done
+    rm -rf dist/.taken-*
     [ "$status" = 0 ] || { echo "dist: a platform's build failed (above)" >&2; exit 1; }
 fi
 if [ "$sdist" = 1 ]; then

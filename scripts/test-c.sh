@@ -375,7 +375,7 @@ for name in "${programs[@]}"; do
     fi
     runner=("${RUNNER[@]}")
     how=valgrind
-    # Not under valgrind: every Redis operation is bounded by 250 ms (shared.rs), which a
+    # Not under valgrind: every Redis operation is bounded by 250 ms (shared/mod.rs), which a
     # program slowed twenty-fold misses, so Redis would count as down and the write
     # ledger be skipped or left half-written (its C surface is abws_client_new's, which the
     # other programs run under valgrind).

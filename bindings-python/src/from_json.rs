@@ -2,7 +2,7 @@
 //! Python objects, guided by the body's shape (`abws::describe::Ty`), with no Rust
 //! structs in between; a result held in the one field of its body (`invoiceDetail`) is
 //! built from that field. A big page is then read once, not decoded into the core's types
-//! and walked again (B2; benches/analysis.md).
+//! and walked again (B2).
 //!
 //! It must give exactly what `convert::to_py` gives for the decoded result. It takes the
 //! leaves through the core's own readers (`Amount::from_json`, `Timestamp::parse`), and
@@ -674,7 +674,7 @@ fn finish(
 /// A one-of read in one pass. Each field is built as the first shape that declares it
 /// declares it, the tag noted on the way, and the object is made as the shape the tag names
 /// (the core captures the value whole, scans it for its tag, then reads it: two passes
-/// more, ~14k instructions an invoice artifact; benches/analysis.md). A field no
+/// more, ~14k instructions an invoice artifact). A field no
 /// shape declares is kept as the named shape keeps it (unknown). What this cannot build as
 /// the core reads it is declined, and the decoded path reads the answer (`Direct::declined`):
 /// a tag value absent, `null`, repeated or escaped (the core's scan leaves those to serde), a

@@ -42,6 +42,7 @@ pub mod result_schema;
 pub mod retry;
 pub mod rotations;
 pub mod schema;
+mod seal;
 pub mod sealed;
 pub mod secret;
 pub mod settings_json;

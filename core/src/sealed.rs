@@ -25,11 +25,12 @@ pub mod password;
 
 use std::io::{Read, Write};
 
-use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
+use ring::aead::LessSafeKey;
 use ring::rand::SecureRandom;
 use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
+use crate::seal::{self, NONCE_LEN, TAG_LEN as TAG};
 
 /// The first bytes of a sealed file.
 pub const MAGIC: &[u8; 8] = b"ABWSENC1";
@@ -41,7 +42,6 @@ pub const HEADER_LEN: usize = 28;
 pub const INFO: &[u8] = b"abws document v1";
 /// The environment variable a key is read from when none is given (64 hex digits).
 pub const KEY_ENV: &str = "ABWS_DOCUMENT_KEY";
-const TAG: usize = 16;
 
 /// A caller's 32-byte key for sealed files. Wiped when dropped; its `Debug` shows nothing.
 #[derive(Clone)]
@@ -109,12 +109,8 @@ impl DocumentKey {
     }
 
     /// The file key of a header's salt.
-    fn file_key(&self, salt: &[u8]) -> Result<LessSafeKey> {
-        let prk = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, salt).extract(&self.0[..]);
-        let okm = prk
-            .expand(&[INFO], &AES_256_GCM)
-            .map_err(|_| Error::document("key derivation failed"))?;
-        Ok(LessSafeKey::new(UnboundKey::from(okm)))
+    fn file_key(&self, salt: &[u8]) -> LessSafeKey {
+        seal::derive(&self.0[..], salt, &[INFO])
     }
 }
 
@@ -136,11 +132,11 @@ pub(crate) fn unhex(text: &str, out: &mut [u8]) -> Option<()> {
     Some(())
 }
 
-fn nonce(index: u32, last: bool) -> Nonce {
+fn nonce(index: u32, last: bool) -> [u8; NONCE_LEN] {
     let mut n = [0u8; NONCE_LEN];
     n[7..11].copy_from_slice(&index.to_be_bytes());
     n[11] = u8::from(last);
-    Nonce::assume_unique_for_key(n)
+    n
 }
 
 /// Encrypts what is written to it into the sealed format, segment by segment; `finish`
@@ -163,7 +159,7 @@ impl<W: Write> SealWriter<W> {
         ring::rand::SystemRandom::new()
             .fill(&mut header[12..])
             .map_err(|_| Error::document("no randomness for the file's salt"))?;
-        let key = key.file_key(&header[12..])?;
+        let key = key.file_key(&header[12..]);
         inner
             .write_all(&header)
             .map_err(|e| Error::document(format!("writing the sealed file failed: {e}")))?;
@@ -177,14 +173,13 @@ impl<W: Write> SealWriter<W> {
     }
 
     fn seal(&mut self, last: bool) -> std::io::Result<()> {
-        let tag = self
-            .key
-            .seal_in_place_separate_tag(
-                nonce(self.index, last),
-                Aad::from(&self.header),
-                &mut self.buf[..],
-            )
-            .map_err(|_| std::io::Error::other("sealing a segment failed"))?;
+        let tag = seal::seal_at(
+            &self.key,
+            nonce(self.index, last),
+            &self.header,
+            &mut self.buf[..],
+        )
+        .ok_or_else(|| std::io::Error::other("sealing a segment failed"))?;
         self.buf.extend_from_slice(tag.as_ref());
         self.inner.write_all(&self.buf)?;
         zeroize::Zeroize::zeroize(&mut self.buf[..]);
@@ -304,7 +299,7 @@ fn open_under(
     if segment == 0 || segment > 16 << 20 {
         return Err(Error::document("the sealed file's segment size is invalid"));
     }
-    let file_key = key.file_key(&header[12..])?;
+    let file_key = key.file_key(&header[12..]);
     let wrong = || {
         Error::document(format!(
             "the sealed file is damaged, cut short, or the {what} is wrong"
@@ -323,9 +318,8 @@ fn open_under(
         if len < TAG {
             return Err(wrong());
         }
-        let plain = file_key
-            .open_in_place(nonce(index, last), Aad::from(&header), &mut buf[..len])
-            .map_err(|_| wrong())?;
+        let plain = seal::open_at(&file_key, nonce(index, last), &header, &mut buf[..len])
+            .ok_or_else(wrong)?;
         writer
             .write_all(plain)
             .map_err(|e| Error::document(format!("writing the document failed: {e}")))?;
@@ -464,20 +458,37 @@ mod tests {
 
     #[test]
     fn one_segment_built_by_the_documented_recipe_opens() {
+        use ring::aead::{Aad, Nonce, UnboundKey, AES_256_GCM};
         // The steps of the module's documentation, done by hand.
         let key = DocumentKey::from_bytes(&[7u8; 32]).unwrap();
         let mut header = [0u8; HEADER_LEN];
         header[..8].copy_from_slice(MAGIC);
         header[8..12].copy_from_slice(&(SEGMENT as u32).to_be_bytes());
         header[12..].copy_from_slice(&[9u8; 16]);
-        let fk = key.file_key(&header[12..]).unwrap();
+        let prk = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, &header[12..]).extract(&[7u8; 32]);
+        let okm = prk.expand(&[INFO], &AES_256_GCM).unwrap();
+        let fk = LessSafeKey::new(UnboundKey::from(okm));
+        let mut nonce = [0u8; NONCE_LEN];
+        nonce[11] = 1; // segment 0, the last
         let mut body = b"%PDF-1.4 hello".to_vec();
         let tag = fk
-            .seal_in_place_separate_tag(nonce(0, true), Aad::from(&header), &mut body)
+            .seal_in_place_separate_tag(
+                Nonce::assume_unique_for_key(nonce),
+                Aad::from(&header),
+                &mut body,
+            )
             .unwrap();
         let mut file = header.to_vec();
         file.extend_from_slice(&body);
         file.extend_from_slice(tag.as_ref());
         assert_eq!(unseal(&key, &file).unwrap(), b"%PDF-1.4 hello");
+        // The same bytes as the recipe done apart from this code (HKDF-SHA256 and AES-256-GCM
+        // of Python's `cryptography`).
+        let mut known = vec![0u8; FILE.len() / 2];
+        unhex(FILE, &mut known).unwrap();
+        assert_eq!(file, known);
     }
+
+    const FILE: &str = "41425753454e43310001000009090909090909090909090909090909\
+                        bf47c5337a5fa3ae95f99e2691eab2b581267ec45848aedfac770750cd35";
 }

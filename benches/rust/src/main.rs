@@ -9,7 +9,7 @@
 //!   clients do (the invoices differ in size: 1.4 to 1.9 kB).
 //! `abws-bench calls-local ...` the same (N or a duration) through the async client on a
 //!   current-thread runtime of the calling thread (an earlier experiment; the blocking facade
-//!   now works this way, benches/analysis.md).
+//!   now works this way, docs/decisions/011-transport.md).
 //! `abws-bench raw REQUESTS.json N` and `abws-bench reqwest REQUESTS.json N`: B1's floors in
 //!   Rust, no abws: the same GETs (REQUESTS.json: `{"urls": [...], "headers": {...}}`, call i
 //!   asks for url i mod their number) for N calls or a duration, as prebuilt bytes on a
@@ -59,7 +59,7 @@ impl Budget {
 /// Untimed calls before a timed run: at least 50 and for at least `WARM_UP_SECS`. On the
 /// benchmark VM a round trip runs up to 4x faster for ~60 ms after the machine has idled
 /// (as it may while this process starts), so a run timed at once would start in that
-/// spell (benches/analysis.md; `benches/probes.py idle-spell`).
+/// spell (benches/analysis.md, "The fast spell"; `benches/probes.py idle-spell`).
 /// Returns the number of calls made (printed as `warm_up`, for per-call CPU figures).
 fn warm_up<T, E>(mut call: impl FnMut(u64) -> Result<T, E>) -> Result<u64, E> {
     const WARM_UP_SECS: f64 = 0.25;

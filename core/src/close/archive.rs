@@ -23,6 +23,7 @@ use super::state::SealingRecord;
 use crate::documents::NamedDocument;
 use crate::error::{Error, Result};
 use crate::fs::SafeFile;
+use crate::seal;
 use crate::sealed::password::{self, Scrypt};
 use crate::sealed::{self, DocumentKey, SealWriter};
 use crate::Secret;
@@ -194,22 +195,21 @@ const SCRIPT_MAGIC: &[u8] = b"ABWSMEC1";
 const SCRIPT_HEADER: usize = 37;
 
 fn open_script_archive(key: &DocumentKey, mut blob: Vec<u8>) -> Result<Zeroizing<Vec<u8>>> {
-    use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
     if blob.len() < SCRIPT_HEADER + 16 {
         return Err(Error::document(
             "not a sealed month-end archive (too short)",
         ));
     }
     let header: [u8; SCRIPT_HEADER] = blob[..SCRIPT_HEADER].try_into().expect("37 bytes");
-    let nonce = Nonce::try_assume_unique_for_key(&header[25..37])
-        .map_err(|_| Error::document("the archive's nonce is invalid"))?;
-    let aead = LessSafeKey::new(
-        UnboundKey::new(&AES_256_GCM, key.bytes()).map_err(|_| Error::document("bad key"))?,
-    );
-    let n = aead
-        .open_in_place(nonce, Aad::from(&header[..]), &mut blob[SCRIPT_HEADER..])
-        .map_err(|_| Error::document("the archive is damaged, or the key or password is wrong"))?
-        .len();
+    let nonce = header[25..37].try_into().expect("12 bytes");
+    let n = seal::open_at(
+        &seal::raw_key(key.bytes()),
+        nonce,
+        &header,
+        &mut blob[SCRIPT_HEADER..],
+    )
+    .ok_or_else(|| Error::document("the archive is damaged, or the key or password is wrong"))?
+    .len();
     let mut plain = Zeroizing::new(blob);
     plain.drain(..SCRIPT_HEADER);
     plain.truncate(n);

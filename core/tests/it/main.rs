@@ -35,6 +35,12 @@ mod streaming_memory;
 mod validate;
 mod wire_form;
 
+// What the core's unpacker tests build their cases with (zip_of, gzip_of, ...): one file
+// for both.
+#[path = "../../src/documents/testdata.rs"]
+#[allow(dead_code)]
+mod testdata;
+
 // The reliability scenarios were a test binary of their own and name each other from the
 // crate root (`crate::server::valid_order`, `crate::full()`).
 use reliability::{auth, full, server, wallclock};

@@ -12,6 +12,7 @@ use serde_json::json;
 use super::freed_memory::{self, Owner};
 use super::{figure, Figure};
 use crate::common;
+use crate::testdata::{gzip_of, stored_zip_of, zip_of, FailingWriter};
 
 const POLL: Duration = Duration::from_millis(100);
 
@@ -30,22 +31,6 @@ impl Write for SlowWriter {
         std::thread::sleep(Duration::from_millis(20));
         self.0.extend_from_slice(&b[..b.len().min(512)]);
         Ok(b.len().min(512))
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Accepts 100 bytes, then fails.
-struct FailingWriter(usize);
-impl Write for FailingWriter {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        if self.0 >= 100 {
-            return Err(std::io::Error::other("disk full"));
-        }
-        let n = b.len().min(100 - self.0);
-        self.0 += n;
-        Ok(n)
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
@@ -376,7 +361,7 @@ fn g9(sb: &Sandbox, doc: &str) -> Figure {
         let pdf = docs.documents().download(doc).unwrap();
         let big = zeroize::Zeroizing::new(pdf.repeat((1 << 20) / pdf.len()));
         let entry = [("INV-1.pdf", &big[..])];
-        (gz(&zip_of(&entry)), gz(&stored_zip_of(&entry)))
+        (gzip_of(&zip_of(&entry)), gzip_of(&stored_zip_of(&entry)))
     };
     let c = sb.credentials();
     let secrets = [
@@ -451,10 +436,16 @@ fn g9(sb: &Sandbox, doc: &str) -> Figure {
 /// The download path must not touch the file system: no std::fs, File or tempfile in it.
 fn source_lint() -> Vec<String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    ["documents.rs", "api/documents.rs", "transport.rs"]
+    let mut files: Vec<String> = std::fs::read_dir(root.join("documents"))
+        .expect("core/src/documents/")
+        .map(|e| format!("documents/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|f| f.ends_with(".rs"))
+        .collect();
+    files.extend(["api/documents.rs".into(), "transport.rs".into()]);
+    files
         .iter()
         .flat_map(|f| {
-            let text = std::fs::read_to_string(root.join(f)).unwrap_or_default();
+            let text = std::fs::read_to_string(root.join(f)).expect("a source file");
             text.lines()
                 .filter(|l| !l.trim_start().starts_with("//"))
                 .filter(|l| l.contains("std::fs") || l.contains("File::") || l.contains("tempfile"))
@@ -464,55 +455,25 @@ fn source_lint() -> Vec<String> {
         .collect()
 }
 
-fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    for (name, data) in entries {
-        w.start_file(*name, zip::write::SimpleFileOptions::default())
-            .unwrap();
-        w.write_all(data).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
-
-fn stored_zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    for (name, data) in entries {
-        let options = zip::write::SimpleFileOptions::default();
-        w.start_file(
-            *name,
-            options.compression_method(zip::CompressionMethod::Stored),
-        )
-        .unwrap();
-        w.write_all(data).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
-
-fn gz(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
 fn corpus() -> (usize, usize, usize) {
     let pdf: &[u8] = b"%PDF-1.4\n%%EOF\n";
-    let good = gz(&zip_of(&[("a.pdf", pdf)]));
+    let good = gzip_of(&zip_of(&[("a.pdf", pdf)]));
     let mut bad_crc = good.clone();
     let n = bad_crc.len();
     bad_crc[n - 6] ^= 0xff;
     let mut stored_bad = stored_zip_of(&[("a.pdf", b"%PDF-1.4 stored entry body")]);
     let pos = stored_bad.windows(6).position(|w| w == b"stored").unwrap();
     stored_bad[pos] ^= 0x20; // the data no longer matches the entry's CRC
-    let bomb = gz(&zip_of(&[("a.pdf", &vec![b'%'; 3_000_000])]));
-    let gzip_bomb = gz(&vec![0u8; 3_000_000]);
+    let bomb = gzip_of(&zip_of(&[("a.pdf", &vec![b'%'; 3_000_000])]));
+    let gzip_bomb = gzip_of(&vec![0u8; 3_000_000]);
     let cases: Vec<Vec<u8>> = vec![
         good[..good.len() / 2].to_vec(),
         bad_crc,
-        gz(b"not a zip at all"),
+        gzip_of(b"not a zip at all"),
         zip_of(&[]),
         zip_of(&[("a.pdf", pdf), ("b.pdf", pdf)]),
         zip_of(&[("inner.zip", &zip_of(&[("a.pdf", pdf)]))]),
-        gz(&stored_bad),
+        gzip_of(&stored_bad),
         zip_of(&[("a.txt", b"hello, not a pdf")]),
         zip_of(&[("../../etc/a.pdf", pdf)]),
         zip_of(&[("/abs/a.pdf", pdf)]),

@@ -941,7 +941,6 @@ fn l9_document_hosts() -> Figure {
 }
 
 fn l10_server_text(logs: &super::LogCapture) -> Figure {
-    use std::io::Write;
     let log_start = logs.text().len();
     let sb = common::sandbox_with(|c| c.time_scale = 120.0);
     let client = common::client(&sb, Region::JP);
@@ -1007,11 +1006,7 @@ fn l10_server_text(logs: &super::LogCapture) -> Figure {
         "inputParams": {"note": nasty(50)},
     })
     .to_string();
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    w.start_file("error.json", zip::write::SimpleFileOptions::default())
-        .unwrap();
-    w.write_all(error_doc.as_bytes()).unwrap();
-    let archive = w.finish().unwrap().into_inner();
+    let archive = crate::testdata::zip_of(&[("error.json", error_doc.as_bytes())]);
     let mut rule = FaultRule::new("/", FaultAction::Bytes(archive)).times(1);
     rule.listener = Some("documents".into());
     sb.inject(rule);
