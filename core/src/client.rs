@@ -1,107 +1,29 @@
 //! The async client: one operation call = validate (done by the caller) → pace → token →
 //! send → classify → retry or report. Every API group goes through `Client::execute`.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http::{HeaderName, HeaderValue};
-use tokio::time::Instant;
+use http::HeaderValue;
 
 use crate::auth::{RotationCallback, TokenCache};
 use crate::call_options::CallOptions;
 use crate::config::{Credentials, Endpoints, RegionGroup, Settings};
 use crate::error::{Error, ErrorKind, Result};
-use crate::inflight;
 use crate::operation_row::Operation;
 use crate::process::{self, Context};
-use crate::ratelimit::{parse_rate_header, Bucket, BucketKey};
-use crate::retry::{self, Decision, FailureClass, OperationKind, RetryBudget};
-use crate::transport::{self, HttpRequest, HttpResponse, Transport};
-use crate::wire;
-
-/// One call of an operation, before the client adds credentials. Its `Debug` shows the
-/// body's size, not the body, and hides the user e-mail.
-#[derive(Clone)]
-pub struct Call {
-    /// The operation's row of the table.
-    pub op: &'static Operation,
-    /// Values of the path's `{name}` placeholders.
-    pub path: Vec<(&'static str, String)>,
-    /// Query parameters, in order (lists already comma-joined).
-    pub query: Vec<(&'static str, String)>,
-    /// A JSON body.
-    pub body: Option<Bytes>,
-    /// `x-svc-user-email` for this call (else the client's default).
-    pub user_email: Option<String>,
-    /// The externalId of an order or cart line, reported if the outcome is unknown.
-    pub external_id: Option<String>,
-    /// Each externalId of a write that carries several (addItems: one per item). The shared
-    /// write ledger keys an unsafe write by its path's values and these (else
-    /// `external_id`), each length-prefixed: `["a,b"]` and `["a", "b"]` differ.
-    pub external_ids: Vec<String>,
-    /// Regional group whose bucket paces this call (else the client's region's group).
-    pub group: Option<RegionGroup>,
-}
-
-impl std::fmt::Debug for Call {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Call")
-            .field("op", &self.op.id)
-            .field("path", &self.path)
-            .field("query", &self.query)
-            .field(
-                "body",
-                &self.body.as_ref().map(|b| format!("<{} bytes>", b.len())),
-            )
-            .field("user_email", &self.user_email.as_ref().map(|_| "***"))
-            .field("external_id", &self.external_id)
-            .field("external_ids", &self.external_ids)
-            .field("group", &self.group)
-            .finish()
-    }
-}
-
-impl Call {
-    /// A call of `op`, with no path value, query parameter or body yet.
-    pub fn new(op: &'static Operation) -> Call {
-        Call {
-            op,
-            path: vec![],
-            query: vec![],
-            body: None,
-            user_email: None,
-            external_id: None,
-            external_ids: Vec::new(),
-            group: None,
-        }
-    }
-    /// Fills the path placeholder `{name}` (the value is percent-encoded when sent).
-    pub fn path(mut self, name: &'static str, value: impl Into<String>) -> Call {
-        self.path.push((name, value.into()));
-        self
-    }
-    /// Adds a query parameter.
-    pub fn query(mut self, name: &'static str, value: impl Into<String>) -> Call {
-        self.query.push((name, value.into()));
-        self
-    }
-    /// Adds the parameter only when a value is given.
-    pub fn query_opt(self, name: &'static str, value: Option<impl Into<String>>) -> Call {
-        match value {
-            Some(v) => self.query(name, v),
-            None => self,
-        }
-    }
-    /// Sets the JSON body.
-    pub fn json<T: serde::Serialize>(mut self, body: &T) -> Result<Call> {
-        let bytes = serde_json::to_vec(body)
-            .map_err(|e| Error::internal(format!("cannot encode the request body: {e}")))?;
-        self.body = Some(Bytes::from(bytes));
-        Ok(self)
-    }
-}
+use crate::ratelimit::{Bucket, BucketKey};
+use crate::request::authorize::Authorization;
+pub use crate::request::call::Call;
+use crate::request::ledger::WriteLedger;
+use crate::request::pacing::Pacing;
+use crate::request::retrying;
+pub(crate) use crate::request::retrying::{Attempt, AttemptPlan, Attempts, Failure};
+use crate::request::send::Sending;
+use crate::request::Pipeline;
+use crate::retry::{OperationKind, RetryBudget};
+use crate::transport::{self, HttpResponse, Transport};
 
 /// See `Inner::defaults`.
 #[repr(C)]
@@ -392,90 +314,6 @@ impl Client {
         self.inner.ctx.limiters.bucket(key, op.plan)
     }
 
-    /// Paces one attempt: through the account's shared bucket when there is shared state
-    /// (the in-process line first, so this process's waiters stay in order), else, or while
-    /// the shared state is unreachable, locally (then at `FALLBACK_SHARE` of the rate: the
-    /// other processes of the account send too). `None` when the slot is past `deadline`;
-    /// otherwise which bucket paced the call (a 429 throttles that one).
-    async fn pace(
-        &self,
-        b: &Arc<Bucket>,
-        op: &'static Operation,
-        group: &'static str,
-        deadline: Instant,
-    ) -> Option<Paced> {
-        let local = |b: &Arc<Bucket>| {
-            let b = b.clone();
-            async move {
-                deadline_after(b.wait_estimate()) <= deadline
-                    && tokio::time::timeout_at(deadline, b.acquire()).await.is_ok()
-            }
-        };
-        let Some(shared) = self.inner.shared.as_deref() else {
-            return local(b).await.then_some(Paced::Main);
-        };
-        // As the local bucket: the first in line takes a slot only when one is open and
-        // holds none while it sleeps (at most 100 ms), so a rate learned meanwhile applies
-        // at once and no process sleeps on a slot reserved at an old rate.
-        {
-            let _turn = b.line().lock().await;
-            loop {
-                let plan = b.plan();
-                match shared
-                    .reserve(group, op.id, plan.rate, plan.burst, Duration::ZERO)
-                    .await
-                {
-                    Some(Ok(_)) => return Some(Paced::Main),
-                    Some(Err(wait)) => {
-                        if deadline_after(wait) > deadline {
-                            return None;
-                        }
-                        tokio::time::sleep(wait.min(Duration::from_millis(100))).await;
-                    }
-                    None => break,
-                }
-            }
-        }
-        // The shared state cannot say: this process's share, paced here.
-        let s = self.current_settings();
-        let key = BucketKey {
-            party: s.credentials.party(),
-            group,
-            operation: op.id,
-            fallback: true,
-        };
-        let share = crate::shared::FALLBACK_SHARE;
-        let rate = b.plan().rate * share;
-        let fallback = self
-            .inner
-            .ctx
-            .limiters
-            .bucket(key, crate::ratelimit::Plan::new(rate, 1));
-        // It follows the rate the server reports (learned by the main bucket), at the share
-        // its 429s left it (`fallback_outcome`).
-        fallback.set_rate(b.plan().rate * fallback.share(share));
-        local(&fallback).await.then_some(Paced::Fallback(fallback))
-    }
-
-    /// How a call paced by the fallback bucket ended. Each process takes `FALLBACK_SHARE`
-    /// of the rate while the shared state is unreachable, which more than two processes
-    /// overrun: a 429 halves this process's share (down to an eighth of it) and pushes its next
-    /// slot out, and each answer that is not a 429 regrows it by a tenth of the full share
-    /// (additive increase, multiplicative decrease: N processes settle near the limit
-    /// together whatever N is, instead of each sending at half of it).
-    fn fallback_outcome(&self, main: &Bucket, fallback: &Bucket, throttled: bool) {
-        let full = crate::shared::FALLBACK_SHARE;
-        let share = if throttled {
-            fallback.cut_share(full, full / 8.0)
-        } else {
-            fallback.grow_share(full, full / 10.0)
-        };
-        fallback.set_rate(main.plan().rate * share);
-        if throttled {
-            fallback.throttled();
-        }
-    }
-
     /// The full address of a call (placeholders filled and encoded, query appended).
     pub fn url(&self, call: &Call) -> Result<url::Url> {
         let mut url = url::Url::clone(&self.inner.api_base);
@@ -545,9 +383,8 @@ impl Client {
                 .with_raw_body(resp.body.clone())
                 .with_operation(call.op.id);
                 // Applied, its answer unreadable: the ledger says so (not done).
-                if let Some((shared, parts)) = self.ledger_of(call) {
-                    let unknown = Some(crate::shared::LedgerState::Unknown);
-                    shared.ledger_end(call.op.id, &parts, unknown).await;
+                if let Some(ledger) = WriteLedger::of(call, self.inner.shared.as_deref()) {
+                    ledger.unreadable().await;
                 }
                 log::warn!(target: "abws", "{e}");
                 Err(e)
@@ -563,31 +400,15 @@ impl Client {
             self.check_shared_state().await?;
         }
         let url = self.url(call)?;
-        // x-svc-user-email goes only where the operation declares it (docs/decisions/004-request-declarations.md):
-        // the buyer's address is personal data, sent nowhere it is not asked for.
-        let email_header = if op.needs_user_email() {
-            let h = match call.user_email.as_deref() {
-                Some(e) => {
-                    crate::validate::email("user_email", e)?;
-                    Some(transport::sensitive(e, "user_email")?)
-                }
-                None => defaults.user_email.clone(),
-            };
-            Some(h.ok_or_else(|| {
-                Error::validation(
-                    "user_email",
-                    format!("{} requires the x-svc-user-email header: pass user_email or set it on the client", op.id),
-                )
-            })?)
-        } else {
-            debug_assert!(
-                call.user_email.is_none(),
-                "{} declares no user e-mail",
-                op.id
-            );
-            None
-        };
+        let auth = Authorization::new(
+            &self.inner.tokens,
+            op,
+            call.user_email.as_deref(),
+            defaults.user_email.as_ref(),
+        )?;
+        let shared = self.inner.shared.as_deref();
         let bucket = defaults.rate_limiting.then(|| self.bucket(op, call.group));
+        let party = || self.current_settings().credentials.party();
         let plan = AttemptPlan {
             what: op.id,
             kind: op.kind,
@@ -596,511 +417,38 @@ impl Client {
             attempt_timeout: defaults.attempt_timeout,
             external_id: call.external_id.as_deref(),
         };
-        // An unsafe write with an externalId goes through the account's write ledger, from
-        // the moment it goes on the wire (`api_attempt`): a call with a recorded entry (any
-        // process) is refused unsent.
-        let ledger = self.ledger_of(call).map(|(shared, parts)| Ledger {
-            shared,
-            parts,
-            taken: AtomicBool::new(false),
-        });
-        let mut send = ApiSend {
-            client: self,
+        let mut pipeline = Pipeline {
             call,
             url: &url,
-            email_header: email_header.as_ref(),
-            bucket: bucket.as_ref(),
-            ledger,
-            sent: AtomicU32::new(0),
+            pacing: bucket.as_ref().map(|bucket| Pacing {
+                bucket,
+                backend: shared,
+                limiters: &self.inner.ctx.limiters,
+                op,
+                group: call.group.unwrap_or(defaults.region.group()).as_str(),
+                party: &party,
+            }),
+            auth,
+            ledger: WriteLedger::of(call, shared),
+            send: Sending::new(&self.inner.transport, op, call.external_id.as_deref()),
+            operation_timeout: plan.operation_timeout,
         };
-        let outcome = self.attempt_loop(plan, &mut send).await;
-        if let Some(l) = send.ledger.as_ref().filter(|l| l.taken.load(Relaxed)) {
-            use crate::shared::LedgerState;
-            let state = match &outcome {
-                Ok(_) => Some(LedgerState::Done),
-                Err(e) if e.kind() == crate::error::ErrorKind::OutcomeUnknown => {
-                    Some(LedgerState::Unknown)
-                }
-                Err(_) => None,
-            };
-            l.shared.ledger_end(op.id, &l.parts, state).await;
+        let outcome = self.attempt_loop(plan, &mut pipeline).await;
+        if let Some(ledger) = &pipeline.ledger {
+            ledger.end(&outcome).await;
         }
-        outcome.map(|resp| (resp, send.sent.load(Relaxed)))
+        outcome.map(|resp| (resp, pipeline.send.sent()))
     }
 
-    /// The shared write ledger and an unsafe write's parts in it (`Shared::ledger_key`): its
-    /// path's values, then its externalIds. `None` for other calls, or without shared state.
-    fn ledger_of<'a>(
-        &'a self,
-        call: &'a Call,
-    ) -> Option<(&'a crate::shared::Shared, Vec<&'a str>)> {
-        let shared = self.inner.shared.as_deref()?;
-        let ext = call.external_id.as_deref()?;
-        if call.op.kind != OperationKind::UnsafeWrite {
-            return None;
-        }
-        let mut parts: Vec<&str> = call.path.iter().map(|(_, v)| v.as_str()).collect();
-        match &call.external_ids[..] {
-            [] => parts.push(ext),
-            ids => parts.extend(ids.iter().map(String::as_str)),
-        }
-        Some((shared, parts))
-    }
-
-    /// One attempt of an API call: waits for the rate limit, sends with our headers,
-    /// and classifies what came back (refreshing an expired access token for the replay).
-    async fn api_attempt(
-        &self,
-        send: &ApiSend<'_>,
-        a: &Attempt,
-    ) -> std::result::Result<HttpResponse, Failure> {
-        let op = send.call.op;
-        let group = send
-            .call
-            .group
-            .unwrap_or(self.inner.defaults.region.group())
-            .as_str();
-        let mut paced = None;
-        if let Some(b) = send.bucket {
-            let asked = Instant::now();
-            paced = self.pace(b, op, group, a.deadline).await;
-            paced_wait(op.id, group, b, paced.as_ref(), asked.elapsed());
-            if paced.is_none() {
-                return Err(Failure::stop(
-                    Error::timeout(format!(
-                        "the rate limit would delay the call past its {} s deadline",
-                        self.operation_timeout().as_secs_f64()
-                    ))
-                    .with_attempts(a.number - 1),
-                ));
-            }
-        }
-        // The cached token's header, shared: not the token copied twice per call.
-        let token = self
-            .inner
-            .tokens
-            .access_header()
-            .await
-            .map_err(Failure::stop)?;
-        let mut headers: Vec<(HeaderName, HeaderValue)> = vec![
-            (
-                HeaderName::from_static(wire::HEADER_ACCESS_TOKEN),
-                token.clone(),
-            ),
-            (
-                http::header::ACCEPT,
-                HeaderValue::from_static("application/json"),
-            ),
-        ];
-        if let Some(h) = send.email_header {
-            headers.push((HeaderName::from_static(wire::HEADER_USER_EMAIL), h.clone()));
-        }
-        if op.headers.date {
-            let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-            if let Ok(v) = HeaderValue::from_str(&now) {
-                headers.push((HeaderName::from_static(wire::HEADER_DATE), v));
-            }
-        }
-        let req = HttpRequest {
-            method: op.method.clone(),
-            url: send.url.clone(),
-            headers,
-            body: send.call.body.clone().map(|b| (b, "application/json")),
-        };
-        let timeout = a.timeout()?;
-        let attempt = a.number;
-        if let Some(l) = send.ledger.as_ref().filter(|l| !l.taken.load(Relaxed)) {
-            // Recorded as sending only now, paced and authenticated: a call dropped or
-            // failed before this point leaves no entry.
-            match l
-                .shared
-                .ledger_begin(op.id, &l.parts, op.resend_safe, timeout + LEDGER_MARGIN)
-                .await
-            {
-                Some(Ok(())) => l.taken.store(true, Relaxed),
-                None => {}
-                Some(Err(state)) => {
-                    let ext = send.call.external_id.as_deref().unwrap_or_default();
-                    let e = match state {
-                        crate::shared::LedgerState::Done => Error::already_applied(op.id, ext),
-                        s => Error::already_recorded(op.id, ext, s.as_str()),
-                    };
-                    return Err(Failure::stop(e.with_attempts(a.number - 1)));
-                }
-            }
-        }
-        send.sent.fetch_add(1, Relaxed);
-        let sent_at = Instant::now();
-        // An unsafe write cancelled from here on may have been applied: the guard says so.
-        let in_flight = inflight::Guard::start(op, send.call.external_id.as_deref());
-        let outcome = self.inner.transport.send(req, timeout).await;
-        if let Some(g) = in_flight {
-            g.done();
-        }
-        // Checked first: the record's arguments (the request id, a `String`) would be
-        // built for every call even when the level is off.
-        let debug = log::log_enabled!(target: "abws", log::Level::Debug);
-        match &outcome {
-            _ if !debug => {}
-            Ok(resp) => log::debug!(
-                target: "abws",
-                "{} attempt {attempt}: HTTP {} in {} ms (request id {})",
-                op.id,
-                resp.status,
-                sent_at.elapsed().as_millis(),
-                resp.request_id().unwrap_or_default()
-            ),
-            Err(f) => log::debug!(
-                target: "abws",
-                "{} attempt {attempt}: {} after {} ms: {}",
-                op.id,
-                f.class.describe(),
-                sent_at.elapsed().as_millis(),
-                f.error
-            ),
-        }
-        let failure = match outcome {
-            Ok(resp) => {
-                if let (Some(b), Some(rate)) = (
-                    send.bucket,
-                    resp.rate_limit().as_deref().and_then(parse_rate_header),
-                ) {
-                    let before = b.plan();
-                    if b.set_rate(rate) {
-                        if let Some(shared) = self.inner.shared.as_deref() {
-                            shared
-                                .set_rate(group, op.id, rate, before.rate, before.burst)
-                                .await;
-                        }
-                    }
-                }
-                // A 429 throttles the bucket that paced the call: the fallback one while the
-                // shared state is unreachable, else the shared (and this process's) one.
-                match (send.bucket, &paced) {
-                    (Some(b), Some(Paced::Fallback(f))) => {
-                        self.fallback_outcome(b, f, resp.status == 429)
-                    }
-                    (Some(b), _) if resp.status == 429 => {
-                        b.throttled();
-                        if let Some(shared) = self.inner.shared.as_deref() {
-                            let plan = b.plan();
-                            shared.throttled(group, op.id, plan.rate, plan.burst).await;
-                        }
-                    }
-                    _ => {}
-                }
-                if resp.is_success() {
-                    return Ok(resp);
-                }
-                let failure = resp.failure();
-                let says_expired = matches!(resp.status, 401 | 403)
-                    && failure.errors.iter().any(|e| {
-                        e.message.to_ascii_lowercase().contains("expired")
-                            || e.code.to_ascii_lowercase().contains("expired")
-                    });
-                // The token this attempt sent (a failure's rare path: copied out here).
-                let token = crate::auth::header_secret(&token);
-                let expired = matches!(resp.status, 401 | 403)
-                    && (says_expired || self.inner.tokens.is_expired(&token).await);
-                let can_refresh = expired
-                    && !a.replayed
-                    && matches!(
-                        self.inner.tokens.credentials(),
-                        Credentials::RefreshToken { .. }
-                    );
-                if can_refresh {
-                    self.inner.tokens.invalidate(&token).await;
-                }
-                let class =
-                    retry::classify_status(resp.status, can_refresh).unwrap_or(FailureClass::Final);
-                let mut error = Error::api(failure);
-                if resp.status == 403 && !expired {
-                    // Not an expired token: a role the operation needs is missing.
-                    error = error.with_hint(op.role_hint());
-                }
-                let mut f = Failure::new(class, error);
-                // A refreshed token is replayed at once; a 429 the bucket paces waits for
-                // the bucket's next slot (already pushed out), plus jitter only.
-                f.replay = can_refresh;
-                f.paced = resp.status == 429 && send.bucket.is_some();
-                f
-            }
-            Err(f) => Failure::from_send(f),
-        };
-        if matches!(
-            failure.class,
-            FailureClass::Ambiguous | FailureClass::NotSent
-        ) {
-            // The connection may be in a bad state: the next attempt opens a new one.
-            self.inner.transport.reset_pool();
-        }
-        Err(failure)
-    }
-
-    /// The one attempt loop of every operation (API calls and document fetches): runs
-    /// `attempts` until one succeeds or the policy stops, within the operation's deadline
-    /// (`settings.timeouts.operation`, never slept past) and the process-wide retry budget,
-    /// with jittered backoff between attempts and `retry::decide` on every failure.
+    /// The one attempt loop of every operation (`request::retrying::run`), spending this
+    /// client's retry budget.
     pub(crate) async fn attempt_loop<A: Attempts>(
         &self,
         plan: AttemptPlan<'_>,
         attempts: &mut A,
     ) -> Result<A::Output> {
-        let deadline = deadline_after(plan.operation_timeout);
-        let budget = &self.inner.ctx.retry_budget;
-        let mut number = 0u32;
-        let mut ambiguous_retries = 0u32;
-        let mut replayed = false;
-        let mut spent = 0i64;
-        loop {
-            number += 1;
-            let a = Attempt {
-                number,
-                deadline,
-                limit: plan.attempt_timeout,
-                replayed,
-            };
-            let failure = match attempts.attempt(&a).await {
-                Ok(v) => {
-                    // A success refunds what its retries cost (or one token).
-                    budget.refund(spent.max(1));
-                    return Ok(v);
-                }
-                Err(f) if f.stop => return Err(f.error),
-                Err(f) => f,
-            };
-            let class = failure.class;
-            let error = failure.error.with_attempts(number);
-            // The one free replay (a refreshed token, a renewed download address) is the
-            // auth layer's, not one of the policy's `max_attempts`: a client of one
-            // attempt still survives its token's end (refresh once, retry once: docs/decisions/009-retries.md).
-            // The policy (and its backoff) counts the other attempts.
-            let free_replay = failure.replay && !replayed;
-            let counted = number - u32::from(replayed);
-            let decision = if free_replay {
-                Decision::Retry
-            } else {
-                retry::decide(
-                    plan.kind,
-                    class,
-                    counted,
-                    plan.max_attempts,
-                    ambiguous_retries,
-                )
-            };
-            match decision {
-                Decision::Fail => return Err(error),
-                Decision::OutcomeUnknown => {
-                    let e = Error::outcome_unknown(plan.what, plan.external_id, error);
-                    log::warn!(target: "abws", "{e}");
-                    return Err(e);
-                }
-                Decision::Retry => {
-                    let (delay, cost) = if free_replay {
-                        replayed = true;
-                        (Duration::ZERO, 0)
-                    } else if failure.paced {
-                        // The bucket already pushed the next slot out; add jitter only.
-                        (
-                            retry::backoff(1, rand::random::<f64>()) / 5,
-                            RetryBudget::RETRY_COST,
-                        )
-                    } else {
-                        let cost = if failure.timed_out {
-                            RetryBudget::TIMEOUT_COST
-                        } else {
-                            RetryBudget::RETRY_COST
-                        };
-                        (retry::backoff(counted, rand::random::<f64>()), cost)
-                    };
-                    if class == FailureClass::Ambiguous {
-                        ambiguous_retries += 1;
-                    }
-                    if deadline_after(delay) >= deadline {
-                        return Err(with_note(
-                            error,
-                            "not retried: the operation's deadline would pass during the backoff",
-                        ));
-                    }
-                    // Only a retry that will be made is paid for.
-                    if cost > 0 {
-                        spent += cost;
-                        if !budget.try_spend(cost) {
-                            return Err(with_note(error, "not retried: the process-wide retry budget is exhausted (the service is failing; calls fail fast until it recovers)"));
-                        }
-                    }
-                    log::info!(
-                        target: "abws",
-                        "{}: attempt {counted} of {}: {} ({}); retrying in {} ms",
-                        plan.what,
-                        plan.max_attempts,
-                        class.describe(),
-                        error,
-                        delay.as_millis()
-                    );
-                    if !delay.is_zero() {
-                        tokio::time::sleep(delay).await;
-                    }
-                }
-            }
-        }
+        retrying::run(&self.inner.ctx.retry_budget, plan, attempts).await
     }
-}
-
-/// The attempts of one operation, run by `Client::attempt_loop`. (A trait rather than an
-/// async closure: its future is declared `Send`, which an async closure's cannot be yet.)
-pub(crate) trait Attempts {
-    type Output;
-    /// One attempt; state kept in `self` carries over to the next one.
-    fn attempt(
-        &mut self,
-        a: &Attempt,
-    ) -> impl std::future::Future<Output = std::result::Result<Self::Output, Failure>> + Send;
-}
-
-/// Which bucket paced an attempt.
-enum Paced {
-    /// The operation's bucket (shared through Redis when there is shared state).
-    Main,
-    /// This process's share, while the shared state is unreachable.
-    Fallback(Arc<Bucket>),
-}
-
-/// What an API attempt sends, the same for every attempt of a call.
-struct ApiSend<'a> {
-    client: &'a Client,
-    call: &'a Call,
-    url: &'a url::Url,
-    email_header: Option<&'a HeaderValue>,
-    bucket: Option<&'a Arc<Bucket>>,
-    /// The write's entry in the shared write ledger (an unsafe write with an externalId).
-    ledger: Option<Ledger<'a>>,
-    /// The attempts that went on the wire.
-    sent: AtomicU32,
-}
-
-/// An unsafe write's entry in the shared write ledger: recorded when an attempt goes on the
-/// wire (`taken`), ended with the call's outcome.
-struct Ledger<'a> {
-    shared: &'a crate::shared::Shared,
-    /// The path's values, then the externalIds (`Shared::ledger_key`).
-    parts: Vec<&'a str>,
-    taken: AtomicBool,
-}
-
-/// How much longer than its attempt's timeout a request stays *sending* in the ledger (a
-/// response on its way, the ledger's own round trip): past that, its writer vanished.
-const LEDGER_MARGIN: Duration = Duration::from_secs(5);
-
-impl Attempts for ApiSend<'_> {
-    type Output = HttpResponse;
-    async fn attempt(&mut self, a: &Attempt) -> std::result::Result<HttpResponse, Failure> {
-        self.client.api_attempt(self, a).await
-    }
-}
-
-/// What the attempt loop needs to know about an operation.
-pub(crate) struct AttemptPlan<'a> {
-    /// The operation's name, for logs and `OutcomeUnknown`.
-    pub what: &'static str,
-    /// What a resend may do to the server's state (`retry::decide`).
-    pub kind: OperationKind,
-    /// The operation's deadline from its start (`Timeouts::operation`).
-    pub operation_timeout: Duration,
-    /// Attempts allowed, the first included (`Settings::max_attempts`).
-    pub max_attempts: u32,
-    /// The longest one attempt may take (cut to the deadline).
-    pub attempt_timeout: Duration,
-    /// Reported with `OutcomeUnknown`.
-    pub external_id: Option<&'a str>,
-}
-
-/// One attempt, as the attempt loop hands it out.
-pub(crate) struct Attempt {
-    /// 1-based.
-    pub number: u32,
-    /// When the operation must be over.
-    pub deadline: Instant,
-    limit: Duration,
-    /// The operation's one free replay (a renewed access token or presigned address) has
-    /// been used: an expired token or address now is final.
-    pub replayed: bool,
-}
-
-impl Attempt {
-    /// How long this attempt may take from now: the attempt timeout cut to the deadline;
-    /// once the deadline has passed, the failure that ends the operation.
-    pub fn timeout(&self) -> std::result::Result<Duration, Failure> {
-        let remaining = self.deadline.saturating_duration_since(Instant::now());
-        let timeout = self.limit.min(remaining);
-        if timeout.is_zero() {
-            return Err(Failure::stop(
-                Error::timeout("the operation's deadline passed before the attempt")
-                    .with_attempts(self.number - 1),
-            ));
-        }
-        Ok(timeout)
-    }
-}
-
-/// How an attempt failed, for the attempt loop to decide on.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    pub class: FailureClass,
-    pub error: Error,
-    /// The attempt ran out of time (a retry costs more of the budget).
-    pub timed_out: bool,
-    /// What expired was renewed: resend at once, without backoff or budget (once per
-    /// operation; a second one backs off like any retry).
-    pub replay: bool,
-    /// A 429 whose rate-limit bucket already delays the next attempt: jitter only.
-    pub paced: bool,
-    /// Ends the operation with `error` as it is (no retry, no attempt count added).
-    pub stop: bool,
-}
-
-impl Failure {
-    pub fn new(class: FailureClass, error: Error) -> Failure {
-        Failure {
-            class,
-            error,
-            timed_out: false,
-            replay: false,
-            paced: false,
-            stop: false,
-        }
-    }
-
-    /// A failed attempt as the transport reported it.
-    pub fn from_send(f: transport::SendFailure) -> Failure {
-        Failure {
-            timed_out: f.timed_out,
-            ..Failure::new(f.class, f.error)
-        }
-    }
-
-    /// Rejected before processing because something expired that is now renewed.
-    pub fn replay(error: Error) -> Failure {
-        Failure {
-            replay: true,
-            ..Failure::new(FailureClass::RejectedBeforeProcessing, error)
-        }
-    }
-
-    /// Ends the operation with this error.
-    pub fn stop(error: Error) -> Failure {
-        Failure {
-            stop: true,
-            ..Failure::new(FailureClass::Final, error)
-        }
-    }
-}
-
-/// Now plus `d`, without overflow: `d` is cut to `config::MAX_DURATION`.
-pub(crate) fn deadline_after(d: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(d.min(crate::config::MAX_DURATION))
-        .unwrap_or(now)
 }
 
 /// A path parameter's value must stand for itself as one segment: not empty, not a dot
@@ -1135,38 +483,6 @@ pub fn snake_case(name: &str) -> String {
         }
     }
     out
-}
-
-/// A wait for the rate limit over `VISIBLE_WAIT` is logged at INFO: a call that
-/// seems to hang says why, naming the bucket (operation, region group, rate) and the time.
-fn paced_wait(
-    op: &'static str,
-    group: &str,
-    main: &Bucket,
-    paced: Option<&Paced>,
-    waited: Duration,
-) {
-    const VISIBLE_WAIT: Duration = Duration::from_secs(1);
-    if waited <= VISIBLE_WAIT {
-        return;
-    }
-    let (rate, whose) = match paced {
-        Some(Paced::Fallback(b)) => (
-            b.plan().rate,
-            " (this process's share: the shared state is unreachable)",
-        ),
-        _ => (main.plan().rate, ""),
-    };
-    log::info!(
-        target: "abws",
-        "{op}: waited {:.1} s for the rate limit (bucket {op} of region group {group}, \
-         {rate} requests/s{whose})",
-        waited.as_secs_f64()
-    );
-}
-
-fn with_note(error: Error, note: &str) -> Error {
-    error.with_hint(note)
 }
 
 /// The query parameters that carry a page token (the names of `TokenStyle` that are
@@ -1227,7 +543,9 @@ mod tests {
     fn a_calls_reads_of_its_client_are_packed_first() {
         let token_header_end = std::mem::offset_of!(Inner, tokens)
             + std::mem::offset_of!(TokenCache, current)
-            + std::mem::size_of::<std::sync::RwLock<Option<(HeaderValue, Option<Instant>)>>>();
+            + std::mem::size_of::<
+                std::sync::RwLock<Option<(HeaderValue, Option<tokio::time::Instant>)>>,
+            >();
         assert!(
             16 + token_header_end <= 4 * 64,
             "a call's fields end at byte {} of the client's allocation",

@@ -37,6 +37,7 @@ pub mod pools;
 pub mod process;
 pub mod ratelimit;
 pub mod region;
+mod request;
 pub mod result_schema;
 pub mod retry;
 pub mod rotations;

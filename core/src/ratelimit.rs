@@ -58,7 +58,7 @@ pub struct Bucket {
     /// its deadline (A1 at the plan's size).
     line: tokio::sync::Mutex<()>,
     /// A fallback bucket's share of the server's rate (`None`: the full share), which 429s
-    /// cut and answers regrow (`client.rs`, `fallback_outcome`).
+    /// cut and answers regrow (`request::pacing`, `fallback_outcome`).
     share: Mutex<Option<f64>>,
 }
 
