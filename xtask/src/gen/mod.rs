@@ -9,6 +9,7 @@ mod docs;
 mod python;
 mod readme;
 mod schemas;
+mod spec;
 
 use std::path::PathBuf;
 
@@ -67,5 +68,6 @@ pub fn outputs() -> Result<Vec<Output>, String> {
     out.extend(docs::outputs()?);
     out.extend(schemas::outputs()?);
     out.extend(readme::outputs()?);
+    out.extend(spec::outputs()?);
     Ok(out)
 }
