@@ -228,13 +228,13 @@ pub const LIST_CARTS: Op = Op {
 
 /// getCart.
 pub const GET_CART: Op = Op {
-    example: r#"{"cart_id": "C-1", "region": "JP"}"#,
+    example: r#"{"cart_id": "cart-0001", "region": "JP"}"#,
     ..cart("getCart", Get, "/cart/2025-04-30/carts/{cartId}", SafeRead)
 };
 
 /// getItems.
 pub const GET_ITEMS: Op = Op {
-    example: r#"{"cart_id": "C-1", "region": "JP"}"#,
+    example: r#"{"cart_id": "cart-0001", "region": "JP"}"#,
     ..cart(
         "getItems",
         Get,
