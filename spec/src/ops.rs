@@ -343,9 +343,10 @@ pub const SEARCH_PRODUCTS: Op = Op {
         opt("minPrice", QINT),
         opt("maxPrice", QINT),
     ],
-    example: r#"{"keywords": ["pens"], "facets": ["OFFERS"], "page_number": 0, "page_size": 24,
-        "min_price": 1, "max_price": 100, "product_region": "jp", "locale": "ja_JP",
-        "shipping_region": "JP", "shipping_postal_code": "153-0064", "group_tag": "grp-1"}"#,
+    example: product_example!(
+        r#""keywords": ["pens"], "facets": ["OFFERS"], "page_number": 0, "page_size": 24,
+        "min_price": 1, "max_price": 100"#
+    ),
     ..products(
         "searchProductsRequest",
         Get,
@@ -362,9 +363,7 @@ pub const PRODUCTS_REQUEST: Op = Op {
         opt("inclusionsForProducts", Shape::Str),
         opt("inclusionsForOffers", Shape::Str),
     ],
-    example: r#"{"product_id": "B01", "quantity": 2, "facets": ["OFFERS"],
-        "product_region": "jp", "locale": "ja_JP", "shipping_region": "JP",
-        "shipping_postal_code": "153-0064", "group_tag": "grp-1"}"#,
+    example: product_example!(r#""product_id": "B01", "quantity": 2, "facets": ["OFFERS"]"#),
     ..products(
         "productsRequest",
         Get,
@@ -382,9 +381,9 @@ pub const SEARCH_OFFERS: Op = Op {
         opt("quantity", QINT),
         opt("inclusionsForOffers", Shape::Str),
     ],
-    example: r#"{"product_id": "B01", "page_number": 0, "page_size": 10, "quantity": 1,
-        "product_region": "jp", "locale": "ja_JP", "shipping_region": "JP",
-        "shipping_postal_code": "153-0064", "group_tag": "grp-1"}"#,
+    example: product_example!(
+        r#""product_id": "B01", "page_number": 0, "page_size": 10, "quantity": 1"#
+    ),
     ..products(
         "searchOffersRequest",
         Get,
@@ -402,7 +401,7 @@ pub const GET_PRODUCTS_BY_ASINS: Op = Op {
         opt("inclusionsForOffers", Shape::Str),
         opt("groupTag", Shape::Str),
     ],
-    body: Some(&[
+    body: lookup_body![
         req(
             "productIds",
             Shape::List {
@@ -411,16 +410,12 @@ pub const GET_PRODUCTS_BY_ASINS: Op = Op {
                 max: Some(30),
             },
         ),
-        req("productRegion", PRODUCT_REGION),
-        req("locale", LOCALE),
-        opt("shippingRegion", REGION),
-        opt("shippingPostalCode", Shape::Str),
         opt("quantity", Shape::Int { min: 1 }),
         opt("facets", STRINGS),
-    ]),
-    example: r#"{"product_ids": ["B01", "B02"], "inclusions_for_products": ["title"],
-        "product_region": "jp", "locale": "ja_JP", "shipping_region": "JP",
-        "shipping_postal_code": "153-0064", "group_tag": "grp-1"}"#,
+    ],
+    example: product_example!(
+        r#""product_ids": ["B01", "B02"], "inclusions_for_products": ["title"]"#
+    ),
     ..products(
         "getProductsByAsins",
         Post,
@@ -435,23 +430,15 @@ pub const GET_OFFERS_BY_OFFER_IDS: Op = Op {
         req("inclusionsForOffers", Shape::Str),
         opt("groupTag", Shape::Str),
     ],
-    body: Some(&[
-        req(
-            "offersByOfferIdsRequest",
-            Shape::List {
-                item: &Shape::Object(&[req("offerId", Shape::Str)]),
-                min: 1,
-                max: Some(30),
-            },
-        ),
-        req("productRegion", PRODUCT_REGION),
-        req("locale", LOCALE),
-        opt("shippingRegion", REGION),
-        opt("shippingPostalCode", Shape::Str),
-    ]),
-    example: r#"{"offer_ids": ["OFFER-1"], "inclusions_for_offers": ["price"],
-        "product_region": "jp", "locale": "ja_JP", "shipping_region": "JP",
-        "shipping_postal_code": "153-0064", "group_tag": "grp-1"}"#,
+    body: lookup_body![req(
+        "offersByOfferIdsRequest",
+        Shape::List {
+            item: &Shape::Object(&[req("offerId", Shape::Str)]),
+            min: 1,
+            max: Some(30),
+        },
+    ),],
+    example: product_example!(r#""offer_ids": ["OFFER-1"], "inclusions_for_offers": ["price"]"#),
     ..products(
         "getOffersByOfferIds",
         Post,

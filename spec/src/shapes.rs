@@ -177,5 +177,32 @@ macro_rules! product_query {
     };
 }
 
+/// The body of the two look-ups by id (getProductsByAsins, getOffersByOfferIds): the ids,
+/// then the product search context (productRegion as the service's request model lists it).
+macro_rules! lookup_body {
+    ($ids:expr, $($rest:expr),* $(,)?) => {
+        Some(&[
+            $ids,
+            req("productRegion", PRODUCT_REGION),
+            req("locale", LOCALE),
+            opt("shippingRegion", REGION),
+            opt("shippingPostalCode", Shape::Str),
+            $($rest),*
+        ])
+    };
+}
+
+/// The product search context of an example argument object, after its own keys.
+macro_rules! product_example {
+    ($own:literal) => {
+        concat!(
+            "{",
+            $own,
+            r#", "product_region": "jp", "locale": "ja_JP", "shipping_region": "JP",
+            "shipping_postal_code": "153-0064", "group_tag": "grp-1"}"#
+        )
+    };
+}
+
 /// The cart operations' query (region required on every cart operation).
 pub(crate) const CART_QUERY: &[Field] = &[req("region", REGION)];
