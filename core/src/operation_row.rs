@@ -41,6 +41,9 @@ pub struct Operation {
     pub resend_safe: bool,
     /// One line on what it does (the first line of the row's doc comment).
     pub doc: &'static str,
+    /// The operation's description, which the fields above repeat in the library's types:
+    /// its declared query and body (`schema`), its example arguments.
+    pub spec: &'static abws_spec::Op,
 }
 
 impl PartialEq for Operation {

@@ -1,37 +1,16 @@
 //! The operations table: every operation of both specification documents, written once.
-//! A row names the operationId, the API group, the snake_case name, method and path, the
-//! retry kind, the default usage plan, the headers it needs, its parameter struct, its
-//! result type and, for a listing, its pager and the page field that holds the items.
-//! From this table come the async and blocking methods of every group, the dispatch by
+//! A row names the operation's description in `abws_spec` (operationId, method and path,
+//! retry kind, usage plan, headers, roles, declared query and body: spec/src/ops.rs), the
+//! API group, the snake_case name, its parameter struct, its result type and, for a
+//! listing, its pager and the page field that holds the items. From this table come the async and blocking methods of every group, the dispatch by
 //! name the bindings use, and (through `xtask gen`) the C, C++ and Python surfaces.
 //! Decisions about operations live here and nowhere else (docs/decisions/ explains
 //! each number).
-
-use http::Method;
 
 use crate::ratelimit::Plan;
 use crate::retry::OperationKind;
 
 pub use crate::operation_row::{Header, Headers, Operation, PagerInfo};
-
-use OperationKind::*;
-
-/// The roles the specification's authentication sections name: reconciliation and documents need
-/// Business Purchase Reconciliation; cart, ordering and tracking Order Placement; product
-/// search and cart Business Product Catalog; reporting Analytics. Invoices: none named.
-const RECONCILIATION_ROLE: &[&str] = &["Business Purchase Reconciliation"];
-const ORDER_PLACEMENT: &[&str] = &["Order Placement"];
-const CART_ROLES: &[&str] = &["Order Placement", "Business Product Catalog"];
-const PRODUCT_CATALOG: &[&str] = &["Business Product Catalog"];
-const ANALYTICS: &[&str] = &["Analytics"];
-const NONE_NAMED: &[&str] = &[];
-
-/// Spec: 0.5 rps, burst 10 for invoice and product-search operations; published plans
-/// for the rest (docs/decisions/007-rate-limits.md, "Rate limits").
-const HALF: Plan = Plan::new(0.5, 10);
-const CART: Plan = Plan::new(2.0, 2);
-const REPORT_READ: Plan = Plan::new(2.0, 10);
-const CREATE_REPORT: Plan = Plan::new(0.0167, 15);
 
 /// Declares the table: one row per operation, grouped by API group. For each row it
 /// makes the `Operation` static, the `Operation` trait impl of the parameter struct (the
@@ -43,9 +22,7 @@ macro_rules! operations {
             $group:ident $Group:ident {
                 $(
                     $(#[doc = $doc:literal])+
-                    $STATIC:ident = $id:literal $name:ident($P:ty) -> $O:ty,
-                    $method:ident $path:literal, $kind:ident, $plan:ident, headers [$($h:ident),*],
-                    roles $roles:ident
+                    $STATIC:ident = $SPEC:ident => $name:ident($P:ty) -> $O:ty
                     $(, pager $pager:ident . $items:ident)? ;
                 )*
             }
@@ -53,22 +30,13 @@ macro_rules! operations {
     ) => {
         $( $(
             $(#[doc = $doc])+
-            pub static $STATIC: Operation = Operation {
-                id: $id,
-                group: stringify!($group),
-                name: stringify!($name),
-                method: Method::$method,
-                path: $path,
-                kind: $kind,
-                plan: $plan,
-                headers: Headers::of(&[$(Header::$h),*]),
-                roles: $roles,
-                params: <$P as crate::describe::Describe>::ty,
-                output: <$O as crate::describe::Describe>::ty,
-                pager: pager_info!($($pager . $items)?),
-                resend_safe: resend_safe($id),
-                doc: first_line(concat!($($doc, "\n"),+)),
-            };
+            pub static $STATIC: Operation = row(
+                &abws_spec::$SPEC,
+                (stringify!($group), stringify!($name)),
+                (<$P as crate::describe::Describe>::ty, <$O as crate::describe::Describe>::ty),
+                pager_info!($($pager . $items)?),
+                first_line(concat!($($doc, "\n"),+)),
+            );
 
             impl crate::operation_row::Row for $P {
                 const ROW: &'static Operation = &$STATIC;
@@ -122,7 +90,7 @@ macro_rules! operations {
         /// The operation of a snake_case name or an operationId, for the bindings.
         pub fn dynamic(name: &str) -> Option<&'static dyn crate::operation::DynOperation> {
             $( $(
-                if name == stringify!($name) || name == $id {
+                if name == stringify!($name) || name == abws_spec::$SPEC.id {
                     return Some(&crate::operation::Typed::<$P>::NEW);
                 }
             )* )*
@@ -184,6 +152,59 @@ macro_rules! pager_info {
     };
 }
 
+/// A type's shape (`Describe::ty`).
+type Shape = fn() -> crate::describe::Ty;
+
+/// A row: the operation's description (`abws_spec`) and what the `operations!` row adds,
+/// its group and method names, its params and output types, its pager and its doc line.
+const fn row(
+    spec: &'static abws_spec::Op,
+    (group, name): (&'static str, &'static str),
+    (params, output): (Shape, Shape),
+    pager: Option<PagerInfo>,
+    doc: &'static str,
+) -> Operation {
+    Operation {
+        id: spec.id,
+        group,
+        name,
+        method: method(spec.method),
+        path: spec.path,
+        kind: kind(spec.kind),
+        plan: Plan::new(spec.rate, spec.burst),
+        headers: Headers {
+            user_email: spec.user_email,
+            date: spec.date,
+        },
+        roles: spec.roles,
+        params,
+        output,
+        pager,
+        resend_safe: resend_safe(spec.id),
+        doc,
+        spec,
+    }
+}
+
+const fn method(m: abws_spec::Method) -> http::Method {
+    match m {
+        abws_spec::Method::Get => http::Method::GET,
+        abws_spec::Method::Post => http::Method::POST,
+        abws_spec::Method::Patch => http::Method::PATCH,
+        abws_spec::Method::Delete => http::Method::DELETE,
+    }
+}
+
+const fn kind(k: abws_spec::Kind) -> OperationKind {
+    match k {
+        abws_spec::Kind::SafeRead => OperationKind::SafeRead,
+        abws_spec::Kind::ReadPost => OperationKind::ReadPost,
+        abws_spec::Kind::IdempotentWrite => OperationKind::IdempotentWrite,
+        abws_spec::Kind::BenignDuplicate => OperationKind::BenignDuplicate,
+        abws_spec::Kind::UnsafeWrite => OperationKind::UnsafeWrite,
+    }
+}
+
 /// Whether the service answers a resent write with a known externalId by the original
 /// result (placeOrder), so that resending it resolves an unknown outcome
 /// (`Operation::resend_safe`).
@@ -232,104 +253,67 @@ use crate::api::tracking::*;
 operations! {
     invoices Invoices {
         /// One page of the invoices and credit memos issued in a date range (at most 366 days).
-        GET_INVOICES = "getInvoices" get_invoices(GetInvoicesParams) -> InvoicesPage,
-            GET "/ab-invoice/2026-02-01/invoices", SafeRead, HALF, headers [], roles NONE_NAMED,
-            pager iter_invoices.invoices;
+        GET_INVOICES = GET_INVOICES => get_invoices(GetInvoicesParams) -> InvoicesPage, pager iter_invoices.invoices;
         /// One invoice or credit memo in full: parties, billing details, tax breakdown.
-        GET_INVOICE_DETAIL = "getInvoiceDetailByInvoiceNumber"
-            get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail,
-            GET "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/detail", SafeRead, HALF, headers [], roles NONE_NAMED;
+        GET_INVOICE_DETAIL = GET_INVOICE_DETAIL => get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail;
         /// One page of an invoice's line items (then the reversal units of its credit memos).
-        GET_INVOICE_LINE_ITEMS = "getInvoiceLineItemsByInvoiceNumber"
-            get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage,
-            GET "/ab-invoice/2026-02-01/invoices/{invoiceNumber}/lineItems", SafeRead, HALF, headers [], roles NONE_NAMED,
-            pager iter_invoice_line_items.line_items;
+        GET_INVOICE_LINE_ITEMS = GET_INVOICE_LINE_ITEMS => get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage, pager iter_invoice_line_items.line_items;
     }
     reconciliation Reconciliation {
         /// One page of the transactions of a feed-date range.
-        GET_TRANSACTIONS = "getTransactions" get_transactions(GetTransactionsParams) -> TransactionsPage,
-            GET "/reconciliation/2021-01-08/transactions", SafeRead, HALF, headers [], roles RECONCILIATION_ROLE,
-            pager iter_transactions.transactions;
+        GET_TRANSACTIONS = GET_TRANSACTIONS => get_transactions(GetTransactionsParams) -> TransactionsPage, pager iter_transactions.transactions;
         /// The invoice data of 1 to 25 order line items.
-        GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS = "getInvoiceDetailsByOrderLineItems"
-            get_invoice_details_by_order_line_items(GetInvoiceDetailsByOrderLineItemsParams) -> InvoiceDetailsResponse,
-            POST "/reconciliation/2021-01-08/invoices", ReadPost, HALF, headers [], roles RECONCILIATION_ROLE;
+        GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS = GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS => get_invoice_details_by_order_line_items(GetInvoiceDetailsByOrderLineItemsParams) -> InvoiceDetailsResponse;
     }
     documents Documents {
         /// Starts a report that produces an invoice or credit note PDF.
-        CREATE_REPORT_OP = "createReport" create_report(CreateReportParams) -> CreateReportResponse,
-            POST "/reports/2021-09-30/reports", BenignDuplicate, CREATE_REPORT, headers [], roles RECONCILIATION_ROLE;
+        CREATE_REPORT_OP = CREATE_REPORT => create_report(CreateReportParams) -> CreateReportResponse;
         /// A report's processing status (and its document id once DONE).
-        GET_REPORT = "getReport" get_report(GetReportParams) -> Report,
-            GET "/reports/2021-09-30/reports/{reportId}", SafeRead, REPORT_READ, headers [], roles RECONCILIATION_ROLE;
+        GET_REPORT = GET_REPORT => get_report(GetReportParams) -> Report;
         /// A report document's presigned address (five minutes) and compression.
-        GET_REPORT_DOCUMENT = "getReportDocument" get_report_document(GetReportDocumentParams) -> ReportDocument,
-            GET "/reports/2021-09-30/documents/{reportDocumentId}", SafeRead, REPORT_READ, headers [], roles RECONCILIATION_ROLE;
+        GET_REPORT_DOCUMENT = GET_REPORT_DOCUMENT => get_report_document(GetReportDocumentParams) -> ReportDocument;
     }
     cart Cart {
         /// One page of the buying user's carts.
-        LIST_CARTS = "listCarts" list_carts(ListCartsParams) -> CartsPage,
-            GET "/cart/2025-04-30/carts", SafeRead, CART, headers [UserEmail], roles CART_ROLES,
-            pager iter_carts.cart_details_list;
+        LIST_CARTS = LIST_CARTS => list_carts(ListCartsParams) -> CartsPage, pager iter_carts.cart_details_list;
         /// One cart.
-        GET_CART = "getCart" get_cart(GetCartParams) -> CartDetails,
-            GET "/cart/2025-04-30/carts/{cartId}", SafeRead, CART, headers [], roles CART_ROLES;
+        GET_CART = GET_CART => get_cart(GetCartParams) -> CartDetails;
         /// The items of a cart.
-        GET_ITEMS = "getItems" get_items(GetItemsParams) -> CartItems,
-            GET "/cart/2025-04-30/carts/{cartId}/items", SafeRead, CART, headers [], roles CART_ROLES;
+        GET_ITEMS = GET_ITEMS => get_items(GetItemsParams) -> CartItems;
         /// Adds items to a cart (never resent after an ambiguous failure).
-        ADD_ITEMS = "addItems" add_items(AddItemsParams) -> AddItemsResult,
-            POST "/cart/2025-04-30/carts/{cartId}/items", UnsafeWrite, CART, headers [], roles CART_ROLES;
+        ADD_ITEMS = ADD_ITEMS => add_items(AddItemsParams) -> AddItemsResult;
         /// Sets the quantities of a cart's items (0 removes one).
-        MODIFY_ITEMS = "modifyItems" modify_items(ModifyItemsParams) -> ItemsResult,
-            PATCH "/cart/2025-04-30/carts/{cartId}/items", IdempotentWrite, CART, headers [], roles CART_ROLES;
+        MODIFY_ITEMS = MODIFY_ITEMS => modify_items(ModifyItemsParams) -> ItemsResult;
         /// Empties a cart.
-        DELETE_ITEMS = "deleteItems" delete_items(DeleteItemsParams) -> (),
-            DELETE "/cart/2025-04-30/carts/{cartId}/items", IdempotentWrite, CART, headers [], roles CART_ROLES;
+        DELETE_ITEMS = DELETE_ITEMS => delete_items(DeleteItemsParams) -> ();
         /// The estimated total cost of a cart's items shipped to an address.
-        GET_ESTIMATED_TOTAL_PURCHASE_COST = "getEstimatedTotalPurchaseCost"
-            get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation,
-            POST "/cart/2025-04-30/carts/{cartId}/totalPurchaseCostEstimations", ReadPost, CART, headers [], roles CART_ROLES;
+        GET_ESTIMATED_TOTAL_PURCHASE_COST = GET_ESTIMATED_TOTAL_PURCHASE_COST => get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation;
     }
     products Products {
         /// One page of a product search (the featured offer of each product).
-        SEARCH_PRODUCTS = "searchProductsRequest" search_products_request(SearchProductsRequestParams) -> SearchProductsResult,
-            GET "/products/2020-08-26/products", SafeRead, HALF, headers [UserEmail], roles PRODUCT_CATALOG,
-            pager iter_search_products.products;
+        SEARCH_PRODUCTS = SEARCH_PRODUCTS => search_products_request(SearchProductsRequestParams) -> SearchProductsResult, pager iter_search_products.products;
         /// One product.
-        PRODUCTS_REQUEST = "productsRequest" products_request(ProductsRequestParams) -> Product,
-            GET "/products/2020-08-26/products/{productId}", SafeRead, HALF, headers [UserEmail], roles PRODUCT_CATALOG;
+        PRODUCTS_REQUEST = PRODUCTS_REQUEST => products_request(ProductsRequestParams) -> Product;
         /// One page of a product's offers.
-        SEARCH_OFFERS = "searchOffersRequest" search_offers_request(SearchOffersRequestParams) -> OffersResult,
-            GET "/products/2020-08-26/products/{productId}/offers", SafeRead, HALF, headers [UserEmail], roles PRODUCT_CATALOG,
-            pager iter_search_offers.offers;
+        SEARCH_OFFERS = SEARCH_OFFERS => search_offers_request(SearchOffersRequestParams) -> OffersResult, pager iter_search_offers.offers;
         /// Up to 30 products by ASIN.
-        GET_PRODUCTS_BY_ASINS = "getProductsByAsins" get_products_by_asins(GetProductsByAsinsParams) -> ProductsByAsinsResponse,
-            POST "/products/2020-08-26/products/getProductsByAsins", ReadPost, HALF, headers [UserEmail], roles PRODUCT_CATALOG;
+        GET_PRODUCTS_BY_ASINS = GET_PRODUCTS_BY_ASINS => get_products_by_asins(GetProductsByAsinsParams) -> ProductsByAsinsResponse;
         /// Up to 30 offers by offer id.
-        GET_OFFERS_BY_OFFER_IDS = "getOffersByOfferIds" get_offers_by_offer_ids(GetOffersByOfferIdsParams) -> OffersByOfferIdsResponse,
-            POST "/products/2020-08-26/offers/getOffersByOfferIds", ReadPost, HALF, headers [UserEmail], roles PRODUCT_CATALOG;
+        GET_OFFERS_BY_OFFER_IDS = GET_OFFERS_BY_OFFER_IDS => get_offers_by_offer_ids(GetOffersByOfferIdsParams) -> OffersByOfferIdsResponse;
     }
     ordering Ordering {
         /// Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
-        PLACE_ORDER = "placeOrder" place_order(PlaceOrderRequest) -> PlaceOrderResult,
-            POST "/ordering/2022-10-30/orders", UnsafeWrite, HALF, headers [Date], roles ORDER_PLACEMENT;
+        PLACE_ORDER = PLACE_ORDER => place_order(PlaceOrderRequest) -> PlaceOrderResult;
     }
     reporting Reporting {
         /// The orders of an order id, with the parts asked for.
-        GET_ORDERS_BY_ORDER_ID = "getOrdersByOrderId" get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse,
-            GET "/reports/2021-01-08/orders/{orderId}", SafeRead, HALF, headers [], roles ANALYTICS;
+        GET_ORDERS_BY_ORDER_ID = GET_ORDERS_BY_ORDER_ID => get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse;
         /// One page of shipment line item reports.
-        GET_SHIPMENT_LINE_ITEM_REPORTS = "getShipmentLineItemReports"
-            get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage,
-            GET "/reports/2025-06-09/shipmentLineItemReports", SafeRead, HALF, headers [], roles ANALYTICS,
-            pager iter_shipment_line_item_reports.shipment_line_items_report;
+        GET_SHIPMENT_LINE_ITEM_REPORTS = GET_SHIPMENT_LINE_ITEM_REPORTS => get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage, pager iter_shipment_line_item_reports.shipment_line_items_report;
     }
     tracking Tracking {
         /// A package's carrier, status and tracking events.
-        GET_PACKAGE_TRACKING_DETAILS = "getPackageTrackingDetails"
-            get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails,
-            GET "/ab-tracking/2025-07-02/orders/{orderId}/shipments/{shipmentId}/packages/{packageId}", SafeRead, HALF, headers [], roles ORDER_PLACEMENT;
+        GET_PACKAGE_TRACKING_DETAILS = GET_PACKAGE_TRACKING_DETAILS => get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails;
     }
 }
 
@@ -389,6 +373,40 @@ mod tests {
                 "getOffersByOfferIds"
             ]
         );
+    }
+
+    /// Each row carries its description's values in the library's types (the sandbox reads
+    /// the same description), and the table lists every description once, in its order.
+    #[test]
+    fn rows_carry_their_description() {
+        let ids: Vec<&str> = ALL.iter().map(|o| o.id).collect();
+        let described: Vec<&str> = abws_spec::ALL.iter().map(|o| o.id).collect();
+        assert_eq!(ids, described);
+        for op in ALL {
+            let s = op.spec;
+            assert_eq!(op.id, s.id);
+            assert_eq!(op.method.as_str(), s.method.as_str(), "{}", op.id);
+            assert_eq!(op.path, s.path, "{}", op.id);
+            assert_eq!(
+                format!("{:?}", op.kind),
+                format!("{:?}", s.kind),
+                "{}",
+                op.id
+            );
+            assert_eq!(
+                (op.plan.rate, op.plan.burst),
+                (s.rate, s.burst),
+                "{}",
+                op.id
+            );
+            assert_eq!(
+                (op.headers.user_email, op.headers.date),
+                (s.user_email, s.date),
+                "{}",
+                op.id
+            );
+            assert_eq!(op.roles, s.roles, "{}", op.id);
+        }
     }
 
     /// Only placeOrder is resent to resolve an unknown outcome (the service answers a known

@@ -62,7 +62,7 @@ pub fn handle(st: &State, req: &Req) -> Resp {
             let burst = body.get("burst").and_then(Value::as_u64);
             match (op, rate) {
                 (Some(op), Some(rate))
-                    if rate.is_finite() && rate > 0.0 && crate::ops::find(op).is_some() =>
+                    if rate.is_finite() && rate > 0.0 && abws_spec::by_id(op).is_some() =>
                 {
                     let burst = burst.unwrap_or_else(|| st.limiter.limit(op).1 as u64) as u32;
                     st.limiter.set(op, rate, burst.max(1));

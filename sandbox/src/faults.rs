@@ -85,10 +85,10 @@ impl FaultRule {
     /// Why the rule's `path` matches nothing, if it does not (see `check`).
     pub fn unknown_path(&self) -> Option<String> {
         let p = self.path.as_str();
-        if p.starts_with('/') || p == "*" || crate::ops::find(p).is_some() {
+        if p.starts_with('/') || p == "*" || abws_spec::by_id(p).is_some() {
             return None;
         }
-        let names: Vec<&str> = crate::ops::OPS.iter().map(|o| o.name).collect();
+        let names: Vec<&str> = abws_spec::ALL.iter().map(|o| o.id).collect();
         Some(format!(
             "{p:?} is not an operationId of the sandbox, a path prefix starting with '/' \
              or '*'; the operationIds are: {}",

@@ -32,7 +32,6 @@ mod documents;
 mod faults;
 mod http;
 mod money;
-mod ops;
 mod paging;
 mod pdf;
 mod ratelimit;
@@ -266,7 +265,7 @@ impl Sandbox {
     /// Changes an operation's rate limit at run time (same as `POST /_sandbox/rate`).
     /// Returns false for an unknown operationId or a rate that is not positive.
     pub fn set_rate(&self, operation: &str, rate: f64, burst: u32) -> bool {
-        if !(rate.is_finite() && rate > 0.0) || ops::find(operation).is_none() {
+        if !(rate.is_finite() && rate > 0.0) || abws_spec::by_id(operation).is_none() {
             return false;
         }
         self.state.limiter.set(operation, rate, burst.max(1));

@@ -6,7 +6,6 @@ use std::sync::Mutex;
 use chrono::{DateTime, Utc};
 
 use crate::config::RateLimits;
-use crate::ops;
 
 struct Bucket {
     tokens: f64,
@@ -47,7 +46,7 @@ impl Limiter {
         {
             return *v;
         }
-        ops::find(op)
+        abws_spec::by_id(op)
             .map(|o| (o.rate, o.burst))
             .unwrap_or((1.0, 10))
     }

@@ -16,10 +16,10 @@ use crate::counters::Counters;
 use crate::data::World;
 use crate::faults::{FaultAction, FaultSet};
 use crate::http::{envelope, Req, Resp};
-use crate::ops::{self, OpSpec};
 use crate::ratelimit::Limiter;
+use crate::routes::{self, Route};
 use crate::server::{Listener, Planned};
-use crate::{consent, control, documents, routes};
+use crate::{consent, control, documents};
 
 pub struct PageToken {
     pub op: &'static str,
@@ -143,8 +143,8 @@ impl State {
             req.take_scope();
         }
         let control = kind == Listener::Api && req.path.starts_with("/_sandbox/");
-        let op: Option<&'static OpSpec> = if kind == Listener::Api && !control {
-            ops::classify(&req.method, &req.segments).map(|(spec, params)| {
+        let op: Option<&'static Route> = if kind == Listener::Api && !control {
+            routes::classify(&req.method, &req.segments).map(|(spec, params)| {
                 req.params = params;
                 spec
             })
@@ -152,7 +152,7 @@ impl State {
             None
         };
         let label: String = match (kind, op) {
-            (_, Some(o)) => o.name.to_string(),
+            (_, Some(o)) => o.id().to_string(),
             (Listener::Documents, _) => "documentDownload".into(),
             (Listener::Foreign, _) => "foreign".into(),
             _ if req.path == "/auth/O2/token" => "token".into(),
@@ -166,7 +166,7 @@ impl State {
         let rule = if control {
             None
         } else {
-            self.faults.take(kind.name(), &req.path, op.map(|o| o.name))
+            self.faults.take(kind.name(), &req.path, op.map(|o| o.id()))
         };
         if let Some(f) = &rule {
             self.counters.fault_fired(f.rule.action.kind());
@@ -222,7 +222,7 @@ impl State {
             if let Some(o) = op {
                 r.headers.push((
                     "x-svc-RateLimit-Limit".into(),
-                    self.limiter.header_value(o.name),
+                    self.limiter.header_value(o.id()),
                 ));
             }
             r
@@ -245,7 +245,7 @@ impl State {
         Planned { resp, fault }
     }
 
-    fn handle(&self, kind: Listener, req: &mut Req, control: bool, op: Option<&OpSpec>) -> Resp {
+    fn handle(&self, kind: Listener, req: &mut Req, control: bool, op: Option<&Route>) -> Resp {
         match kind {
             Listener::Documents => documents::serve(self, req),
             Listener::Foreign => foreign(req),
@@ -264,7 +264,7 @@ impl State {
                 if req.path.starts_with("/b2b/abws/oauth") {
                     return consent::handle(self, req);
                 }
-                if ops::path_known(&req.segments) {
+                if routes::path_known(&req.segments) {
                     return envelope(
                         405,
                         "MethodNotAllowed",
@@ -276,9 +276,10 @@ impl State {
         }
     }
 
-    fn api_call(&self, op: &OpSpec, req: &mut Req) -> Result<Resp, Resp> {
+    fn api_call(&self, route: &Route, req: &mut Req) -> Result<Resp, Resp> {
         req.party = auth::authenticate(self, req)?;
-        if op.needs_email {
+        let op = route.op;
+        if op.user_email {
             match req.header("x-svc-user-email") {
                 None | Some("") => {
                     return Err(crate::http::bad(
@@ -302,8 +303,8 @@ impl State {
             "FE" => 3,
             _ => 0,
         };
-        if !self.limiter.try_take(bucket, op.name, self.now()) {
-            self.counters.throttled(&format!("{group}:{}", op.name));
+        if !self.limiter.try_take(bucket, op.id, self.now()) {
+            self.counters.throttled(&format!("{group}:{}", op.id));
             return Err(envelope(
                 429,
                 "QuotaExceeded",
@@ -321,9 +322,9 @@ impl State {
             }
         }
         if self.config.static_mode {
-            return crate::static_mode::handle(self, op.name, req);
+            return crate::static_mode::handle(self, op.id, req);
         }
-        routes::dispatch(self, op.name, req)
+        route.answer(self, req)
     }
 }
 

@@ -8,8 +8,9 @@ through ctypes with ``json.dumps(args)``. The Python result's ``to_dict()`` must
 the C result's JSON (numbers compared as decimals).
 
 The functions are read from ``include/abws.h``, which ``xtask gen`` writes from the
-operations table: a new operation is covered, or fails for want of an argument object
-here, without anything else to edit. The ids the arguments need are found through the C
+operations table: a new operation is covered without anything else to edit, called with
+its description's example arguments (``_examples.json``) unless a builder here finds ids
+the sandbox holds. The ids the arguments need are found through the C
 library (wire JSON), so the builders do not depend on the Python models. Write
 operations (``add_items``, ``place_order``) run on separate ids (carts, external ids) for
 the two bindings; those ids, and the values a call mints (order and item ids, report
@@ -309,9 +310,6 @@ ARGS: Dict[str, Callable[[World], Case]] = {
     "documents.get_report_document": lambda w: Case({"report_document_id": w.done_report()["reportDocumentId"]}, masked=("url",)),
     "documents.wait_for_report": lambda w: Case({"report_id": w.done_report()["reportId"], "poll_interval": 0.2, "timeout": 120}),
     # cart
-    "cart.list_carts": lambda w: Case({"page_size": 2}),
-    "cart.get_cart": lambda w: Case({"cart_id": "cart-0001"}),
-    "cart.get_items": lambda w: Case({"cart_id": "cart-0001", "region": "JP"}),
     "cart.add_items": _add_items,
     "cart.modify_items": lambda w: (lambda ci: Case({"cart_id": ci[0], "items": [{"item_id": ci[1], "quantity": 2}]}, masked=("modifiedDate",)))(
         w.cart_with_item("cart-0004")
@@ -332,6 +330,14 @@ ARGS: Dict[str, Callable[[World], Case]] = {
     # tracking
     "tracking.get_package_tracking_details": lambda w: Case(w.order_parts()),
 }
+
+# Every other operation: the example arguments of its description (spec/src/ops.rs), which
+# `xtask gen` writes to _examples.json. An operation whose example names records the
+# sandbox does not hold needs a builder above.
+EXAMPLES: Dict[str, Any] = json.loads((Path(__file__).with_name("_examples.json")).read_text())
+for _name, _args in EXAMPLES.items():
+    if not _name.startswith("$"):
+        ARGS.setdefault(_name, lambda w, a=_args: Case(copy.deepcopy(a)))
 
 
 # --- comparison -----------------------------------------------------------------------

@@ -2,7 +2,9 @@
 //! to the JSON Schema of what the service declares (`abws::schema`, written to
 //! docs/schemas/requests/ by `xtask gen`): body fields named, typed and required as
 //! declared, no field the service does not declare, the declared query parameters and the
-//! `x-svc-user-email` header only where it is declared.
+//! `x-svc-user-email` header only where it is declared. Each operation is called with its
+//! description's example arguments (`abws_spec::Op::example`): valid for the client (so the
+//! request is sent), not necessarily naming records the sandbox holds.
 
 use abws::operations::{Operation, ALL};
 use abws::schema::request_schema;
@@ -10,99 +12,6 @@ use abws::Region;
 use serde_json::{json, Map, Value};
 
 use crate::common;
-
-const ADDRESS: &str = r#"{"full_name": "Hanako Sato", "address_line1": "1-2-3 Meguro",
-    "city": "Meguro-ku", "state_or_region": "Tokyo", "postal_code": "153-0064",
-    "country_code": "jp"}"#;
-
-/// Arguments for every operation: valid for the client (so the request is sent), not
-/// necessarily naming records the sandbox holds (the answer does not matter here).
-fn arguments(op: &Operation) -> String {
-    let product = r#""product_region": "jp", "locale": "ja_JP", "shipping_region": "JP",
-        "shipping_postal_code": "153-0064", "group_tag": "grp-1""#;
-    let line = r#"{"order_id": "O-1", "order_line_item_id": "L-1", "shipment_id": "S-1"}"#;
-    match op.id {
-        "getInvoices" => r#"{"invoice_issue_start_date": "2026-01-01T00:00:00Z",
-            "invoice_issue_end_date": "2026-01-31T00:00:00Z", "region": "JP",
-            "payment_method_types": ["BCA"]}"#
-            .into(),
-        "getInvoiceDetailByInvoiceNumber" => {
-            r#"{"invoice_number": "INV-1", "region": "JP"}"#.into()
-        }
-        "getInvoiceLineItemsByInvoiceNumber" => {
-            r#"{"invoice_number": "INV-1", "region": "JP"}"#.into()
-        }
-        "getTransactions" => r#"{"feed_start_date": "2026-01-01T00:00:00Z",
-            "feed_end_date": "2026-01-31T00:00:00Z"}"#
-            .into(),
-        "getInvoiceDetailsByOrderLineItems" => format!(r#"{{"order_line_items": [{line}]}}"#),
-        "createReport" => r#"{"report_options": {"order_id": "O-1", "order_line_item_id": "L-1",
-            "document_type": "Invoice"}}"#
-            .into(),
-        "getReport" => r#"{"report_id": "R-1"}"#.into(),
-        "getReportDocument" => r#"{"report_document_id": "D-1"}"#.into(),
-        "listCarts" => r#"{"region": "JP", "page_size": 5}"#.into(),
-        "getCart" | "getItems" | "deleteItems" => r#"{"cart_id": "C-1", "region": "JP"}"#.into(),
-        "addItems" => r#"{"cart_id": "C-1", "region": "JP", "items": [{"product_identifier": "B01",
-            "buying_option_identifier": "OFFER-1", "quantity": 2}]}"#
-            .into(),
-        "modifyItems" => r#"{"cart_id": "C-1", "region": "JP",
-            "items": [{"item_id": "I-1", "quantity": 0}]}"#
-            .into(),
-        "getEstimatedTotalPurchaseCost" => {
-            format!(r#"{{"cart_id": "C-1", "region": "JP", "address": {ADDRESS}}}"#)
-        }
-        "searchProductsRequest" => format!(
-            r#"{{"keywords": ["pens"], "facets": ["OFFERS"], "page_number": 0, "page_size": 24,
-            "min_price": 1, "max_price": 100, {product}}}"#
-        ),
-        "productsRequest" => {
-            format!(r#"{{"product_id": "B01", "quantity": 2, "facets": ["OFFERS"], {product}}}"#)
-        }
-        "searchOffersRequest" => format!(
-            r#"{{"product_id": "B01", "page_number": 0, "page_size": 10, "quantity": 1,
-            {product}}}"#
-        ),
-        "getProductsByAsins" => format!(
-            r#"{{"product_ids": ["B01", "B02"], "inclusions_for_products": ["title"], {product}}}"#
-        ),
-        "getOffersByOfferIds" => format!(
-            r#"{{"offer_ids": ["OFFER-1"], "inclusions_for_offers": ["price"], {product}}}"#
-        ),
-        "placeOrder" => String::from(
-            r#"{"external_id": "PO-38", "line_items": [{"external_id": "10", "quantity": 1,
-                "attributes": [
-                    {"attributeType": "SelectedProductReference",
-                      "productReference": {"id": "B01", "productReferenceType": "ProductIdentifier"}},
-                    {"attributeType": "SelectedBuyingOptionReference",
-                      "buyingOptionReference": {"id": "OFFER-1", "buyingOptionReferenceType": "BuyingOptionIdentifier"}},
-                    {"attributeType": "Distribution",
-                      "charge": {"amount": {"amount": "12.30", "currencyCode": "JPY"}},
-                      "accounting": {"name": "Dept", "segments": [{"id": "100", "type": "CostCenter"}]}}],
-                "expectations": [{"expectationType": "ExpectedUnitPrice",
-                    "amount": {"amount": "12.30", "currencyCode": "JPY"}}]}],
-            "attributes": [
-                {"attributeType": "Auxiliary", "values": {"legalEntity": {"value": "K.K."}}},
-                {"attributeType": "PurchaseOrderNumber", "purchaseOrderNumber": "PO-38"},
-                {"attributeType": "ShippingAddress", "address": {"addressType": "PhysicalAddress",
-                    "fullName": "Hanako Sato", "addressLine1": "1-2-3 Meguro", "city": "Meguro-ku",
-                    "stateOrRegion": "Tokyo", "postalCode": "153-0064", "countryCode": "JP"}}],
-            "expectations": [{"expectationType": "ExpectedCharge",
-                "amount": {"amount": 12.3, "currencyCode": "JPY"}, "source": "SUBTOTAL"}]}"#,
-        ),
-        "getOrdersByOrderId" => r#"{"order_id": "O-1", "include_line_items": true,
-            "include_shipments": false}"#
-            .into(),
-        "getShipmentLineItemReports" => r#"{"order_start_date": "2026-01-01T00:00:00Z",
-            "order_end_date": "2026-01-31T00:00:00Z", "purchase_order_numbers": ["PO-1"],
-            "region": "JP"}"#
-            .into(),
-        "getPackageTrackingDetails" => r#"{"order_id": "O-1", "shipment_id": "S-1",
-            "package_id": "P-1", "region": "JP", "locale": "ja-JP"}"#
-            .into(),
-        other => panic!("{other}: a new operation needs its arguments here"),
-    }
-}
 
 /// The request as the schema sees it: method, path parameters (by the row's template),
 /// query (each parameter once; repeated ones as a list, which no schema takes), headers and
@@ -159,7 +68,7 @@ fn received_requests() -> Vec<(&'static Operation, Value)> {
     let client = common::client(&sb, Region::JP);
     for op in ALL {
         // The answer does not matter (made-up ids may be unknown); the request must be sent.
-        if let Err(e) = client.call_json(op.id, &arguments(op)) {
+        if let Err(e) = client.call_json(op.id, op.spec.example) {
             assert!(
                 e.parameter().is_none(),
                 "{}: refused before sending: {e}",

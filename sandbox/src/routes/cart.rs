@@ -11,6 +11,17 @@ use crate::money::{convert, currency, money};
 use crate::paging;
 use crate::state::State;
 
+/// The operations this group answers (operationId, handler).
+pub(crate) static ROUTES: &[(&str, super::Handler)] = &[
+    ("listCarts", list_carts),
+    ("getCart", get_cart),
+    ("getItems", get_items),
+    ("addItems", add_items),
+    ("modifyItems", modify_items),
+    ("deleteItems", delete_items),
+    ("getEstimatedTotalPurchaseCost", estimate),
+];
+
 const CODE: &str = "INVALID_REQUEST_PARAMETER";
 
 fn item_json(w: &World, c: &Cart, i: usize) -> Value {

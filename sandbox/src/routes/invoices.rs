@@ -14,6 +14,13 @@ use crate::paging;
 use crate::regions::{profile, rate_text};
 use crate::state::State;
 
+/// The operations this group answers (operationId, handler).
+pub(crate) static ROUTES: &[(&str, super::Handler)] = &[
+    ("getInvoices", get_invoices),
+    ("getInvoiceDetailByInvoiceNumber", get_detail),
+    ("getInvoiceLineItemsByInvoiceNumber", get_line_items),
+];
+
 pub const INVOICE_PAGE: usize = 10;
 pub const LINE_PAGE: usize = 10;
 const CODE: &str = "INVALID_REQUEST_PARAMETER";

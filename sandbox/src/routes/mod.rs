@@ -1,4 +1,7 @@
-//! API operations, one module per group, plus the validation helpers they share.
+//! API operations, one module per group, plus the validation helpers they share. Which
+//! request is which operation, its usage plan and whether it needs the user-email header
+//! come from the operations' descriptions (`abws_spec`); each group's module lists its
+//! handlers in `ROUTES`.
 
 pub mod cart;
 pub mod invoices;
@@ -9,6 +12,9 @@ pub mod reporting;
 pub mod reports;
 pub mod tracking;
 
+use std::sync::OnceLock;
+
+use abws_spec::Op;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde_json::{json, Value};
 
@@ -16,34 +22,97 @@ use crate::data::World;
 use crate::http::{envelope, ApiResult, Req, Resp};
 use crate::state::State;
 
-pub fn dispatch(st: &State, op: &str, req: &Req) -> ApiResult {
-    match op {
-        "getInvoices" => invoices::get_invoices(st, req),
-        "getInvoiceDetailByInvoiceNumber" => invoices::get_detail(st, req),
-        "getInvoiceLineItemsByInvoiceNumber" => invoices::get_line_items(st, req),
-        "getTransactions" => reconciliation::get_transactions(st, req),
-        "getInvoiceDetailsByOrderLineItems" => reconciliation::get_invoice_details(st, req),
-        "createReport" => reports::create_report(st, req),
-        "getReport" => reports::get_report(st, req),
-        "getReportDocument" => reports::get_report_document(st, req),
-        "listCarts" => cart::list_carts(st, req),
-        "getCart" => cart::get_cart(st, req),
-        "getItems" => cart::get_items(st, req),
-        "addItems" => cart::add_items(st, req),
-        "modifyItems" => cart::modify_items(st, req),
-        "deleteItems" => cart::delete_items(st, req),
-        "getEstimatedTotalPurchaseCost" => cart::estimate(st, req),
-        "searchProductsRequest" => products::search_products(st, req),
-        "productsRequest" => products::product(st, req),
-        "searchOffersRequest" => products::search_offers(st, req),
-        "getProductsByAsins" => products::by_asins(st, req),
-        "getOffersByOfferIds" => products::by_offer_ids(st, req),
-        "placeOrder" => ordering::place_order(st, req),
-        "getOrdersByOrderId" => reporting::get_order(st, req),
-        "getShipmentLineItemReports" => reporting::shipment_line_items(st, req),
-        "getPackageTrackingDetails" => tracking::get_tracking(st, req),
-        _ => Err(envelope(404, "NotFound", "Unknown operation.")),
+/// A handler: the answer to one operation's request.
+pub type Handler = fn(&State, &Req) -> ApiResult;
+
+/// Every group's routes, each an operationId and its handler.
+static GROUPS: &[&[(&str, Handler)]] = &[
+    invoices::ROUTES,
+    reconciliation::ROUTES,
+    reports::ROUTES,
+    cart::ROUTES,
+    products::ROUTES,
+    ordering::ROUTES,
+    reporting::ROUTES,
+    tracking::ROUTES,
+];
+
+/// An operation the sandbox answers: its description, its path's segments (`None` for a
+/// `{parameter}`, which matches any one segment, also an empty one) and its handler.
+pub struct Route {
+    pub op: &'static Op,
+    pattern: Vec<Option<&'static str>>,
+    handler: Option<Handler>,
+}
+
+impl Route {
+    /// The operationId.
+    pub fn id(&self) -> &'static str {
+        self.op.id
     }
+
+    /// The handler's answer (404 for a described operation no group answers).
+    pub fn answer(&self, st: &State, req: &Req) -> ApiResult {
+        match self.handler {
+            Some(h) => h(st, req),
+            None => Err(envelope(404, "NotFound", "Unknown operation.")),
+        }
+    }
+
+    fn matches(&self, segments: &[String]) -> bool {
+        self.pattern.len() == segments.len()
+            && self
+                .pattern
+                .iter()
+                .zip(segments)
+                .all(|(p, s)| p.is_none_or(|p| p == s))
+    }
+}
+
+/// The routes of every described operation, in the descriptions' order.
+fn table() -> &'static [Route] {
+    static TABLE: OnceLock<Vec<Route>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        abws_spec::ALL
+            .iter()
+            .map(|&op| Route {
+                op,
+                pattern: op
+                    .segments()
+                    .map(|s| abws_spec::placeholder(s).is_none().then_some(s))
+                    .collect(),
+                handler: handler(op.id),
+            })
+            .collect()
+    })
+}
+
+fn handler(id: &str) -> Option<Handler> {
+    GROUPS
+        .iter()
+        .flat_map(|g| g.iter())
+        .find(|(name, _)| *name == id)
+        .map(|(_, h)| *h)
+}
+
+/// The operation of a request, with the path parameters in order.
+pub fn classify(method: &str, segments: &[String]) -> Option<(&'static Route, Vec<String>)> {
+    let route = table()
+        .iter()
+        .find(|r| r.op.method.as_str() == method && r.matches(segments))?;
+    let params = route
+        .pattern
+        .iter()
+        .zip(segments)
+        .filter(|(p, _)| p.is_none())
+        .map(|(_, s)| s.clone())
+        .collect();
+    Some((route, params))
+}
+
+/// Whether an operation's path matches though its method does not (for 405 answers).
+pub fn path_known(segments: &[String]) -> bool {
+    table().iter().any(|r| r.matches(segments))
 }
 
 /// The Region enum of the invoice, cart, reporting and tracking interfaces.
@@ -252,6 +321,56 @@ pub fn valid_locale(l: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use chrono::{TimeZone, Utc};
+
+    /// Every described operation has exactly one handler, and every handler answers a
+    /// described operation.
+    #[test]
+    fn every_operation_has_one_route() {
+        let routes: Vec<&str> = super::GROUPS
+            .iter()
+            .flat_map(|g| g.iter().map(|(id, _)| *id))
+            .collect();
+        for op in abws_spec::ALL {
+            let n = routes.iter().filter(|id| **id == op.id).count();
+            assert_eq!(n, 1, "{}: {n} routes", op.id);
+        }
+        for id in &routes {
+            assert!(abws_spec::by_id(id).is_some(), "{id}: no such operation");
+        }
+        assert!(super::table().iter().all(|r| r.handler.is_some()));
+    }
+
+    #[test]
+    fn requests_are_classified_by_method_and_path() {
+        let seg = |p: &str| -> Vec<String> { p.split('/').map(String::from).collect() };
+        let (r, params) = super::classify(
+            "GET",
+            &seg("ab-tracking/2025-07-02/orders/O-1/shipments/S-1/packages/P-1"),
+        )
+        .unwrap();
+        assert_eq!(r.id(), "getPackageTrackingDetails");
+        assert_eq!(params, ["O-1", "S-1", "P-1"]);
+        let (r, _) = super::classify(
+            "POST",
+            &seg("products/2020-08-26/products/getProductsByAsins"),
+        )
+        .unwrap();
+        assert_eq!(r.id(), "getProductsByAsins");
+        let (r, params) = super::classify(
+            "GET",
+            &seg("products/2020-08-26/products/getProductsByAsins"),
+        )
+        .unwrap();
+        assert_eq!(
+            (r.id(), params),
+            ("productsRequest", vec!["getProductsByAsins".to_string()])
+        );
+        assert!(super::classify("PUT", &seg("cart/2025-04-30/carts/C-1/items")).is_none());
+        assert!(super::path_known(&seg("cart/2025-04-30/carts/C-1/items")));
+        assert!(!super::path_known(&seg(
+            "cart/2025-04-30/carts/C-1/nothing"
+        )));
+    }
 
     #[test]
     fn iso_writes_whole_seconds_and_z_as_the_format_string_did() {

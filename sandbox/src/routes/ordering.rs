@@ -12,6 +12,9 @@ use crate::money::{convert, currency, money, render};
 use crate::regions;
 use crate::state::State;
 
+/// The operations this group answers (operationId, handler).
+pub(crate) static ROUTES: &[(&str, super::Handler)] = &[("placeOrder", place_order)];
+
 struct Line {
     external_id: String,
     qty: u32,

@@ -11,6 +11,15 @@ use crate::http::{bad, missing, not_found, ApiResult, Req, Resp};
 use crate::money::{convert, currency, money, num};
 use crate::state::State;
 
+/// The operations this group answers (operationId, handler).
+pub(crate) static ROUTES: &[(&str, super::Handler)] = &[
+    ("searchProductsRequest", search_products),
+    ("productsRequest", product),
+    ("searchOffersRequest", search_offers),
+    ("getProductsByAsins", by_asins),
+    ("getOffersByOfferIds", by_offer_ids),
+];
+
 pub const MAX_PAGE_SIZE: usize = 24;
 /// "At most 13 pages (zero-based pageNumber)": page numbers 0 to 12 (docs/decisions/012-paging.md).
 pub const MAX_PAGE_NUMBER: usize = 12;

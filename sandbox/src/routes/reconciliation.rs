@@ -12,6 +12,12 @@ use crate::paging;
 use crate::regions::{profile, rate_text};
 use crate::state::State;
 
+/// The operations this group answers (operationId, handler).
+pub(crate) static ROUTES: &[(&str, super::Handler)] = &[
+    ("getTransactions", get_transactions),
+    ("getInvoiceDetailsByOrderLineItems", get_invoice_details),
+];
+
 pub const TRANSACTION_PAGE: usize = 50;
 const CODE: &str = "INVALID_REQUEST_PARAMETER";
 

@@ -15,6 +15,12 @@ use crate::money::{money, money_str};
 use crate::paging;
 use crate::state::State;
 
+/// The operations this group answers (operationId, handler).
+pub(crate) static ROUTES: &[(&str, super::Handler)] = &[
+    ("getOrdersByOrderId", get_order),
+    ("getShipmentLineItemReports", shipment_line_items),
+];
+
 pub const SLI_PAGE: usize = 100;
 const SLI_CODE: &str = "InvalidInput";
 

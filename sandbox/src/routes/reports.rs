@@ -10,6 +10,13 @@ use crate::http::{bad, missing, not_found, ApiResult, Req, Resp};
 use crate::regions::{profile, rate_text};
 use crate::state::{Report, State};
 
+/// The operations this group answers (operationId, handler).
+pub(crate) static ROUTES: &[(&str, super::Handler)] = &[
+    ("createReport", create_report),
+    ("getReport", get_report),
+    ("getReportDocument", get_report_document),
+];
+
 pub fn create_report(st: &State, req: &Req) -> ApiResult {
     let body = super::body(req)?;
     match body.get("reportType").and_then(Value::as_str) {

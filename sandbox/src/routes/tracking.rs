@@ -9,6 +9,10 @@ use crate::http::{invalid_input, not_found, ApiResult, Req, Resp};
 use crate::regions::profile;
 use crate::state::State;
 
+/// The operations this group answers (operationId, handler).
+pub(crate) static ROUTES: &[(&str, super::Handler)] =
+    &[("getPackageTrackingDetails", get_tracking)];
+
 pub const LOCALES: &[&str] = &[
     "ar-AE", "bn-IN", "cs-CZ", "da-DK", "de-DE", "en-AE", "en-AU", "en-CA", "en-GB", "en-IN",
     "en-IE", "en-SG", "en-US", "en-ZA", "es-ES", "es-MX", "es-US", "fr-BE", "fr-CA", "fr-FR",

@@ -11,6 +11,7 @@ mod python;
 mod readme;
 mod schemas;
 mod settings;
+mod spec;
 
 use std::path::{Path, PathBuf};
 
@@ -79,6 +80,7 @@ pub fn outputs() -> Result<Vec<Output>, String> {
     out.extend(docs::outputs()?);
     out.extend(schemas::outputs()?);
     out.extend(readme::outputs()?);
+    out.extend(spec::outputs()?);
     for s in settings::sections()
         .into_iter()
         .chain(conveniences::sections()?)
