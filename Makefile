@@ -30,7 +30,7 @@ SCORES = $(abspath $(or $(ABWS_SCORECARD_DIR),target/scorecards))
 # The region the month-end job closes (empty: `abws close --sandbox`'s default, JP).
 REGION ?=
 
-.PHONY: dist dist-test repro-check test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run python-lane python-test-installed python-test python-install python-install-dev c-test c-test-built header
+.PHONY: dist dist-test repro-check test month-end month-end-regions scorecards setup lint lint-and-build rust-doc api-docs-check rust-build rust-test rust-test-run python-lane c-lane python-test-installed python-test python-install python-install-dev c-test c-test-built header
 
 # Two stages, each keeping both cores busy:
 # 1. the venv's packages (network) beside the lint and one build of the workspace (the tests'
@@ -40,8 +40,8 @@ REGION ?=
 #      reliability scenarios, in four processes side by side);
 #    - the Python extension in the dev profile into .venv (it reuses the build's
 #      dependencies: ~1 CPU-minute where the release wheel took ~5; `make scorecards`
-#      still installs the release wheel), `cargo doc`'s check, then the Python tests;
-#    - the C tests under valgrind.
+#      still installs the release wheel), then the Python tests;
+#    - the C tests under valgrind, then `cargo doc`'s check.
 #    `cargo test` holds the build directory's lock only while it builds, so the other
 #    lanes' cargo calls do not wait for its tests (docs/decisions/026-tests-and-scorecard.md).
 # The release builds and their tests are `make release-check` (`make test` is what
@@ -49,7 +49,7 @@ REGION ?=
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target setup lint-and-build
 	@echo "the Rust, the Python and the C tests side by side (each one's output when it ends)"
-	$(MAKE) --no-print-directory -j3 --output-sync=target rust-test-run python-lane c-test-built
+	$(MAKE) --no-print-directory -j3 --output-sync=target rust-test-run python-lane c-lane
 	@echo "all checks passed"
 
 # After `make dist`: S7 (scripts/repro-check.sh; R lines of the scorecard).
@@ -98,11 +98,14 @@ lint-and-build:
 	$(MAKE) --no-print-directory rust-build
 	"$(BIN)/xtask" gen --check
 
-# The Rust docs' check (rustdoc warnings) waits here, in the lane with time to spare, not in
-# the build every lane waits for.
 python-lane: python-install-dev
-	$(MAKE) --no-print-directory rust-doc
 	$(MAKE) --no-print-directory python-test-installed
+
+# The Rust docs' check (rustdoc warnings) waits here, in the shortest lane, after the C tests
+# (by then the extension's build, which needs the build directory's lock too, is over), not
+# in the build every lane waits for.
+c-lane: c-test-built
+	$(MAKE) --no-print-directory rust-doc
 
 # After python-install-dev: the installed extension, and the C library of rust-build.
 python-test-installed:
