@@ -179,8 +179,9 @@ c_release() { # PLATFORM
         # The wheel's build and this one share one build of the core and its dependencies
         # when their flags, C compiler and features agree (each other build of it costs
         # minutes): say so when they stopped agreeing.
+        # (Those built by this platform's run: a reused target directory keeps older ones.)
         local cores
-        cores=$(find "$built/deps" -maxdepth 1 -name 'libabws-*.rlib' | wc -l)
+        cores=$(find "$built/deps" -maxdepth 1 -name 'libabws-*.rlib' -newer "$built/.platform-start" | wc -l)
         [ "$cores" -le 1 ] || say "warning: the core was built $cores times for $1: the wheel's build and the C release's differ in flags, C compiler or features (compare \`cargo tree -e normal,build -f '{p} {f}'\` of the two)"
     fi
     local libs
@@ -279,6 +280,9 @@ if [ "$sdist" = 1 ]; then rm -rf dist; fi
 mkdir -p dist
 # DIST_PARTS: what to build of each platform (default both).
 build_platform() {
+    platform "$1"
+    mkdir -p "$CARGO_TARGET_DIR/$TRIPLE/$PROFILE"
+    touch "$CARGO_TARGET_DIR/$TRIPLE/$PROFILE/.platform-start"
     case " ${DIST_PARTS:-wheel c} " in *" wheel "*) wheel "$1" ;; esac
     case " ${DIST_PARTS:-wheel c} " in *" c "*) c_release "$1" ;; esac
 }
