@@ -1,6 +1,8 @@
 //! Project tasks that need Rust code: `gen` (write every generated file: the bindings'
 //! per-operation code from the operations table, then include/abws.h with the pinned
-//! cbindgen), `gen --check` (fail when any committed generated file is stale), and
+//! cbindgen), `gen --check` (fail when any committed generated file is stale), `gen --list`
+//! (the files it writes, wholly or in marked sections, for tools that leave generated code
+//! out), and
 //! `header [--check]` (the header alone).
 
 mod gen;
@@ -142,6 +144,19 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        ["gen", "--list"] => match gen::outputs() {
+            Ok(outputs) => {
+                for o in outputs {
+                    println!("{}", o.path.display());
+                }
+                println!("include/abws.h");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("xtask gen --list: {e}");
                 ExitCode::FAILURE
             }
         },
