@@ -7,13 +7,14 @@
 //! retry budget they drain and measure is theirs, so the tests run beside any other.
 
 use crate::common;
+use crate::common::faults;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use abws::api::cart::ListCartsParams;
-use abws::api::invoices::GetInvoicesParams;
-use abws::api::reconciliation::GetTransactionsParams;
+use abws::operation::Operation;
+use abws::paging::Page;
 use abws::process::Context;
 use abws::retry::RetryBudget;
 use abws::{ErrorKind, Region, Settings};
@@ -34,61 +35,59 @@ fn short_tokens() -> Sandbox {
     common::sandbox_with(|c| c.page_token_lifetime = Duration::from_millis(300))
 }
 
-fn expired_direct_call(e: &abws::Error, op: &str) {
+/// On a sandbox of short page tokens, calls the listing `params` for its first page, then,
+/// once the page token has expired (600 ms, the sandbox's 300 ms), for the next page
+/// (`with_token` sets the token): that call is refused as PageTokenExpired, naming `op`.
+/// The sandbox, for more checks.
+fn next_page_after_expiry<P: Operation>(
+    params: impl FnOnce(&Sandbox) -> P,
+    with_token: impl FnOnce(&mut P, String),
+    op: &str,
+) -> Sandbox
+where
+    P::Output: Page,
+{
+    let sb = short_tokens();
+    let client = own_client(&sb);
+    let mut p = params(&sb);
+    let first = client.call(&p).unwrap();
+    let token = first.next_page_token().expect("a second page").to_string();
+    with_token(&mut p, token);
+    std::thread::sleep(Duration::from_millis(600));
+    let e = match client.call(&p) {
+        Ok(_) => panic!("{op}: the page of an expired token was read"),
+        Err(e) => e,
+    };
     assert_eq!(e.kind(), ErrorKind::PageTokenExpired, "{e}");
     assert_eq!(e.items_yielded(), Some(0), "{e}");
     assert_eq!(e.operation(), Some(op), "{e}");
     assert!(e.request_id().is_some(), "{e}");
     assert!(e.to_string().contains("expired"), "{e}");
+    sb
 }
 
 #[test]
 fn get_invoices_with_an_expired_token_raises_page_token_expired() {
-    let sb = short_tokens();
-    let client = own_client(&sb);
-    let (start, end) = common::previous_month(&sb);
-    let mut p = GetInvoicesParams {
-        invoice_issue_start_date: start.into(),
-        invoice_issue_end_date: end.into(),
-        ..Default::default()
-    };
-    let first = client.invoices().get_invoices(&p).unwrap();
-    p.next_page_token = Some(first.next_page_token.expect("a second page"));
-    std::thread::sleep(Duration::from_millis(600));
-    let e = client.invoices().get_invoices(&p).unwrap_err();
-    expired_direct_call(&e, "getInvoices");
+    let sb = next_page_after_expiry(
+        common::previous_month_invoices_params,
+        |p, t| p.next_page_token = Some(t),
+        "getInvoices",
+    );
     assert_eq!(sb.counters()["pageTokenExpired"].as_u64(), Some(1));
 }
 
 #[test]
 fn get_transactions_with_an_expired_token_raises_page_token_expired() {
-    let sb = short_tokens();
-    let client = own_client(&sb);
-    let (start, end) = common::previous_month(&sb);
-    let mut p = GetTransactionsParams {
-        feed_start_date: start.into(),
-        feed_end_date: end.into(),
-        ..Default::default()
-    };
-    let first = client.reconciliation().get_transactions(&p).unwrap();
-    p.next_page_token = Some(first.next_page_token.expect("a second page"));
-    std::thread::sleep(Duration::from_millis(600));
-    let e = client.reconciliation().get_transactions(&p).unwrap_err();
-    expired_direct_call(&e, "getTransactions");
+    next_page_after_expiry(
+        common::previous_month_transactions_params,
+        |p, t| p.next_page_token = Some(t),
+        "getTransactions",
+    );
 }
 
 #[test]
 fn list_carts_with_an_expired_token_raises_page_token_expired() {
-    let sb = short_tokens();
-    let client = own_client(&sb);
-    let first = client.cart().list_carts(&carts(None)).unwrap();
-    let token = first.next_page_token.expect("a second page");
-    std::thread::sleep(Duration::from_millis(600));
-    let e = client
-        .cart()
-        .list_carts(&carts(Some(token.clone())))
-        .unwrap_err();
-    expired_direct_call(&e, "listCarts");
+    next_page_after_expiry(|_| carts(None), |p, t| p.page_token = Some(t), "listCarts");
 }
 
 #[test]
@@ -117,9 +116,7 @@ fn documents_sandbox() -> Sandbox {
 const PAST_EXPIRY: FaultAction = FaultAction::Delay { delay_ms: 2500 };
 
 fn on_documents(action: FaultAction, times: u32) -> FaultRule {
-    let mut rule = FaultRule::new("/", action).times(times);
-    rule.listener = Some("documents".into());
-    rule
+    faults::on_documents(action).times(times)
 }
 
 fn document_requests(sb: &Sandbox) -> usize {
@@ -130,11 +127,7 @@ fn document_requests(sb: &Sandbox) -> usize {
 }
 
 fn unavailable() -> FaultAction {
-    FaultAction::Status {
-        status: 503,
-        body: None,
-        headers: Default::default(),
-    }
+    faults::status(503)
 }
 
 #[test]
@@ -258,13 +251,7 @@ fn another_403_from_the_document_host_is_not_renewed() {
     let client = own_client(&sb);
     let (_, doc) = common::ready_document(&sb, &client);
     sb.inject(on_documents(
-        FaultAction::Status {
-            status: 403,
-            body: Some(serde_json::json!(
-                "<Error><Code>SignatureDoesNotMatch</Code><Message>Request has expired</Message></Error>"
-            )),
-            headers: Default::default(),
-        },
+        faults::expired_address("SignatureDoesNotMatch"),
         1,
     ));
     let reports = common::requests(&sb, "getReportDocument");

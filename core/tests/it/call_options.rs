@@ -25,8 +25,7 @@ use common::previous_month_invoices_params as invoices_params;
 
 #[test]
 fn max_attempts_of_one_call_replaces_the_clients() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let p = invoices_params(&sb);
     sb.inject(status("getInvoices", 503).times(2));
     let once = client
@@ -39,9 +38,7 @@ fn max_attempts_of_one_call_replaces_the_clients() {
     client.invoices().get_invoices(&p).unwrap();
     assert_eq!(common::requests(&sb, "getInvoices"), 3);
     // Raised above the client's (a client of one attempt, a call of three).
-    let mut s = common::settings(&sb, Region::JP);
-    s.max_attempts = 1;
-    let strict = abws::blocking::Client::new(s).unwrap();
+    let strict = common::client_with(&sb, Region::JP, |s| s.max_attempts = 1);
     sb.inject(status("getInvoices", 503).times(2));
     strict
         .with_options(CallOptions::new().max_attempts(3))
@@ -54,8 +51,7 @@ fn max_attempts_of_one_call_replaces_the_clients() {
 
 #[test]
 fn timeout_of_one_call_bounds_it_whole() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let p = invoices_params(&sb);
     sb.inject(FaultRule::new(
         "getInvoices",
@@ -84,8 +80,7 @@ fn timeout_of_one_call_bounds_it_whole() {
 
 #[test]
 fn bad_options_are_refused_naming_them_before_any_request() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     for (opts, name) in [
         (CallOptions::new().timeout(Duration::ZERO), "timeout"),
         (CallOptions::new().max_attempts(0), "max_attempts"),
@@ -100,8 +95,7 @@ fn bad_options_are_refused_naming_them_before_any_request() {
 
 #[test]
 fn max_attempts_never_resends_an_order_after_an_ambiguous_failure() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let order = crate::server::valid_order(&client, "percall-1");
     sb.inject(status("placeOrder", 500).times(1));
     let e = client
@@ -163,8 +157,7 @@ fn products() -> abws::api::products::SearchProductsRequestParams {
 
 #[test]
 fn a_page_numbered_listing_resumes_from_its_next_token() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (_sb, client) = common::sandbox_and_client();
     let p = products();
     let pages: Vec<_> = client
         .products()
@@ -187,8 +180,7 @@ fn a_page_numbered_listing_resumes_from_its_next_token() {
 
 #[test]
 fn start_at_is_refused_where_it_cannot_resume() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let mut p = invoices_params(&sb);
     let mut started = client.invoices().iter_invoices(&p).unwrap();
     started.next_page().unwrap();

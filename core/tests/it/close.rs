@@ -158,15 +158,7 @@ fn the_close_files_the_month() {
     }
     assert!(!r.tax_by_rate.is_empty());
     let row = &r.ledger[0];
-    let detail = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(
-            &abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: row.invoice_number.clone(),
-                region: Some("JP".into()),
-            },
-        )
-        .unwrap();
+    let detail = common::calls::invoice_detail(&client, &row.invoice_number).unwrap();
     assert_eq!(
         detail.total_amount.unwrap().value().unwrap(),
         row.invoice.total.0

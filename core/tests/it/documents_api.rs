@@ -2,13 +2,13 @@
 //! download chain (presigned address, gzip, zip, PDF), failures and validation.
 
 use crate::common;
+use crate::common::faults;
 
 use std::time::Duration;
 
 use abws::api::documents::{
     CreateReportParams, GetReportParams, ReportOptionsParams, DEFAULT_POLL_INTERVAL,
 };
-use abws::api::reconciliation::GetTransactionsParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule};
 
@@ -18,48 +18,30 @@ fn fast_sandbox() -> abws_sandbox::Sandbox {
     common::sandbox_with(|c| c.time_scale = 120.0)
 }
 
-/// An (order, line item, shipment, invoice number) of last month's transactions.
-fn a_shipped_line(
-    sb: &abws_sandbox::Sandbox,
-    client: &abws::blocking::Client,
-) -> (String, String, String, String) {
-    let (start, end) = common::previous_month(sb);
-    let page = client
-        .reconciliation()
-        .get_transactions(&GetTransactionsParams {
-            feed_start_date: start.into(),
-            feed_end_date: end.into(),
-            ..Default::default()
-        })
-        .unwrap();
-    let t = page
-        .transactions
-        .unwrap()
-        .into_iter()
-        .flatten()
-        .find(|t| t.transaction_type.as_deref() == Some("CHARGE"))
-        .unwrap();
-    let l = t.transaction_line_items.as_ref().unwrap()[0]
-        .as_ref()
-        .unwrap();
+/// (order, line item, shipment, invoice number).
+type Line = (String, String, String, String);
+
+/// A shipped line of last month's transactions.
+fn a_shipped_line(sb: &abws_sandbox::Sandbox, client: &abws::blocking::Client) -> Line {
+    let (t, l) = common::a_charge(sb, client);
     (
-        l.order_id.clone().unwrap(),
-        l.order_line_item_id.clone().unwrap(),
-        l.shipment_id.clone().unwrap(),
-        t.invoice_number.clone().unwrap(),
+        l.order_id.unwrap(),
+        l.order_line_item_id.unwrap(),
+        l.shipment_id.unwrap(),
+        t.invoice_number.unwrap(),
     )
 }
 
+/// A fast sandbox, a client of it, and `a_shipped_line` of it.
+fn a_shipped_line_of_a_fast_sandbox() -> (abws_sandbox::Sandbox, abws::blocking::Client, Line) {
+    let sb = fast_sandbox();
+    let client = common::client(&sb, Region::JP);
+    let line = a_shipped_line(&sb, &client);
+    (sb, client, line)
+}
+
 fn options(order: &str, line: &str) -> CreateReportParams {
-    CreateReportParams {
-        report_options: ReportOptionsParams {
-            order_id: Some(order.into()),
-            order_line_item_id: Some(line.into()),
-            document_type: Some("Invoice".into()),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
+    common::invoice_report(Some(order.into()), Some(line.into()))
 }
 
 /// The PDF in a sealed file, checked to hold no plain PDF.
@@ -74,9 +56,7 @@ fn opened(path: &std::path::Path, key: &abws::sealed::DocumentKey) -> Vec<u8> {
 
 #[test]
 fn create_wait_download_gives_the_invoice_pdf() {
-    let sb = fast_sandbox();
-    let client = common::client(&sb, Region::JP);
-    let (order, line, shipment, invoice) = a_shipped_line(&sb, &client);
+    let (sb, client, (order, line, shipment, invoice)) = a_shipped_line_of_a_fast_sandbox();
     let mut p = options(&order, &line);
     p.report_options.shipment_id = Some(shipment);
     let created = client.documents().create_report(&p).unwrap();
@@ -157,9 +137,7 @@ fn create_wait_download_gives_the_invoice_pdf() {
 
 #[test]
 fn fetch_pdf_does_it_in_one_call() {
-    let sb = fast_sandbox();
-    let client = common::client(&sb, Region::JP);
-    let (order, line, _, invoice) = a_shipped_line(&sb, &client);
+    let (sb, client, (order, line, _, invoice)) = a_shipped_line_of_a_fast_sandbox();
     let pdf = client
         .documents()
         .fetch_pdf(&options(&order, &line), POLL, Some(Duration::from_secs(30)))
@@ -173,9 +151,7 @@ fn fetch_pdf_does_it_in_one_call() {
 /// cannot be written fails before a report is asked for; a failed download leaves no file.
 #[test]
 fn fetch_pdf_to_path_files_the_pdf_sealed_in_one_call() {
-    let sb = fast_sandbox();
-    let client = common::client(&sb, Region::JP);
-    let (order, line, _, invoice) = a_shipped_line(&sb, &client);
+    let (sb, client, (order, line, _, invoice)) = a_shipped_line_of_a_fast_sandbox();
     let dir = std::env::temp_dir().join(format!("abws-fetch-sealed-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let target = dir.join("invoice.pdf.abws");
@@ -218,9 +194,7 @@ fn fetch_pdf_to_path_files_the_pdf_sealed_in_one_call() {
 
 #[test]
 fn both_document_kinds_come_back_by_name() {
-    let sb = fast_sandbox();
-    let client = common::client(&sb, Region::JP);
-    let (order, line, _, invoice) = a_shipped_line(&sb, &client);
+    let (_sb, client, (order, line, _, invoice)) = a_shipped_line_of_a_fast_sandbox();
     let mut p = options(&order, &line);
     p.report_options.document_type = None;
     let id = client
@@ -280,9 +254,7 @@ fn cancelled_fatal_and_error_documents_are_typed() {
 
 #[test]
 fn an_expired_presigned_address_is_renewed_once() {
-    let sb = fast_sandbox();
-    let client = common::client(&sb, Region::JP);
-    let (order, line, _, _) = a_shipped_line(&sb, &client);
+    let (sb, client, (order, line, _, _)) = a_shipped_line_of_a_fast_sandbox();
     let id = client
         .documents()
         .create_report(&options(&order, &line))
@@ -294,19 +266,7 @@ fn an_expired_presigned_address_is_renewed_once() {
         .wait_for_report(&id, POLL, Some(Duration::from_secs(30)))
         .unwrap();
     let doc_id = report.report_document_id.unwrap();
-    let mut rule = FaultRule::new(
-        "/",
-        FaultAction::Status {
-            status: 403,
-            body: Some(serde_json::json!(
-                "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>"
-            )),
-            headers: Default::default(),
-        },
-    )
-    .times(1);
-    rule.listener = Some("documents".into());
-    sb.inject(rule);
+    sb.inject(faults::on_documents(faults::expired_address("AccessDenied")).times(1));
     let before = common::requests(&sb, "getReportDocument");
     let pdf = client.documents().download(&doc_id).unwrap();
     assert!(pdf.starts_with(b"%PDF-"));
@@ -320,12 +280,7 @@ fn an_expired_presigned_address_is_renewed_once() {
 /// The id of a report just created for a shipped line of `sb`.
 fn a_fresh_report(sb: &abws_sandbox::Sandbox, client: &abws::blocking::Client) -> String {
     let (order, line, _, _) = a_shipped_line(sb, client);
-    client
-        .documents()
-        .create_report(&options(&order, &line))
-        .unwrap()
-        .report_id
-        .unwrap()
+    common::create_report(client, &options(&order, &line))
 }
 
 /// Waits for a fresh report of `sb` as `wait_for_report(interval)` does; the time it took.
@@ -384,8 +339,7 @@ fn a_wait_has_a_deadline() {
 
 #[test]
 fn report_rules_are_checked_before_sending() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let d = client.documents();
     let with = |f: &dyn Fn(&mut CreateReportParams)| {
         let mut p = options("O-1", "L-1");

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{self, received};
+use crate::common::{self, faults, received};
 
 use abws::api::documents::GetReportParams;
 use abws::{blocking, Credentials, ErrorKind, Region, Settings};
-use abws_sandbox::{FaultAction, FaultRule};
+use abws_sandbox::FaultRule;
 use serde_json::Value;
 
 fn refused(settings: Settings) -> abws::Error {
@@ -181,13 +181,8 @@ fn a_connect_error_names_the_host() {
 
 #[test]
 fn a_403_names_the_role_the_operation_needs() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    let forbidden = || FaultAction::Status {
-        status: 403,
-        body: None,
-        headers: BTreeMap::new(),
-    };
+    let (sb, client) = common::sandbox_and_client();
+    let forbidden = || faults::status(403);
     sb.inject(FaultRule::new("getReport", forbidden()).times(1));
     let e = client
         .documents()

@@ -112,6 +112,30 @@ pub fn get32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
 
+/// The bytes of `built` after `f` changed it.
+fn changed(mut built: Built, f: &dyn Fn(&mut Built)) -> Vec<u8> {
+    f(&mut built);
+    built.bytes
+}
+
+/// A change of one field of a record: its byte mapped, or a little-endian value written.
+#[derive(Clone, Copy)]
+pub enum Field {
+    Byte(fn(u8) -> u8),
+    U16(u16),
+    U32(u32),
+}
+
+impl Field {
+    pub fn apply(self, b: &mut [u8], at: usize) {
+        match self {
+            Field::Byte(f) => b[at] = f(b[at]),
+            Field::U16(v) => put16(b, at, v),
+            Field::U32(v) => put32(b, at, v),
+        }
+    }
+}
+
 pub fn build(entries: &[Ent], opts: &Opts) -> Built {
     let mut out = Vec::new();
     let mut locals = vec![];
@@ -362,18 +386,28 @@ pub fn stage(message: &str) -> Option<&'static str> {
     }
 }
 
-/// Pushes `data` through a single-document unpacker in the given chunk sizes (cycled).
-pub fn single(data: &[u8], chunks: &[usize], max: u64) -> abws::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut u = StreamUnpacker::new(&mut out, max);
+/// Hands `data` to `push` in the given chunk sizes (cycled).
+fn in_chunks(
+    data: &[u8],
+    chunks: &[usize],
+    mut push: impl FnMut(&[u8]) -> abws::Result<()>,
+) -> abws::Result<()> {
     let mut rest = data;
     let mut i = 0;
     while !rest.is_empty() {
         let n = chunks[i % chunks.len()].clamp(1, rest.len());
-        u.push(&rest[..n])?;
+        push(&rest[..n])?;
         rest = &rest[n..];
         i += 1;
     }
+    Ok(())
+}
+
+/// Pushes `data` through a single-document unpacker in the given chunk sizes (cycled).
+pub fn single(data: &[u8], chunks: &[usize], max: u64) -> abws::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut u = StreamUnpacker::new(&mut out, max);
+    in_chunks(data, chunks, |c| u.push(c))?;
     u.finish()?;
     Ok(out)
 }
@@ -381,14 +415,7 @@ pub fn single(data: &[u8], chunks: &[usize], max: u64) -> abws::Result<Vec<u8>> 
 /// Pushes `data` through the archive unpacker (`download_all`) in the given chunk sizes.
 pub fn all(data: &[u8], chunks: &[usize], max: u64) -> abws::Result<Vec<(String, Vec<u8>)>> {
     let mut u = ArchiveUnpacker::new(max);
-    let mut rest = data;
-    let mut i = 0;
-    while !rest.is_empty() {
-        let n = chunks[i % chunks.len()].clamp(1, rest.len());
-        u.push(&rest[..n])?;
-        rest = &rest[n..];
-        i += 1;
-    }
+    in_chunks(data, chunks, |c| u.push(c))?;
     Ok(u.finish()?
         .into_iter()
         .map(|d| (d.name.clone(), d.data.clone()))
@@ -515,51 +542,25 @@ pub fn hostile() -> Vec<(String, Vec<u8>, Refuse)> {
         )
     };
     let base = || build(&one(), &Opts::default());
-    let patched = |f: &dyn Fn(&mut Built)| {
-        let mut b = base();
-        f(&mut b);
-        b.bytes
-    };
-    add(
-        "central name differs",
-        patched(&|b| b.bytes[b.centrals[0] + 46] = b'b'),
-        Both,
-    );
-    add(
-        "central CRC differs",
-        patched(&|b| b.bytes[b.centrals[0] + 16] ^= 1),
-        Both,
-    );
-    add(
-        "central compressed size differs",
-        patched(&|b| b.bytes[b.centrals[0] + 20] ^= 1),
-        Both,
-    );
-    add(
-        "central size differs",
-        patched(&|b| b.bytes[b.centrals[0] + 24] ^= 1),
-        Both,
-    );
-    add(
-        "central method differs",
-        patched(&|b| put16(&mut b.bytes, b.centrals[0] + 10, 0)),
-        Both,
-    );
-    add(
-        "central offset differs",
-        patched(&|b| put32(&mut b.bytes, b.centrals[0] + 42, 1)),
-        Both,
-    );
-    add(
-        "central says encrypted",
-        patched(&|b| b.bytes[b.centrals[0] + 8] |= 1),
-        Both,
-    );
-    add(
-        "central disk number",
-        patched(&|b| put16(&mut b.bytes, b.centrals[0] + 34, 1)),
-        Both,
-    );
+    let patched = |f: &dyn Fn(&mut Built)| changed(base(), f);
+    // One field of the first central record: (case, field offset, the change).
+    for (name, field, change) in [
+        ("central name differs", 46, Field::Byte(|_| b'b')),
+        ("central CRC differs", 16, Field::Byte(|x| x ^ 1)),
+        (
+            "central compressed size differs",
+            20,
+            Field::Byte(|x| x ^ 1),
+        ),
+        ("central size differs", 24, Field::Byte(|x| x ^ 1)),
+        ("central method differs", 10, Field::U16(0)),
+        ("central offset differs", 42, Field::U32(1)),
+        ("central says encrypted", 8, Field::Byte(|x| x | 1)),
+        ("central disk number", 34, Field::U16(1)),
+    ] {
+        let change = |b: &mut Built| change.apply(&mut b.bytes, b.centrals[0] + field);
+        add(name, patched(&change), Both);
+    }
     // The central directory hides the second entry (one reader sees two documents, another
     // one).
     let mut hidden = two();
@@ -580,26 +581,19 @@ pub fn hostile() -> Vec<(String, Vec<u8>, Refuse)> {
     put16(&mut extra.bytes, e2 + 10, 2);
     put32(&mut extra.bytes, e2 + 12, 2 * record.len() as u32);
     add("central directory lists more entries", extra.bytes, Both);
-    add(
-        "end record: wrong entry count",
-        patched(&|b| put16(&mut b.bytes, b.eocd + 10, 2)),
-        Both,
-    );
-    add(
-        "end record: wrong directory size",
-        patched(&|b| put32(&mut b.bytes, b.eocd + 12, 1)),
-        Both,
-    );
-    add(
-        "end record: wrong directory offset",
-        patched(&|b| put32(&mut b.bytes, b.eocd + 16, 0)),
-        Both,
-    );
-    add(
-        "end record: another disk",
-        patched(&|b| put16(&mut b.bytes, b.eocd + 4, 1)),
-        Both,
-    );
+    // One field of the end record: (case, field offset, the change).
+    for (name, field, change) in [
+        ("end record: wrong entry count", 10, Field::U16(2)),
+        ("end record: wrong directory size", 12, Field::U32(1)),
+        ("end record: wrong directory offset", 16, Field::U32(0)),
+        ("end record: another disk", 4, Field::U16(1)),
+    ] {
+        add(
+            name,
+            patched(&|b| change.apply(&mut b.bytes, b.eocd + field)),
+            Both,
+        );
+    }
     add(
         "bytes after the end record",
         patched(&|b| b.bytes.extend_from_slice(b"trailing")),
@@ -716,11 +710,7 @@ pub fn hostile() -> Vec<(String, Vec<u8>, Refuse)> {
             },
         )
     };
-    let z64_patched = |f: &dyn Fn(&mut Built)| {
-        let mut b = z64();
-        f(&mut b);
-        b.bytes
-    };
+    let z64_patched = |f: &dyn Fn(&mut Built)| changed(z64(), f);
     add(
         "zip64 end record: wrong entry count",
         z64_patched(&|b| b.bytes[b.zip64_end.unwrap() + 32] = 2),
@@ -783,11 +773,7 @@ pub fn hostile() -> Vec<(String, Vec<u8>, Refuse)> {
 
     // Data descriptors.
     let dd = || build(&[Ent::new("a.pdf", PDF).descriptor()], &Opts::default());
-    let dd_patched = |f: &dyn Fn(&mut Built)| {
-        let mut b = dd();
-        f(&mut b);
-        b.bytes
-    };
+    let dd_patched = |f: &dyn Fn(&mut Built)| changed(dd(), f);
     add(
         "descriptor CRC wrong",
         dd_patched(&|b| b.bytes[b.centrals[0] - 12] ^= 1),

@@ -1,6 +1,7 @@
 //! Invoices 2026-02-01 against the sandbox over HTTP.
 
 use crate::common;
+use crate::common::calls::invoice_detail;
 
 use abws::api::invoices::{
     Artifact, GetInvoiceDetailByInvoiceNumberParams, GetInvoiceLineItemsByInvoiceNumberParams,
@@ -13,24 +14,12 @@ use common::previous_month_invoices_params as month_params;
 
 #[test]
 fn lists_every_invoice_of_the_month_across_pages() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    let expected: Vec<String> = sb.dataset()["previousMonthInvoices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
+    let (sb, client) = common::sandbox_and_client();
+    let expected = common::previous_month_invoices(&sb);
     assert!(expected.len() > 20, "the data set has a month of invoices");
     let first = client.invoices().get_invoices(&month_params(&sb)).unwrap();
     assert!(first.next_page_token.is_some(), "more than one page");
-    let mut numbers: Vec<String> = client
-        .invoices()
-        .iter_invoices(&month_params(&sb))
-        .unwrap()
-        .items()
-        .map(|r| r.unwrap().invoice_metadata.unwrap().invoice_number.unwrap())
-        .collect();
+    let mut numbers = common::calls::listed_invoice_numbers(&client, &month_params(&sb));
     let pages = common::requests(&sb, "getInvoices");
     assert!(pages >= 3, "{pages}");
     numbers.sort();
@@ -46,20 +35,13 @@ fn lists_every_invoice_of_the_month_across_pages() {
 
 #[test]
 fn invoice_detail_is_typed_and_adds_up() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let numbers = sb.dataset()["previousMonthInvoices"].clone();
     let mut saw_credit_memo = false;
     let mut saw_both_issuers = (false, false);
     for n in numbers.as_array().unwrap().iter().take(25) {
         let n = n.as_str().unwrap();
-        let d = client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: n.to_string(),
-                region: Some("JP".into()),
-            })
-            .unwrap();
+        let d = invoice_detail(&client, n).unwrap();
         let meta = d.invoice_metadata.as_ref().unwrap();
         assert_eq!(meta.invoice_number.as_deref(), Some(n));
         if meta.r#type == Some(InvoiceType::CreditMemo) {
@@ -116,17 +98,13 @@ fn line_items_page_through() {
     let invoices = numbers.as_array().unwrap();
     for n in invoices {
         let n = n.as_str().unwrap();
-        let items: Vec<_> = client
-            .invoices()
-            .iter_invoice_line_items(&GetInvoiceLineItemsByInvoiceNumberParams {
+        let items: Vec<_> = common::every_item(client.invoices().iter_invoice_line_items(
+            &GetInvoiceLineItemsByInvoiceNumberParams {
                 invoice_number: n.to_string(),
                 region: Some("JP".into()),
                 ..Default::default()
-            })
-            .unwrap()
-            .items()
-            .collect::<Result<_, _>>()
-            .unwrap();
+            },
+        ));
         assert!(!items.is_empty());
         for li in &items {
             assert!(li.order_metadata.as_ref().unwrap().order_id.is_some());
@@ -142,8 +120,7 @@ fn line_items_page_through() {
 
 #[test]
 fn any_range_is_walked_in_windows() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let (_, end) = common::previous_month(&sb);
     let p = GetInvoicesParams {
         invoice_issue_start_date: "2024-01-01T00:00:00Z".into(),
@@ -155,13 +132,7 @@ fn any_range_is_walked_in_windows() {
         client.invoices().get_invoices(&p).unwrap_err().kind(),
         ErrorKind::Validation
     );
-    let count = client
-        .invoices()
-        .iter_invoices(&p)
-        .unwrap()
-        .items()
-        .inspect(|r| assert!(r.is_ok()))
-        .count();
+    let count = common::every_item(client.invoices().iter_invoices(&p)).len();
     // The data set spans 120 days, so the last 366 days hold every invoice of the range.
     let end_dt = chrono::DateTime::parse_from_rfc3339(&end).unwrap();
     let one_year = GetInvoicesParams {
@@ -169,48 +140,33 @@ fn any_range_is_walked_in_windows() {
         invoice_issue_end_date: end_dt.into(),
         ..Default::default()
     };
-    let within = client
-        .invoices()
-        .iter_invoices(&one_year)
-        .unwrap()
-        .items()
-        .inspect(|r| assert!(r.is_ok()))
-        .count();
+    let within = common::every_item(client.invoices().iter_invoices(&one_year)).len();
     assert_eq!(count, within);
     assert!(count > 50);
 }
 
 #[test]
 fn bad_input_is_refused_before_any_request() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let inv = client.invoices();
     let p = |s: &str, e: &str| GetInvoicesParams {
         invoice_issue_start_date: s.into(),
         invoice_issue_end_date: e.into(),
         ..Default::default()
     };
-    let cases = [
-        (
-            inv.get_invoices(&p("2025-01-01T00:00:00Z", "2026-06-01T00:00:00Z"))
-                .unwrap_err(),
-            "invoice_issue_end_date",
-        ),
-        (
-            inv.get_invoices(&p("2025-03-01T00:00:00Z", "2025-01-01T00:00:00Z"))
-                .unwrap_err(),
-            "invoice_issue_start_date",
-        ),
-        (
-            inv.get_invoices(&p("2025-03-01T00:00:00Z", "2999-01-01T00:00:00Z"))
-                .unwrap_err(),
-            "invoice_issue_end_date",
-        ),
-        (
-            inv.get_invoices(&p("last tuesday", "2025-01-01T00:00:00Z"))
-                .unwrap_err(),
-            "invoice_issue_start_date",
-        ),
+    // (start, end, the parameter the error names)
+    let (start, end) = ("invoice_issue_start_date", "invoice_issue_end_date");
+    let ranges = [
+        ("2025-01-01T00:00:00Z", "2026-06-01T00:00:00Z", end),
+        ("2025-03-01T00:00:00Z", "2025-01-01T00:00:00Z", start),
+        ("2025-03-01T00:00:00Z", "2999-01-01T00:00:00Z", end),
+        ("last tuesday", "2025-01-01T00:00:00Z", start),
+    ];
+    let mut cases: Vec<_> = ranges
+        .into_iter()
+        .map(|(s, e, param)| (inv.get_invoices(&p(s, e)).unwrap_err(), param))
+        .collect();
+    cases.extend([
         (
             inv.get_invoices(&GetInvoicesParams::default()).unwrap_err(),
             "invoice_issue_start_date",
@@ -247,7 +203,7 @@ fn bad_input_is_refused_before_any_request() {
             .unwrap_err(),
             "region",
         ),
-    ];
+    ]);
     for (e, param) in cases {
         assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
         assert_eq!(e.parameter(), Some(param), "{e}");
@@ -257,15 +213,8 @@ fn bad_input_is_refused_before_any_request() {
 
 #[test]
 fn unknown_invoice_is_not_found_with_request_id() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    let e = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: "NO-SUCH-INVOICE".into(),
-            region: Some("JP".into()),
-        })
-        .unwrap_err();
+    let (_sb, client) = common::sandbox_and_client();
+    let e = invoice_detail(&client, "NO-SUCH-INVOICE").unwrap_err();
     assert_eq!(e.status(), Some(404));
     assert!(e.request_id().is_some());
     assert_eq!(e.operation(), Some("getInvoiceDetailByInvoiceNumber"));

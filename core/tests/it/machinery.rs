@@ -2,11 +2,14 @@
 //! retries, the error envelope, paging and the blocking facade.
 
 use crate::common;
+use crate::common::calls::{empty_cart, first_invoice as an_invoice, invoice_detail, jp_carts};
+use crate::common::faults;
+use crate::common::refreshes;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use abws::api::cart::{DeleteItemsParams, ListCartsParams};
+use abws::api::cart::ListCartsParams;
 use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::client::Call;
 use abws::{blocking, operations, ErrorKind, Region};
@@ -17,31 +20,6 @@ fn detail_call(number: &str) -> Call {
     Call::new(&operations::GET_INVOICE_DETAIL)
         .path("invoiceNumber", number)
         .query("region", "JP")
-}
-
-fn an_invoice(sb: &Sandbox) -> String {
-    sb.dataset()["previousMonthInvoices"][0]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-fn token_calls(sb: &Sandbox) -> u64 {
-    sb.counters()["tokenCalls"]["refresh_token"]
-        .as_u64()
-        .unwrap_or(0)
-}
-
-fn status_fault(op: &str, status: u16, body: Option<Value>, times: u32) -> FaultRule {
-    FaultRule::new(
-        op,
-        FaultAction::Status {
-            status,
-            body,
-            headers: Default::default(),
-        },
-    )
-    .times(times)
 }
 
 /// Headers the API listener saw, for requests whose path starts with `path`.
@@ -75,7 +53,7 @@ fn sixteen_threads_share_one_refresh() {
     for h in handles {
         assert_eq!(h.join().unwrap(), 200);
     }
-    assert_eq!(token_calls(&sb), 1, "16 threads must share one refresh");
+    assert_eq!(refreshes(&sb), 1, "16 threads must share one refresh");
     // Every call carried the one token in the spec's header, and no user e-mail: the
     // operation declares none (docs/decisions/004-request-declarations.md).
     let calls = seen(&sb, "/ab-invoice/2026-02-01/invoices/");
@@ -98,13 +76,12 @@ fn short_lived_token_is_not_refreshed_on_every_call() {
     for _ in 0..5 {
         detail(&client, &n).unwrap();
     }
-    assert_eq!(token_calls(&sb), 1);
+    assert_eq!(refreshes(&sb), 1);
 }
 
 #[test]
 fn error_envelope_and_request_id_are_decoded() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (_sb, client) = common::sandbox_and_client();
     let err = detail(&client, "NOPE").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Api);
     assert_eq!(err.status(), Some(404));
@@ -131,12 +108,9 @@ fn codes_compare_case_insensitively_and_every_entry_is_kept() {
         {"code": "invalid_request_parameter", "message": "first", "details": ""},
         {"code": "Other", "message": "second", "details": null}
     ]});
-    sb.inject(status_fault(
-        "getInvoiceDetailByInvoiceNumber",
-        400,
-        Some(body),
-        1,
-    ));
+    sb.inject(
+        FaultRule::new("getInvoiceDetailByInvoiceNumber", faults::answer(400, body)).times(1),
+    );
     let client = common::client(&sb, Region::JP);
     let err = detail(&client, "X").unwrap_err();
     let f = err.api_failure().unwrap();
@@ -149,12 +123,8 @@ fn codes_compare_case_insensitively_and_every_entry_is_kept() {
 fn non_json_error_body_is_described_briefly() {
     let sb = common::sandbox();
     let html = format!("<html>{}</html>", "x".repeat(5000));
-    sb.inject(status_fault(
-        "getInvoiceDetailByInvoiceNumber",
-        400,
-        Some(Value::String(html)),
-        1,
-    ));
+    let answer = faults::answer(400, Value::String(html));
+    sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", answer).times(1));
     let client = common::client(&sb, Region::JP);
     let err = detail(&client, "H").unwrap_err();
     assert_eq!(err.status(), Some(400));
@@ -167,13 +137,7 @@ fn a_non_json_success_is_a_decode_error_naming_the_operation() {
     let sb = common::sandbox();
     sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", FaultAction::NonJson).times(1));
     let client = common::client(&sb, Region::JP);
-    let err = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: an_invoice(&sb).to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap_err();
+    let err = invoice_detail(&client, &an_invoice(&sb)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Transport);
     assert!(
         err.to_string().contains("getInvoiceDetailByInvoiceNumber"),
@@ -185,12 +149,7 @@ fn a_non_json_success_is_a_decode_error_naming_the_operation() {
 #[test]
 fn reads_are_retried_after_server_errors() {
     let sb = common::sandbox();
-    sb.inject(status_fault(
-        "getInvoiceDetailByInvoiceNumber",
-        503,
-        None,
-        2,
-    ));
+    sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", faults::status(503)).times(2));
     let client = common::client(&sb, Region::JP);
     assert_eq!(detail(&client, &an_invoice(&sb)).unwrap().status, 200);
     assert_eq!(common::requests(&sb, "getInvoiceDetailByInvoiceNumber"), 3);
@@ -199,12 +158,7 @@ fn reads_are_retried_after_server_errors() {
 #[test]
 fn reads_give_up_after_three_attempts() {
     let sb = common::sandbox();
-    sb.inject(status_fault(
-        "getInvoiceDetailByInvoiceNumber",
-        503,
-        None,
-        5,
-    ));
+    sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", faults::status(503)).times(5));
     let client = common::client(&sb, Region::JP);
     let err = detail(&client, &an_invoice(&sb)).unwrap_err();
     assert_eq!(err.status(), Some(503));
@@ -220,7 +174,7 @@ fn order(external_id: &str) -> abws::api::ordering::PlaceOrderRequest {
 #[test]
 fn place_order_is_not_resent_after_an_ambiguous_failure() {
     let sb = common::sandbox();
-    sb.inject(status_fault("placeOrder", 503, None, 1));
+    sb.inject(FaultRule::new("placeOrder", faults::status(503)).times(1));
     let client = common::client(&sb, Region::JP);
     let err = client.ordering().place_order(&order("PO-7")).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::OutcomeUnknown);
@@ -237,7 +191,7 @@ fn place_order_is_not_resent_after_an_ambiguous_failure() {
 #[test]
 fn place_order_is_resent_after_a_throttle_with_the_same_external_id() {
     let sb = common::sandbox();
-    sb.inject(status_fault("placeOrder", 429, None, 1));
+    sb.inject(FaultRule::new("placeOrder", faults::status(429)).times(1));
     let client = common::client(&sb, Region::JP);
     let _ = client.ordering().place_order(&order("PO-8"));
     assert_eq!(
@@ -254,13 +208,12 @@ fn place_order_is_resent_after_a_throttle_with_the_same_external_id() {
 
 #[test]
 fn expired_token_is_refreshed_once_and_replayed() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let n = an_invoice(&sb);
     detail(&client, &n).unwrap();
     sb.expire_tokens();
     detail(&client, &n).unwrap();
-    assert_eq!(token_calls(&sb), 2);
+    assert_eq!(refreshes(&sb), 2);
     let calls = seen(&sb, "/ab-invoice/2026-02-01/invoices/");
     assert_eq!(calls.len(), 3, "the call was replayed once");
     assert_eq!(
@@ -287,7 +240,7 @@ fn the_expired_token_replay_is_not_one_of_max_attempts() {
     detail(&one, &n).unwrap();
     sb.expire_tokens();
     detail(&one, &n).unwrap();
-    assert_eq!(token_calls(&sb), 2);
+    assert_eq!(refreshes(&sb), 2);
     assert_eq!(seen(&sb, "/ab-invoice/2026-02-01/invoices/").len(), 3);
     // An unsafe write too: refused before processing (the token check), it is sent again
     // once, and reaches the order handler once.
@@ -300,13 +253,13 @@ fn the_expired_token_replay_is_not_one_of_max_attempts() {
         "{placed:?}"
     );
     assert_eq!(sb.counters()["placeOrderRequests"]["PO-ONE-1"], 1);
-    assert_eq!(token_calls(&sb), 3);
+    assert_eq!(refreshes(&sb), 3);
 
     // Two attempts: the replay, then the policy's two against 503s; every request counted.
-    let expired = json!({"errors":[{"code":"Unauthorized","message":"The access token has expired.","details":""}]});
+    let expired = faults::unauthorized("The access token has expired.");
     let op = "getInvoiceDetailByInvoiceNumber";
-    sb.inject(status_fault(op, 403, Some(expired), 1));
-    sb.inject(status_fault(op, 503, None, 5));
+    sb.inject(FaultRule::new(op, faults::answer(403, expired)).times(1));
+    sb.inject(FaultRule::new(op, faults::status(503)).times(5));
     let two = client_of(2);
     let before = common::requests(&sb, op);
     let err = detail(&two, &n).unwrap_err();
@@ -317,32 +270,24 @@ fn the_expired_token_replay_is_not_one_of_max_attempts() {
 
 #[test]
 fn access_denied_is_not_a_refresh_loop() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let n = an_invoice(&sb);
-    let denied = json!({"errors":[{"code":"Unauthorized","message":"Access to requested resource is denied.","details":""}]});
-    let expired = json!({"errors":[{"code":"Unauthorized","message":"The access token has expired.","details":""}]});
-    sb.inject(status_fault(
-        "getInvoiceDetailByInvoiceNumber",
-        403,
-        Some(denied),
-        1,
-    ));
-    let err = detail(&client, &n).unwrap_err();
-    assert_eq!(err.status(), Some(403));
-    assert_eq!(err.attempts(), 1);
-    assert_eq!(token_calls(&sb), 1);
-    // Two "expired" answers in a row: one refresh, then the 403 is reported.
-    sb.inject(status_fault(
-        "getInvoiceDetailByInvoiceNumber",
-        403,
-        Some(expired),
-        2,
-    ));
-    let err = detail(&client, &n).unwrap_err();
-    assert_eq!(err.status(), Some(403));
-    assert_eq!(err.attempts(), 2);
-    assert_eq!(token_calls(&sb), 2);
+    // (the 403's message, answers in a row, attempts, refreshes so far): access denied is
+    // reported at once; two "expired" answers in a row: one refresh, then the 403 is reported.
+    for (message, times, attempts, refreshed) in [
+        ("Access to requested resource is denied.", 1, 1, 1),
+        ("The access token has expired.", 2, 2, 2),
+    ] {
+        let body = faults::unauthorized(message);
+        sb.inject(
+            FaultRule::new("getInvoiceDetailByInvoiceNumber", faults::answer(403, body))
+                .times(times),
+        );
+        let err = detail(&client, &n).unwrap_err();
+        assert_eq!(err.status(), Some(403), "{message}");
+        assert_eq!(err.attempts(), attempts, "{message}: {err}");
+        assert_eq!(refreshes(&sb), refreshed, "{message}");
+    }
 }
 
 #[test]
@@ -354,13 +299,13 @@ fn revoked_consent_is_an_auth_error_without_retry() {
     assert_eq!(err.kind(), ErrorKind::Auth);
     assert!(err.to_string().contains("consent"), "{err}");
     assert!(err.to_string().contains("invalid_grant"), "{err}");
-    assert_eq!(token_calls(&sb), 1);
+    assert_eq!(refreshes(&sb), 1);
 }
 
 #[test]
 fn token_endpoint_outage_is_retried() {
     let sb = common::sandbox();
-    sb.inject(status_fault("/auth/O2/token", 503, None, 2));
+    sb.inject(FaultRule::new("/auth/O2/token", faults::status(503)).times(2));
     let client = common::client(&sb, Region::JP);
     detail(&client, &an_invoice(&sb)).unwrap();
     assert_eq!(sb.counters()["faultsFired"]["status"], 2);
@@ -394,43 +339,25 @@ fn redirects_are_not_followed() {
 
 #[test]
 fn empty_2xx_body_is_accepted() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let cart = sb.dataset()["carts"][0]["id"].as_str().unwrap().to_string();
-    client
-        .cart()
-        .delete_items(&DeleteItemsParams {
-            cart_id: cart.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap();
+    empty_cart(&client, &cart).unwrap();
     assert_eq!(sb.counters()["requests"]["deleteItems"]["204"], 1);
 }
 
 #[test]
 fn missing_user_email_is_caught_before_sending() {
     let sb = common::sandbox();
-    let mut s = common::settings(&sb, Region::JP);
-    s.user_email = None;
-    let client = blocking::Client::new(s).unwrap();
-    let err = client
-        .cart()
-        .list_carts(&ListCartsParams {
-            region: Some("JP".into()),
-            page_size: None,
-            page_token: None,
-            ..Default::default()
-        })
-        .unwrap_err();
+    let client = common::client_with(&sb, Region::JP, |s| s.user_email = None);
+    let err = jp_carts(&client).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Validation);
     assert_eq!(err.parameter(), Some("user_email"));
-    assert_eq!(token_calls(&sb), 0, "nothing was sent");
+    assert_eq!(refreshes(&sb), 0, "nothing was sent");
 }
 
 #[test]
 fn path_parameters_are_encoded() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (_sb, client) = common::sandbox_and_client();
     let url = client.inner().unwrap().url(&detail_call("A/B C")).unwrap();
     assert!(
         url.as_str()
@@ -560,8 +487,7 @@ fn an_address_holding_credentials_is_refused() {
 
 #[test]
 fn an_unknown_operation_name_is_a_validation_error() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let err = client.call_json("get_invoice", "{}").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Validation, "{err}");
     assert_eq!(err.parameter(), Some("name"), "{err}");
@@ -608,7 +534,7 @@ fn repeated_page_token_stops_the_pager() {
     let sb = common::sandbox();
     let page =
         json!({"invoices": [{"invoiceMetadata": {"invoiceNumber": "A"}}], "nextPageToken": "same"});
-    sb.inject(status_fault("getInvoices", 200, Some(page), 3));
+    sb.inject(FaultRule::new("getInvoices", faults::answer(200, page)).times(3));
     let client = common::client(&sb, Region::JP);
     let (start, end) = common::previous_month(&sb);
     let results: Vec<_> = client
@@ -676,8 +602,7 @@ fn a_rotated_client_secret_is_used_by_the_next_refresh() {
 
 #[test]
 fn a_client_switched_to_an_access_token_sends_it_at_once() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let n = an_invoice(&sb);
     detail(&client, &n).unwrap(); // a refreshed token, cached
     client
@@ -705,8 +630,7 @@ fn a_client_switched_to_an_access_token_sends_it_at_once() {
 /// without showing it; the client keeps the credentials it had, and nothing is sent.
 #[test]
 fn an_access_token_that_cannot_be_a_header_is_refused_when_set() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let n = an_invoice(&sb);
     detail(&client, &n).unwrap(); // a refreshed token cached, the counter started
     let before = sb.counters();
@@ -727,6 +651,14 @@ fn an_access_token_that_cannot_be_a_header_is_refused_when_set() {
     detail(&client, &n).expect("the credentials it had still work");
 }
 
+/// The refresh token a client holds now.
+fn refresh_token_of(client: &blocking::Client) -> String {
+    match client.credentials().unwrap() {
+        abws::Credentials::RefreshToken { refresh_token, .. } => refresh_token.expose().into(),
+        _ => unreachable!("a client of a refresh token"),
+    }
+}
+
 #[test]
 fn a_rotated_refresh_token_is_handed_over_before_use() {
     // `expires_in` is 1 (the client refreshes after 0.8 s), but on the sandbox's clock, ten
@@ -737,15 +669,7 @@ fn a_rotated_refresh_token_is_handed_over_before_use() {
         c.time_scale = 0.1;
         c.rotate_refresh_tokens = true;
     });
-    let persisted = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let p2 = persisted.clone();
-    let client = blocking::Client::with_rotation(
-        common::settings(&sb, Region::JP),
-        Some(Arc::new(move |t: &str| {
-            p2.lock().unwrap().push(t.to_string())
-        })),
-    )
-    .unwrap();
+    let (client, persisted) = common::client_keeping_rotations(&sb);
     let n = an_invoice(&sb);
     detail(&client, &n).unwrap();
     std::thread::sleep(Duration::from_millis(1100));
@@ -753,12 +677,7 @@ fn a_rotated_refresh_token_is_handed_over_before_use() {
     let got = persisted.lock().unwrap().clone();
     assert_eq!(got.len(), 2, "each refresh rotated the token");
     assert_ne!(got[0], got[1]);
-    match client.credentials().unwrap() {
-        abws::Credentials::RefreshToken { refresh_token, .. } => {
-            assert_eq!(refresh_token.expose(), got[1])
-        }
-        _ => unreachable!(),
-    }
+    assert_eq!(refresh_token_of(&client), got[1]);
 }
 
 #[test]
@@ -766,56 +685,36 @@ fn a_rotated_token_in_an_unusable_answer_is_kept() {
     // The answer carries a new refresh token but no access token: the one sent is consumed,
     // so the new one is handed over and used, although this refresh fails.
     let sb = common::sandbox();
-    let persisted = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let p2 = persisted.clone();
-    let client = blocking::Client::with_rotation(
-        common::settings(&sb, Region::JP),
-        Some(Arc::new(move |t: &str| {
-            p2.lock().unwrap().push(t.to_string())
-        })),
-    )
-    .unwrap();
+    let (client, persisted) = common::client_keeping_rotations(&sb);
     sb.inject(
         FaultRule::new(
             "/auth/O2/token",
-            FaultAction::Status {
-                status: 200,
-                body: Some(json!({"refresh_token": "Atzr|next", "token_type": "bearer"})),
-                headers: Default::default(),
-            },
+            faults::answer(
+                200,
+                json!({"refresh_token": "Atzr|next", "token_type": "bearer"}),
+            ),
         )
         .times(1),
     );
     let e = detail(&client, &an_invoice(&sb)).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Auth, "{e}");
     assert_eq!(*persisted.lock().unwrap(), vec!["Atzr|next".to_string()]);
-    match client.credentials().unwrap() {
-        abws::Credentials::RefreshToken { refresh_token, .. } => {
-            assert_eq!(refresh_token.expose(), "Atzr|next")
-        }
-        _ => unreachable!(),
-    }
+    assert_eq!(refresh_token_of(&client), "Atzr|next");
 }
 
 #[test]
 fn the_rotation_callback_can_be_set_on_a_live_client() {
     let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
     let client = common::client(&sb, Region::JP);
-    let persisted = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let p2 = persisted.clone();
-    client
-        .set_rotation_callback(Some(Arc::new(move |t: &str| {
-            p2.lock().unwrap().push(t.to_string())
-        })))
-        .unwrap();
+    let (callback, persisted) = common::keeping_rotations();
+    client.set_rotation_callback(Some(callback)).unwrap();
     detail(&client, &an_invoice(&sb)).unwrap();
     assert_eq!(persisted.lock().unwrap().len(), 1);
 }
 
 #[test]
 fn user_agent_names_the_library_and_version() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     detail(&client, "U").unwrap_err();
     let ua = seen(&sb, "/ab-invoice/")[0]["headers"]["user-agent"]
         .as_str()
@@ -849,8 +748,7 @@ fn in_forked_child(f: impl FnOnce() -> bool) -> bool {
 /// A sandbox, a client and an invoice number, after one call (the runtime and a
 /// connection exist before a fork).
 fn called_once() -> (abws_sandbox::Sandbox, abws::blocking::Client, String) {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let n = an_invoice(&sb);
     detail(&client, &n).unwrap();
     (sb, client, n)
@@ -1067,8 +965,7 @@ fn dynamic_refusal(client: &blocking::Client, name: &str, args: &str) -> abws::E
 
 #[test]
 fn the_argument_reader_names_the_path_and_never_the_value() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let line = r#"{"order_id":"O-1","order_line_item_id":"L-1","shipment_id":"S-1"}"#;
     let cases: Vec<(&str, String, &str, &str)> = vec![
         // An unknown key.
@@ -1183,13 +1080,12 @@ fn the_argument_reader_names_the_path_and_never_the_value() {
     assert_eq!(e.parameter(), Some("page_token"), "{e}");
     assert!(!e.to_string().contains("12345678"), "{e}");
     assert_eq!(common::all_requests(&sb), 0, "nothing reached the service");
-    assert_eq!(token_calls(&sb), 0, "not even the token endpoint");
+    assert_eq!(refreshes(&sb), 0, "not even the token endpoint");
 }
 
 #[test]
 fn dynamic_calls_run_the_operation_with_the_arguments_read() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let number = an_invoice(&sb);
     let op = operations::dynamic("getInvoiceDetailByInvoiceNumber").unwrap();
     let args = json!({ "invoice_number": number, "region": "JP" }).to_string();
@@ -1206,8 +1102,7 @@ fn dynamic_calls_run_the_operation_with_the_arguments_read() {
 fn dynamic_calls_hand_a_json_answer_where_the_result_is_the_body() {
     use abws::api::reconciliation::GetTransactionsParams;
     use abws::operation::Reply;
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let (start, end) = common::previous_month(&sb);
     let op = operations::dynamic("getTransactions").unwrap();
     let args = json!({ "feed_start_date": start, "feed_end_date": end }).to_string();
@@ -1411,23 +1306,13 @@ fn a_call_without_region_uses_the_clients() {
 /// errors reach logs, where e-mail addresses never go.
 #[test]
 fn an_unreadable_answer_is_quoted_without_its_e_mail_addresses() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let n = an_invoice(&sb);
     let body = json!({"invoiceDetail": {"buyer": "a@b.example", "totalAmount": "jane.roe@customer.example"}});
-    sb.inject(status_fault(
-        "getInvoiceDetailByInvoiceNumber",
-        200,
-        Some(body),
-        1,
-    ));
-    let err = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: n,
-            region: Some("JP".into()),
-        })
-        .unwrap_err();
+    sb.inject(
+        FaultRule::new("getInvoiceDetailByInvoiceNumber", faults::answer(200, body)).times(1),
+    );
+    let err = invoice_detail(&client, &n).unwrap_err();
     let text = err.to_string();
     assert_eq!(err.kind(), ErrorKind::Transport, "{text}");
     assert!(text.contains("not a valid"), "{text}");

@@ -6,6 +6,10 @@
 //! in parallel threads: they are `#[ignore]`d here and run in a child process of this
 //! binary by a plain test of their module (`alone::run`). The binary has one global
 //! allocator (`allocator`), which only counts or scans while a test switches that on.
+//!
+//! `common` is the set-up the tests share: a sandbox and its client (`sandbox_and_client`),
+//! the calls most tests send (`calls`), the fault answers they script (`faults`), a real
+//! Redis (`redis`) and the consent flow (`consent`).
 
 mod allocator;
 mod alone;
@@ -43,4 +47,4 @@ mod testdata;
 
 // The reliability scenarios were a test binary of their own and name each other from the
 // crate root (`crate::server::valid_order`, `crate::full()`).
-use reliability::{auth, full, server, wallclock};
+use reliability::{full, server, wallclock};

@@ -3,10 +3,12 @@
 //! items → package tracking.
 
 use crate::common;
+use crate::common::calls::{add_offer, cart_items, cart_line, empty_cart, set_quantity};
+use crate::common::faults;
 
 use abws::api::cart::{
-    AddItem, AddItemsParams, DeleteItemsParams, GetCartParams, GetEstimatedTotalPurchaseCostParams,
-    GetItemsParams, ListCartsParams, ModifyItem, ModifyItemsParams, PhysicalAddress,
+    AddItemsParams, GetCartParams, GetEstimatedTotalPurchaseCostParams, ListCartsParams,
+    PhysicalAddress,
 };
 use abws::api::ordering::{Attribute, Expectation, LineItem, PlaceOrderRequest};
 use abws::api::products::{
@@ -22,28 +24,47 @@ const PRODUCT_REGION: &str = "JP";
 const LOCALE: &str = "ja-JP";
 
 fn address() -> PhysicalAddress {
-    PhysicalAddress {
-        full_name: Some("Hanako Yamada".into()),
-        address_line1: Some("1-2-3 Marunouchi".into()),
-        city: Some("Chiyoda-ku".into()),
-        state_or_region: Some("Tokyo".into()),
-        postal_code: Some("100-0005".into()),
-        country_code: Some("JP".into()),
+    common::calls::address([
+        "Hanako Yamada",
+        "1-2-3 Marunouchi",
+        "Chiyoda-ku",
+        "Tokyo",
+        "100-0005",
+        "JP",
+    ])
+}
+
+/// getEstimatedTotalPurchaseCost of a JP cart to `address()`.
+fn estimate(client: &abws::blocking::Client, cart_id: &str) -> abws::api::cart::CostEstimation {
+    client
+        .cart()
+        .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
+            cart_id: cart_id.to_string(),
+            region: Some("JP".into()),
+            address: address(),
+        })
+        .unwrap()
+}
+
+/// A product search in `PRODUCT_REGION` and `LOCALE`, else as `f` sets it.
+fn jp_search(f: impl FnOnce(&mut SearchProductsRequestParams)) -> SearchProductsRequestParams {
+    let mut p = SearchProductsRequestParams {
+        product_region: PRODUCT_REGION.into(),
+        locale: LOCALE.into(),
         ..Default::default()
-    }
+    };
+    f(&mut p);
+    p
 }
 
 /// A purchasable product with an offer in stock: (asin, offer id, unit price).
 pub fn pick_offer(client: &abws::blocking::Client) -> (String, String, Money) {
     let result = client
         .products()
-        .search_products_request(&SearchProductsRequestParams {
-            product_region: PRODUCT_REGION.into(),
-            locale: LOCALE.into(),
-            facets: Some(vec!["OFFERS".into(), "IMAGES".into()]),
-            availability: Some("InStockOnly".into()),
-            ..Default::default()
-        })
+        .search_products_request(&jp_search(|p| {
+            p.facets = Some(vec!["OFFERS".into(), "IMAGES".into()]);
+            p.availability = Some("InStockOnly".into());
+        }))
         .unwrap();
     for p in result.products.unwrap().into_iter().flatten() {
         if p.asin_type.as_deref() != Some("STANDARD")
@@ -72,32 +93,13 @@ pub fn pick_offer(client: &abws::blocking::Client) -> (String, String, Money) {
 
 #[test]
 fn search_pages_and_product_lookups() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    let first = client
-        .products()
-        .search_products_request(&SearchProductsRequestParams {
-            product_region: PRODUCT_REGION.into(),
-            locale: LOCALE.into(),
-            page_size: Some(10),
-            ..Default::default()
-        })
-        .unwrap();
+    let (_sb, client) = common::sandbox_and_client();
+    let by_ten = jp_search(|p| p.page_size = Some(10));
+    let first = client.products().search_products_request(&by_ten).unwrap();
     let pages = first.number_of_pages.unwrap();
     let total = first.matching_product_count.unwrap();
     assert!(pages > 1, "{pages}");
-    let all: Vec<_> = client
-        .products()
-        .iter_search_products(&SearchProductsRequestParams {
-            product_region: PRODUCT_REGION.into(),
-            locale: LOCALE.into(),
-            page_size: Some(10),
-            ..Default::default()
-        })
-        .unwrap()
-        .items()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let all: Vec<_> = common::every_item(client.products().iter_search_products(&by_ten));
     assert_eq!(all.len() as i64, total.min(140));
     assert!(first
         .refinements
@@ -166,17 +168,10 @@ fn search_pages_and_product_lookups() {
 
 #[test]
 fn search_rules_are_checked_before_sending() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let pr = client.products();
     let with = |f: &dyn Fn(&mut SearchProductsRequestParams)| {
-        let mut p = SearchProductsRequestParams {
-            product_region: PRODUCT_REGION.into(),
-            locale: LOCALE.into(),
-            ..Default::default()
-        };
-        f(&mut p);
-        pr.search_products_request(&p).unwrap_err()
+        pr.search_products_request(&jp_search(f)).unwrap_err()
     };
     let cases = [
         (with(&|p| p.page_size = Some(25)), "page_size"),
@@ -224,16 +219,10 @@ fn search_rules_are_checked_before_sending() {
         assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
         assert_eq!(e.parameter(), Some(param), "{e}");
     }
-    let mut s = common::settings(&sb, Region::JP);
-    s.user_email = None;
-    let no_email = abws::blocking::Client::new(s).unwrap();
+    let no_email = common::client_with(&sb, Region::JP, |s| s.user_email = None);
     let e = no_email
         .products()
-        .search_products_request(&SearchProductsRequestParams {
-            product_region: PRODUCT_REGION.into(),
-            locale: LOCALE.into(),
-            ..Default::default()
-        })
+        .search_products_request(&jp_search(|_| {}))
         .unwrap_err();
     assert_eq!(e.parameter(), Some("user_email"));
     assert_eq!(common::all_requests(&sb), 0);
@@ -241,19 +230,12 @@ fn search_rules_are_checked_before_sending() {
 
 #[test]
 fn carts_list_change_and_estimate() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    let carts: Vec<_> = client
-        .cart()
-        .iter_carts(&ListCartsParams {
-            region: Some("JP".into()),
-            page_size: Some(2),
-            ..Default::default()
-        })
-        .unwrap()
-        .items()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let (sb, client) = common::sandbox_and_client();
+    let carts: Vec<_> = common::every_item(client.cart().iter_carts(&ListCartsParams {
+        region: Some("JP".into()),
+        page_size: Some(2),
+        ..Default::default()
+    }));
     assert!(carts.len() >= 5, "paged at 2 per page: {}", carts.len());
     assert!(common::requests(&sb, "listCarts") >= 3);
     let cart_id = carts[0].id.clone().unwrap();
@@ -272,50 +254,22 @@ fn carts_list_change_and_estimate() {
         .any(|a| a.attribute_type.as_deref() == Some("SubTotal")));
 
     let (asin, offer, _) = pick_offer(&client);
-    let added = client
-        .cart()
-        .add_items(&AddItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-            items: vec![AddItem {
-                product_identifier: asin.clone(),
-                buying_option_identifier: offer.clone(),
-                quantity: 2,
-                external_id: Some("line-1".into()),
-            }],
-        })
-        .unwrap();
-    let item = added
-        .items
-        .unwrap()
-        .into_iter()
-        .flatten()
-        .find(|i| i.buying_option_identifier.as_deref() == Some(offer.as_str()))
-        .unwrap();
+    let added = add_offer(
+        &client,
+        &cart_id,
+        Some("JP".into()),
+        (&asin, &offer),
+        2,
+        Some("line-1"),
+    )
+    .unwrap();
+    let item = cart_line(added.items, &offer);
     let item_id = item.item_id.unwrap();
     // Absolute quantities: modifying twice to 3 leaves 3.
     for _ in 0..2 {
-        client
-            .cart()
-            .modify_items(&ModifyItemsParams {
-                cart_id: cart_id.to_string(),
-                region: Some("JP".into()),
-                items: vec![ModifyItem {
-                    item_id: item_id.clone(),
-                    quantity: 3,
-                }],
-            })
-            .unwrap();
+        set_quantity(&client, &cart_id, &item_id, 3).unwrap();
     }
-    let items = client
-        .cart()
-        .get_items(&GetItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap()
-        .items
-        .unwrap();
+    let items = cart_items(&client, &cart_id).unwrap().items.unwrap();
     assert_eq!(
         items
             .iter()
@@ -326,39 +280,14 @@ fn carts_list_change_and_estimate() {
         Some(3)
     );
     // Quantity 0 removes.
-    client
-        .cart()
-        .modify_items(&ModifyItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-            items: vec![ModifyItem {
-                item_id: item_id.clone(),
-                quantity: 0,
-            }],
-        })
-        .unwrap();
-    let items = client
-        .cart()
-        .get_items(&GetItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap()
-        .items
-        .unwrap();
+    set_quantity(&client, &cart_id, &item_id, 0).unwrap();
+    let items = cart_items(&client, &cart_id).unwrap().items.unwrap();
     assert!(items
         .iter()
         .flatten()
         .all(|i| i.item_id.as_deref() != Some(item_id.as_str())));
 
-    let est = client
-        .cart()
-        .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-            address: address(),
-        })
-        .unwrap();
+    let est = estimate(&client, &cart_id);
     assert!(!est.is_rejected());
     assert!(!est.charges.unwrap().is_empty());
 
@@ -386,19 +315,15 @@ fn carts_list_change_and_estimate() {
         .offer_id
         .clone()
         .unwrap();
-    let r = client
-        .cart()
-        .add_items(&AddItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-            items: vec![AddItem {
-                product_identifier: low,
-                buying_option_identifier: low_offer,
-                quantity: 50,
-                external_id: None,
-            }],
-        })
-        .unwrap();
+    let r = add_offer(
+        &client,
+        &cart_id,
+        Some("JP".into()),
+        (&low, &low_offer),
+        50,
+        None,
+    )
+    .unwrap();
     let rejected = r.rejected_items.unwrap();
     assert_eq!(
         rejected[0]
@@ -414,19 +339,8 @@ fn carts_list_change_and_estimate() {
         Some("UnavailableQuantity")
     );
 
-    client
-        .cart()
-        .delete_items(&DeleteItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap();
-    assert!(client
-        .cart()
-        .get_items(&GetItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into())
-        })
+    empty_cart(&client, &cart_id).unwrap();
+    assert!(cart_items(&client, &cart_id)
         .unwrap()
         .items
         .unwrap_or_default()
@@ -459,17 +373,7 @@ fn carts_list_change_and_estimate() {
             "items",
         ),
         (
-            client
-                .cart()
-                .modify_items(&ModifyItemsParams {
-                    cart_id: cart_id.to_string(),
-                    region: Some("JP".into()),
-                    items: vec![ModifyItem {
-                        item_id: "x".into(),
-                        quantity: -1,
-                    }],
-                })
-                .unwrap_err(),
+            set_quantity(&client, &cart_id, "x", -1).unwrap_err(),
             "items[0].quantity",
         ),
         (
@@ -506,24 +410,17 @@ fn carts_list_change_and_estimate() {
 
 #[test]
 fn an_unavailable_item_makes_the_estimate_a_rejection_value() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let unavailable = sb.dataset()["specials"]["unavailableAsin"]
         .as_str()
         .map(str::to_string);
     let Some(_) = unavailable else { return };
     // The data set's carts hold one with an unavailable item; find it by estimating each.
-    let carts: Vec<_> = client
-        .cart()
-        .iter_carts(&ListCartsParams {
-            region: Some("JP".into()),
-            page_size: None,
-            ..Default::default()
-        })
-        .unwrap()
-        .items()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let carts: Vec<_> = common::every_item(client.cart().iter_carts(&ListCartsParams {
+        region: Some("JP".into()),
+        page_size: None,
+        ..Default::default()
+    }));
     let rejected = carts.iter().any(|c| {
         let est = client
             .cart()
@@ -548,8 +445,7 @@ fn an_unavailable_item_makes_the_estimate_a_rejection_value() {
 
 #[test]
 fn order_rules_are_checked_before_sending() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let line = |id: &str| LineItem::new(id, "B000000001", "offer-1", 1);
     let cases = [
         (PlaceOrderRequest::new("").line(line("1")), "external_id"),
@@ -644,8 +540,7 @@ fn the_wire_form_of_an_order() {
 
 #[test]
 fn e_invoicing_groups_refuse_non_numeric_lines_on_the_server_too() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (_sb, client) = common::sandbox_and_client();
     let (asin, offer, _) = pick_offer(&client);
     let order = PlaceOrderRequest::new("PO-EINV-1")
         .line(LineItem::new("first", asin, offer, 1))
@@ -659,43 +554,23 @@ fn e_invoicing_groups_refuse_non_numeric_lines_on_the_server_too() {
 
 #[test]
 fn a_full_purchase() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     // Search, then cart.
     let (asin, offer, price) = pick_offer(&client);
     let cart_id = sb.dataset()["carts"][5]["id"].as_str().unwrap().to_string();
-    client
-        .cart()
-        .add_items(&AddItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-            items: vec![AddItem {
-                product_identifier: asin.clone(),
-                buying_option_identifier: offer.clone(),
-                quantity: 2,
-                external_id: Some("1".into()),
-            }],
-        })
-        .unwrap();
-    let est = client
-        .cart()
-        .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-            address: address(),
-        })
-        .unwrap();
+    add_offer(
+        &client,
+        &cart_id,
+        Some("JP".into()),
+        (&asin, &offer),
+        2,
+        Some("1"),
+    )
+    .unwrap();
+    let est = estimate(&client, &cart_id);
     assert!(!est.is_rejected());
     // Order what the cart holds, at the price it shows.
-    let items = client
-        .cart()
-        .get_items(&GetItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap()
-        .items
-        .unwrap();
+    let items = cart_items(&client, &cart_id).unwrap().items.unwrap();
     let mut order = PlaceOrderRequest::new(format!("PO-{}", std::process::id()))
         .attribute(Attribute::Region {
             region: "JP".into(),
@@ -738,13 +613,7 @@ fn a_full_purchase() {
     let again = client.ordering().place_order(&order).unwrap();
     assert_eq!(again.order_id(), Some(order_id.as_str()));
     assert_eq!(sb.counters()["ordersCreated"][&order.external_id], 1);
-    client
-        .cart()
-        .delete_items(&DeleteItemsParams {
-            cart_id: cart_id.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap();
+    empty_cart(&client, &cart_id).unwrap();
 
     // The order report.
     let report = client
@@ -763,17 +632,13 @@ fn a_full_purchase() {
 
     // Shipment line items and tracking, from the data set's shipped orders.
     let now = chrono::Utc::now();
-    let slis: Vec<_> = client
-        .reporting()
-        .iter_shipment_line_item_reports(&GetShipmentLineItemReportsParams {
+    let slis: Vec<_> = common::every_item(client.reporting().iter_shipment_line_item_reports(
+        &GetShipmentLineItemReportsParams {
             order_start_date: (now - chrono::Duration::days(60)).into(),
             order_end_date: now.into(),
             ..Default::default()
-        })
-        .unwrap()
-        .items()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        },
+    ));
     assert!(!slis.is_empty());
     let sli = slis
         .iter()
@@ -835,8 +700,7 @@ fn a_full_purchase() {
 
 #[test]
 fn reporting_and_tracking_rules() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let now = chrono::Utc::now();
     let p = |f: &dyn Fn(&mut GetShipmentLineItemReportsParams)| {
         let mut p = GetShipmentLineItemReportsParams {
@@ -936,8 +800,7 @@ fn reporting_and_tracking_rules() {
 #[test]
 fn an_undecodable_order_answer_is_an_unknown_outcome_with_the_body() {
     use abws_sandbox::{FaultAction, FaultRule};
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let (asin, offer, _) = pick_offer(&client);
     let order = PlaceOrderRequest::new("garbled-1").line(LineItem::new("1", asin, offer, 1));
     sb.inject(FaultRule::new("placeOrder", FaultAction::Garbled).times(1));
@@ -960,13 +823,7 @@ fn an_undecodable_order_answer_is_an_unknown_outcome_with_the_body() {
     // A read's undecodable answer stays a transport error (nothing to be unsure about).
     sb.inject(FaultRule::new("getItems", FaultAction::Garbled).times(1));
     let cart = sb.dataset()["carts"][0]["id"].as_str().unwrap().to_string();
-    let e = client
-        .cart()
-        .get_items(&GetItemsParams {
-            cart_id: cart,
-            region: Some("JP".into()),
-        })
-        .unwrap_err();
+    let e = cart_items(&client, &cart).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Transport, "{e}");
     assert!(e.raw_body().is_none());
     println!("{}", text);
@@ -976,17 +833,25 @@ fn an_undecodable_order_answer_is_an_unknown_outcome_with_the_body() {
 /// change the list the service reads), naming the element, before any request.
 #[test]
 fn list_elements_sent_comma_joined_refuse_a_comma() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let now = chrono::Utc::now();
     let search = |f: &dyn Fn(&mut SearchProductsRequestParams)| {
-        let mut p = SearchProductsRequestParams {
-            product_region: PRODUCT_REGION.into(),
-            locale: LOCALE.into(),
-            ..Default::default()
-        };
-        f(&mut p);
-        client.products().search_products_request(&p).unwrap_err()
+        client
+            .products()
+            .search_products_request(&jp_search(f))
+            .unwrap_err()
+    };
+    // getInvoices of the last ten days with these payment method types.
+    let invoices = |types: Vec<String>| {
+        client
+            .invoices()
+            .get_invoices(&abws::api::invoices::GetInvoicesParams {
+                invoice_issue_start_date: (now - chrono::Duration::days(10)).into(),
+                invoice_issue_end_date: now.into(),
+                payment_method_types: Some(types),
+                ..Default::default()
+            })
+            .unwrap_err()
     };
     let cases = [
         (
@@ -1013,30 +878,8 @@ fn list_elements_sent_comma_joined_refuse_a_comma() {
                 .unwrap_err(),
             "order_ids[0]",
         ),
-        (
-            client
-                .invoices()
-                .get_invoices(&abws::api::invoices::GetInvoicesParams {
-                    invoice_issue_start_date: (now - chrono::Duration::days(10)).into(),
-                    invoice_issue_end_date: now.into(),
-                    payment_method_types: Some(vec!["BCA,X".into()]),
-                    ..Default::default()
-                })
-                .unwrap_err(),
-            "payment_method_types[0]",
-        ),
-        (
-            client
-                .invoices()
-                .get_invoices(&abws::api::invoices::GetInvoicesParams {
-                    invoice_issue_start_date: (now - chrono::Duration::days(10)).into(),
-                    invoice_issue_end_date: now.into(),
-                    payment_method_types: Some(vec![]),
-                    ..Default::default()
-                })
-                .unwrap_err(),
-            "payment_method_types",
-        ),
+        (invoices(vec!["BCA,X".into()]), "payment_method_types[0]"),
+        (invoices(vec![]), "payment_method_types"),
     ];
     for (e, param) in &cases {
         assert_eq!(e.kind(), ErrorKind::Validation, "{e}");
@@ -1052,12 +895,9 @@ fn list_elements_sent_comma_joined_refuse_a_comma() {
     // Without a comma, the list goes out joined.
     client
         .products()
-        .search_products_request(&SearchProductsRequestParams {
-            product_region: PRODUCT_REGION.into(),
-            locale: LOCALE.into(),
-            keywords: Some(vec!["paper".into(), "pens".into()]),
-            ..Default::default()
-        })
+        .search_products_request(&jp_search(|p| {
+            p.keywords = Some(vec!["paper".into(), "pens".into()])
+        }))
         .unwrap();
 }
 
@@ -1071,27 +911,18 @@ const NULLS_IN_LISTS: &str = r#"{"products":[{"asin":"B01","features":["Waterpro
 /// are the elements that are not `null`.
 #[test]
 fn a_null_inside_a_list_reads_as_none_and_goes_back_as_null() {
-    use abws_sandbox::{FaultAction, FaultRule};
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    use abws_sandbox::FaultRule;
+    let (sb, client) = common::sandbox_and_client();
     let canned = || {
         sb.inject(
             FaultRule::new(
                 "searchProductsRequest",
-                FaultAction::Status {
-                    status: 200,
-                    body: Some(serde_json::Value::String(NULLS_IN_LISTS.into())),
-                    headers: Default::default(),
-                },
+                faults::answer(200, serde_json::Value::String(NULLS_IN_LISTS.into())),
             )
             .times(1),
         )
     };
-    let params = SearchProductsRequestParams {
-        product_region: PRODUCT_REGION.into(),
-        locale: LOCALE.into(),
-        ..Default::default()
-    };
+    let params = jp_search(|_| {});
     canned();
     let page = client.products().search_products_request(&params).unwrap();
     let products = page.products.as_ref().unwrap();
@@ -1136,13 +967,7 @@ fn a_null_inside_a_list_reads_as_none_and_goes_back_as_null() {
     assert_eq!(json, wire);
     // A listing's items: the product, not the null beside it.
     canned();
-    let items: Vec<_> = client
-        .products()
-        .iter_search_products(&params)
-        .unwrap()
-        .items()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let items: Vec<_> = common::every_item(client.products().iter_search_products(&params));
     assert_eq!(items.len(), 1);
     assert_eq!(items[0].asin.as_deref(), Some("B01"));
 }

@@ -8,30 +8,19 @@ use abws::api::reconciliation::{
     GetInvoiceDetailsByOrderLineItemsParams, GetTransactionsParams, InvoiceDetailsForParams,
     OrderLineItemRef,
 };
-use abws::{ErrorKind, Region};
+use abws::ErrorKind;
 
 fn month_transactions(
     sb: &abws_sandbox::Sandbox,
     client: &abws::blocking::Client,
 ) -> Vec<abws::api::reconciliation::Transaction> {
-    let (start, end) = common::previous_month(sb);
-    client
-        .reconciliation()
-        .iter_transactions(&GetTransactionsParams {
-            feed_start_date: start.into(),
-            feed_end_date: end.into(),
-            ..Default::default()
-        })
-        .unwrap()
-        .items()
-        .collect::<Result<_, _>>()
-        .unwrap()
+    let p = common::previous_month_transactions_params(sb);
+    common::every_item(client.reconciliation().iter_transactions(&p))
 }
 
 #[test]
 fn transactions_page_with_the_token_alone_and_add_up() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let txs = month_transactions(&sb, &client);
     assert!(txs.len() > 50, "{}", txs.len());
     assert!(
@@ -66,8 +55,7 @@ fn transactions_page_with_the_token_alone_and_add_up() {
 
 #[test]
 fn invoice_details_for_sends_the_fewest_requests() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let txs = month_transactions(&sb, &client);
     let items: Vec<OrderLineItemRef> = txs
         .iter()
@@ -156,8 +144,7 @@ fn invoice_details_for_sends_the_fewest_requests() {
 
 #[test]
 fn twenty_six_line_items_are_refused_before_sending() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let items: Vec<_> = (0..26)
         .map(|i| OrderLineItemRef::new(format!("O-{i}"), "L", "S"))
         .collect();
@@ -193,22 +180,17 @@ fn twenty_six_line_items_are_refused_before_sending() {
 
 #[test]
 fn consolidated_invoice_number_reads_pending_then_the_number() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     // Find a line item of the consolidated invoice: the first request that names it
     // answers Pending.
     let now = chrono::Utc::now();
-    let txs: Vec<_> = client
-        .reconciliation()
-        .iter_transactions(&GetTransactionsParams {
+    let txs: Vec<_> = common::every_item(client.reconciliation().iter_transactions(
+        &GetTransactionsParams {
             feed_start_date: (now - chrono::Duration::days(130)).into(),
             feed_end_date: now.into(),
             ..Default::default()
-        })
-        .unwrap()
-        .items()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        },
+    ));
     let items: Vec<OrderLineItemRef> = txs
         .iter()
         .flat_map(|t| t.transaction_line_items.iter().flatten().flatten())

@@ -5,13 +5,14 @@
 //! search page.
 
 use crate::common;
+use crate::common::calls::{add_offer, cart_line};
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
 use abws::api::cart::{
-    AddItem, AddItemsParams, DeleteItemsParams, GetCartParams, GetEstimatedTotalPurchaseCostParams,
-    GetItemsParams, ListCartsParams, ModifyItem, ModifyItemsParams, PhysicalAddress,
+    DeleteItemsParams, GetCartParams, GetEstimatedTotalPurchaseCostParams, GetItemsParams,
+    ListCartsParams, ModifyItem, ModifyItemsParams, PhysicalAddress,
 };
 use abws::api::documents::{CreateReportParams, GetReportParams, ReportOptionsParams};
 use abws::api::invoices::{
@@ -83,11 +84,8 @@ fn each_group_lists_and_adds_up_its_month() {
         let client = client_at(&sb, region);
         let info = &ds["regions"][region.as_str()];
         let cur = info["currency"].as_str().unwrap();
-        let want: BTreeSet<String> = info["previousMonthInvoices"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_string())
+        let want: BTreeSet<String> = common::texts(&info["previousMonthInvoices"])
+            .into_iter()
             .collect();
         assert!(!want.is_empty(), "{region}");
         let got: BTreeSet<String> = client
@@ -128,31 +126,23 @@ fn each_group_lists_and_adds_up_its_month() {
                 .map(|t| t.inclusive_total.as_ref().unwrap().value().unwrap())
                 .sum();
             assert_eq!(inclusive, total.value().unwrap(), "{region} {n}");
-            let lines: Vec<_> = client
-                .invoices()
-                .iter_invoice_line_items(&GetInvoiceLineItemsByInvoiceNumberParams {
+            let lines: Vec<_> = common::every_item(client.invoices().iter_invoice_line_items(
+                &GetInvoiceLineItemsByInvoiceNumberParams {
                     invoice_number: n.clone(),
                     ..Default::default()
-                })
-                .unwrap()
-                .items()
-                .collect::<Result<_, _>>()
-                .unwrap();
+                },
+            ));
             assert!(!lines.is_empty());
         }
         // The month's transactions at this address are of this group's marketplaces;
         // the invoice data of the region's line items comes back in its currency.
-        let txs: Vec<_> = client
-            .reconciliation()
-            .iter_transactions(&GetTransactionsParams {
+        let txs: Vec<_> = common::every_item(client.reconciliation().iter_transactions(
+            &GetTransactionsParams {
                 feed_start_date: start.clone().into(),
                 feed_end_date: end.clone().into(),
                 ..Default::default()
-            })
-            .unwrap()
-            .items()
-            .collect::<Result<_, _>>()
-            .unwrap();
+            },
+        ));
         let group_markets: BTreeSet<&str> = Region::ALL
             .iter()
             .filter(|r| r.group() == region.group())
@@ -195,19 +185,15 @@ fn a_na_card_order_has_no_pdf_and_the_error_says_why() {
     let sb = fast();
     let ds = sb.dataset();
     let client = client_at(&sb, Region::US);
+    // The invoice PDF of a line of the data set.
+    let invoice_pdf = |line: &serde_json::Value| {
+        let order = line["orderId"].as_str().unwrap();
+        let item = line["orderLineItemId"].as_str().unwrap();
+        let p = report_for(order, Some(item), Some("Invoice"));
+        client.documents().fetch_pdf(&p, POLL, WAIT)
+    };
     let card = &ds["regions"]["US"]["cardLine"];
-    let e = client
-        .documents()
-        .fetch_pdf(
-            &report_for(
-                card["orderId"].as_str().unwrap(),
-                card["orderLineItemId"].as_str().unwrap().into(),
-                Some("Invoice"),
-            ),
-            POLL,
-            WAIT,
-        )
-        .unwrap_err();
+    let e = invoice_pdf(card).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ReportFailed, "{e}");
     assert_eq!(e.report().unwrap().1, "CANCELLED");
     let text = e.to_string();
@@ -227,18 +213,7 @@ fn a_na_card_order_has_no_pdf_and_the_error_says_why() {
     assert!(report.status_message().unwrap().contains("Pay by Invoice"));
     // A Pay-by-Invoice order of the same marketplace has its PDF.
     let pbi = &ds["regions"]["US"]["payByInvoiceLine"];
-    let pdf = client
-        .documents()
-        .fetch_pdf(
-            &report_for(
-                pbi["orderId"].as_str().unwrap(),
-                pbi["orderLineItemId"].as_str().unwrap().into(),
-                Some("Invoice"),
-            ),
-            POLL,
-            WAIT,
-        )
-        .unwrap();
+    let pdf = invoice_pdf(pbi).unwrap();
     assert!(pdf.starts_with(b"%PDF-1.4"));
     assert!(String::from_utf8_lossy(&pdf).contains("USD"));
     // Outside the EU the line item is required, checked before sending.
@@ -356,20 +331,18 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
             ..Default::default()
         };
         context(&mut op);
-        let offers = client.products().search_offers_request(&op).unwrap();
-        assert_eq!(
-            offers.offers.unwrap()[0]
-                .as_ref()
+        // The price of an answer's first offer.
+        let first_price = |offers: Option<Vec<Option<abws::api::products::Offer>>>| {
+            offers.unwrap()[0]
+                .clone()
                 .unwrap()
                 .price
-                .as_ref()
                 .unwrap()
                 .value
-                .as_ref()
                 .unwrap()
-                .value(),
-            price.value()
-        );
+        };
+        let offers = client.products().search_offers_request(&op).unwrap();
+        assert_eq!(first_price(offers.offers).value(), price.value());
         let product = client
             .products()
             .products_request(&ProductsRequestParams {
@@ -400,19 +373,7 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
                 ..Default::default()
             })
             .unwrap();
-        assert_eq!(
-            by_offer.offers.unwrap()[0]
-                .as_ref()
-                .unwrap()
-                .price
-                .as_ref()
-                .unwrap()
-                .value
-                .as_ref()
-                .unwrap()
-                .currency(),
-            cur
-        );
+        assert_eq!(first_price(by_offer.offers).currency(), cur);
 
         // The user's cart of the marketplace, and an estimate without an addressType:
         // PhysicalAddress is sent (the sandbox refuses an address without it).
@@ -447,26 +408,16 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
                 .currency(),
             cur
         );
-        let added = client
-            .cart()
-            .add_items(&AddItemsParams {
-                cart_id: cart_id.clone(),
-                region: lower.clone(),
-                items: vec![AddItem {
-                    product_identifier: asin.clone(),
-                    buying_option_identifier: offer.clone(),
-                    quantity: 1,
-                    external_id: Some("r-1".into()),
-                }],
-            })
-            .unwrap();
-        let item = added
-            .items
-            .unwrap()
-            .into_iter()
-            .flatten()
-            .find(|i| i.product_identifier.as_deref() == Some(asin.as_str()))
-            .unwrap();
+        let added = add_offer(
+            &client,
+            &cart_id,
+            lower.clone(),
+            (&asin, &offer),
+            1,
+            Some("r-1"),
+        )
+        .unwrap();
+        let item = cart_line(added.items, &offer);
         client
             .cart()
             .modify_items(&ModifyItemsParams {
@@ -496,15 +447,14 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
             .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
                 cart_id: cart_id.clone(),
                 region: lower.clone(),
-                address: PhysicalAddress {
-                    full_name: Some("Accounts Payable".into()),
-                    address_line1: Some("1 Main Street".into()),
-                    city: Some("City".into()),
-                    state_or_region: Some("State".into()),
-                    postal_code: Some("12345".into()),
-                    country_code: Some(country.to_lowercase()),
-                    ..Default::default()
-                },
+                address: common::calls::address([
+                    "Accounts Payable",
+                    "1 Main Street",
+                    "City",
+                    "State",
+                    "12345",
+                    &country.to_lowercase(),
+                ]),
             })
             .unwrap();
         assert!(!est.is_rejected(), "{region}: {est:?}");
@@ -543,18 +493,14 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
         let o = orders[0].as_ref().unwrap();
         assert_eq!(o.order_net_total.as_ref().unwrap().currency(), cur);
         let now = chrono::Utc::now();
-        let slis: Vec<_> = client
-            .reporting()
-            .iter_shipment_line_item_reports(&GetShipmentLineItemReportsParams {
+        let slis: Vec<_> = common::every_item(client.reporting().iter_shipment_line_item_reports(
+            &GetShipmentLineItemReportsParams {
                 order_start_date: (now - chrono::Duration::days(1)).into(),
                 order_end_date: now.into(),
                 order_ids: Some(vec![order_id.clone()]),
                 ..Default::default()
-            })
-            .unwrap()
-            .items()
-            .collect::<Result<_, _>>()
-            .unwrap();
+            },
+        ));
         let sli = &slis[0];
         assert_eq!(
             sli.order_metadata.as_ref().unwrap().region.as_deref(),
@@ -668,13 +614,7 @@ fn refused_forms_and_foreign_regions_send_nothing() {
     let client = client_at(&sb, Region::US);
     let address = PhysicalAddress {
         address_type: Some("ExternalAddress".into()),
-        full_name: Some("A".into()),
-        address_line1: Some("1 Main St".into()),
-        city: Some("Austin".into()),
-        state_or_region: Some("TX".into()),
-        postal_code: Some("78701".into()),
-        country_code: Some("US".into()),
-        ..Default::default()
+        ..common::calls::address(["A", "1 Main St", "Austin", "TX", "78701", "US"])
     };
     let est = client
         .cart()
@@ -770,13 +710,7 @@ fn page_number_12_is_the_last_search_page() {
     assert_eq!(e.parameter(), Some("page_number"));
     assert_eq!(common::all_requests(&sb), before);
     // The pager walks pages 0 to 12: 13 pages however many the search has.
-    let all: Vec<_> = client
-        .products()
-        .iter_search_products(&params(None))
-        .unwrap()
-        .items()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let all: Vec<_> = common::every_item(client.products().iter_search_products(&params(None)));
     assert_eq!(all.len(), 13);
     assert_eq!(common::requests(&sb, "searchProductsRequest"), 1 + 13);
 }

@@ -6,10 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::{blocking, Region};
 use abws_sandbox::{FaultAction, FaultRule, RateLimits, Sandbox};
 
+use crate::common::calls::invoice_detail;
 use crate::common::{self, redis::Redis};
 use crate::reliability::{capture_logs, figure, Figure};
 
@@ -22,13 +22,6 @@ fn client(sb: &Sandbox, redis: Option<&Redis>) -> blocking::Client {
     blocking::Client::new(s).unwrap()
 }
 
-fn throttled(sb: &Sandbox) -> u64 {
-    sb.counters()["throttled"]
-        .as_object()
-        .map(|m| m.values().filter_map(|v| v.as_u64()).sum())
-        .unwrap_or(0)
-}
-
 /// `threads` threads making `each` calls on `c`; how many succeeded, and whether any
 /// panicked.
 fn calls(c: &blocking::Client, numbers: &[String], threads: usize, each: usize) -> (usize, bool) {
@@ -38,15 +31,7 @@ fn calls(c: &blocking::Client, numbers: &[String], threads: usize, each: usize) 
                 s.spawn(move || {
                     (0..each)
                         .filter(|i| {
-                            c.invoices()
-                                .get_invoice_detail_by_invoice_number(
-                                    &GetInvoiceDetailByInvoiceNumberParams {
-                                        invoice_number: numbers[(t * each + i) % numbers.len()]
-                                            .clone(),
-                                        region: Some("JP".into()),
-                                    },
-                                )
-                                .is_ok()
+                            invoice_detail(c, &numbers[(t * each + i) % numbers.len()]).is_ok()
                         })
                         .count()
                 })
@@ -96,14 +81,14 @@ pub fn s1() -> Figure {
     let mut failures = vec![];
     let mut slowest = Duration::ZERO;
     for (field, value) in cases {
-        let before = throttled(&sb);
+        let before = common::throttled(&sb);
         let set = redis.cli(&["HSET", &key, field, value]);
         assert!(set == "0" || set == "1", "HSET answered {set}");
         let t = Instant::now();
         let (ok, panicked) = calls(&c, &numbers, threads, each);
         let took = t.elapsed();
         slowest = slowest.max(took);
-        let t429 = throttled(&sb) - before;
+        let t429 = common::throttled(&sb) - before;
         let now_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
@@ -166,7 +151,7 @@ pub fn late_burst(shared: bool) -> (u64, usize) {
     sb.inject(FaultRule::new(OP, FaultAction::Delay { delay_ms: 40 }).times(10));
     let (ok, panicked) = calls(&c, &numbers, 10, 3);
     assert!(!panicked);
-    (throttled(&sb), ok)
+    (common::throttled(&sb), ok)
 }
 
 pub fn late_burst_figure() -> Figure {

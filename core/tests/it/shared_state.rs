@@ -12,7 +12,9 @@ use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, RateLimits, Sandbox};
 use serde_json::{json, Value};
 
-use crate::common::{self, redis::Redis};
+// One read of the account.
+use crate::common::calls::{cart_items, invoice_detail as detail};
+use crate::common::{self, faults, redis::Redis, refreshes};
 
 const OP: &str = "getInvoiceDetailByInvoiceNumber";
 
@@ -30,15 +32,12 @@ fn shared_settings(sb: &Sandbox, redis: &Redis) -> abws::Settings {
     s
 }
 
-/// One read of the account (getInvoiceDetailByInvoiceNumber).
-fn detail(client: &abws::blocking::Client, number: &str) -> abws::Result<()> {
-    client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number.to_string(),
-            region: Some("JP".into()),
-        })
-        .map(|_| ())
+/// A sandbox, a Redis, and a client that shares its state through that Redis.
+fn fleet() -> (Sandbox, Redis, abws::blocking::Client) {
+    let sb = common::sandbox();
+    let redis = Redis::start();
+    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    (sb, redis, client)
 }
 
 fn now_ms() -> f64 {
@@ -127,10 +126,7 @@ fn worker() {
     }
     if job["kind"] == "token" {
         // One access token; prints what the rotation callback was handed.
-        let handed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-        let seen = handed.clone();
-        let on_rotate: abws::auth::RotationCallback =
-            std::sync::Arc::new(move |t: &str| seen.lock().unwrap().push(t.to_string()));
+        let (on_rotate, handed) = common::keeping_rotations();
         let client = abws::blocking::Client::with_rotation(settings, Some(on_rotate)).unwrap();
         let r = client.run(|c| async move { c.access_token().await });
         let handed = handed.lock().unwrap().clone();
@@ -280,9 +276,7 @@ fn a_process_at_the_plans_rate_and_one_that_heard_the_servers_share_one_burst() 
 /// second worker that retries it gets OutcomeUnknown, and one order at most exists.
 #[test]
 fn a_worker_dying_mid_order_leaves_no_duplicate() {
-    let sb = common::sandbox();
-    let redis = Redis::start();
-    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let (sb, redis, client) = fleet();
     let (asin, offer, _) = crate::purchasing_api::pick_offer(&client);
     let order = PlaceOrderRequest::new("fleet-order-1").line(LineItem::new("1", asin, offer, 1));
     // The service takes 5 s to answer: the worker is killed while it waits.
@@ -399,30 +393,9 @@ fn a_rotated_refresh_token_reaches_the_next_process() {
 
 /// A second consent of the same application: another account, with its own refresh token.
 fn second_account(sb: &Sandbox) -> String {
-    let code = crate::reliability::auth::consent_code(sb);
-    let c = sb.credentials();
-    let transport = abws::transport::Transport::new(&common::settings(sb, Region::JP)).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let set = rt
-        .block_on(abws::auth::exchange_code(
-            &transport,
-            &sb.auth_url(),
-            &c.client_id,
-            &c.client_secret.clone().into(),
-            &code.into(),
-            &c.redirect_uri,
-        ))
-        .unwrap();
+    let code = common::consent::consent_code(sb);
+    let set = common::consent::exchange(sb, &sb.credentials().client_secret, &code).unwrap();
     set.refresh_token.unwrap().expose().to_string()
-}
-
-fn refreshes(sb: &Sandbox) -> u64 {
-    sb.counters()["tokenCalls"]["refresh_token"]
-        .as_u64()
-        .unwrap_or(0)
 }
 
 /// The sealed token is bound to its key name: account X's token copied into account Y's
@@ -632,17 +605,7 @@ fn waiters_take_over_when_the_lock_holder_fails() {
     redis.cli(&["DEL", &token_key]);
     let lock = format!("{tag}:token-lock");
     assert_eq!(redis.cli(&["SET", &lock, "gone", "PX", "2000"]), "OK");
-    sb.inject(
-        FaultRule::new(
-            "/auth/O2/token",
-            FaultAction::Status {
-                status: 503,
-                body: None,
-                headers: Default::default(),
-            },
-        )
-        .times(3),
-    );
+    sb.inject(FaultRule::new("/auth/O2/token", faults::status(503)).times(3));
     let job = json!({"kind": "reads", "sandbox": sb.describe(), "redis": redis.url(),
                      "numbers": numbers, "calls": 1, "threads": 2});
     let results = results(workers(4, &job));
@@ -695,9 +658,7 @@ fn one_line_order(client: &abws::blocking::Client, external_id: &str) -> PlaceOr
 /// placed again afterwards is sent and placed once.
 #[test]
 pub(crate) fn a_write_cancelled_while_paced_leaves_no_ledger_entry() {
-    let sb = common::sandbox();
-    let redis = Redis::start();
-    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let (sb, redis, client) = fleet();
     let first = one_line_order(&client, "fleet-paced-1");
     client.ordering().place_order(&first).unwrap();
     assert_eq!(ledger_keys(&redis, "placeOrder").len(), 1);
@@ -740,13 +701,7 @@ pub(crate) fn a_write_cancelled_while_paced_leaves_no_ledger_entry() {
 }
 
 fn cart_quantity(client: &abws::blocking::Client, cart: &str, offer: &str) -> i64 {
-    use abws::api::cart::GetItemsParams;
-    client
-        .cart()
-        .get_items(&GetItemsParams {
-            cart_id: cart.to_string(),
-            region: Some("JP".into()),
-        })
+    cart_items(client, cart)
         .unwrap()
         .items
         .clone()
@@ -786,9 +741,7 @@ fn add(
 /// `["a,b"]` and `["a", "b"]`, or the same externalIds in another cart, are other writes.
 #[test]
 pub(crate) fn a_repeated_add_items_is_not_sent_and_its_key_holds_the_cart() {
-    let sb = common::sandbox();
-    let redis = Redis::start();
-    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let (sb, redis, client) = fleet();
     let (asin, offer, _) = crate::purchasing_api::pick_offer(&client);
     let jp: Vec<String> = sb.dataset()["carts"]
         .as_array()
@@ -828,9 +781,7 @@ pub(crate) fn a_repeated_add_items_is_not_sent_and_its_key_holds_the_cart() {
 /// second order exists, and the entry is done. The error counts the request it sent.
 #[test]
 pub(crate) fn an_unknown_order_is_resolved_by_placing_it_again() {
-    let sb = common::sandbox();
-    let redis = Redis::start();
-    let client = abws::blocking::Client::new(shared_settings(&sb, &redis)).unwrap();
+    let (sb, redis, client) = fleet();
     let order = one_line_order(&client, "fleet-unknown-1");
     sb.inject(FaultRule::new("placeOrder", FaultAction::Garbled).times(1));
     let e = client.ordering().place_order(&order).unwrap_err();

@@ -71,9 +71,7 @@ fn document_requests(sb: &Sandbox) -> usize {
 }
 
 fn on_documents(action: FaultAction) -> FaultRule {
-    let mut rule = FaultRule::new("/", action).times(1);
-    rule.listener = Some("documents".into());
-    rule
+    common::faults::on_documents(action).times(1)
 }
 
 /// Records, for every write, when it came and how many bytes had come before it.
@@ -188,13 +186,9 @@ fn an_expired_address_is_renewed_for_a_streamed_download() {
     let sb = fast_sandbox();
     let client = common::client(&sb, Region::JP);
     let doc = ready_document(&sb, &client);
-    sb.inject(on_documents(FaultAction::Status {
-        status: 403,
-        body: Some(serde_json::json!(
-            "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>"
-        )),
-        headers: Default::default(),
-    }));
+    sb.inject(on_documents(common::faults::expired_address(
+        "AccessDenied",
+    )));
     let before = common::requests(&sb, "getReportDocument");
     let mut rec = Recorder::default();
     client.documents().download_to(&doc, &mut rec).unwrap();

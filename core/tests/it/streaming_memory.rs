@@ -11,6 +11,7 @@ use std::io::Write;
 
 use abws::documents::StreamUnpacker;
 
+use crate::common::faults;
 use crate::{allocator, common};
 
 /// Starts a measurement: the peak is reset to the current use, which is returned.
@@ -268,7 +269,7 @@ fn serve(body: std::sync::Arc<Vec<u8>>) -> u16 {
 #[test]
 #[ignore = "measures every allocation of the process: run alone by measured_alone"]
 fn a_64_mib_download_over_http() {
-    use abws_sandbox::{FaultAction, FaultRule};
+    use abws_sandbox::FaultRule;
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let packed = std::sync::Arc::new(packed_document());
     let port = serve(packed.clone());
@@ -277,14 +278,13 @@ fn a_64_mib_download_over_http() {
     // getReportDocument names our host.
     sb.inject(FaultRule::new(
         "getReportDocument",
-        FaultAction::Status {
-            status: 200,
-            body: Some(serde_json::json!({
+        faults::answer(
+            200,
+            serde_json::json!({
                 "reportDocumentId": "D-BIG",
                 "url": format!("http://127.0.0.1:{port}/documents/D-BIG"),
-            })),
-            headers: Default::default(),
-        },
+            }),
+        ),
     ));
     // A first download sets up the runtime, the pools and the token.
     let mut sink = CountingSink(0);

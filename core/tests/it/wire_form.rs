@@ -2,7 +2,7 @@
 //! where it matters — the body of getOffersByOfferIds, the externalIds of addItems, money
 //! as a JSON number, and `x-svc-user-email` only on the operations that declare it.
 
-use crate::common::{self, received};
+use crate::common::{self, faults, received};
 
 use abws::api::cart::{AddItem, AddItemsParams, GetCartParams, ListCartsParams};
 use abws::api::ordering::{LineItem, PlaceOrderRequest};
@@ -10,7 +10,7 @@ use abws::api::products::GetOffersByOfferIdsParams;
 use abws::api::reporting::GetOrdersByOrderIdParams;
 use abws::api::tracking::GetPackageTrackingDetailsParams;
 use abws::{ErrorKind, Region};
-use abws_sandbox::{FaultAction, FaultRule, Sandbox};
+use abws_sandbox::{FaultRule, Sandbox};
 use serde_json::{json, Value};
 
 /// The sandbox's registered buyer (the clients' default user e-mail).
@@ -31,8 +31,7 @@ fn a_cart(sb: &Sandbox) -> String {
 
 #[test]
 fn get_offers_by_offer_ids_sends_the_declared_body() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let (_, offer, _) = crate::purchasing_api::pick_offer(&client);
     let got = client
         .products()
@@ -65,22 +64,11 @@ fn get_offers_by_offer_ids_sends_the_declared_body() {
 
 #[test]
 fn add_items_makes_an_external_id_for_each_item_without_one_kept_across_a_retry() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let (asin, offer, _) = crate::purchasing_api::pick_offer(&client);
     let cart = a_cart(&sb);
     // The first attempt is refused before processing (429): the retry is the same request.
-    sb.inject(
-        FaultRule::new(
-            "addItems",
-            FaultAction::Status {
-                status: 429,
-                body: None,
-                headers: Default::default(),
-            },
-        )
-        .times(1),
-    );
+    sb.inject(FaultRule::new("addItems", faults::status(429)).times(1));
     let item = |external_id: Option<&str>| AddItem {
         product_identifier: asin.clone(),
         buying_option_identifier: offer.clone(),
@@ -136,8 +124,7 @@ fn add_items_makes_an_external_id_for_each_item_without_one_kept_across_a_retry(
 
 #[test]
 fn a_distribution_given_as_json_sends_its_money_as_a_number() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let (asin, offer, _) = crate::purchasing_api::pick_offer(&client);
     let order = |amount: Value, expected: Value| {
         json!({
@@ -198,8 +185,7 @@ fn a_distribution_given_as_json_sends_its_money_as_a_number() {
 
 #[test]
 fn the_user_email_goes_only_where_an_operation_declares_it() {
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let cart = a_cart(&sb);
     let ds = sb.dataset();
     let order_id = ds["orders"][0]["orderId"]
@@ -256,9 +242,7 @@ fn the_user_email_goes_only_where_an_operation_declares_it() {
 #[test]
 fn get_orders_by_order_id_needs_no_user_email() {
     let sb = common::sandbox();
-    let mut s = common::settings(&sb, Region::JP);
-    s.user_email = None;
-    let client = abws::blocking::Client::new(s).unwrap();
+    let client = common::client_with(&sb, Region::JP, |s| s.user_email = None);
     let e = client
         .reporting()
         .get_orders_by_order_id(&GetOrdersByOrderIdParams {

@@ -1,6 +1,9 @@
 //! Shared set-up of the tests that run against the sandbox over real loopback HTTP.
 #![allow(dead_code)]
 
+pub mod calls;
+pub mod consent;
+pub mod faults;
 pub mod redis;
 
 use abws::{blocking, Credentials, Region, Settings};
@@ -24,12 +27,7 @@ pub fn sandbox_with(f: impl FnOnce(&mut SandboxConfig)) -> Sandbox {
 
 /// The invoice numbers of the sandbox's previous month.
 pub fn previous_month_invoices(sb: &Sandbox) -> Vec<String> {
-    sb.dataset()["previousMonthInvoices"]
-        .as_array()
-        .expect("the data set lists them")
-        .iter()
-        .map(|v| v.as_str().expect("invoice numbers are text").to_string())
-        .collect()
+    texts(&sb.dataset()["previousMonthInvoices"])
 }
 
 pub fn settings(sb: &Sandbox, region: Region) -> Settings {
@@ -58,7 +56,44 @@ pub fn settings_from(d: &Value, region: Region) -> Settings {
 }
 
 pub fn client(sb: &Sandbox, region: Region) -> blocking::Client {
-    blocking::Client::new(settings(sb, region)).expect("client")
+    client_with(sb, region, |_| {})
+}
+
+/// A sandbox (`sandbox()`) and a JP client of it: the set-up of most tests.
+pub fn sandbox_and_client() -> (Sandbox, blocking::Client) {
+    let sb = sandbox();
+    let client = client(&sb, Region::JP);
+    (sb, client)
+}
+
+/// The refresh tokens a rotation callback was handed, in order.
+pub type Handed = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// A rotation callback that keeps every refresh token it is handed, and what it keeps.
+pub fn keeping_rotations() -> (abws::auth::RotationCallback, Handed) {
+    let handed = Handed::default();
+    let h = handed.clone();
+    let callback: abws::auth::RotationCallback =
+        std::sync::Arc::new(move |t: &str| h.lock().unwrap().push(t.to_string()));
+    (callback, handed)
+}
+
+/// A JP client of the sandbox with a rotation callback that keeps what it is handed.
+pub fn client_keeping_rotations(sb: &Sandbox) -> (blocking::Client, Handed) {
+    let (callback, handed) = keeping_rotations();
+    let client = blocking::Client::with_rotation(settings(sb, Region::JP), Some(callback));
+    (client.expect("client"), handed)
+}
+
+/// A client of the sandbox with settings `f` changed.
+pub fn client_with(
+    sb: &Sandbox,
+    region: Region,
+    f: impl FnOnce(&mut Settings),
+) -> blocking::Client {
+    let mut s = settings(sb, region);
+    f(&mut s);
+    blocking::Client::new(s).expect("client")
 }
 
 /// The requests the sandbox received whose path contains `path_part`, in order: (the path
@@ -83,11 +118,46 @@ pub fn received(sb: &Sandbox, path_part: &str) -> Vec<(String, Value, Value)> {
         .collect()
 }
 
-/// Requests the sandbox received for an operation, all statuses.
-pub fn requests(sb: &Sandbox, op: &str) -> u64 {
-    sb.counters()["requests"][op]
+/// Every item of a listing (`iter_*`), each page read without error.
+pub fn every_item<P: abws::paging::Page>(pager: abws::Result<blocking::Pager<P>>) -> Vec<P::Item> {
+    pager
+        .expect("the listing starts")
+        .items()
+        .collect::<abws::Result<_>>()
+        .expect("every page is read")
+}
+
+/// The strings of a JSON list (of the data set).
+pub fn texts(list: &Value) -> Vec<String> {
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .map(|v| v.as_str().expect("text").to_string())
+        .collect()
+}
+
+/// The sum of a counter kept per key (per status, per operation).
+fn total(counter: &Value) -> u64 {
+    counter
         .as_object()
         .map(|m| m.values().filter_map(Value::as_u64).sum())
+        .unwrap_or(0)
+}
+
+/// Requests the sandbox received for an operation, all statuses.
+pub fn requests(sb: &Sandbox, op: &str) -> u64 {
+    total(&sb.counters()["requests"][op])
+}
+
+/// The 429s the sandbox answered, all operations.
+pub fn throttled(sb: &Sandbox) -> u64 {
+    total(&sb.counters()["throttled"])
+}
+
+/// Refresh-token grants the sandbox's token endpoint received.
+pub fn refreshes(sb: &Sandbox) -> u64 {
+    sb.counters()["tokenCalls"]["refresh_token"]
+        .as_u64()
         .unwrap_or(0)
 }
 
@@ -114,6 +184,18 @@ pub fn previous_month_invoices_params(sb: &Sandbox) -> abws::api::invoices::GetI
     }
 }
 
+/// getTransactions' arguments for the sandbox's previous month (`previous_month`).
+pub fn previous_month_transactions_params(
+    sb: &Sandbox,
+) -> abws::api::reconciliation::GetTransactionsParams {
+    let (start, end) = previous_month(sb);
+    abws::api::reconciliation::GetTransactionsParams {
+        feed_start_date: start.into(),
+        feed_end_date: end.into(),
+        ..Default::default()
+    }
+}
+
 /// The first and last instant of the previous calendar month of the sandbox's today.
 pub fn previous_month(sb: &Sandbox) -> (String, String) {
     use chrono::{Datelike, NaiveDate};
@@ -129,21 +211,17 @@ pub fn previous_month(sb: &Sandbox) -> (String, String) {
     )
 }
 
-/// A report for a shipped line of last month (the first CHARGE transaction's first line),
-/// waited to DONE: (report id, document id). Needs a sandbox with a fast clock.
-pub fn ready_document(sb: &Sandbox, client: &blocking::Client) -> (String, String) {
-    use abws::api::documents::{CreateReportParams, ReportOptionsParams};
-    use abws::api::reconciliation::GetTransactionsParams;
-    use std::time::Duration;
-
-    let (s, e) = previous_month(sb);
+/// Last month's first CHARGE transaction and its first line.
+pub fn a_charge(
+    sb: &Sandbox,
+    client: &blocking::Client,
+) -> (
+    abws::api::reconciliation::Transaction,
+    abws::api::reconciliation::TransactionLineItem,
+) {
     let page = client
         .reconciliation()
-        .get_transactions(&GetTransactionsParams {
-            feed_start_date: s.into(),
-            feed_end_date: e.into(),
-            ..Default::default()
-        })
+        .get_transactions(&previous_month_transactions_params(sb))
         .unwrap();
     let t = page
         .transactions
@@ -153,23 +231,50 @@ pub fn ready_document(sb: &Sandbox, client: &blocking::Client) -> (String, Strin
         .find(|t| t.transaction_type.as_deref() == Some("CHARGE"))
         .unwrap();
     let l = t.transaction_line_items.as_ref().unwrap()[0]
-        .as_ref()
+        .clone()
         .unwrap();
-    let p = CreateReportParams {
-        report_options: ReportOptionsParams {
-            order_id: l.order_id.clone(),
-            order_line_item_id: l.order_line_item_id.clone(),
+    (t, l)
+}
+
+/// createReport's arguments for the invoice document of an order line.
+pub fn invoice_report(
+    order_id: Option<String>,
+    order_line_item_id: Option<String>,
+) -> abws::api::documents::CreateReportParams {
+    abws::api::documents::CreateReportParams {
+        report_options: abws::api::documents::ReportOptionsParams {
+            order_id,
+            order_line_item_id,
             document_type: Some("Invoice".into()),
             ..Default::default()
         },
         ..Default::default()
-    };
-    let id = client
+    }
+}
+
+/// createReport: the new report's id.
+pub fn create_report(
+    client: &blocking::Client,
+    p: &abws::api::documents::CreateReportParams,
+) -> String {
+    client
         .documents()
-        .create_report(&p)
+        .create_report(p)
         .unwrap()
         .report_id
-        .unwrap();
+        .unwrap()
+}
+
+/// A report for a shipped line of last month (the first CHARGE transaction's first line),
+/// waited to DONE: (report id, document id). Needs a sandbox with a fast clock.
+pub fn ready_document(sb: &Sandbox, client: &blocking::Client) -> (String, String) {
+    use std::time::Duration;
+
+    let (_, l) = a_charge(sb, client);
+    let id = create_report(
+        client,
+        &invoice_report(l.order_id.clone(), l.order_line_item_id.clone()),
+    );
     let r = client
         .documents()
         .wait_for_report(

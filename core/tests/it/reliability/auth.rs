@@ -3,78 +3,22 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use abws::api::invoices::{GetInvoiceDetailByInvoiceNumberParams, GetInvoicesParams};
 use abws::{ErrorKind, Region};
-use abws_sandbox::{FaultAction, FaultRule, Sandbox};
-use serde_json::json;
+use abws_sandbox::{FaultAction, FaultRule};
 
 use super::{figure, Figure};
 use crate::common;
-
-fn refreshes(sb: &Sandbox) -> u64 {
-    sb.counters()["tokenCalls"]["refresh_token"]
-        .as_u64()
-        .unwrap_or(0)
-}
-
-pub fn number(sb: &Sandbox) -> String {
-    sb.dataset()["previousMonthInvoices"][0]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-/// Runs the consent page's Allow and returns the authorization code.
-pub fn consent_code(sb: &Sandbox) -> String {
-    let c = sb.credentials();
-    let url = abws::auth::consent_url(
-        &sb.consent_url(),
-        "st-1",
-        &c.redirect_uri,
-        &c.application_id,
-    )
-    .unwrap();
-    let allow = url.replacen("/b2b/abws/oauth?", "/b2b/abws/oauth/allow?", 1);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap();
-        let resp = http.get(&allow).send().await.unwrap();
-        let loc = resp.headers()["location"].to_str().unwrap().to_string();
-        let u = url::Url::parse(&loc).unwrap();
-        let code = u
-            .query_pairs()
-            .find(|(k, _)| k == "code")
-            .unwrap()
-            .1
-            .to_string();
-        code
-    })
-}
+use crate::common::calls::{first_invoice, invoice_detail, listed_invoice_numbers};
+use crate::common::refreshes;
+use crate::common::{consent, faults};
 
 pub fn run() -> Vec<Figure> {
     let mut out = vec![];
     // E1: the access token expires during a long listing.
     let sb = common::sandbox_with(|c| c.token_lifetime = Duration::from_secs(1));
     let client = common::client(&sb, Region::JP);
-    let (s, e) = common::previous_month(&sb);
-    let p = GetInvoicesParams {
-        invoice_issue_start_date: s.into(),
-        invoice_issue_end_date: e.into(),
-        ..Default::default()
-    };
-    let baseline: Vec<_> = client
-        .invoices()
-        .iter_invoices(&p)
-        .unwrap()
-        .items()
-        .map(|r| r.unwrap().invoice_metadata.unwrap().invoice_number.unwrap())
-        .collect();
+    let p = common::previous_month_invoices_params(&sb);
+    let baseline = listed_invoice_numbers(&client, &p);
     let before = refreshes(&sb);
     let mut slow = vec![];
     for item in client.invoices().iter_invoices(&p).unwrap().items() {
@@ -104,18 +48,11 @@ pub fn run() -> Vec<Figure> {
     let sb = common::sandbox();
     sb.inject(FaultRule::new("/auth/O2/token", FaultAction::Delay { delay_ms: 200 }).times(1));
     let client = Arc::new(common::client(&sb, Region::JP));
-    let nn = number(&sb);
+    let nn = first_invoice(&sb);
     let hs: Vec<_> = (0..64)
         .map(|_| {
             let (c, n) = (client.clone(), nn.clone());
-            std::thread::spawn(move || {
-                c.invoices()
-                    .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                        invoice_number: n.to_string(),
-                        region: Some("JP".into()),
-                    })
-                    .is_ok()
-            })
+            std::thread::spawn(move || invoice_detail(&c, &n).is_ok())
         })
         .collect();
     let ok = hs
@@ -134,23 +71,10 @@ pub fn run() -> Vec<Figure> {
     ));
 
     // E3: 403 "expired" although the local token looks fresh: refresh once, replay once.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number(&sb).to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap();
+    let (sb, client) = common::sandbox_and_client();
+    invoice_detail(&client, &first_invoice(&sb)).unwrap();
     sb.expire_tokens();
-    let ok = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number(&sb).to_string(),
-            region: Some("JP".into()),
-        })
-        .is_ok();
+    let ok = invoice_detail(&client, &first_invoice(&sb)).is_ok();
     out.push(figure(
         "E3",
         ok && refreshes(&sb) == 2,
@@ -158,27 +82,16 @@ pub fn run() -> Vec<Figure> {
     ));
 
     // E4: 403 access denied: no refresh loop.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    let denied = json!({"errors":[{"code":"Unauthorized","message":"Access to requested resource is denied.","details":""}]});
+    let (sb, client) = common::sandbox_and_client();
+    let denied = faults::unauthorized("Access to requested resource is denied.");
     sb.inject(
         FaultRule::new(
             "getInvoiceDetailByInvoiceNumber",
-            FaultAction::Status {
-                status: 403,
-                body: Some(denied),
-                headers: Default::default(),
-            },
+            faults::answer(403, denied),
         )
         .times(5),
     );
-    let e = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number(&sb).to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap_err();
+    let e = invoice_detail(&client, &first_invoice(&sb)).unwrap_err();
     let r = refreshes(&sb) - 1;
     out.push(figure(
         "E4",
@@ -188,25 +101,9 @@ pub fn run() -> Vec<Figure> {
 
     // E5: the token endpoint answers 503 twice, then 200.
     let sb = common::sandbox();
-    sb.inject(
-        FaultRule::new(
-            "/auth/O2/token",
-            FaultAction::Status {
-                status: 503,
-                body: None,
-                headers: Default::default(),
-            },
-        )
-        .times(2),
-    );
+    sb.inject(FaultRule::new("/auth/O2/token", faults::status(503)).times(2));
     let client = common::client(&sb, Region::JP);
-    let ok = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number(&sb).to_string(),
-            region: Some("JP".into()),
-        })
-        .is_ok();
+    let ok = invoice_detail(&client, &first_invoice(&sb)).is_ok();
     out.push(figure(
         "E5",
         ok,
@@ -217,13 +114,7 @@ pub fn run() -> Vec<Figure> {
     let sb = common::sandbox();
     sb.revoke();
     let client = common::client(&sb, Region::JP);
-    let e = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: "X".into(),
-            region: Some("JP".into()),
-        })
-        .unwrap_err();
+    let e = invoice_detail(&client, "X").unwrap_err();
     let calls = refreshes(&sb);
     out.push(figure(
         "E6",
@@ -235,21 +126,11 @@ pub fn run() -> Vec<Figure> {
     ));
 
     // E7: rotated refresh tokens: the old one is never used again.
-    let sb = common::sandbox_with(|c| {
-        c.rotate_refresh_tokens = true;
-        c.token_lifetime = Duration::from_secs(1);
-    });
+    let sb = super::rotation::rotating();
     let client = common::client(&sb, Region::JP);
     let mut ok = 0;
     for _ in 0..3 {
-        if client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: number(&sb).to_string(),
-                region: Some("JP".into()),
-            })
-            .is_ok()
-        {
+        if invoice_detail(&client, &first_invoice(&sb)).is_ok() {
             ok += 1;
         }
         std::thread::sleep(Duration::from_millis(1100));
@@ -268,26 +149,10 @@ pub fn run() -> Vec<Figure> {
 
     // E8: the code exchange is reset after it was written: not resent.
     let sb = common::sandbox();
-    let code = consent_code(&sb);
+    let code = consent::consent_code(&sb);
     sb.inject(FaultRule::new("/auth/O2/token", FaultAction::ResetBeforeHeaders).times(1));
-    let c = sb.credentials();
-    let transport = abws::transport::Transport::new(&common::settings(&sb, Region::JP)).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let r = rt.block_on(abws::auth::exchange_code(
-        &transport,
-        &sb.auth_url(),
-        &c.client_id,
-        &c.client_secret.clone().into(),
-        &code.into(),
-        &c.redirect_uri,
-    ));
-    let calls = sb.counters()["requests"]["token"]
-        .as_object()
-        .map(|m| m.values().filter_map(|v| v.as_u64()).sum::<u64>())
-        .unwrap_or(0);
+    let r = consent::exchange(&sb, &sb.credentials().client_secret, &code);
+    let calls = common::requests(&sb, "token");
     let e = r.unwrap_err();
     out.push(figure(
         "E8",

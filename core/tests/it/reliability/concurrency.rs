@@ -4,8 +4,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use abws::api::cart::ListCartsParams;
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::reconciliation::GetTransactionsParams;
 use abws::ratelimit::{Bucket, Plan};
 use abws::retry::RetryBudget;
@@ -14,6 +12,8 @@ use abws_sandbox::{FaultAction, FaultRule};
 
 use super::{figure, n, Figure};
 use crate::common;
+use crate::common::calls::{first_invoice, invoice_detail, jp_carts};
+use crate::common::faults;
 
 /// No call finished for this long: longer than any call may take (its operation budget).
 const STUCK: Duration = Duration::from_secs(130);
@@ -23,25 +23,14 @@ pub fn run() -> Vec<Figure> {
     // I1: many threads, mixed calls, faults on: no panic, no hang.
     let sb = common::sandbox();
     sb.inject(
-        FaultRule::new(
-            "getInvoiceDetailByInvoiceNumber",
-            FaultAction::Status {
-                status: 503,
-                body: None,
-                headers: Default::default(),
-            },
-        )
-        .probability(0.2),
+        FaultRule::new("getInvoiceDetailByInvoiceNumber", faults::status(503)).probability(0.2),
     );
     sb.inject(
         FaultRule::new("getTransactions", FaultAction::ResetAfterBytes(700)).probability(0.2),
     );
     abws::process::context().retry_budget.reset();
     let client = Arc::new(common::client(&sb, Region::JP));
-    let number = sb.dataset()["previousMonthInvoices"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let number = first_invoice(&sb);
     let (s, e) = common::previous_month(&sb);
     let threads = 64;
     let per = n(10, 200);
@@ -64,15 +53,7 @@ pub fn run() -> Vec<Figure> {
                 for j in 0..per {
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         match (i + j) % 3 {
-                            0 => c
-                                .invoices()
-                                .get_invoice_detail_by_invoice_number(
-                                    &GetInvoiceDetailByInvoiceNumberParams {
-                                        invoice_number: nn.to_string(),
-                                        region: Some("JP".into()),
-                                    },
-                                )
-                                .map(|_| ()),
+                            0 => invoice_detail(&c, &nn).map(|_| ()),
                             1 => c
                                 .reconciliation()
                                 .get_transactions(&GetTransactionsParams {
@@ -81,15 +62,7 @@ pub fn run() -> Vec<Figure> {
                                     ..Default::default()
                                 })
                                 .map(|_| ()),
-                            _ => c
-                                .cart()
-                                .list_carts(&ListCartsParams {
-                                    region: Some("JP".into()),
-                                    page_size: None,
-                                    page_token: None,
-                                    ..Default::default()
-                                })
-                                .map(|_| ()),
+                            _ => jp_carts(&c).map(|_| ()),
                         }
                     }));
                     if r.is_err() {
@@ -176,20 +149,12 @@ pub fn run() -> Vec<Figure> {
     out.push(figure("I2", v == 0, format!("capacity outside [0, burst] or quota outside [0, max]: {v} violations in 2 s of 10 takers + 2 rate changers")));
 
     // I3: the blocking facade inside a tokio runtime.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (_sb, client) = common::sandbox_and_client();
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rt.block_on(async {
-            client.cart().list_carts(&ListCartsParams {
-                region: Some("JP".into()),
-                page_size: None,
-                page_token: None,
-                ..Default::default()
-            })
-        })
+        rt.block_on(async { jp_carts(&client) })
     }));
     // It works: the call is driven by the process runtime (`local::on_process_runtime`).
     let ok = matches!(&r, Ok(Ok(_)));

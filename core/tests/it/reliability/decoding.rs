@@ -1,6 +1,5 @@
 //! H. Decoding and forward compatibility.
 
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::{cart, documents, invoices, products, reconciliation, reporting, tracking};
 use abws::client::Call;
 use abws::{operations as ops, ErrorKind, Region};
@@ -11,6 +10,7 @@ use serde_json::Value;
 
 use super::{figure, n, Figure};
 use crate::common;
+use crate::common::calls::invoice_detail;
 
 /// Decodes a body into one model and encodes it back.
 type RoundTrip = fn(&[u8]) -> Result<Vec<u8>, String>;
@@ -307,9 +307,7 @@ pub fn run() -> Vec<Figure> {
     out.push(figure("H3", mismatches == 0, format!("mismatches = {mismatches} of {} wire amounts (number and string forms, -0.00, 28 digits, empty currency)", money.len())));
 
     // H4: an oversized body stops at the cap.
-    let mut s = common::settings(&sb, Region::JP);
-    s.max_response_bytes = 1 << 20;
-    let small = abws::blocking::Client::new(s).unwrap();
+    let small = common::client_with(&sb, Region::JP, |s| s.max_response_bytes = 1 << 20);
     sb.inject(
         FaultRule::new(
             "getInvoiceDetailByInvoiceNumber",
@@ -317,13 +315,7 @@ pub fn run() -> Vec<Figure> {
         )
         .times(1),
     );
-    let e = small
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: "X".into(),
-            region: Some("JP".into()),
-        })
-        .unwrap_err();
+    let e = invoice_detail(&small, "X").unwrap_err();
     out.push(figure("H4", e.kind() == ErrorKind::Transport && e.to_string().contains("too large") && e.attempts() == 1, format!("8 MiB body against a 1 MiB cap: {:?} \"response too large\", {} attempt, read stopped at the cap", e.kind(), e.attempts())));
     out
 }

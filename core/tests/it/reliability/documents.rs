@@ -4,7 +4,6 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use abws::api::documents::{CreateReportParams, ReportOptionsParams};
-use abws::api::reconciliation::GetTransactionsParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
 use serde_json::json;
@@ -12,6 +11,7 @@ use serde_json::json;
 use super::freed_memory::{self, Owner};
 use super::{figure, Figure};
 use crate::common;
+use crate::common::faults;
 use crate::testdata::{gzip_of, stored_zip_of, zip_of, FailingWriter};
 
 const POLL: Duration = Duration::from_millis(100);
@@ -83,14 +83,9 @@ pub fn run() -> Vec<Figure> {
     let report_polls = common::requests(&sb, "getReport");
     let _ = id;
     let interval = Duration::from_millis(300);
-    let (s, e) = common::previous_month(&sb);
     let page = client
         .reconciliation()
-        .get_transactions(&GetTransactionsParams {
-            feed_start_date: s.into(),
-            feed_end_date: e.into(),
-            ..Default::default()
-        })
+        .get_transactions(&common::previous_month_transactions_params(&sb))
         .unwrap();
     let l = page.transactions.unwrap()[0]
         .as_ref()
@@ -100,21 +95,10 @@ pub fn run() -> Vec<Figure> {
         .unwrap()[0]
         .clone()
         .unwrap();
-    let p = CreateReportParams {
-        report_options: ReportOptionsParams {
-            order_id: l.order_id.clone(),
-            order_line_item_id: l.order_line_item_id.clone(),
-            document_type: Some("Invoice".into()),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let rid = client
-        .documents()
-        .create_report(&p)
-        .unwrap()
-        .report_id
-        .unwrap();
+    let rid = common::create_report(
+        &client,
+        &common::invoice_report(l.order_id.clone(), l.order_line_item_id.clone()),
+    );
     let before = common::requests(&sb, "getReport");
     let t = Instant::now();
     let _ = client
@@ -126,58 +110,34 @@ pub fn run() -> Vec<Figure> {
 
     // G2: CANCELLED / FATAL / DONE without document id / unknown status.
     let specials = sb.dataset()["specials"].clone();
-    let line_of = |order: &str| common::line_of(&client, order);
-    let run_for = |order: &str| {
-        let p = CreateReportParams {
-            report_options: ReportOptionsParams {
-                order_id: Some(order.into()),
-                order_line_item_id: line_of(order),
-                ..Default::default()
-            },
+    // A report of an order's first line, of no document type.
+    let report_of = |order: &str| CreateReportParams {
+        report_options: ReportOptionsParams {
+            order_id: Some(order.into()),
+            order_line_item_id: common::line_of(&client, order),
             ..Default::default()
-        };
-        let id = client
-            .documents()
-            .create_report(&p)
-            .unwrap()
-            .report_id
-            .unwrap();
+        },
+        ..Default::default()
+    };
+    let run_for = |order: &str| {
+        let id = common::create_report(&client, &report_of(order));
         client
             .documents()
             .wait_for_report(&id, POLL, Some(Duration::from_secs(30)))
     };
     let cancelled = run_for(specials["digitalOrderIds"][0].as_str().unwrap()).unwrap_err();
     let fatal = run_for(specials["fatalOrderId"].as_str().unwrap()).unwrap_err();
-    sb.inject(
-        FaultRule::new(
-            "getReport",
-            FaultAction::Status {
-                status: 200,
-                body: Some(json!({"reportId": "R-X", "processingStatus": "DONE"})),
-                headers: Default::default(),
-            },
-        )
-        .times(1),
-    );
-    let no_doc = client
-        .documents()
-        .wait_for_report("R-X", POLL, Some(Duration::from_secs(5)))
-        .unwrap_err();
-    sb.inject(
-        FaultRule::new(
-            "getReport",
-            FaultAction::Status {
-                status: 200,
-                body: Some(json!({"reportId": "R-Y", "processingStatus": "PAUSED_FOR_REVIEW"})),
-                headers: Default::default(),
-            },
-        )
-        .times(3),
-    );
-    let unknown = client
-        .documents()
-        .wait_for_report("R-Y", POLL, Some(Duration::from_millis(250)))
-        .unwrap_err();
+    // A report whose getReport answers `status` `times` times, waited for up to `budget`.
+    let scripted = |id: &str, status: &str, times: u32, budget: Duration| {
+        let answer = json!({"reportId": id, "processingStatus": status});
+        sb.inject(FaultRule::new("getReport", faults::answer(200, answer)).times(times));
+        client
+            .documents()
+            .wait_for_report(id, POLL, Some(budget))
+            .unwrap_err()
+    };
+    let no_doc = scripted("R-X", "DONE", 1, Duration::from_secs(5));
+    let unknown = scripted("R-Y", "PAUSED_FOR_REVIEW", 3, Duration::from_millis(250));
     let typed = [
         cancelled.kind() == ErrorKind::ReportFailed && cancelled.report().unwrap().1 == "CANCELLED",
         fatal.kind() == ErrorKind::ReportFailed && fatal.report().unwrap().1 == "FATAL",
@@ -192,19 +152,7 @@ pub fn run() -> Vec<Figure> {
     let trials = 5;
     let mut renewed_once = 0;
     for _ in 0..trials {
-        let mut rule = FaultRule::new(
-            "/",
-            FaultAction::Status {
-                status: 403,
-                body: Some(json!(
-                    "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>"
-                )),
-                headers: Default::default(),
-            },
-        )
-        .times(1);
-        rule.listener = Some("documents".into());
-        sb.inject(rule);
+        sb.inject(faults::on_documents(faults::expired_address("AccessDenied")).times(1));
         let before = common::requests(&sb, "getReportDocument");
         let ok = client.documents().download(&doc).is_ok();
         if ok && common::requests(&sb, "getReportDocument") - before == 2 {
@@ -247,18 +195,9 @@ pub fn run() -> Vec<Figure> {
 
     // G6: the error document inside the archive.
     let err_order = specials["errorDocumentOrderId"].as_str().unwrap();
-    let line = line_of(err_order);
-    let p = CreateReportParams {
-        report_options: ReportOptionsParams {
-            order_id: Some(err_order.into()),
-            order_line_item_id: line,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
     let e = client
         .documents()
-        .fetch_pdf(&p, POLL, Some(Duration::from_secs(30)))
+        .fetch_pdf(&report_of(err_order), POLL, Some(Duration::from_secs(30)))
         .unwrap_err();
     out.push(figure(
         "G6",
@@ -293,9 +232,7 @@ pub fn run() -> Vec<Figure> {
     ));
 
     // D6: a slow but steady body completes.
-    let mut rule = FaultRule::new("/", FaultAction::BytesPerSecond(4096)).times(1);
-    rule.listener = Some("documents".into());
-    sb.inject(rule);
+    sb.inject(faults::on_documents(FaultAction::BytesPerSecond(4096)).times(1));
     let t = Instant::now();
     let d6 = client.documents().download(&doc).is_ok();
     out.push(figure(
@@ -503,9 +440,7 @@ use crate::hostile_archives as hostile;
 
 /// Serves `body` as the next document the document host sends.
 fn serve(sb: &Sandbox, body: &[u8]) {
-    let mut rule = FaultRule::new("/", FaultAction::Bytes(body.to_vec())).times(1);
-    rule.listener = Some("documents".into());
-    sb.inject(rule);
+    sb.inject(faults::on_documents(FaultAction::Bytes(body.to_vec())).times(1));
 }
 
 /// A directory of its own under the temporary directory.

@@ -24,6 +24,7 @@ mod rotation;
 mod security;
 pub mod server;
 mod shared;
+mod shim;
 mod throttling;
 pub mod wallclock;
 mod writes;

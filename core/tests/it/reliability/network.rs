@@ -2,7 +2,6 @@
 
 use std::time::{Duration, Instant};
 
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::api::reconciliation::GetTransactionsParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
@@ -10,22 +9,10 @@ use serde_json::json;
 
 use super::{figure, n, Figure};
 use crate::common;
+use crate::common::calls::{first_invoice, invoice_detail};
+use crate::common::faults;
 
-fn number(sb: &Sandbox) -> String {
-    sb.dataset()["previousMonthInvoices"][0]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-fn month(sb: &Sandbox) -> GetTransactionsParams {
-    let (s, e) = common::previous_month(sb);
-    GetTransactionsParams {
-        feed_start_date: s.into(),
-        feed_end_date: e.into(),
-        ..Default::default()
-    }
-}
+use common::previous_month_transactions_params as month;
 
 fn transaction_ids(
     client: &abws::blocking::Client,
@@ -72,8 +59,7 @@ pub fn run_c() -> Vec<Figure> {
     ));
 
     // C2: reset after the request was read, before headers.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let trials = n(20, 100);
     let mut survived = 0;
     for _ in 0..trials {
@@ -84,14 +70,7 @@ pub fn run_c() -> Vec<Figure> {
             )
             .times(1),
         );
-        if client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: number(&sb).to_string(),
-                region: Some("JP".into()),
-            })
-            .is_ok()
-        {
+        if invoice_detail(&client, &first_invoice(&sb)).is_ok() {
             survived += 1;
         }
     }
@@ -122,8 +101,7 @@ pub fn run_c() -> Vec<Figure> {
     ));
 
     // C3: reset after K body bytes on list pages: same items as a fault-free run.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let baseline = transaction_ids(&client, &month(&sb)).unwrap();
     let trials = n(10, 50);
     let mut same = 0;
@@ -142,19 +120,13 @@ pub fn run_c() -> Vec<Figure> {
     out.push(figure("C3", same == trials, format!("pages survived mid-body resets in {same}/{trials} listings; item diff vs baseline: 0 dup, 0 missing in each")));
 
     // C4: truncated bodies and broken chunking are never parsed as a shorter JSON.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let mut partial = 0;
     let mut typed = 0;
     for action in [FaultAction::Truncate, FaultAction::BrokenChunking] {
         for _ in 0..5 {
             sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", action.clone()).times(3));
-            match client.invoices().get_invoice_detail_by_invoice_number(
-                &GetInvoiceDetailByInvoiceNumberParams {
-                    invoice_number: number(&sb).to_string(),
-                    region: Some("JP".into()),
-                },
-            ) {
+            match invoice_detail(&client, &first_invoice(&sb)) {
                 Ok(_) => partial += 1,
                 Err(e) if e.kind() == ErrorKind::Transport => typed += 1,
                 Err(_) => {}
@@ -168,17 +140,11 @@ pub fn run_c() -> Vec<Figure> {
     ));
 
     // C5: a 200 that is not JSON.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let mut good = 0;
     for _ in 0..5 {
         sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", FaultAction::NonJson).times(1));
-        if let Err(e) = client.invoices().get_invoice_detail_by_invoice_number(
-            &GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: number(&sb).to_string(),
-                region: Some("JP".into()),
-            },
-        ) {
+        if let Err(e) = invoice_detail(&client, &first_invoice(&sb)) {
             let t = e.to_string();
             if e.kind() == ErrorKind::Transport
                 && t.contains("HTTP 200")
@@ -198,36 +164,13 @@ pub fn run_c() -> Vec<Figure> {
     ));
 
     // C6: after a transient failure the next attempt uses a new connection.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number(&sb).to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap();
+    let (sb, client) = common::sandbox_and_client();
+    invoice_detail(&client, &first_invoice(&sb)).unwrap();
     let mut fresh = 0;
     let trials = 10;
     for _ in 0..trials {
-        sb.inject(
-            FaultRule::new(
-                "getInvoiceDetailByInvoiceNumber",
-                FaultAction::Status {
-                    status: 503,
-                    body: None,
-                    headers: Default::default(),
-                },
-            )
-            .times(1),
-        );
-        client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: number(&sb).to_string(),
-                region: Some("JP".into()),
-            })
-            .unwrap();
+        sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", faults::status(503)).times(1));
+        invoice_detail(&client, &first_invoice(&sb)).unwrap();
         let c = connections(&sb, "getInvoiceDetailByInvoiceNumber");
         if c.len() >= 2 && c[c.len() - 1] != c[c.len() - 2] {
             fresh += 1;
@@ -263,12 +206,7 @@ pub fn run_d() -> Vec<Figure> {
         )
         .times(1),
     );
-    let read = client.invoices().get_invoice_detail_by_invoice_number(
-        &GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number(&sb).to_string(),
-            region: Some("JP".into()),
-        },
-    );
+    let read = invoice_detail(&client, &first_invoice(&sb));
     let order = crate::server::valid_order(&client, "D1-ORDER");
     sb.inject(FaultRule::new("placeOrder", FaultAction::Delay { delay_ms: 800 }).times(1));
     let write = client.ordering().place_order(&order);
@@ -298,12 +236,7 @@ pub fn run_d() -> Vec<Figure> {
             .times(3),
         );
         let t = Instant::now();
-        let _ = client.invoices().get_invoice_detail_by_invoice_number(
-            &GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: number(&sb).to_string(),
-                region: Some("JP".into()),
-            },
-        );
+        let _ = invoice_detail(&client, &first_invoice(&sb));
         if t.elapsed() > Duration::from_millis(600 + 250 + 100) {
             overruns += 1;
         }
@@ -427,11 +360,10 @@ fn d7_time_bounds() -> Figure {
             sb.inject(
                 FaultRule::new(
                     "getReport",
-                    FaultAction::Status {
-                        status: 200,
-                        body: Some(json!({"reportId": "R-D7", "processingStatus": "IN_PROGRESS"})),
-                        headers: Default::default(),
-                    },
+                    faults::answer(
+                        200,
+                        json!({"reportId": "R-D7", "processingStatus": "IN_PROGRESS"}),
+                    ),
                 )
                 .times(1),
             );

@@ -9,12 +9,12 @@ use rand::Rng;
 
 use super::{figure, n, Figure};
 use crate::common;
+use crate::common::faults;
 
 pub fn run() -> Vec<Figure> {
     let mut out = vec![];
     // F1: random parameter sets; every page request repeats the other parameters exactly.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let mut rng = rand::rng();
     let trials = n(20, 100);
     let now = chrono::Utc::now();
@@ -69,12 +69,7 @@ pub fn run() -> Vec<Figure> {
     // F2: the consumer pauses past the page token's lifetime.
     let sb = common::sandbox_with(|c| c.page_token_lifetime = Duration::from_millis(300));
     let client = common::client(&sb, Region::JP);
-    let (s, e) = common::previous_month(&sb);
-    let p = GetInvoicesParams {
-        invoice_issue_start_date: s.into(),
-        invoice_issue_end_date: e.into(),
-        ..Default::default()
-    };
+    let p = common::previous_month_invoices_params(&sb);
     let mut pager = client.invoices().iter_invoices(&p).unwrap();
     let first = pager.next().unwrap().unwrap().invoices.unwrap().len() as u64;
     std::thread::sleep(Duration::from_millis(500));
@@ -87,21 +82,9 @@ pub fn run() -> Vec<Figure> {
     ));
 
     // F3: a retry inside a page resends the same token; nothing skipped or repeated.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
-    let (s, e) = common::previous_month(&sb);
-    let p = GetInvoicesParams {
-        invoice_issue_start_date: s.into(),
-        invoice_issue_end_date: e.into(),
-        ..Default::default()
-    };
-    let baseline: Vec<_> = client
-        .invoices()
-        .iter_invoices(&p)
-        .unwrap()
-        .items()
-        .map(|r| r.unwrap().invoice_metadata.unwrap().invoice_number.unwrap())
-        .collect();
+    let (sb, client) = common::sandbox_and_client();
+    let p = common::previous_month_invoices_params(&sb);
+    let baseline = common::calls::listed_invoice_numbers(&client, &p);
     // Faults inside the listing: two 503s before page 2, a mid-body reset before page 4.
     let mut faulty = vec![];
     for (n, page) in client.invoices().iter_invoices(&p).unwrap().enumerate() {
@@ -113,11 +96,7 @@ pub fn run() -> Vec<Figure> {
                 .flatten()
                 .map(|i| i.invoice_metadata.unwrap().invoice_number.unwrap()),
         );
-        let status = FaultAction::Status {
-            status: 503,
-            body: None,
-            headers: Default::default(),
-        };
+        let status = faults::status(503);
         match n {
             0 => sb.inject(FaultRule::new("getInvoices", status).times(2)),
             2 => {

@@ -2,22 +2,15 @@
 //! process sends a token a rotation consumed, a retry after an ambiguous failure that lost
 //! the rotation is reported precisely, and a refresh failure after a rotation says so.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::{blocking, ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule, Sandbox};
 
-use super::auth::number;
 use super::{figure, Figure};
 use crate::common;
-
-fn refreshes(sb: &Sandbox) -> u64 {
-    sb.counters()["tokenCalls"]["refresh_token"]
-        .as_u64()
-        .unwrap_or(0)
-}
+use crate::common::calls::{first_invoice, invoice_detail};
+use crate::common::refreshes;
 
 /// Token-endpoint answers 400 (`invalid_grant`: a consumed or unknown refresh token).
 fn refused(sb: &Sandbox) -> u64 {
@@ -27,35 +20,16 @@ fn refused(sb: &Sandbox) -> u64 {
 }
 
 fn call(sb: &Sandbox, client: &blocking::Client) -> abws::Result<()> {
-    client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number(sb),
-            region: Some("JP".into()),
-        })
-        .map(|_| ())
+    invoice_detail(client, &first_invoice(sb)).map(drop)
 }
 
 /// A sandbox that rotates refresh tokens, with one-second access tokens (a refresh every
 /// ~0.8 s).
-fn rotating() -> Sandbox {
+pub(super) fn rotating() -> Sandbox {
     common::sandbox_with(|c| {
         c.rotate_refresh_tokens = true;
         c.token_lifetime = Duration::from_secs(1);
     })
-}
-
-fn persisting(sb: &Sandbox) -> (blocking::Client, Arc<Mutex<Vec<String>>>) {
-    let got = Arc::new(Mutex::new(Vec::new()));
-    let g = got.clone();
-    let client = blocking::Client::with_rotation(
-        common::settings(sb, Region::JP),
-        Some(Arc::new(move |t: &str| {
-            g.lock().unwrap().push(t.to_string())
-        })),
-    )
-    .unwrap();
-    (client, got)
 }
 
 pub fn run() -> Vec<Figure> {
@@ -64,8 +38,8 @@ pub fn run() -> Vec<Figure> {
     // E10: two clients of one process built from the same refresh token take turns; each
     // refresh rotates the token. The one whose token a rotation consumed sends the successor.
     let sb = rotating();
-    let (a, got_a) = persisting(&sb);
-    let (b, got_b) = persisting(&sb);
+    let (a, got_a) = common::client_keeping_rotations(&sb);
+    let (b, got_b) = common::client_keeping_rotations(&sb);
     let mut ok = 0;
     let rounds = 3;
     for _ in 0..rounds {

@@ -3,13 +3,24 @@
 use std::sync::{Arc, Mutex};
 
 use abws::api::cart::{GetEstimatedTotalPurchaseCostParams, ListCartsParams};
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::{ErrorKind, Region};
 use abws_sandbox::{FaultAction, FaultRule};
 use serde_json::json;
 
 use super::{figure, Figure};
 use crate::common;
+use crate::common::calls::{first_invoice, invoice_detail};
+use crate::common::faults;
+
+/// The environment variables that name a proxy.
+const PROXY_VARS: [&str; 6] = [
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+];
 
 pub fn run() -> Vec<Figure> {
     let mut out = vec![];
@@ -20,37 +31,12 @@ pub fn run() -> Vec<Figure> {
     let creds = sb.credentials();
     let client = common::client(&sb, Region::JP);
     let mut text = String::new();
-    let number = sb.dataset()["previousMonthInvoices"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
-    sb.inject(
-        FaultRule::new(
-            "getInvoiceDetailByInvoiceNumber",
-            FaultAction::Status {
-                status: 503,
-                body: None,
-                headers: Default::default(),
-            },
-        )
-        .times(2),
-    );
-    let ok = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap();
+    let number = first_invoice(&sb);
+    sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", faults::status(503)).times(2));
+    let ok = invoice_detail(&client, &number).unwrap();
     text.push_str(&format!("{ok:?}"));
     for e in [
-        client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: "NOPE".into(),
-                region: Some("JP".into()),
-            })
-            .unwrap_err(),
+        invoice_detail(&client, "NOPE").unwrap_err(),
         client
             .cart()
             .list_carts(&ListCartsParams {
@@ -64,12 +50,7 @@ pub fn run() -> Vec<Figure> {
         text.push_str(&format!("{e} {e:?}"));
     }
     sb.expire_tokens();
-    let _ = client.invoices().get_invoice_detail_by_invoice_number(
-        &GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number.to_string(),
-            region: Some("JP".into()),
-        },
-    );
+    let _ = invoice_detail(&client, &number);
     let token = client
         .run(|c| async move { c.access_token().await })
         .unwrap();
@@ -78,31 +59,14 @@ pub fn run() -> Vec<Figure> {
         client.settings(),
         client.credentials().unwrap()
     ));
-    let code = crate::auth::consent_code(&sb);
-    let transport = abws::transport::Transport::new(&common::settings(&sb, Region::JP)).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let bad = rt.block_on(abws::auth::exchange_code(
-        &transport,
-        &sb.auth_url(),
-        &creds.client_id,
-        &"wrong-secret".into(),
-        &code.clone().into(),
-        &creds.redirect_uri,
-    ));
+    let code = common::consent::consent_code(&sb);
+    let bad = common::consent::exchange(&sb, "wrong-secret", &code);
     if let Err(e) = bad {
         text.push_str(&format!("{e} {e:?}"));
     }
     sb.revoke();
     let revoked = common::client(&sb, Region::JP);
-    if let Err(e) = revoked.invoices().get_invoice_detail_by_invoice_number(
-        &GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number.to_string(),
-            region: Some("JP".into()),
-        },
-    ) {
+    if let Err(e) = invoice_detail(&revoked, &number) {
         text.push_str(&format!("{e} {e:?}"));
     }
     text.push_str(&logs.text());
@@ -135,8 +99,7 @@ pub fn run() -> Vec<Figure> {
     out.push(figure("L1", hits == 0 && logs.text().len() > 100, format!("occurrences of 5 sentinel secrets = {hits} in {} KB of logs (TRACE), Debug/Display and errors", text.len() / 1024)));
 
     // L2: redirects to a foreign listener are not followed, for every redirect status.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let mut named = 0;
     for status in [301u16, 302, 303, 307, 308] {
         sb.inject(
@@ -149,12 +112,7 @@ pub fn run() -> Vec<Figure> {
             )
             .times(1),
         );
-        if let Err(e) = client.invoices().get_invoice_detail_by_invoice_number(
-            &GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: "X".into(),
-                region: Some("JP".into()),
-            },
-        ) {
+        if let Err(e) = invoice_detail(&client, "X") {
             if e.kind() == ErrorKind::Transport && e.to_string().contains("127.0.0.1") {
                 named += 1;
             }
@@ -184,27 +142,16 @@ pub fn run() -> Vec<Figure> {
     // L5: errors carry status, code, message and request id; request bodies are not echoed.
     let body =
         json!({"errors":[{"code":"INVALID_REQUEST_PARAMETER","message":"bad","details":""}]});
-    sb.inject(
-        FaultRule::new(
-            "getEstimatedTotalPurchaseCost",
-            FaultAction::Status {
-                status: 400,
-                body: Some(body),
-                headers: Default::default(),
-            },
-        )
-        .times(1),
-    );
+    sb.inject(FaultRule::new("getEstimatedTotalPurchaseCost", faults::answer(400, body)).times(1));
     let cart = sb.dataset()["carts"][0]["id"].as_str().unwrap().to_string();
-    let address = abws::api::cart::PhysicalAddress {
-        full_name: Some("PII-MARKER Yamada".into()),
-        address_line1: Some("PII-MARKER street 1".into()),
-        city: Some("Tokyo".into()),
-        state_or_region: Some("Tokyo".into()),
-        postal_code: Some("100-0001".into()),
-        country_code: Some("JP".into()),
-        ..Default::default()
-    };
+    let address = common::calls::address([
+        "PII-MARKER Yamada",
+        "PII-MARKER street 1",
+        "Tokyo",
+        "Tokyo",
+        "100-0001",
+        "JP",
+    ]);
     let e = client
         .cart()
         .get_estimated_total_purchase_cost(&GetEstimatedTotalPurchaseCostParams {
@@ -289,12 +236,7 @@ pub fn tls_refusals() -> (usize, usize) {
         s.endpoint = Some(format!("https://{addr}"));
         s.rate_limiting = false;
         let client = abws::blocking::Client::new(s).unwrap();
-        if let Err(e) = client.invoices().get_invoice_detail_by_invoice_number(
-            &GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: "X".into(),
-                region: Some("JP".into()),
-            },
-        ) {
+        if let Err(e) = invoice_detail(&client, "X") {
             if e.kind() == ErrorKind::Transport && e.attempts() <= 1 {
                 refused += 1;
             }
@@ -387,16 +329,7 @@ fn run_child(
         .env("ABWS_RELIABILITY_CHILD", which)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped());
-    for var in [
-        "http_proxy",
-        "HTTP_PROXY",
-        "https_proxy",
-        "HTTPS_PROXY",
-        "all_proxy",
-        "ALL_PROXY",
-        "no_proxy",
-        "NO_PROXY",
-    ] {
+    for var in PROXY_VARS.iter().chain(&["no_proxy", "NO_PROXY"]) {
         cmd.env_remove(var);
     }
     for (k, v) in env {
@@ -433,13 +366,7 @@ pub fn proxy_child() {
     let d: serde_json::Value = serde_json::from_str(&std::env::var(L6_SANDBOX).unwrap()).unwrap();
     let explicit = std::env::var(L6_EXPLICIT).unwrap();
     let number = d["invoice"].as_str().unwrap().to_string();
-    let detail = |c: &abws::blocking::Client| {
-        c.invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: number.clone(),
-                region: Some("JP".into()),
-            })
-    };
+    let detail = |c: &abws::blocking::Client| invoice_detail(c, &number);
     let remote = |proxy: Option<&str>| {
         let mut s =
             abws::Settings::new(Region::JP, abws::Credentials::AccessToken(L6_TOKEN.into()));
@@ -504,19 +431,12 @@ fn l6_proxies() -> Figure {
         .url
         .replace("http://", &format!("http://l6user:{L6_PASSWORD}@"));
     let mut described = sb.describe();
-    described["invoice"] = json!(crate::auth::number(&sb));
+    described["invoice"] = json!(common::calls::first_invoice(&sb));
     let mut env: Vec<(&str, String)> = vec![
         (L6_SANDBOX, described.to_string()),
         (L6_EXPLICIT, explicit_url),
     ];
-    for var in [
-        "http_proxy",
-        "HTTP_PROXY",
-        "https_proxy",
-        "HTTPS_PROXY",
-        "all_proxy",
-        "ALL_PROXY",
-    ] {
+    for var in PROXY_VARS {
         env.push((var, env_proxy.url.clone()));
     }
     let mut phases: Vec<(String, serde_json::Value, usize, usize)> = vec![];
@@ -635,8 +555,7 @@ fn snake(name: &str) -> String {
 fn l7_path_parameters() -> Figure {
     use abws::api::documents::{GetReportDocumentParams, GetReportParams};
     use abws::client::Call;
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let inner = client.inner().unwrap();
     let bad = [
         ".",
@@ -687,12 +606,7 @@ fn l7_path_parameters() -> Figure {
             report_document_id: v.into(),
         });
         e2e += usize::from(r.is_err_and(|e| e.parameter() == Some("report_document_id")));
-        let r = client.invoices().get_invoice_detail_by_invoice_number(
-            &GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: v.into(),
-                region: Some("JP".into()),
-            },
-        );
+        let r = invoice_detail(&client, v);
         e2e += usize::from(r.is_err_and(|e| e.parameter() == Some("invoice_number")));
     }
     let sent = common::all_requests(&sb) - before;
@@ -908,11 +822,7 @@ fn l9_document_hosts() -> Figure {
         sb.inject(
             FaultRule::new(
                 "getReportDocument",
-                FaultAction::Status {
-                    status: 200,
-                    body: Some(json!({"reportDocumentId": "D-L9", "url": url})),
-                    headers: Default::default(),
-                },
+                faults::answer(200, json!({"reportDocumentId": "D-L9", "url": url})),
             )
             .times(1),
         );
@@ -955,49 +865,31 @@ fn l10_server_text(logs: &super::LogCapture) -> Figure {
     sb.inject(
         FaultRule::new(
             "getInvoiceDetailByInvoiceNumber",
-            FaultAction::Status {
-                status: 400,
-                body: Some(json!({"errors": [{
+            faults::answer(
+                400,
+                json!({"errors": [{
                     "code": nasty(10_000),
                     "message": nasty(1 << 20),
                     "details": nasty(100_000),
-                }]})),
-                headers: Default::default(),
-            },
+                }]}),
+            ),
         )
         .times(1),
     );
-    errors.extend(
-        client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: "X".into(),
-                region: Some("JP".into()),
-            })
-            .err(),
-    );
+    errors.extend(invoice_detail(&client, "X").err());
     // The token endpoint's error_description.
     sb.inject(
         FaultRule::new(
             "/auth/O2/token",
-            FaultAction::Status {
-                status: 400,
-                body: Some(json!({"error": "invalid_grant", "error_description": nasty(200_000)})),
-                headers: Default::default(),
-            },
+            faults::answer(
+                400,
+                json!({"error": "invalid_grant", "error_description": nasty(200_000)}),
+            ),
         )
         .times(1),
     );
     let fresh = common::client(&sb, Region::JP);
-    errors.extend(
-        fresh
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: "X".into(),
-                region: Some("JP".into()),
-            })
-            .err(),
-    );
+    errors.extend(invoice_detail(&fresh, "X").err());
     // An archive's error document with a 1 MiB errorMessage.
     let (_, doc) = common::ready_document(&sb, &client);
     let error_doc = json!({
@@ -1007,30 +899,20 @@ fn l10_server_text(logs: &super::LogCapture) -> Figure {
     })
     .to_string();
     let archive = crate::testdata::zip_of(&[("error.json", error_doc.as_bytes())]);
-    let mut rule = FaultRule::new("/", FaultAction::Bytes(archive)).times(1);
-    rule.listener = Some("documents".into());
-    sb.inject(rule);
+    sb.inject(faults::on_documents(FaultAction::Bytes(archive)).times(1));
     errors.extend(client.documents().download(&doc).err());
     let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
     let longest = texts.iter().map(String::len).max().unwrap_or(0);
     let noted = texts.iter().filter(|t| t.contains("bytes in all")).count();
-    let controls: usize = texts
-        .iter()
-        .map(|t| {
-            t.chars()
-                .filter(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(c))
-                .count()
-        })
-        .sum();
+    // Control and bidi characters in a text.
+    let unsafe_chars = |t: &str| {
+        t.chars()
+            .filter(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(c))
+            .count()
+    };
+    let controls: usize = texts.iter().map(|t| unsafe_chars(t)).sum();
     let log_text = logs.text()[log_start..].to_string();
-    let log_controls: usize = log_text
-        .lines()
-        .map(|l| {
-            l.chars()
-                .filter(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(c))
-                .count()
-        })
-        .sum();
+    let log_controls: usize = log_text.lines().map(unsafe_chars).sum();
     let longest_log = log_text.lines().map(str::len).max().unwrap_or(0);
     figure(
         "L10",
@@ -1061,26 +943,14 @@ fn l11_localhost() -> Figure {
 
 fn l11_measure(dir: &std::path::Path) -> Result<Figure, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/it/reliability/resolver_shim.c");
-    let so = dir.join("resolver_shim.so");
-    let out = std::process::Command::new("cc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&so)
-        .arg(&src)
-        .arg("-ldl")
-        .output()
-        .map_err(|e| format!("no C compiler (`cc`: {e}) to build the resolver shim"))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
+    let so = super::shim::build("resolver", "resolver", dir)?;
     let sb = common::sandbox();
     let port = url::Url::parse(&sb.base_url())
         .unwrap()
         .port()
         .ok_or("the sandbox has no port")?;
     let mut described = sb.describe();
-    described["invoice"] = json!(crate::auth::number(&sb));
+    described["invoice"] = json!(common::calls::first_invoice(&sb));
     // (what localhost resolves to, what it resolves to after the first lookup, expected)
     let cases = [
         ("127.0.0.1", "", true),
@@ -1168,14 +1038,9 @@ pub fn localhost_child() {
         .as_ref()
         .err()
         .is_some_and(|e| e.parameter() == Some("endpoint"));
-    let ok = built.as_ref().is_ok_and(|c| {
-        c.invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: d["invoice"].as_str().unwrap().to_string(),
-                region: Some("JP".into()),
-            })
-            .is_ok()
-    });
+    let ok = built
+        .as_ref()
+        .is_ok_and(|c| invoice_detail(c, d["invoice"].as_str().unwrap()).is_ok());
     child_says(
         LOCALHOST_CHILD,
         json!({

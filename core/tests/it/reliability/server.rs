@@ -1,9 +1,6 @@
 //! B. Server errors.
 
-use abws::api::cart::{
-    AddItem, AddItemsParams, DeleteItemsParams, GetItemsParams, ModifyItemsParams,
-};
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
+use abws::api::cart::{AddItem, AddItemsParams};
 use abws::api::ordering::{LineItem, PlaceOrderRequest};
 use abws::api::products::SearchProductsRequestParams;
 use abws::retry::{classify_status, decide, FailureClass, OperationKind};
@@ -12,6 +9,7 @@ use abws_sandbox::{FaultAction, FaultRule};
 
 use super::{figure, n, Figure};
 use crate::common;
+use crate::common::calls::{cart_items, empty_cart, first_invoice, invoice_detail, set_quantity};
 
 fn status(status: u16) -> FaultAction {
     FaultAction::Status {
@@ -65,10 +63,7 @@ pub fn run() -> Vec<Figure> {
     let (calls, threads) = (n(5000, 5000), 64);
     sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", status(503)).probability(0.3));
     let client = std::sync::Arc::new(common::client(&sb, Region::JP));
-    let number = sb.dataset()["previousMonthInvoices"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let number = first_invoice(&sb);
     budget().retry_budget.reset();
     let ok = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let why = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::<
@@ -80,12 +75,7 @@ pub fn run() -> Vec<Figure> {
             let (c, nn, ok, why) = (client.clone(), number.clone(), ok.clone(), why.clone());
             std::thread::spawn(move || {
                 for _ in 0..calls / threads {
-                    match c.invoices().get_invoice_detail_by_invoice_number(
-                        &GetInvoiceDetailByInvoiceNumberParams {
-                            invoice_number: nn.to_string(),
-                            region: Some("JP".into()),
-                        },
-                    ) {
+                    match invoice_detail(&c, &nn) {
                         Ok(_) => {
                             ok.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                         }
@@ -124,13 +114,7 @@ pub fn run() -> Vec<Figure> {
     let storm_calls = 150;
     let mut max_attempts = 0;
     for _ in 0..storm_calls {
-        let e = client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: number.to_string(),
-                region: Some("JP".into()),
-            })
-            .unwrap_err();
+        let e = invoice_detail(&client, &number).unwrap_err();
         max_attempts = max_attempts.max(e.attempts());
     }
     let requests = common::requests(&sb, "getInvoiceDetailByInvoiceNumber") as usize;
@@ -138,12 +122,7 @@ pub fn run() -> Vec<Figure> {
     let bound =
         (abws::retry::RetryBudget::CAPACITY / abws::retry::RetryBudget::RETRY_COST) as usize;
     let before = common::requests(&sb, "getInvoiceDetailByInvoiceNumber");
-    let _ = client.invoices().get_invoice_detail_by_invoice_number(
-        &GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number.to_string(),
-            region: Some("JP".into()),
-        },
-    );
+    let _ = invoice_detail(&client, &number);
     let after_empty = common::requests(&sb, "getInvoiceDetailByInvoiceNumber") - before - 1;
     out.push(figure(
         "B2",
@@ -153,8 +132,7 @@ pub fn run() -> Vec<Figure> {
     budget().retry_budget.reset();
 
     // B3: 500/503 on placeOrder and addItems: nothing resent, every failure says so.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let trials = n(100, 500);
     let order_template = valid_order(&client, "x");
     sb.inject(FaultRule::new("placeOrder", status(503)).times(trials as u32));
@@ -246,8 +224,7 @@ pub fn run() -> Vec<Figure> {
     ));
 
     // B5: final statuses are never retried.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let mut calls = 0;
     let mut single = 0;
     for op in abws::operations::ALL.iter() {
@@ -276,37 +253,13 @@ pub fn run() -> Vec<Figure> {
     out.push(figure("B5", single == calls, format!("{single}/{calls} calls (24 operations × 400/404/413/415) made exactly 1 attempt and carry the request id")));
 
     // B6: 500 on idempotent writes and createReport: retried; the cart converges.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let cart = sb.dataset()["carts"][0]["id"].as_str().unwrap().to_string();
-    let items = client
-        .cart()
-        .get_items(&GetItemsParams {
-            cart_id: cart.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap()
-        .items
-        .unwrap();
+    let items = cart_items(&client, &cart).unwrap().items.unwrap();
     let item_id = items[0].as_ref().unwrap().item_id.clone().unwrap();
     sb.inject(FaultRule::new("modifyItems", status(500)).times(2));
-    client
-        .cart()
-        .modify_items(&ModifyItemsParams {
-            cart_id: cart.to_string(),
-            region: Some("JP".into()),
-            items: vec![abws::api::cart::ModifyItem {
-                item_id: item_id.clone(),
-                quantity: 7,
-            }],
-        })
-        .unwrap();
-    let now_qty = client
-        .cart()
-        .get_items(&GetItemsParams {
-            cart_id: cart.to_string(),
-            region: Some("JP".into()),
-        })
+    set_quantity(&client, &cart, &item_id, 7).unwrap();
+    let now_qty = cart_items(&client, &cart)
         .unwrap()
         .items
         .unwrap()
@@ -316,19 +269,8 @@ pub fn run() -> Vec<Figure> {
         .unwrap()
         .quantity;
     sb.inject(FaultRule::new("deleteItems", status(503)).times(1));
-    client
-        .cart()
-        .delete_items(&DeleteItemsParams {
-            cart_id: cart.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap();
-    let emptied = client
-        .cart()
-        .get_items(&GetItemsParams {
-            cart_id: cart.to_string(),
-            region: Some("JP".into()),
-        })
+    empty_cart(&client, &cart).unwrap();
+    let emptied = cart_items(&client, &cart)
         .unwrap()
         .items
         .unwrap_or_default()

@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::{blocking, Region};
 use abws_sandbox::{RateLimits, Sandbox};
 
 use super::{capture_logs, figure, Figure};
+use crate::common::calls::invoice_detail;
 use crate::common::{self, redis::Redis};
 
 const OP: &str = "getInvoiceDetailByInvoiceNumber";
@@ -37,23 +37,11 @@ fn calls(c: &blocking::Client, numbers: &[String], n: usize) -> (usize, Duration
     let mut slowest = Duration::ZERO;
     for i in 0..n {
         let t = Instant::now();
-        let r = c.invoices().get_invoice_detail_by_invoice_number(
-            &GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: numbers[i % numbers.len()].clone(),
-                region: Some("JP".into()),
-            },
-        );
+        let r = invoice_detail(c, &numbers[i % numbers.len()]);
         slowest = slowest.max(t.elapsed());
         ok += usize::from(r.is_ok());
     }
     (ok, slowest)
-}
-
-fn throttled(sb: &Sandbox) -> u64 {
-    sb.counters()["throttled"]
-        .as_object()
-        .map(|m| m.values().filter_map(|v| v.as_u64()).sum())
-        .unwrap_or(0)
 }
 
 /// A TCP proxy of ours in front of Redis that can stop forwarding (a network stall).
@@ -136,7 +124,7 @@ pub fn run() -> Vec<Figure> {
         let hb = s.spawn(|| calls(&b, &nums2, 20).0);
         (ha.join().unwrap(), hb.join().unwrap())
     });
-    let t429 = throttled(&sb2);
+    let t429 = common::throttled(&sb2);
     out.push(figure(
         "M2",
         ok == 2 && back && n_a + n_b == 40 && t429 == 0,
@@ -204,12 +192,12 @@ pub fn run() -> Vec<Figure> {
     let (ok4, slowest4) = calls(&c4, &nums4, 10);
     out.push(figure(
         "M4",
-        ok4 == 10 && slowest4 < Duration::from_secs(2) && throttled(&sb4) == 0,
+        ok4 == 10 && slowest4 < Duration::from_secs(2) && common::throttled(&sb4) == 0,
         format!(
             "Redis out of memory (noeviction): {ok4}/10 calls went on paced locally, slowest {} ms, \
              {} × 429",
             slowest4.as_millis(),
-            throttled(&sb4)
+            common::throttled(&sb4)
         ),
     ));
     // M5–M12: the fleet's ledger, tokens and keys, each the shared-state test

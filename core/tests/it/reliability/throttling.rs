@@ -4,12 +4,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::{ErrorKind, Region};
-use abws_sandbox::{FaultAction, FaultRule, RateLimits, Sandbox};
+use abws_sandbox::{FaultRule, RateLimits, Sandbox};
 
 use super::{figure, n, Figure};
 use crate::common;
+use crate::common::calls::{first_invoice, invoice_detail};
+use crate::common::faults;
 
 fn limited(op: &str, rate: f64, burst: u32) -> Sandbox {
     let mut o = HashMap::new();
@@ -18,16 +19,7 @@ fn limited(op: &str, rate: f64, burst: u32) -> Sandbox {
 }
 
 fn paced_client(sb: &Sandbox) -> abws::blocking::Client {
-    let mut s = common::settings(sb, Region::JP);
-    s.rate_limiting = true;
-    abws::blocking::Client::new(s).unwrap()
-}
-
-fn throttled(sb: &Sandbox) -> u64 {
-    sb.counters()["throttled"]
-        .as_object()
-        .map(|m| m.values().filter_map(|v| v.as_u64()).sum())
-        .unwrap_or(0)
+    common::client_with(sb, Region::JP, |s| s.rate_limiting = true)
 }
 
 fn detail_calls(
@@ -44,15 +36,7 @@ fn detail_calls(
             let (c, n, next, ok) = (client.clone(), number.clone(), next.clone(), ok.clone());
             std::thread::spawn(move || {
                 while next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < calls {
-                    if c.invoices()
-                        .get_invoice_detail_by_invoice_number(
-                            &GetInvoiceDetailByInvoiceNumberParams {
-                                invoice_number: n.to_string(),
-                                region: Some("JP".into()),
-                            },
-                        )
-                        .is_ok()
-                    {
+                    if invoice_detail(&c, &n).is_ok() {
                         ok.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     }
                 }
@@ -79,21 +63,12 @@ pub fn run() -> Vec<Figure> {
     };
     let sb = limited("getInvoiceDetailByInvoiceNumber", rate, 10);
     let client = Arc::new(paced_client(&sb));
-    let number = sb.dataset()["previousMonthInvoices"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let number = first_invoice(&sb);
     // The first answer tells the client the server's rate.
-    client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap();
+    invoice_detail(&client, &number).unwrap();
     let (ok, secs) = detail_calls(client.clone(), number.clone(), 16, calls - 1);
     let theory = (calls as f64 - 10.0) / rate;
-    let t429 = throttled(&sb);
+    let t429 = common::throttled(&sb);
     out.push(figure(
         "A1",
         ok == calls - 1 && t429 <= 2 && secs <= 1.05 * theory.max(1.0) + 0.5,
@@ -105,9 +80,9 @@ pub fn run() -> Vec<Figure> {
     let client = Arc::new(paced_client(&sb));
     let (_, _) = detail_calls(client.clone(), number.clone(), 4, 60);
     sb.set_rate("getInvoiceDetailByInvoiceNumber", 8.0, 10);
-    let before = throttled(&sb);
+    let before = common::throttled(&sb);
     let (ok, secs) = detail_calls(client.clone(), number.clone(), 4, 60);
-    let after = throttled(&sb) - before;
+    let after = common::throttled(&sb) - before;
     out.push(figure(
         "A2",
         after <= 1 && ok == 60,
@@ -120,12 +95,7 @@ pub fn run() -> Vec<Figure> {
     let sb = limited("getInvoiceDetailByInvoiceNumber", 10.0, 10);
     let a = Arc::new(paced_client(&sb));
     let b = Arc::new(paced_client(&sb));
-    a.invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap();
+    invoice_detail(&a, &number).unwrap();
     let t0 = Instant::now();
     let ha = {
         let (a, n) = (a.clone(), number.clone());
@@ -136,7 +106,7 @@ pub fn run() -> Vec<Figure> {
     let secs = t0.elapsed().as_secs_f64();
     // The burst is spent at once; the steady rate is what the plan bounds.
     let steady = ((oka + okb) as f64 - 10.0) / secs;
-    let t429 = throttled(&sb);
+    let t429 = common::throttled(&sb);
     out.push(figure(
         "A3",
         steady <= 10.0 * 1.02 && t429 <= 1,
@@ -145,25 +115,9 @@ pub fn run() -> Vec<Figure> {
 
     // A4: 429 without a rate header, again and again: bounded attempts, the error keeps the request id.
     let sb = common::sandbox();
-    sb.inject(
-        FaultRule::new(
-            "getInvoiceDetailByInvoiceNumber",
-            FaultAction::Status {
-                status: 429,
-                body: None,
-                headers: Default::default(),
-            },
-        )
-        .times(5),
-    );
+    sb.inject(FaultRule::new("getInvoiceDetailByInvoiceNumber", faults::status(429)).times(5));
     let client = common::client(&sb, Region::JP);
-    let e = client
-        .invoices()
-        .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-            invoice_number: number.to_string(),
-            region: Some("JP".into()),
-        })
-        .unwrap_err();
+    let e = invoice_detail(&client, &number).unwrap_err();
     let attempts = common::requests(&sb, "getInvoiceDetailByInvoiceNumber");
     out.push(figure(
         "A4",
@@ -176,17 +130,7 @@ pub fn run() -> Vec<Figure> {
 
     // A5: 429 on placeOrder: resent with the same externalId; one order.
     let sb = common::sandbox();
-    sb.inject(
-        FaultRule::new(
-            "placeOrder",
-            FaultAction::Status {
-                status: 429,
-                body: None,
-                headers: Default::default(),
-            },
-        )
-        .times(1),
-    );
+    sb.inject(FaultRule::new("placeOrder", faults::status(429)).times(1));
     let client = common::client(&sb, Region::JP);
     let order = crate::server::valid_order(&client, "A5-ORDER");
     let r = client.ordering().place_order(&order);

@@ -6,18 +6,18 @@
 //! really happened; the figure is counted by the sandbox, which runs unshimmed in the parent.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use abws::api::invoices::GetInvoiceDetailByInvoiceNumberParams;
 use abws::Region;
 use abws_sandbox::Sandbox;
 
-use super::{auth, figure, Figure};
+use super::{figure, Figure};
 use crate::common;
+use crate::common::calls::invoice_detail;
 
 /// The value of ABWS_RELIABILITY_CHILD that makes the test `reliability::child` run `child`.
 pub const CHILD: &str = "e9";
@@ -37,25 +37,6 @@ pub fn e9() -> Figure {
     r.unwrap_or_else(|e| figure("E9", false, format!("not measured: {e}")))
 }
 
-fn build_shim(dir: &Path) -> Result<PathBuf, String> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/reliability/wallclock_shim.c");
-    let so = dir.join("shim.so");
-    let out = Command::new("cc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&so)
-        .arg(&src)
-        .arg("-ldl")
-        .output()
-        .map_err(|e| format!("no C compiler (`cc`: {e}) to build the wall-clock shim"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cc could not build the wall-clock shim: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(so)
-}
-
 /// Written then renamed, so the shim never reads a half-written number.
 fn set_offset(file: &Path, seconds: i64) {
     let tmp = file.with_extension("tmp");
@@ -70,7 +51,7 @@ fn counter(sb: &Sandbox, path: &[&str]) -> u64 {
 
 fn measure(dir: &Path) -> Result<Figure, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let shim = build_shim(dir)?;
+    let shim = super::shim::build("wallclock", "wall-clock", dir)?;
     let offset = dir.join("offset");
     set_offset(&offset, 0);
     let sb = common::sandbox_with(|c| c.token_lifetime = LIFETIME);
@@ -80,7 +61,7 @@ fn measure(dir: &Path) -> Result<Figure, String> {
         .env("LD_PRELOAD", &shim)
         .env(OFFSET_FILE, &offset)
         .env(SANDBOX, sb.describe().to_string())
-        .env(INVOICE, auth::number(&sb))
+        .env(INVOICE, common::calls::first_invoice(&sb))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -172,13 +153,7 @@ pub fn child() {
     });
     let start = Instant::now();
     while !stop.load(Ordering::SeqCst) {
-        let ok = client
-            .invoices()
-            .get_invoice_detail_by_invoice_number(&GetInvoiceDetailByInvoiceNumberParams {
-                invoice_number: number.to_string(),
-                region: Some("JP".into()),
-            })
-            .is_ok();
+        let ok = invoice_detail(&client, &number).is_ok();
         let mono = start.elapsed().as_millis();
         let wall = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
         println!("{mono} {} {}", wall.as_millis(), u8::from(ok));

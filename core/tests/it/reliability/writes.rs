@@ -163,8 +163,7 @@ pub fn run() -> Vec<Figure> {
         }
     }
     // A cancelled read is no unsafe write: no warning.
-    let sb = common::sandbox();
-    let client = common::client(&sb, Region::JP);
+    let (sb, client) = common::sandbox_and_client();
     let (start, end) = common::previous_month(&sb);
     sb.inject(FaultRule::new("getInvoices", FaultAction::Delay { delay_ms: 400 }).times(1));
     let before = logs.text().len();
