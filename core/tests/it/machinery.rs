@@ -43,16 +43,10 @@ fn sixteen_threads_share_one_refresh() {
     let sb = common::sandbox();
     sb.inject(FaultRule::new("/auth/O2/token", FaultAction::Delay { delay_ms: 300 }).times(1));
     let client = Arc::new(common::client(&sb, Region::JP));
-    let number = an_invoice(&sb);
-    let handles: Vec<_> = (0..16)
-        .map(|_| {
-            let (c, n) = (client.clone(), number.clone());
-            std::thread::spawn(move || detail(&c, &n).unwrap().status)
-        })
-        .collect();
-    for h in handles {
-        assert_eq!(h.join().unwrap(), 200);
-    }
+    let statuses = common::on_threads(16, (client, an_invoice(&sb)), |(c, n)| {
+        detail(&c, &n).unwrap().status
+    });
+    assert_eq!(statuses, [200; 16]);
     assert_eq!(refreshes(&sb), 1, "16 threads must share one refresh");
     // Every call carried the one token in the spec's header, and no user e-mail: the
     // operation declares none (docs/decisions/004-request-declarations.md).
@@ -615,14 +609,9 @@ fn a_client_switched_to_an_access_token_sends_it_at_once() {
         matches!(err.kind(), ErrorKind::Auth | ErrorKind::Api),
         "the cached token was sent instead of the new one: {err}"
     );
-    let creds = sb.credentials();
-    client
-        .set_credentials(abws::Credentials::RefreshToken {
-            client_id: creds.client_id.clone(),
-            client_secret: creds.client_secret.clone().into(),
-            refresh_token: creds.refresh_token.clone().into(),
-        })
-        .unwrap();
+    // Back to the sandbox's refresh token.
+    let refresh = common::settings(&sb, Region::JP).credentials;
+    client.set_credentials(refresh).unwrap();
     detail(&client, &n).unwrap();
 }
 
@@ -669,7 +658,7 @@ fn a_rotated_refresh_token_is_handed_over_before_use() {
         c.time_scale = 0.1;
         c.rotate_refresh_tokens = true;
     });
-    let (client, persisted) = common::client_keeping_rotations(&sb);
+    let (client, persisted) = common::rotation::client_keeping_rotations(&sb);
     let n = an_invoice(&sb);
     detail(&client, &n).unwrap();
     std::thread::sleep(Duration::from_millis(1100));
@@ -685,7 +674,7 @@ fn a_rotated_token_in_an_unusable_answer_is_kept() {
     // The answer carries a new refresh token but no access token: the one sent is consumed,
     // so the new one is handed over and used, although this refresh fails.
     let sb = common::sandbox();
-    let (client, persisted) = common::client_keeping_rotations(&sb);
+    let (client, persisted) = common::rotation::client_keeping_rotations(&sb);
     sb.inject(
         FaultRule::new(
             "/auth/O2/token",
@@ -706,7 +695,7 @@ fn a_rotated_token_in_an_unusable_answer_is_kept() {
 fn the_rotation_callback_can_be_set_on_a_live_client() {
     let sb = common::sandbox_with(|c| c.rotate_refresh_tokens = true);
     let client = common::client(&sb, Region::JP);
-    let (callback, persisted) = common::keeping_rotations();
+    let (callback, persisted) = common::rotation::keeping_rotations();
     client.set_rotation_callback(Some(callback)).unwrap();
     detail(&client, &an_invoice(&sb)).unwrap();
     assert_eq!(persisted.lock().unwrap().len(), 1);

@@ -9,7 +9,8 @@
 //!
 //! `common` is the set-up the tests share: a sandbox and its client (`sandbox_and_client`),
 //! the calls most tests send (`calls`), the fault answers they script (`faults`), a real
-//! Redis (`redis`) and the consent flow (`consent`).
+//! Redis (`redis`), the consent flow (`consent`) and a rotation callback that keeps what it
+//! is handed (`rotation`).
 
 mod allocator;
 mod alone;

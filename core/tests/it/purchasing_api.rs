@@ -46,6 +46,23 @@ fn estimate(client: &abws::blocking::Client, cart_id: &str) -> abws::api::cart::
         .unwrap()
 }
 
+/// productsRequest of `asin` in `PRODUCT_REGION` and `LOCALE`, with its offers.
+fn product_with_offers(
+    client: &abws::blocking::Client,
+    asin: &str,
+) -> abws::api::products::Product {
+    client
+        .products()
+        .products_request(&ProductsRequestParams {
+            product_id: asin.to_string(),
+            product_region: PRODUCT_REGION.into(),
+            locale: LOCALE.into(),
+            facets: Some(vec!["OFFERS".into()]),
+            ..Default::default()
+        })
+        .unwrap()
+}
+
 /// A product search in `PRODUCT_REGION` and `LOCALE`, else as `f` sets it.
 fn jp_search(f: impl FnOnce(&mut SearchProductsRequestParams)) -> SearchProductsRequestParams {
     let mut p = SearchProductsRequestParams {
@@ -110,16 +127,7 @@ fn search_pages_and_product_lookups() {
         .is_some_and(|c| !c.is_empty()));
 
     let (asin, offer, _) = pick_offer(&client);
-    let p = client
-        .products()
-        .products_request(&ProductsRequestParams {
-            product_id: asin.clone(),
-            product_region: PRODUCT_REGION.into(),
-            locale: LOCALE.into(),
-            facets: Some(vec!["OFFERS".into()]),
-            ..Default::default()
-        })
-        .unwrap();
+    let p = product_with_offers(&client, &asin);
     assert_eq!(p.asin.as_deref(), Some(asin.as_str()));
     let offers = client
         .products()
@@ -254,15 +262,7 @@ fn carts_list_change_and_estimate() {
         .any(|a| a.attribute_type.as_deref() == Some("SubTotal")));
 
     let (asin, offer, _) = pick_offer(&client);
-    let added = add_offer(
-        &client,
-        &cart_id,
-        Some("JP".into()),
-        (&asin, &offer),
-        2,
-        Some("line-1"),
-    )
-    .unwrap();
+    let added = add_offer(&client, &cart_id, "JP", (&asin, &offer), 2, Some("line-1")).unwrap();
     let item = cart_line(added.items, &offer);
     let item_id = item.item_id.unwrap();
     // Absolute quantities: modifying twice to 3 leaves 3.
@@ -296,16 +296,7 @@ fn carts_list_change_and_estimate() {
         .as_str()
         .unwrap()
         .to_string();
-    let low_offer = client
-        .products()
-        .products_request(&ProductsRequestParams {
-            product_id: low.clone(),
-            product_region: PRODUCT_REGION.into(),
-            locale: LOCALE.into(),
-            facets: Some(vec!["OFFERS".into()]),
-            ..Default::default()
-        })
-        .unwrap()
+    let low_offer = product_with_offers(&client, &low)
         .included_data_types
         .unwrap()
         .offers
@@ -315,15 +306,7 @@ fn carts_list_change_and_estimate() {
         .offer_id
         .clone()
         .unwrap();
-    let r = add_offer(
-        &client,
-        &cart_id,
-        Some("JP".into()),
-        (&low, &low_offer),
-        50,
-        None,
-    )
-    .unwrap();
+    let r = add_offer(&client, &cart_id, "JP", (&low, &low_offer), 50, None).unwrap();
     let rejected = r.rejected_items.unwrap();
     assert_eq!(
         rejected[0]
@@ -558,15 +541,7 @@ fn a_full_purchase() {
     // Search, then cart.
     let (asin, offer, price) = pick_offer(&client);
     let cart_id = sb.dataset()["carts"][5]["id"].as_str().unwrap().to_string();
-    add_offer(
-        &client,
-        &cart_id,
-        Some("JP".into()),
-        (&asin, &offer),
-        2,
-        Some("1"),
-    )
-    .unwrap();
+    add_offer(&client, &cart_id, "JP", (&asin, &offer), 2, Some("1")).unwrap();
     let est = estimate(&client, &cart_id);
     assert!(!est.is_rejected());
     // Order what the cart holds, at the price it shows.

@@ -411,7 +411,7 @@ fn carts_products_orders_reports_and_tracking_in_each_group() {
         let added = add_offer(
             &client,
             &cart_id,
-            lower.clone(),
+            lower.as_deref().unwrap(),
             (&asin, &offer),
             1,
             Some("r-1"),

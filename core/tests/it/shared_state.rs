@@ -126,7 +126,7 @@ fn worker() {
     }
     if job["kind"] == "token" {
         // One access token; prints what the rotation callback was handed.
-        let (on_rotate, handed) = common::keeping_rotations();
+        let (on_rotate, handed) = common::rotation::keeping_rotations();
         let client = abws::blocking::Client::with_rotation(settings, Some(on_rotate)).unwrap();
         let r = client.run(|c| async move { c.access_token().await });
         let handed = handed.lock().unwrap().clone();

@@ -85,14 +85,14 @@ pub fn listed_invoice_numbers(
 pub fn add_offer(
     client: &Client,
     cart: &str,
-    region: Option<String>,
+    region: &str,
     (asin, offer): (&str, &str),
     quantity: i64,
     external_id: Option<&str>,
 ) -> abws::Result<abws::api::cart::AddItemsResult> {
     client.cart().add_items(&AddItemsParams {
         cart_id: cart.to_string(),
-        region,
+        region: Some(region.into()),
         items: vec![AddItem {
             product_identifier: asin.to_string(),
             buying_option_identifier: offer.to_string(),

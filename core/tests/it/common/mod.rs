@@ -5,6 +5,7 @@ pub mod calls;
 pub mod consent;
 pub mod faults;
 pub mod redis;
+pub mod rotation;
 
 use abws::{blocking, Credentials, Region, Settings};
 use abws_sandbox::{RateLimits, Sandbox, SandboxConfig};
@@ -64,25 +65,6 @@ pub fn sandbox_and_client() -> (Sandbox, blocking::Client) {
     let sb = sandbox();
     let client = client(&sb, Region::JP);
     (sb, client)
-}
-
-/// The refresh tokens a rotation callback was handed, in order.
-pub type Handed = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
-
-/// A rotation callback that keeps every refresh token it is handed, and what it keeps.
-pub fn keeping_rotations() -> (abws::auth::RotationCallback, Handed) {
-    let handed = Handed::default();
-    let h = handed.clone();
-    let callback: abws::auth::RotationCallback =
-        std::sync::Arc::new(move |t: &str| h.lock().unwrap().push(t.to_string()));
-    (callback, handed)
-}
-
-/// A JP client of the sandbox with a rotation callback that keeps what it is handed.
-pub fn client_keeping_rotations(sb: &Sandbox) -> (blocking::Client, Handed) {
-    let (callback, handed) = keeping_rotations();
-    let client = blocking::Client::with_rotation(settings(sb, Region::JP), Some(callback));
-    (client.expect("client"), handed)
 }
 
 /// A client of the sandbox with settings `f` changed.
@@ -298,6 +280,22 @@ pub async fn held(sb: &Sandbox, before: u64) {
     while delays_fired(sb) <= before {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
+}
+
+/// Runs `f` on `threads` threads at once, each given a clone of `shared`: the results, in
+/// the threads' order.
+pub fn on_threads<S, T>(threads: usize, shared: S, f: fn(S) -> T) -> Vec<T>
+where
+    S: Clone + Send + 'static,
+    T: Send + 'static,
+{
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let s = shared.clone();
+            std::thread::spawn(move || f(s))
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
 }
 
 /// Checks `f` every 10 ms until it holds or `within` passes; whether it held.

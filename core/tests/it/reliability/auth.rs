@@ -48,19 +48,10 @@ pub fn run() -> Vec<Figure> {
     let sb = common::sandbox();
     sb.inject(FaultRule::new("/auth/O2/token", FaultAction::Delay { delay_ms: 200 }).times(1));
     let client = Arc::new(common::client(&sb, Region::JP));
-    let nn = first_invoice(&sb);
-    let hs: Vec<_> = (0..64)
-        .map(|_| {
-            let (c, n) = (client.clone(), nn.clone());
-            std::thread::spawn(move || invoice_detail(&c, &n).is_ok())
-        })
-        .collect();
-    let ok = hs
-        .into_iter()
-        .filter(|_| true)
-        .map(|h| h.join().unwrap())
-        .filter(|&b| b)
-        .count();
+    let calls = common::on_threads(64, (client, first_invoice(&sb)), |(c, n)| {
+        invoice_detail(&c, &n).is_ok()
+    });
+    let ok = calls.into_iter().filter(|&b| b).count();
     out.push(figure(
         "E2",
         refreshes(&sb) == 1 && ok == 64,

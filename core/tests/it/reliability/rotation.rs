@@ -38,8 +38,8 @@ pub fn run() -> Vec<Figure> {
     // E10: two clients of one process built from the same refresh token take turns; each
     // refresh rotates the token. The one whose token a rotation consumed sends the successor.
     let sb = rotating();
-    let (a, got_a) = common::client_keeping_rotations(&sb);
-    let (b, got_b) = common::client_keeping_rotations(&sb);
+    let (a, got_a) = common::rotation::client_keeping_rotations(&sb);
+    let (b, got_b) = common::rotation::client_keeping_rotations(&sb);
     let mut ok = 0;
     let rounds = 3;
     for _ in 0..rounds {
