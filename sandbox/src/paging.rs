@@ -1,6 +1,8 @@
 //! Server-side page tokens: bound to the operation and the exact other parameters, expiring
 //! after the configured lifetime on the scaled clock.
 
+use serde_json::{json, Value};
+
 use crate::clock::chrono_dur;
 use crate::http::{envelope, Resp};
 use crate::state::{PageToken, State};
@@ -23,6 +25,48 @@ pub fn issue(st: &State, op: &'static str, binding: &str, offset: usize) -> Stri
         },
     );
     token
+}
+
+/// Where a page request starts: 0 without a token, else the offset `token` stands for (checked
+/// against `binding`, as [`resolve`] does).
+pub fn offset(
+    st: &State,
+    op: &'static str,
+    token: Option<&str>,
+    binding: &str,
+    code: &str,
+) -> Result<usize, Resp> {
+    match token {
+        Some(t) => Ok(resolve(st, op, t, Some(binding), code)?.0),
+        None => Ok(0),
+    }
+}
+
+/// The `size` rows from `offset`, each through `show`, and the offset of the next page when
+/// more rows follow.
+pub fn page<T>(
+    rows: &[T],
+    offset: usize,
+    size: usize,
+    show: impl FnMut(&T) -> Value,
+) -> (Vec<Value>, Option<usize>) {
+    let page = rows.iter().skip(offset).take(size).map(show).collect();
+    (page, (offset + size < rows.len()).then_some(offset + size))
+}
+
+/// The 200 answer `body`, with a `nextPageToken` for the page at `next` (bound to `op` and
+/// `binding`) when there is one. Called without the world's lock held.
+pub fn answer(
+    st: &State,
+    op: &'static str,
+    binding: &str,
+    mut body: Value,
+    next: Option<usize>,
+) -> Resp {
+    if let Some(offset) = next {
+        body["nextPageToken"] = json!(issue(st, op, binding, offset));
+    }
+    Resp::json(200, &body)
 }
 
 /// Canonical form of the request's query parameters except the token itself.
@@ -72,4 +116,25 @@ pub fn resolve(
         }
     }
     Ok((t.offset, t.binding.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_page_is_size_rows_from_offset_and_names_where_the_next_starts() {
+        let rows = [1, 2, 3, 4, 5];
+        let show = |n: &i32| json!(n);
+        assert_eq!(
+            super::page(&rows, 0, 2, show),
+            (vec![json!(1), json!(2)], Some(2))
+        );
+        assert_eq!(
+            super::page(&rows, 3, 2, show),
+            (vec![json!(4), json!(5)], None)
+        );
+        assert_eq!(super::page(&rows, 4, 2, show), (vec![json!(5)], None));
+        assert_eq!(super::page(&rows, 6, 2, show), (vec![], None));
+    }
 }

@@ -113,10 +113,7 @@ pub fn list_carts(st: &State, req: &Req) -> ApiResult {
         .unwrap_or("")
         .to_ascii_lowercase();
     let binding = format!("{email}|{}", paging::binding(&req.query, &["pageToken"]));
-    let offset = match req.q("pageToken") {
-        Some(t) => paging::resolve(st, "listCarts", t, Some(&binding), CODE)?.0,
-        None => 0,
-    };
+    let offset = paging::offset(st, "listCarts", req.q("pageToken"), &binding, CODE)?;
     let w = st.world();
     let owner = w.user_by_email(&email);
     let mine: Vec<&Cart> = w
@@ -124,19 +121,10 @@ pub fn list_carts(st: &State, req: &Req) -> ApiResult {
         .iter()
         .filter(|c| Some(c.owner) == owner && c.region == region)
         .collect();
-    let page: Vec<Value> = mine
-        .iter()
-        .skip(offset)
-        .take(size)
-        .map(|c| details(&w, c))
-        .collect();
-    let more = offset + size < mine.len();
+    let (page, next) = paging::page(&mine, offset, size, |c| details(&w, c));
     drop(w);
-    let mut body = json!({"cartDetailsList": page});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(st, "listCarts", &binding, offset + size));
-    }
-    Ok(Resp::json(200, &body))
+    let body = json!({"cartDetailsList": page});
+    Ok(paging::answer(st, "listCarts", &binding, body, next))
 }
 
 pub fn get_cart(st: &State, req: &Req) -> ApiResult {

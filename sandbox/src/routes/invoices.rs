@@ -57,10 +57,7 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
         bca_only = true;
     }
     let binding = paging::binding(&req.query, &["nextPageToken"]);
-    let offset = match req.q("nextPageToken") {
-        Some(t) => paging::resolve(st, "getInvoices", t, Some(&binding), CODE)?.0,
-        None => 0,
-    };
+    let offset = paging::offset(st, "getInvoices", req.q("nextPageToken"), &binding, CODE)?;
     let w = st.world();
     // Omitted region: every marketplace of the address's group.
     let group = listing_group(req);
@@ -78,24 +75,10 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
         .filter(|i| !bca_only || w.orders[i.order].payment.method_type() == "BCA")
         .collect();
     matching.sort_by_key(|i| (i.issue_date, i.number.clone()));
-    let page: Vec<Value> = matching
-        .iter()
-        .skip(offset)
-        .take(INVOICE_PAGE)
-        .map(|i| summary(&w, i))
-        .collect();
-    let more = offset + INVOICE_PAGE < matching.len();
+    let (page, next) = paging::page(&matching, offset, INVOICE_PAGE, |i| summary(&w, i));
     drop(w);
-    let mut body = obj!({"invoices": page});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(
-            st,
-            "getInvoices",
-            &binding,
-            offset + INVOICE_PAGE
-        ));
-    }
-    Ok(Resp::json(200, &body))
+    let body = obj!({"invoices": page});
+    Ok(paging::answer(st, "getInvoices", &binding, body, next))
 }
 
 fn metadata(w: &World, i: &Invoice) -> Value {
@@ -216,19 +199,8 @@ pub fn detail(w: &World, idx: usize) -> Value {
 pub fn get_line_items(st: &State, req: &Req) -> ApiResult {
     let idx = lookup(st, req)?;
     let binding = format!("{}|{}", req.param(0), req.q("region").unwrap_or(""));
-    let offset = match req.q("nextPageToken") {
-        Some(t) => {
-            paging::resolve(
-                st,
-                "getInvoiceLineItemsByInvoiceNumber",
-                t,
-                Some(&binding),
-                CODE,
-            )?
-            .0
-        }
-        None => 0,
-    };
+    const OP: &str = "getInvoiceLineItemsByInvoiceNumber";
+    let offset = paging::offset(st, OP, req.q("nextPageToken"), &binding, CODE)?;
     let w = st.world();
     let inv = &w.invoices[idx];
     // The invoice's own lines first, then the reversal units of its credit memos.
@@ -236,24 +208,15 @@ pub fn get_line_items(st: &State, req: &Req) -> ApiResult {
     for &m in &inv.credit_memos {
         all.extend(w.invoices[m].lines.iter().map(|l| (m, l)));
     }
-    let page: Vec<Value> = all
-        .iter()
-        .skip(offset)
-        .take(LINE_PAGE)
-        .map(|(i, l)| line_item(&w, *i, l))
-        .collect();
-    let more = offset + LINE_PAGE < all.len();
+    let (page, next) = paging::page(&all, offset, LINE_PAGE, |(i, l)| line_item(&w, *i, l));
     drop(w);
-    let mut body = obj!({"lineItems": page});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(
-            st,
-            "getInvoiceLineItemsByInvoiceNumber",
-            &binding,
-            offset + LINE_PAGE
-        ));
-    }
-    Ok(Resp::json(200, &body))
+    Ok(paging::answer(
+        st,
+        OP,
+        &binding,
+        obj!({"lineItems": page}),
+        next,
+    ))
 }
 
 /// A line item as the spec shows one ("fields of a line item beyond those listed: not

@@ -74,24 +74,10 @@ pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
         .filter(|t| t.feed_date >= start && t.feed_date < end && t.feed_date <= st.now())
         .filter(|t| region_group(&w.orders[w.invoices[t.invoice].order].region) == Some(group))
         .collect();
-    let page: Vec<Value> = all
-        .iter()
-        .skip(offset)
-        .take(TRANSACTION_PAGE)
-        .map(|t| transaction(&w, t))
-        .collect();
-    let more = offset + TRANSACTION_PAGE < all.len();
+    let (page, next) = paging::page(&all, offset, TRANSACTION_PAGE, |t| transaction(&w, t));
     drop(w);
-    let mut body = json!({"transactions": page});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(
-            st,
-            "getTransactions",
-            &binding,
-            offset + TRANSACTION_PAGE
-        ));
-    }
-    Ok(Resp::json(200, &body))
+    let body = json!({"transactions": page});
+    Ok(paging::answer(st, "getTransactions", &binding, body, next))
 }
 
 pub fn transaction(w: &World, t: &Transaction) -> Value {

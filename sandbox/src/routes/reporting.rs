@@ -162,19 +162,8 @@ pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
     };
     let group = listing_group(req);
     let binding = paging::binding(&req.query, &["nextPageToken"]);
-    let offset = match req.q("nextPageToken") {
-        Some(t) => {
-            paging::resolve(
-                st,
-                "getShipmentLineItemReports",
-                t,
-                Some(&binding),
-                SLI_CODE,
-            )?
-            .0
-        }
-        None => 0,
-    };
+    const OP: &str = "getShipmentLineItemReports";
+    let offset = paging::offset(st, OP, req.q("nextPageToken"), &binding, SLI_CODE)?;
     let now = st.now();
     let w = st.world();
     let mut orders: Vec<&Order> = w
@@ -197,25 +186,10 @@ pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
                 .map(move |l| (*o, l))
         })
         .collect();
-    let page: Vec<Value> = rows
-        .iter()
-        .skip(offset)
-        .take(SLI_PAGE)
-        .map(|(o, l)| sli(&w, o, *l, now))
-        .collect();
-    let more = offset + SLI_PAGE < rows.len();
+    let (page, next) = paging::page(&rows, offset, SLI_PAGE, |(o, l)| sli(&w, o, *l, now));
     drop(w);
-    let size = page.len();
-    let mut body = json!({"shipmentLineItemsReport": page, "size": size});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(
-            st,
-            "getShipmentLineItemReports",
-            &binding,
-            offset + SLI_PAGE
-        ));
-    }
-    Ok(Resp::json(200, &body))
+    let body = json!({"shipmentLineItemsReport": page, "size": page.len()});
+    Ok(paging::answer(st, OP, &binding, body, next))
 }
 
 fn sli(w: &World, o: &Order, li: usize, now: DateTime<Utc>) -> Value {
