@@ -147,6 +147,23 @@ fn items_array(body: &Value) -> Result<Vec<Value>, Resp> {
     }
 }
 
+/// The non-empty text `field` of item `n`.
+fn required<'a>(item: &'a Value, n: usize, field: &str) -> Result<&'a str, Resp> {
+    item.get(field)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| bad(format!("items[{n}].{field} is required.")))
+}
+
+/// What an offer has in stock (nothing while its product is unavailable).
+fn stock(w: &World, pi: usize, oi: usize) -> u32 {
+    if w.products[pi].available {
+        w.products[pi].offers[oi].stock
+    } else {
+        0
+    }
+}
+
 fn quantity(v: &Value, n: usize, min: u64) -> Result<u32, Resp> {
     match v.get("quantity").and_then(Value::as_u64) {
         Some(q) if q >= min && q <= 9999 => Ok(q as u32),
@@ -165,43 +182,23 @@ pub fn add_items(st: &State, req: &Req) -> ApiResult {
     // Validate everything before changing anything.
     let mut wanted = Vec::new();
     for (n, it) in list.iter().enumerate() {
-        let pid = it
-            .get("productIdentifier")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| bad(format!("items[{n}].productIdentifier is required.")))?;
-        let oid = it
-            .get("buyingOptionIdentifier")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| bad(format!("items[{n}].buyingOptionIdentifier is required.")))?;
+        let pid = required(it, n, "productIdentifier")?;
+        let oid = required(it, n, "buyingOptionIdentifier")?;
         let qty = quantity(it, n, 1)?;
-        let (pi, oi) = w.offer(oid).ok_or_else(|| {
-            bad(format!(
-                "items[{n}].buyingOptionIdentifier '{oid}' is not a known offer."
-            ))
-        })?;
-        if w.products[pi].asin != pid {
-            return Err(bad(format!(
-                "items[{n}].buyingOptionIdentifier does not belong to product {pid}."
-            )));
-        }
+        let (pi, oi) = super::offer_of(
+            &w,
+            pid,
+            oid,
+            || format!("items[{n}].buyingOptionIdentifier '{oid}' is not a known offer."),
+            || format!("items[{n}].buyingOptionIdentifier does not belong to product {pid}."),
+        )?;
         // Required by the published model.
-        let ext = it
-            .get("externalId")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| bad(format!("items[{n}].externalId is required.")))?
-            .to_string();
+        let ext = required(it, n, "externalId")?.to_string();
         wanted.push((pi, oi, qty, ext));
     }
     let mut rejected = Vec::new();
     for (pi, oi, qty, ext) in wanted {
-        let stock = if w.products[pi].available {
-            w.products[pi].offers[oi].stock
-        } else {
-            0
-        };
+        let stock = stock(&w, pi, oi);
         let existing = w.carts[ci]
             .items
             .iter()
@@ -246,11 +243,7 @@ pub fn modify_items(st: &State, req: &Req) -> ApiResult {
     let ci = find(&w, req)?;
     let mut changes = Vec::new();
     for (n, it) in list.iter().enumerate() {
-        let id = it
-            .get("itemId")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| bad(format!("items[{n}].itemId is required.")))?;
+        let id = required(it, n, "itemId")?;
         let qty = quantity(it, n, 0)?;
         if !w.carts[ci].items.iter().any(|x| x.item_id == id) {
             return Err(bad(format!(
@@ -270,11 +263,7 @@ pub fn modify_items(st: &State, req: &Req) -> ApiResult {
             continue;
         }
         let (pi, oi) = (w.carts[ci].items[pos].product, w.carts[ci].items[pos].offer);
-        let stock = if w.products[pi].available {
-            w.products[pi].offers[oi].stock
-        } else {
-            0
-        };
+        let stock = stock(&w, pi, oi);
         if qty > stock {
             rejected.push(json!({"id": id, "rejectionArtifacts": [{"quantity": stock, "rejectionArtifactType": "UnavailableQuantity"}]}));
             continue;

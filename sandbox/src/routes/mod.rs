@@ -19,7 +19,7 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde_json::{json, Value};
 
 use crate::data::World;
-use crate::http::{envelope, ApiResult, Req, Resp};
+use crate::http::{bad, envelope, ApiResult, Req, Resp};
 use crate::state::State;
 
 /// A handler: the answer to one operation's request.
@@ -288,6 +288,23 @@ pub fn csv(v: Option<&str>) -> Vec<String> {
             .collect()
     })
     .unwrap_or_default()
+}
+
+/// The product and offer (indexes) of offer `oid`, which must be one of product `pid`'s; a
+/// 400 with `unknown`'s message when the offer is not known, `foreign`'s when it is another
+/// product's.
+pub fn offer_of(
+    w: &World,
+    pid: &str,
+    oid: &str,
+    unknown: impl FnOnce() -> String,
+    foreign: impl FnOnce() -> String,
+) -> Result<(usize, usize), Resp> {
+    let (pi, oi) = w.offer(oid).ok_or_else(|| bad(unknown()))?;
+    if w.products[pi].asin != pid {
+        return Err(bad(foreign()));
+    }
+    Ok((pi, oi))
 }
 
 /// The bill-to address of a legal entity.
