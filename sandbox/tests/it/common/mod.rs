@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use abws_sandbox::{Sandbox, SandboxConfig};
+use abws_sandbox::{Credentials, Sandbox, SandboxConfig};
 use serde_json::Value;
 
 pub struct T {
@@ -47,21 +47,25 @@ pub async fn start_with(cfg: SandboxConfig) -> T {
 }
 
 pub async fn refresh(http: &reqwest::Client, sb: &Sandbox, rt: &str) -> String {
-    let c = sb.credentials();
-    let r = http
-        .post(format!("{}/auth/O2/token", sb.auth_url()))
-        .form(&[
-            ("grant_type", "refresh_token"),
-            ("refresh_token", rt),
-            ("client_id", &c.client_id),
-            ("client_secret", &c.client_secret),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let v: Value = r.json().await.unwrap();
-    v["access_token"].as_str().unwrap().to_string()
+    let r = token(http, sb, &refresh_form(&sb.credentials(), rt)).await;
+    assert_eq!(r.status, 200);
+    r.body["access_token"].as_str().unwrap().to_string()
+}
+
+/// The refresh-token grant's form: refresh token `rt` with the sandbox's client.
+pub fn refresh_form<'a>(c: &'a Credentials, rt: &'a str) -> [(&'static str, &'a str); 4] {
+    [
+        ("grant_type", "refresh_token"),
+        ("refresh_token", rt),
+        ("client_id", &c.client_id),
+        ("client_secret", &c.client_secret),
+    ]
+}
+
+/// A POST of `form` to the token endpoint.
+pub async fn token(http: &reqwest::Client, sb: &Sandbox, form: &[(&str, &str)]) -> R {
+    let url = format!("{}/auth/O2/token", sb.auth_url());
+    into_r(http.post(url).form(form).send().await.unwrap()).await
 }
 
 pub struct R {
@@ -117,6 +121,20 @@ impl T {
                 .unwrap(),
         )
         .await
+    }
+
+    /// A GET with `headers` only (none of the test's access token and user e-mail).
+    pub async fn get_with(&self, path: &str, q: &[(&str, &str)], headers: &[(&str, &str)]) -> R {
+        let mut b = self.http.get(self.url(path)).query(q);
+        for (k, v) in headers {
+            b = b.header(*k, *v);
+        }
+        into_r(b.send().await.unwrap()).await
+    }
+
+    /// A POST of `form` to the token endpoint.
+    pub async fn token(&self, form: &[(&str, &str)]) -> R {
+        token(&self.http, &self.sb, form).await
     }
 
     /// A GET from a client of its own: a connection the test's client never used.
