@@ -42,35 +42,13 @@ async fn cart_item_lifecycle_and_estimation() {
     let empty = t.get(&path, &q).await;
     assert_eq!(empty.body["items"].as_array().unwrap().len(), 0);
     // An offer from search.
-    let s = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                ("keywords", "paper"),
-                ("productRegion", "JP"),
-                ("locale", "ja-JP"),
-                ("facets", "OFFERS"),
-            ],
-        )
-        .await;
-    let prod = s.body["products"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| {
-            p["asinType"] == "STANDARD"
-                && p["includedDataTypes"]["OFFERS"][0]["quantityInStock"]
-                    .as_u64()
-                    .unwrap_or(0)
-                    > 10
-        })
-        .unwrap()
-        .clone();
-    let offer = prod["includedDataTypes"]["OFFERS"][0]["offerId"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let asin = prod["asin"].as_str().unwrap().to_string();
+    let paper = [
+        ("keywords", "paper"),
+        ("productRegion", "JP"),
+        ("locale", "ja-JP"),
+        ("facets", "OFFERS"),
+    ];
+    let (asin, offer) = asin_and_offer(&standard_product(&t, PRODUCT_SEARCH, &paper, 11).await);
     let r = t.send(Method::POST, &path, &q, &json!({"items": [{"productIdentifier": asin, "buyingOptionIdentifier": offer, "quantity": 2, "externalId": "e1"},
         {"productIdentifier": asin, "buyingOptionIdentifier": offer, "quantity": 5000, "externalId": "too-many"}]})).await;
     assert_eq!(r.status, 200, "{}", r.text);

@@ -133,24 +133,7 @@ async fn delay_reset_truncate_chunking() {
 #[tokio::test]
 async fn reset_after_processing_still_creates_the_order() {
     let t = start().await;
-    let r = t
-        .get(
-            "/products/2020-08-26/products",
-            &[
-                ("productRegion", "JP"),
-                ("locale", "ja-JP"),
-                ("facets", "OFFERS"),
-                ("availability", "InStockOnly"),
-            ],
-        )
-        .await;
-    let p = r.body["products"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["asinType"] == "STANDARD")
-        .unwrap()
-        .clone();
+    let p = standard_product(&t, PRODUCT_SEARCH, &JP_IN_STOCK, 0).await;
     let body = json!({"externalId": "lost-1", "attributes": [], "expectations": [], "lineItems": [{"externalId": "1", "quantity": 1, "attributes": [
         {"attributeType": "SelectedProductReference", "productReference": {"id": p["asin"]}},
         {"attributeType": "SelectedBuyingOptionReference", "buyingOptionReference": {"id": p["includedDataTypes"]["OFFERS"][0]["offerId"]}}]}]});

@@ -8,36 +8,7 @@ const ORDERS: &str = "/ordering/2022-10-30/orders";
 const SLI: &str = "/reports/2025-06-09/shipmentLineItemReports";
 
 async fn an_offer(t: &T) -> (String, String) {
-    let r = t
-        .get(
-            "/products/2020-08-26/products",
-            &[
-                ("productRegion", "JP"),
-                ("locale", "ja-JP"),
-                ("facets", "OFFERS"),
-                ("availability", "InStockOnly"),
-            ],
-        )
-        .await;
-    let p = r.body["products"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| {
-            p["asinType"] == "STANDARD"
-                && p["includedDataTypes"]["OFFERS"][0]["quantityInStock"]
-                    .as_u64()
-                    .unwrap_or(0)
-                    >= 10
-        })
-        .unwrap();
-    (
-        p["asin"].as_str().unwrap().into(),
-        p["includedDataTypes"]["OFFERS"][0]["offerId"]
-            .as_str()
-            .unwrap()
-            .into(),
-    )
+    asin_and_offer(&standard_product(t, PRODUCT_SEARCH, &JP_IN_STOCK, 10).await)
 }
 
 fn line(ext: &str, qty: u64, asin: &str, offer: &str) -> Value {

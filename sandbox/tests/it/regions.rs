@@ -682,23 +682,8 @@ async fn carts_products_orders_reporting_and_tracking_per_group() {
             ("keywords", "paper,gloves,coffee"),
             ("facets", "OFFERS,IMAGES"),
         ]);
-        let r = t
-            .get(&at(prefix, &format!("{PRODUCTS}/products")), &sq)
-            .await;
-        assert_eq!(r.status, 200, "{}", r.text);
-        let product = r.body["products"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| {
-                p["asinType"] == "STANDARD"
-                    && p["includedDataTypes"]["OFFERS"][0]["quantityInStock"]
-                        .as_u64()
-                        .unwrap_or(0)
-                        > 20
-            })
-            .unwrap()
-            .clone();
+        let search = at(prefix, &format!("{PRODUCTS}/products"));
+        let product = standard_product(&t, &search, &sq, 21).await;
         let asin = product["asin"].as_str().unwrap();
         let offer = &product["includedDataTypes"]["OFFERS"][0];
         let offer_id = offer["offerId"].as_str().unwrap();

@@ -179,6 +179,46 @@ impl T {
     }
 }
 
+/// The products search's path.
+pub const PRODUCT_SEARCH: &str = "/products/2020-08-26/products";
+
+/// The first STANDARD product of a products search (at `path`, with `q`) whose first offer
+/// has at least `min_stock` in stock.
+pub async fn standard_product(t: &T, path: &str, q: &[(&str, &str)], min_stock: u64) -> Value {
+    let r = t.get(path, q).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body["products"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| {
+            p["asinType"] == "STANDARD"
+                && p["includedDataTypes"]["OFFERS"][0]["quantityInStock"]
+                    .as_u64()
+                    .unwrap_or(0)
+                    >= min_stock
+        })
+        .unwrap()
+        .clone()
+}
+
+/// A product's ASIN and the id of its first offer.
+pub fn asin_and_offer(product: &Value) -> (String, String) {
+    let offer = &product["includedDataTypes"]["OFFERS"][0]["offerId"];
+    (
+        product["asin"].as_str().unwrap().into(),
+        offer.as_str().unwrap().into(),
+    )
+}
+
+/// The query of a JP search for products in stock, with their offers.
+pub const JP_IN_STOCK: [(&str, &str); 4] = [
+    ("productRegion", "JP"),
+    ("locale", "ja-JP"),
+    ("facets", "OFFERS"),
+    ("availability", "InStockOnly"),
+];
+
 pub fn dec(v: &Value) -> rust_decimal::Decimal {
     use std::str::FromStr;
     match v {
