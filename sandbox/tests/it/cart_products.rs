@@ -166,21 +166,16 @@ async fn cart_item_lifecycle_and_estimation() {
     let _ = ds;
 }
 
+/// A products search: `base`'s region and locale, then `more`.
+async fn search(t: &T, base: [(&str, &str); 2], more: &[(&str, &str)]) -> R {
+    t.get(PRODUCT_SEARCH, &[&base[..], more].concat()).await
+}
+
 #[tokio::test]
 async fn product_search_pages_filters_and_errors() {
     let t = start().await;
     let base = [("productRegion", "JP"), ("locale", "en-US")];
-    let r = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                base[0],
-                base[1],
-                ("pageSize", "10"),
-                ("facets", "OFFERS,IMAGES"),
-            ],
-        )
-        .await;
+    let r = search(&t, base, &[("pageSize", "10"), ("facets", "OFFERS,IMAGES")]).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let count = r.body["matchingProductCount"].as_u64().unwrap();
     assert!(count >= 50, "{count}");
@@ -195,17 +190,12 @@ async fn product_search_pages_filters_and_errors() {
     );
     assert!(p0.get("upcValues").is_none());
     let last = r.body["numberOfPages"].as_u64().unwrap() - 1;
-    let r2 = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                base[0],
-                base[1],
-                ("pageSize", "10"),
-                ("pageNumber", &last.to_string()),
-            ],
-        )
-        .await;
+    let r2 = search(
+        &t,
+        base,
+        &[("pageSize", "10"), ("pageNumber", &last.to_string())],
+    )
+    .await;
     assert_eq!(r2.status, 200);
     assert_eq!(r2.body["matchingProductCount"].as_u64().unwrap(), count);
     let parents: Vec<&Value> = r.body["products"]
@@ -229,7 +219,7 @@ async fn product_search_pages_filters_and_errors() {
             "shippingRegion",
         ),
     ] {
-        let r = t.get(&format!("{P}/products"), &q).await;
+        let r = t.get(PRODUCT_SEARCH, &q).await;
         assert_eq!(
             (r.status, r.code()),
             (400, "INVALID_REQUEST_PARAMETER"),
@@ -238,18 +228,16 @@ async fn product_search_pages_filters_and_errors() {
         assert!(r.message().contains(needle), "{} / {needle}", r.message());
     }
     // Price filter is inclusive and in the region's currency.
-    let r = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                base[0],
-                base[1],
-                ("minPrice", "1000"),
-                ("maxPrice", "3000"),
-                ("facets", "OFFERS"),
-            ],
-        )
-        .await;
+    let r = search(
+        &t,
+        base,
+        &[
+            ("minPrice", "1000"),
+            ("maxPrice", "3000"),
+            ("facets", "OFFERS"),
+        ],
+    )
+    .await;
     for p in r.body["products"].as_array().unwrap() {
         if let Some(o) = p["includedDataTypes"]["OFFERS"].get(0) {
             let a = dec(&o["price"]["value"]["amount"]);
@@ -257,12 +245,7 @@ async fn product_search_pages_filters_and_errors() {
         }
     }
     // Category filter and refinements.
-    let r = t
-        .get(
-            &format!("{P}/products"),
-            &[base[0], base[1], ("category", "GROCERY")],
-        )
-        .await;
+    let r = search(&t, base, &[("category", "GROCERY")]).await;
     assert!(r.body["matchingProductCount"].as_u64().unwrap() > 0);
     assert!(
         r.body["refinements"]["categories"]
@@ -277,16 +260,7 @@ async fn product_search_pages_filters_and_errors() {
 async fn product_offers_and_batches() {
     let t = start().await;
     let base = [("productRegion", "US"), ("locale", "en-US")];
-    let r = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                base[0],
-                base[1],
-                ("keywords", "cable,mouse,keyboard,ssd,usb"),
-            ],
-        )
-        .await;
+    let r = search(&t, base, &[("keywords", "cable,mouse,keyboard,ssd,usb")]).await;
     let parent = r.body["products"]
         .as_array()
         .unwrap()

@@ -3,7 +3,6 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use std::io::Read;
 use std::time::Duration;
 
 const REPORTS: &str = "/reports/2021-09-30/reports";
@@ -34,22 +33,6 @@ async fn wait(t: &T, id: &str) -> (Value, Vec<String>) {
         tokio::time::sleep(Duration::from_millis(60)).await;
     }
     panic!("report {id} never ended: {seen:?}");
-}
-
-fn unpack(gz: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let mut zipped = Vec::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_end(&mut zipped)
-        .unwrap();
-    let mut a = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
-    (0..a.len())
-        .map(|i| {
-            let mut f = a.by_index(i).unwrap();
-            let mut b = Vec::new();
-            f.read_to_end(&mut b).unwrap();
-            (f.name().unwrap().to_string(), b)
-        })
-        .collect()
 }
 
 async fn charge_line(t: &T, skip: usize) -> (String, String, String) {

@@ -354,16 +354,12 @@ async fn tracking_rules() {
         )
         .await;
     let row = &o.body["shipmentLineItemsReport"][0];
-    let r = t
-        .get(
-            &p(
-                row["orderMetadata"]["orderId"].as_str().unwrap(),
-                row["shipmentMetadata"]["shipmentId"].as_str().unwrap(),
-                row["packages"][0]["packageId"].as_str().unwrap(),
-            ),
-            &[("region", "JP")],
-        )
-        .await;
+    let delivered = p(
+        row["orderMetadata"]["orderId"].as_str().unwrap(),
+        row["shipmentMetadata"]["shipmentId"].as_str().unwrap(),
+        row["packages"][0]["packageId"].as_str().unwrap(),
+    );
+    let r = t.get(&delivered, &[("region", "JP")]).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let d = &r.body["packageTrackingDetails"];
     assert_eq!(d["trackingStatus"], "DELIVERED");
@@ -372,16 +368,7 @@ async fn tracking_rules() {
         "Delivered"
     );
     assert_eq!(d["packageMilestones"][0]["milestoneType"], "DELIVERED");
-    let r = t
-        .get(
-            &p(
-                row["orderMetadata"]["orderId"].as_str().unwrap(),
-                row["shipmentMetadata"]["shipmentId"].as_str().unwrap(),
-                row["packages"][0]["packageId"].as_str().unwrap(),
-            ),
-            &[("region", "US")],
-        )
-        .await;
+    let r = t.get(&delivered, &[("region", "US")]).await;
     assert_eq!((r.status, r.code()), (400, "InvalidInput"));
     // Unknown order in reporting.
     assert_eq!(

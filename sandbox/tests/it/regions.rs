@@ -9,7 +9,6 @@ use reqwest::Method;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::time::Duration;
 
 const INVOICES: &str = "/ab-invoice/2026-02-01/invoices";
@@ -143,17 +142,9 @@ async fn documents(t: &T, prefix: &str, report: &Value) -> Vec<(String, String)>
         .bytes()
         .await
         .unwrap();
-    let mut zipped = Vec::new();
-    flate2::read::GzDecoder::new(&bytes[..])
-        .read_to_end(&mut zipped)
-        .unwrap();
-    let mut a = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
-    (0..a.len())
-        .map(|i| {
-            let mut f = a.by_index(i).unwrap();
-            let mut b = Vec::new();
-            f.read_to_end(&mut b).unwrap();
-            let name = f.name().unwrap().to_string();
+    unpack(&bytes)
+        .into_iter()
+        .map(|(name, b)| {
             assert!(b.starts_with(b"%PDF-1.4"), "{name}");
             (name, String::from_utf8_lossy(&b).to_string())
         })

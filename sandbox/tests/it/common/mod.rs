@@ -1,6 +1,7 @@
 #![allow(dead_code)]
 //! Shared helpers: a sandbox per test and a small authenticated client.
 
+use std::io::Read;
 use std::time::Duration;
 
 use abws_sandbox::{Credentials, Sandbox, SandboxConfig};
@@ -218,6 +219,23 @@ pub const JP_IN_STOCK: [(&str, &str); 4] = [
     ("facets", "OFFERS"),
     ("availability", "InStockOnly"),
 ];
+
+/// The files of a report document (a gzip of a zip): (name, bytes).
+pub fn unpack(gz: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut zipped = Vec::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_end(&mut zipped)
+        .unwrap();
+    let mut a = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
+    (0..a.len())
+        .map(|i| {
+            let mut f = a.by_index(i).unwrap();
+            let mut b = Vec::new();
+            f.read_to_end(&mut b).unwrap();
+            (f.name().unwrap().to_string(), b)
+        })
+        .collect()
+}
 
 pub fn dec(v: &Value) -> rust_decimal::Decimal {
     use std::str::FromStr;
