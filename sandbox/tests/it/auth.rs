@@ -172,7 +172,7 @@ async fn token_endpoint_errors() {
 #[tokio::test]
 async fn access_token_checks_401_403_and_request_ids() {
     let t = start().await;
-    let path = "/reconciliation/2021-01-08/transactions";
+    let path = TRANSACTIONS;
     let q = [
         ("feedStartDate", "2026-03-01T00:00:00Z"),
         ("feedEndDate", "2026-03-10T00:00:00Z"),
@@ -212,15 +212,7 @@ async fn tokens_expire_on_the_scaled_clock_and_refresh_tokens_rotate() {
     let t = start_with(cfg).await;
     let c = t.sb.credentials();
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-    let r = t
-        .get(
-            "/reconciliation/2021-01-08/transactions",
-            &[
-                ("feedStartDate", "2026-03-01T00:00:00Z"),
-                ("feedEndDate", "2026-03-02T00:00:00Z"),
-            ],
-        )
-        .await;
+    let r = t.get(TRANSACTIONS, &FEED_DAY).await;
     assert_eq!(r.status, 403);
     assert!(r.message().contains("expired"));
     // The original refresh token was rotated away by the first refresh.

@@ -5,7 +5,6 @@ use crate::common::*;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
-const TX: &str = "/reconciliation/2021-01-08/transactions";
 const DETAILS: &str = "/reconciliation/2021-01-08/invoices";
 const RANGE: [(&str, &str); 2] = [
     ("feedStartDate", "2025-11-01T00:00:00Z"),
@@ -14,7 +13,7 @@ const RANGE: [(&str, &str); 2] = [
 
 async fn all_transactions(t: &T) -> Vec<Value> {
     let mut out = Vec::new();
-    let mut r = t.get(TX, &RANGE).await;
+    let mut r = t.get(TRANSACTIONS, &RANGE).await;
     loop {
         assert_eq!(r.status, 200, "{}", r.text);
         let page = r.body["transactions"].as_array().unwrap().clone();
@@ -22,7 +21,7 @@ async fn all_transactions(t: &T) -> Vec<Value> {
         out.extend(page);
         match r.body["nextPageToken"].as_str() {
             // Token-only paging.
-            Some(tk) => r = t.get(TX, &[("nextPageToken", tk)]).await,
+            Some(tk) => r = t.get(TRANSACTIONS, &[("nextPageToken", tk)]).await,
             None => break,
         }
     }
@@ -99,23 +98,23 @@ async fn transaction_errors_and_token_binding() {
             "after",
         ),
     ] {
-        let r = t.get(TX, &q).await;
+        let r = t.get(TRANSACTIONS, &q).await;
         assert_eq!((r.status, r.code()), (400, "INVALID_REQUEST_PARAMETER"));
         assert!(r.message().contains(needle), "{}", r.message());
         assert_eq!(r.body["errors"][0]["details"], "");
     }
-    let r = t.get(TX, &RANGE).await;
+    let r = t.get(TRANSACTIONS, &RANGE).await;
     let tk = r.body["nextPageToken"].as_str().unwrap().to_string();
     // Same parameters alongside the token are accepted; different ones are not.
     assert_eq!(
-        t.get(TX, &[RANGE[0], RANGE[1], ("nextPageToken", &tk)])
+        t.get(TRANSACTIONS, &[RANGE[0], RANGE[1], ("nextPageToken", &tk)])
             .await
             .status,
         200
     );
     let r = t
         .get(
-            TX,
+            TRANSACTIONS,
             &[
                 ("feedStartDate", "2025-11-02T00:00:00Z"),
                 RANGE[1],
@@ -249,24 +248,17 @@ async fn invoice_details_errors() {
     assert!(r.status == 400 && r.message().contains("orderLineItemId"));
     let r = t.post(DETAILS, &json!({"orderLineItems": [one]})).await;
     assert_eq!(r.status, 404);
-    let r = into_r(
-        t.req(reqwest::Method::POST, DETAILS)
-            .header("content-type", "text/plain")
-            .body("{}")
+    for (content_type, body, status) in [
+        ("text/plain", "{}", 415),
+        ("application/json", "{not json", 400),
+    ] {
+        let r = t
+            .req(reqwest::Method::POST, DETAILS)
+            .header("content-type", content_type)
+            .body(body)
             .send()
             .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(r.status, 415);
-    let r = into_r(
-        t.req(reqwest::Method::POST, DETAILS)
-            .header("content-type", "application/json")
-            .body("{not json")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(r.status, 400);
+            .unwrap();
+        assert_eq!(r.status(), status, "{content_type} {body}");
+    }
 }

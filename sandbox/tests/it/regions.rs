@@ -12,7 +12,6 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 const INVOICES: &str = "/ab-invoice/2026-02-01/invoices";
-const TRANSACTIONS: &str = "/reconciliation/2021-01-08/transactions";
 const RECON_INVOICES: &str = "/reconciliation/2021-01-08/invoices";
 const REPORTS: &str = "/reports/2021-09-30/reports";
 const CARTS: &str = "/cart/2025-04-30/carts";
@@ -331,11 +330,7 @@ async fn region_less_listings_and_regions_follow_the_address() {
     };
     // Transactions: the address's group only; the root lists FE, as it always did.
     for (prefix, group) in [("na", "na"), ("eu", "eu"), ("fe", "fe"), ("", "fe")] {
-        let path = if prefix.is_empty() {
-            TRANSACTIONS.to_string()
-        } else {
-            at(prefix, TRANSACTIONS)
-        };
+        let path = at(prefix, TRANSACTIONS);
         let txs = all_pages(&t, &path, &FEED, "transactions", true).await;
         let seen: BTreeSet<&str> = txs
             .iter()
@@ -354,11 +349,7 @@ async fn region_less_listings_and_regions_follow_the_address() {
             );
         }
         // Invoices without a region: every marketplace of the address's group.
-        let path = if prefix.is_empty() {
-            INVOICES.to_string()
-        } else {
-            at(prefix, INVOICES)
-        };
+        let path = at(prefix, INVOICES);
         let inv = all_pages(&t, &path, &FEB, "invoices", false).await;
         let regions: BTreeSet<&str> = inv
             .iter()

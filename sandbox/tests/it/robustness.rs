@@ -11,7 +11,7 @@ async fn malformed_inputs_get_4xx_answers() {
         (Method::GET, "/ab-invoice/2026-02-01/invoices"),
         (Method::GET, "/ab-invoice/2026-02-01/invoices/%ZZ%/detail"),
         (Method::GET, "/ab-invoice/2026-02-01/invoices/X/lineItems"),
-        (Method::GET, "/reconciliation/2021-01-08/transactions"),
+        (Method::GET, TRANSACTIONS),
         (Method::POST, "/reconciliation/2021-01-08/invoices"),
         (Method::POST, "/reports/2021-09-30/reports"),
         (Method::GET, "/reports/2021-09-30/reports/%00"),
@@ -120,16 +120,5 @@ async fn malformed_inputs_get_4xx_answers() {
         let _ =
             tokio::time::timeout(std::time::Duration::from_secs(2), s.read_to_end(&mut out)).await;
     }
-    assert_eq!(
-        t.get(
-            "/reconciliation/2021-01-08/transactions",
-            &[
-                ("feedStartDate", "2026-03-01T00:00:00Z"),
-                ("feedEndDate", "2026-03-02T00:00:00Z")
-            ]
-        )
-        .await
-        .status,
-        200
-    );
+    assert_eq!(t.get(TRANSACTIONS, &FEED_DAY).await.status, 200);
 }

@@ -9,10 +9,9 @@ async fn static_mode_answers_only_samples() {
     let mut cfg = config();
     cfg.static_mode = true;
     let t = start_with(cfg).await;
-    let tx = "/reconciliation/2021-01-08/transactions";
     let r = t
         .get(
-            tx,
+            TRANSACTIONS,
             &[
                 ("feedStartDate", "2020-07-09T00:00:00Z"),
                 ("feedEndDate", "2020-08-01T00:00:00Z"),
@@ -23,7 +22,7 @@ async fn static_mode_answers_only_samples() {
     assert_eq!(r.body["transactions"].as_array().unwrap().len(), 2);
     assert_eq!(
         t.get(
-            tx,
+            TRANSACTIONS,
             &[
                 ("feedStartDate", "2020-07-09T00:00:00Z"),
                 ("feedEndDate", "2020-08-02T00:00:00Z")
@@ -49,24 +48,14 @@ async fn static_mode_answers_only_samples() {
     // Report sample end to end.
     let r = t.post("/reports/2021-09-30/reports", &json!({"reportType": "GET_AB_INVOICE_PDF", "marketplaceIds": ["A1VC38T7YXB528"], "reportOptions": {"orderId": "111-1111111-1111111", "orderLineItemId": "11111111111111"}})).await;
     assert_eq!(r.status, 202);
+    let report = r.body["reportId"].as_str().unwrap();
     let rep = t
-        .get(
-            &format!(
-                "/reports/2021-09-30/reports/{}",
-                r.body["reportId"].as_str().unwrap()
-            ),
-            &[],
-        )
+        .get(&format!("/reports/2021-09-30/reports/{report}"), &[])
         .await;
     assert_eq!(rep.body["processingStatus"], "DONE");
+    let document = rep.body["reportDocumentId"].as_str().unwrap();
     let doc = t
-        .get(
-            &format!(
-                "/reports/2021-09-30/documents/{}",
-                rep.body["reportDocumentId"].as_str().unwrap()
-            ),
-            &[],
-        )
+        .get(&format!("/reports/2021-09-30/documents/{document}"), &[])
         .await;
     let bytes = reqwest::get(doc.body["url"].as_str().unwrap())
         .await
@@ -89,7 +78,7 @@ async fn static_mode_answers_only_samples() {
         .await;
     assert_eq!(inv.status, 200);
     // Auth is still enforced.
-    let r = into_r(t.http.get(t.url(tx)).send().await.unwrap()).await;
+    let r = into_r(t.http.get(t.url(TRANSACTIONS)).send().await.unwrap()).await;
     assert_eq!(r.status, 401);
 }
 
@@ -155,11 +144,8 @@ async fn binary_prints_json_and_serves() {
         .await
         .unwrap();
     let get = || {
-        http.get(format!("{base}/reconciliation/2021-01-08/transactions"))
-            .query(&[
-                ("feedStartDate", "2026-03-01T00:00:00Z"),
-                ("feedEndDate", "2026-03-02T00:00:00Z"),
-            ])
+        http.get(format!("{base}{TRANSACTIONS}"))
+            .query(&FEED_DAY)
             .header("x-svc-access-token", tok["access_token"].as_str().unwrap())
             .send()
     };

@@ -180,6 +180,15 @@ impl T {
     }
 }
 
+/// getTransactions' path.
+pub const TRANSACTIONS: &str = "/reconciliation/2021-01-08/transactions";
+
+/// A day of the transactions feed: 1 March 2026.
+pub const FEED_DAY: [(&str, &str); 2] = [
+    ("feedStartDate", "2026-03-01T00:00:00Z"),
+    ("feedEndDate", "2026-03-02T00:00:00Z"),
+];
+
 /// The products search's path.
 pub const PRODUCT_SEARCH: &str = "/products/2020-08-26/products";
 
