@@ -125,16 +125,16 @@ mod tests {
     #[test]
     fn a_page_is_size_rows_from_offset_and_names_where_the_next_starts() {
         let rows = [1, 2, 3, 4, 5];
-        let show = |n: &i32| json!(n);
-        assert_eq!(
-            super::page(&rows, 0, 2, show),
-            (vec![json!(1), json!(2)], Some(2))
-        );
-        assert_eq!(
-            super::page(&rows, 3, 2, show),
-            (vec![json!(4), json!(5)], None)
-        );
-        assert_eq!(super::page(&rows, 4, 2, show), (vec![json!(5)], None));
-        assert_eq!(super::page(&rows, 6, 2, show), (vec![], None));
+        let cases: [(usize, &[i32], Option<usize>); 4] = [
+            (0, &[1, 2], Some(2)),
+            (3, &[4, 5], None),
+            (4, &[5], None),
+            (6, &[], None),
+        ];
+        for (offset, want, next) in cases {
+            let want = want.iter().map(|n| json!(n)).collect();
+            let got = super::page(&rows, offset, 2, |n| json!(n));
+            assert_eq!(got, (want, next), "from {offset}");
+        }
     }
 }

@@ -185,13 +185,10 @@ pub fn add_items(st: &State, req: &Req) -> ApiResult {
         let pid = required(it, n, "productIdentifier")?;
         let oid = required(it, n, "buyingOptionIdentifier")?;
         let qty = quantity(it, n, 1)?;
-        let (pi, oi) = super::offer_of(
-            &w,
-            pid,
-            oid,
-            || format!("items[{n}].buyingOptionIdentifier '{oid}' is not a known offer."),
-            || format!("items[{n}].buyingOptionIdentifier does not belong to product {pid}."),
-        )?;
+        let unknown = || format!("items[{n}].buyingOptionIdentifier '{oid}' is not a known offer.");
+        let foreign =
+            || format!("items[{n}].buyingOptionIdentifier does not belong to product {pid}.");
+        let (pi, oi) = super::offer_of(&w, pid, oid, unknown, foreign)?;
         // Required by the published model.
         let ext = required(it, n, "externalId")?.to_string();
         wanted.push((pi, oi, qty, ext));

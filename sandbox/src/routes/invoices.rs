@@ -4,14 +4,12 @@
 use chrono::{Datelike, Duration};
 use serde_json::{json, Value};
 
-use super::{
-    bill_to, check_range, in_scope, iso, listing_group, region_group, req_dt, req_region, REGIONS,
-};
+use super::{bill_to, date_range, in_scope, iso, listing_group, region_group, req_region, REGIONS};
 use crate::data::{InvLine, Invoice, InvoiceKind, World};
 use crate::http::{bad, not_found, ApiResult, Req, Resp};
-use crate::money::money;
+use crate::money::{money, tax_line};
 use crate::paging;
-use crate::regions::{profile, rate_text};
+use crate::regions::profile;
 use crate::state::State;
 
 /// The operations this group answers (operationId, handler).
@@ -26,14 +24,11 @@ pub const LINE_PAGE: usize = 10;
 const CODE: &str = "INVALID_REQUEST_PARAMETER";
 
 pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
-    let start = req_dt(req, "invoiceIssueStartDate", CODE)?;
-    let end = req_dt(req, "invoiceIssueEndDate", CODE)?;
-    check_range(
+    let (start, end) = date_range(
         st,
-        ("invoiceIssueStartDate", start),
-        ("invoiceIssueEndDate", end),
+        req,
+        ("invoiceIssueStartDate", "invoiceIssueEndDate"),
         CODE,
-        true,
     )?;
     let region = match req.q("region") {
         None => None,
@@ -173,10 +168,7 @@ pub fn detail(w: &World, idx: usize) -> Value {
     let breakdown: Vec<Value> = t
         .breakdown
         .iter()
-        .map(|(r, e, x)| {
-            obj!({"taxRate": rate_text(*r), "inclusiveTotal": money(*e + *x, cur),
-            "exclusiveTotal": money(*e, cur), "taxAmount": money(*x, cur)})
-        })
+        .map(|&(r, e, x)| tax_line(("taxRate", "taxAmount"), r, e, x, cur))
         .collect();
     let due = pend.date_naive() + Duration::days(30);
     let customer = &w.legal_entities[order.legal_entity];

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::{bill_to, iso, listing_group, parse_dt, region_group, user_json, visible_at};
 use crate::data::{InvoiceKind, Transaction, World};
 use crate::http::{bad, missing, not_found, ApiResult, Req, Resp};
-use crate::money::{money, money_str, with_scale};
+use crate::money::{money, money_str, tax_line, with_scale};
 use crate::paging;
 use crate::regions::{profile, rate_text};
 use crate::state::State;
@@ -20,6 +20,8 @@ pub(crate) static ROUTES: &[(&str, super::Handler)] = &[
 
 pub const TRANSACTION_PAGE: usize = 50;
 const CODE: &str = "INVALID_REQUEST_PARAMETER";
+/// The names of a tax line's rate and tax in this interface.
+const TAX_KEYS: (&str, &str) = ("rate", "amount");
 
 pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
     let given = paging::binding(&req.query, &["nextPageToken"]);
@@ -322,8 +324,7 @@ pub fn jp_invoice(
     } else {
         vec![json!({
             "feeType": "SHIPPING",
-            "tax": {"rate": rate_text(shipping_rate), "inclusiveTotal": money(shipping + shipping_tax, cur),
-                    "exclusiveTotal": money(shipping, cur), "amount": money(shipping_tax, cur)},
+            "tax": tax_line(TAX_KEYS, shipping_rate, shipping, shipping_tax, cur),
             "discount": money(rp.amount(Decimal::ZERO), cur),
             "apportionment": [{"taxExclusiveFee": money(shipping, cur), "taxAmount": money(shipping_tax, cur)}],
         })]
@@ -331,10 +332,7 @@ pub fn jp_invoice(
     let tax: Vec<Value> = t
         .breakdown
         .iter()
-        .map(|(r, e, x)| {
-            json!({"rate": rate_text(*r), "inclusiveTotal": money(*e + *x, cur),
-            "exclusiveTotal": money(*e, cur), "amount": money(*x, cur)})
-        })
+        .map(|&(r, e, x)| tax_line(TAX_KEYS, r, e, x, cur))
         .collect();
     let mut v = json!({
         "invoiceNumber": inv.number,

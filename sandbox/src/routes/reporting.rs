@@ -6,8 +6,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::{
-    check_range, csv, in_scope, iso, listing_group, region_group, req_dt, user_json, visible_at,
-    REGIONS,
+    csv, date_range, in_scope, iso, listing_group, region_group, user_json, visible_at, REGIONS,
 };
 use crate::data::{Order, World, CATEGORIES};
 use crate::http::{bad, invalid_input, not_found, ApiResult, Req, Resp};
@@ -137,15 +136,7 @@ fn list_param(req: &Req, k: &str) -> Result<Option<Vec<String>>, Resp> {
 }
 
 pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
-    let start = req_dt(req, "orderStartDate", SLI_CODE)?;
-    let end = req_dt(req, "orderEndDate", SLI_CODE)?;
-    check_range(
-        st,
-        ("orderStartDate", start),
-        ("orderEndDate", end),
-        SLI_CODE,
-        true,
-    )?;
+    let (start, end) = date_range(st, req, ("orderStartDate", "orderEndDate"), SLI_CODE)?;
     let pos = list_param(req, "purchaseOrderNumbers")?;
     let ids = list_param(req, "orderIds")?;
     let region = match req.q("region") {
