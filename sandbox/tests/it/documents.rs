@@ -21,8 +21,7 @@ async fn create(t: &T, opts: Value) -> R {
 async fn wait(t: &T, id: &str) -> (Value, Vec<String>) {
     let mut seen = Vec::new();
     for _ in 0..100 {
-        let r = t.get(&format!("{REPORTS}/{id}"), &[]).await;
-        assert_eq!(r.status, 200, "{}", r.text);
+        let r = t.get_ok(&format!("{REPORTS}/{id}"), &[]).await;
         let s = r.body["processingStatus"].as_str().unwrap().to_string();
         if seen.last() != Some(&s) {
             seen.push(s.clone());

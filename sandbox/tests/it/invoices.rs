@@ -19,8 +19,7 @@ async fn all_invoices(t: &T, q: &[(&str, &str)]) -> Vec<Value> {
         if let Some(tk) = &token {
             qq.push(("nextPageToken", tk));
         }
-        let r = t.get(LIST, &qq).await;
-        assert_eq!(r.status, 200, "{}", r.text);
+        let r = t.get_ok(LIST, &qq).await;
         assert_eq!(r.header("x-svc-ratelimit-limit"), Some("0.5"));
         let page = r.body["invoices"].as_array().unwrap().clone();
         assert!(page.len() <= 10);
@@ -129,8 +128,7 @@ async fn line_items_page_and_end_with_reversal_units() {
             if let Some(tk) = &token {
                 q.push(("nextPageToken", tk));
             }
-            let r = t.get(&path, &q).await;
-            assert_eq!(r.status, 200, "{}", r.text);
+            let r = t.get_ok(&path, &q).await;
             pages += 1;
             items.extend(r.body["lineItems"].as_array().unwrap().clone());
             match r.body["nextPageToken"].as_str() {
@@ -229,16 +227,7 @@ async fn documented_errors() {
     ];
     for (q, needle) in cases {
         let r = t.get(LIST, &q).await;
-        assert_eq!(
-            (r.status, r.code()),
-            (400, "INVALID_REQUEST_PARAMETER"),
-            "{q:?}"
-        );
-        assert!(
-            r.message().contains(needle),
-            "{} lacks {needle}",
-            r.message()
-        );
+        r.assert_refused("INVALID_REQUEST_PARAMETER", needle, &q);
         assert_eq!(r.body["errors"][0]["details"], "");
     }
     // A search for a region without invoices (AU has no order history) is empty.

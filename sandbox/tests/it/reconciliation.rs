@@ -99,8 +99,7 @@ async fn transaction_errors_and_token_binding() {
         ),
     ] {
         let r = t.get(TRANSACTIONS, &q).await;
-        assert_eq!((r.status, r.code()), (400, "INVALID_REQUEST_PARAMETER"));
-        assert!(r.message().contains(needle), "{}", r.message());
+        r.assert_refused("INVALID_REQUEST_PARAMETER", needle, &q);
         assert_eq!(r.body["errors"][0]["details"], "");
     }
     let r = t.get(TRANSACTIONS, &RANGE).await;

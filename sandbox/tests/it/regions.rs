@@ -100,8 +100,7 @@ fn scale_of(m: &Value) -> usize {
 
 async fn wait(t: &T, prefix: &str, id: &str) -> Value {
     for _ in 0..200 {
-        let r = t.get(&at(prefix, &format!("{REPORTS}/{id}")), &[]).await;
-        assert_eq!(r.status, 200, "{}", r.text);
+        let r = t.get_ok(&at(prefix, &format!("{REPORTS}/{id}")), &[]).await;
         let s = r.body["processingStatus"].as_str().unwrap();
         if ["DONE", "CANCELLED", "FATAL"].contains(&s) {
             return r.body;
@@ -126,12 +125,11 @@ async fn report(t: &T, prefix: &str, marketplace: &str, opts: Value) -> Value {
 async fn documents(t: &T, prefix: &str, report: &Value) -> Vec<(String, String)> {
     let id = report["reportDocumentId"].as_str().unwrap();
     let d = t
-        .get(
+        .get_ok(
             &at(prefix, &format!("/reports/2021-09-30/documents/{id}")),
             &[],
         )
         .await;
-    assert_eq!(d.status, 200, "{}", d.text);
     let bytes = t
         .http
         .get(d.body["url"].as_str().unwrap())
@@ -181,12 +179,11 @@ async fn every_marketplace_has_a_month_that_adds_up() {
         let mut totals = std::collections::HashMap::new();
         for n in got.iter().take(12) {
             let r = t
-                .get(
+                .get_ok(
                     &at(prefix, &format!("{INVOICES}/{n}/detail")),
                     &[("region", region)],
                 )
                 .await;
-            assert_eq!(r.status, 200, "{}", r.text);
             let d = &r.body["invoiceDetail"];
             let total = amount_of(&d["totalAmount"], cur);
             assert!(
@@ -822,7 +819,7 @@ async fn carts_products_orders_reporting_and_tracking_per_group() {
             .sum();
         assert_eq!(net, amount_of(&row["charges"][4]["amount"], cur));
         let r = t
-            .get(
+            .get_ok(
                 &at(
                     prefix,
                     &format!(
@@ -834,7 +831,6 @@ async fn carts_products_orders_reporting_and_tracking_per_group() {
                 &[("region", region), ("locale", locale)],
             )
             .await;
-        assert_eq!(r.status, 200, "{}", r.text);
         let d = &r.body["packageTrackingDetails"];
         assert_eq!(
             d["packageTrackingEvents"][0]["location"]["country"],
@@ -900,8 +896,7 @@ async fn page_number_12_is_the_last_page_13_is_refused() {
     );
     let mut q = base.to_vec();
     q.push(("pageNumber", "12"));
-    let r = t.get(&format!("{PRODUCTS}/products"), &q).await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = t.get_ok(&format!("{PRODUCTS}/products"), &q).await;
     assert_eq!(r.body["products"].as_array().unwrap().len(), 1);
     q.pop();
     q.push(("pageNumber", "13"));

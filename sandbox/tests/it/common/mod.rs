@@ -83,6 +83,13 @@ impl R {
     pub fn message(&self) -> &str {
         self.body["errors"][0]["message"].as_str().unwrap_or("")
     }
+    /// Asserts a 400 of error `code` whose message names `needle`; `case` says which request.
+    #[track_caller]
+    pub fn assert_refused(&self, code: &str, needle: &str, case: &dyn std::fmt::Debug) {
+        assert_eq!((self.status, self.code()), (400, code), "{case:?}");
+        let message = self.message();
+        assert!(message.contains(needle), "{case:?}: {message} / {needle}");
+    }
     pub fn header(&self, k: &str) -> Option<&str> {
         self.headers.get(k).and_then(|v| v.to_str().ok())
     }
@@ -122,6 +129,21 @@ impl T {
                 .unwrap(),
         )
         .await
+    }
+
+    /// A GET that must answer 200.
+    #[track_caller]
+    pub fn get_ok<'a>(
+        &'a self,
+        path: &'a str,
+        q: &'a [(&'a str, &'a str)],
+    ) -> impl std::future::Future<Output = R> + 'a {
+        let caller = std::panic::Location::caller();
+        async move {
+            let r = self.get(path, q).await;
+            assert_eq!(r.status, 200, "{}: {}", caller, r.text);
+            r
+        }
     }
 
     /// A GET with `headers` only (none of the test's access token and user e-mail).
