@@ -17,14 +17,7 @@ static abws_client *shared_client(void) {
     /* The settings object with "shared_state" added before its closing brace. */
     snprintf(settings_json, sizeof settings_json, "%.*s,\"shared_state\":\"%s\"}",
              (int)(len - 1), base, env_required("ABWS_TEST_REDIS"));
-    abws_client *client = NULL;
-    abws_error *err = NULL;
-    abws_status st = abws_client_new(settings_json, &client, &err);
-    if (st != ABWS_STATUS_OK) {
-        report_error("abws_client_new", st, err);
-        exit(1);
-    }
-    return client;
+    return new_client(settings_json);
 }
 
 int main(void) {
