@@ -55,7 +55,7 @@ fn at(prefix: &str, path: &str) -> String {
     }
 }
 
-/// Every page of a token-paged listing.
+/// The `key` rows of every page of a token-paged listing.
 async fn all_pages(
     t: &T,
     path: &str,
@@ -63,25 +63,11 @@ async fn all_pages(
     key: &str,
     token_only: bool,
 ) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut token: Option<String> = None;
-    loop {
-        let mut query: Vec<(&str, &str)> = if token.is_some() && token_only {
-            vec![]
-        } else {
-            q.to_vec()
-        };
-        if let Some(tk) = &token {
-            query.push(("nextPageToken", tk));
-        }
-        let r = t.get(path, &query).await;
-        assert_eq!(r.status, 200, "{path}: {}", r.text);
-        out.extend(r.body[key].as_array().unwrap().iter().cloned());
-        match r.body["nextPageToken"].as_str() {
-            Some(tk) => token = Some(tk.to_string()),
-            None => return out,
-        }
-    }
+    let pages = t.pages(path, q, token_only).await;
+    pages
+        .iter()
+        .flat_map(|r| r.body[key].as_array().unwrap().iter().cloned())
+        .collect()
 }
 
 fn amount_of(m: &Value, currency: &str) -> Decimal {

@@ -146,6 +146,25 @@ impl T {
         }
     }
 
+    /// Every page of a token-paged listing at `path`, each a 200: the first with `q`, each next
+    /// one with `q` (none of it when `token_only`) and the page before's nextPageToken.
+    pub async fn pages(&self, path: &str, q: &[(&str, &str)], token_only: bool) -> Vec<R> {
+        let mut pages = vec![self.get_ok(path, q).await];
+        while let Some(token) = pages[pages.len() - 1].body["nextPageToken"].as_str() {
+            let token = token.to_string();
+            let mut query = if token_only { vec![] } else { q.to_vec() };
+            query.push(("nextPageToken", &token));
+            pages.push(self.get_ok(path, &query).await);
+        }
+        pages
+    }
+
+    /// The nextPageToken of the first page of the listing at `path` with `q`.
+    pub async fn next_token(&self, path: &str, q: &[(&str, &str)]) -> String {
+        let r = self.get(path, q).await;
+        r.body["nextPageToken"].as_str().unwrap().to_string()
+    }
+
     /// A GET with `headers` only (none of the test's access token and user e-mail).
     pub async fn get_with(&self, path: &str, q: &[(&str, &str)], headers: &[(&str, &str)]) -> R {
         let mut b = self.http.get(self.url(path)).query(q);
