@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::clock::chrono_dur;
+use crate::counters::Counters;
 use crate::http::{envelope, Resp};
 use crate::state::{PageToken, State};
 
@@ -95,27 +96,20 @@ pub fn resolve(
     let Some(t) = rt.page_tokens.get(token).filter(|t| t.op == op) else {
         return Err(envelope(400, code, "nextPageToken is invalid."));
     };
-    if st.now() - t.created > chrono_dur(st.config.page_token_lifetime) {
-        drop(rt);
-        st.counters.page_token_expired();
-        return Err(envelope(
-            400,
-            code,
-            "nextPageToken has expired; restart the search.",
-        ));
-    }
-    if let Some(b) = binding {
-        if b != t.binding {
-            drop(rt);
-            st.counters.page_token_mismatch();
-            return Err(envelope(
-                400,
-                code,
-                "nextPageToken does not match the request parameters.",
-            ));
-        }
-    }
-    Ok((t.offset, t.binding.clone()))
+    // A token past its lifetime, or sent with other parameters: counted, then refused.
+    let (count, message): (fn(&Counters), &str) =
+        if st.now() - t.created > chrono_dur(st.config.page_token_lifetime) {
+            let expired = "nextPageToken has expired; restart the search.";
+            (Counters::page_token_expired, expired)
+        } else if binding.is_some_and(|b| b != t.binding) {
+            let mismatch = "nextPageToken does not match the request parameters.";
+            (Counters::page_token_mismatch, mismatch)
+        } else {
+            return Ok((t.offset, t.binding.clone()));
+        };
+    drop(rt);
+    count(&st.counters);
+    Err(envelope(400, code, message))
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! Cart 2025-04-30: listCarts (5 per page by default, at most 10), getCart, getItems, addItems,
 //! modifyItems, deleteItems (204) and getEstimatedTotalPurchaseCost.
 
+use std::sync::MutexGuard;
+
+use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
@@ -173,12 +176,29 @@ fn quantity(v: &Value, n: usize, min: u64) -> Result<u32, Resp> {
     }
 }
 
-pub fn add_items(st: &State, req: &Req) -> ApiResult {
+/// What a change of a cart's items starts from: the request's items, the calendar's now, the
+/// world (locked) and the cart's index.
+type ItemsChange<'a> = (Vec<Value>, DateTime<Utc>, MutexGuard<'a, World>, usize);
+
+fn items_change<'a>(st: &'a State, req: &Req) -> Result<ItemsChange<'a>, Resp> {
     let body = super::body(req)?;
     let list = items_array(&body)?;
     let now = st.calendar_now();
-    let mut w = st.world();
+    let w = st.world();
     let ci = find(&w, req)?;
+    Ok((list, now, w, ci))
+}
+
+/// The answer to a change `op` of cart `ci`'s items (counted): the items now, and the ones
+/// refused.
+fn items_changed(st: &State, op: &str, w: &World, ci: usize, rejected: Vec<Value>) -> Resp {
+    st.counters.cart_mutation(op);
+    let body = json!({"items": items(w, &w.carts[ci]), "rejectedItems": rejected});
+    Resp::json(200, &body)
+}
+
+pub fn add_items(st: &State, req: &Req) -> ApiResult {
+    let (list, now, mut w, ci) = items_change(st, req)?;
     // Validate everything before changing anything.
     let mut wanted = Vec::new();
     for (n, it) in list.iter().enumerate() {
@@ -224,20 +244,11 @@ pub fn add_items(st: &State, req: &Req) -> ApiResult {
             }
         }
     }
-    st.counters.cart_mutation("addItems");
-    let c = &w.carts[ci];
-    Ok(Resp::json(
-        200,
-        &json!({"items": items(&w, c), "rejectedItems": rejected}),
-    ))
+    Ok(items_changed(st, "addItems", &w, ci, rejected))
 }
 
 pub fn modify_items(st: &State, req: &Req) -> ApiResult {
-    let body = super::body(req)?;
-    let list = items_array(&body)?;
-    let now = st.calendar_now();
-    let mut w = st.world();
-    let ci = find(&w, req)?;
+    let (list, now, mut w, ci) = items_change(st, req)?;
     let mut changes = Vec::new();
     for (n, it) in list.iter().enumerate() {
         let id = required(it, n, "itemId")?;
@@ -269,12 +280,7 @@ pub fn modify_items(st: &State, req: &Req) -> ApiResult {
         it.qty = qty;
         it.modified = now;
     }
-    st.counters.cart_mutation("modifyItems");
-    let c = &w.carts[ci];
-    Ok(Resp::json(
-        200,
-        &json!({"items": items(&w, c), "rejectedItems": rejected}),
-    ))
+    Ok(items_changed(st, "modifyItems", &w, ci, rejected))
 }
 
 pub fn delete_items(st: &State, req: &Req) -> ApiResult {
