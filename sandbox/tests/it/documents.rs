@@ -35,15 +35,8 @@ async fn wait(t: &T, id: &str) -> (Value, Vec<String>) {
 }
 
 async fn charge_line(t: &T, skip: usize) -> (String, String, String) {
-    let r = t
-        .get(
-            "/reconciliation/2021-01-08/transactions",
-            &[
-                ("feedStartDate", "2026-01-01T00:00:00Z"),
-                ("feedEndDate", "2026-03-01T00:00:00Z"),
-            ],
-        )
-        .await;
+    let jan_feb = dates(FEED_DATES, "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z");
+    let r = t.get(TRANSACTIONS, &jan_feb).await;
     let s = t.dataset()["specials"].clone();
     let specials: Vec<&str> = [&s["fatalOrderId"], &s["errorDocumentOrderId"]]
         .iter()

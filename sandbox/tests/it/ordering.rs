@@ -318,15 +318,8 @@ async fn tracking_rules() {
         .await;
     assert!(r.status == 400 && r.message().contains("locale"));
     // A recent delivered package: events newest first.
-    let o = t
-        .get(
-            "/reports/2025-06-09/shipmentLineItemReports",
-            &[
-                ("orderStartDate", "2026-02-01T00:00:00Z"),
-                ("orderEndDate", "2026-02-10T00:00:00Z"),
-            ],
-        )
-        .await;
+    let early_feb = dates(ORDER_DATES, "2026-02-01T00:00:00Z", "2026-02-10T00:00:00Z");
+    let o = t.get(SLI, &early_feb).await;
     let row = &o.body["shipmentLineItemsReport"][0];
     let delivered = p(
         row["orderMetadata"]["orderId"].as_str().unwrap(),

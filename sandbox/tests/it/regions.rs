@@ -70,6 +70,14 @@ async fn all_pages(
         .collect()
 }
 
+/// The sum of the amounts at `pointer` in each element of `list`, all in `currency`.
+fn sum_of(list: &Value, pointer: &str, currency: &str) -> Decimal {
+    let amounts = list.as_array().unwrap().iter();
+    amounts
+        .map(|x| amount_of(x.pointer(pointer).unwrap(), currency))
+        .sum()
+}
+
 fn amount_of(m: &Value, currency: &str) -> Decimal {
     assert_eq!(m["currencyCode"], currency, "{m}");
     dec(&m["amount"])
@@ -610,25 +618,10 @@ async fn reconciliation_invoice_data_per_group() {
                 assert_eq!(d.get(k).is_some(), *region == "JP", "{region} {k}");
             }
             let total = dec(&d["invoiceTotal"]);
-            let items: Decimal = d["transactionDataItems"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|i| amount_of(&i["totalAmount"], cur))
-                .sum();
-            let fees: Decimal = d["fees"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| amount_of(&f["tax"]["inclusiveTotal"], cur))
-                .sum();
+            let items = sum_of(&d["transactionDataItems"], "/totalAmount", cur);
+            let fees = sum_of(&d["fees"], "/tax/inclusiveTotal", cur);
             assert_eq!(items + fees, total, "{region}");
-            let tax: Decimal = d["tax"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| amount_of(&x["inclusiveTotal"], cur))
-                .sum();
+            let tax = sum_of(&d["tax"], "/inclusiveTotal", cur);
             assert_eq!(tax, total);
         }
     }

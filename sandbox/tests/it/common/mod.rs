@@ -224,10 +224,24 @@ impl T {
 /// getTransactions' path.
 pub const TRANSACTIONS: &str = "/reconciliation/2021-01-08/transactions";
 
+/// The query names of a date range: the transactions feed's, the orders' and the invoices'.
+pub const FEED_DATES: (&str, &str) = ("feedStartDate", "feedEndDate");
+pub const ORDER_DATES: (&str, &str) = ("orderStartDate", "orderEndDate");
+pub const ISSUE_DATES: (&str, &str) = ("invoiceIssueStartDate", "invoiceIssueEndDate");
+
+/// The query of a date range from `start` to `end`, under `names`.
+pub fn dates<'a>(
+    names: (&'static str, &'static str),
+    start: &'a str,
+    end: &'a str,
+) -> [(&'static str, &'a str); 2] {
+    [(names.0, start), (names.1, end)]
+}
+
 /// A day of the transactions feed: 1 March 2026.
 pub const FEED_DAY: [(&str, &str); 2] = [
-    ("feedStartDate", "2026-03-01T00:00:00Z"),
-    ("feedEndDate", "2026-03-02T00:00:00Z"),
+    (FEED_DATES.0, "2026-03-01T00:00:00Z"),
+    (FEED_DATES.1, "2026-03-02T00:00:00Z"),
 ];
 
 /// The products search's path.
