@@ -31,6 +31,11 @@ fn order_id_of(answer: &Value) -> String {
         .to_string()
 }
 
+/// An order attribute naming buying group `id`.
+fn group(id: &str) -> Value {
+    json!({"attributeType": "BuyingGroupReference", "groupReference": {"identifier": id, "groupReferenceType": "GroupIdentity"}})
+}
+
 fn order(ext: &str, lines: Vec<Value>, attrs: Vec<Value>) -> Value {
     json!({"externalId": ext, "lineItems": lines, "attributes": attrs, "expectations": []})
 }
@@ -141,47 +146,31 @@ async fn ordering_rules() {
         r.assert_refused("INVALID_REQUEST_PARAMETER", needle, &body);
     }
     // E-invoicing group: numeric line ids only.
-    let einv = json!({"attributeType": "BuyingGroupReference", "groupReference": {"identifier": "grp-einvoice-01", "groupReferenceType": "GroupIdentity"}});
+    let one = |id: &str| line(id, 1, &asin, &offer);
+    let einv = group("grp-einvoice-01");
     let r = t
         .post(
             ORDERS,
-            &order(
-                "e-inv-1",
-                vec![line("10", 1, &asin, &offer), line("A 2", 1, &asin, &offer)],
-                vec![einv.clone()],
-            ),
+            &order("e-inv-1", vec![one("10"), one("A 2")], vec![einv.clone()]),
         )
         .await;
     assert_eq!(r.status, 400);
     assert!(r.message().contains("lineItems[1]"));
     let r = t
-        .post(
-            ORDERS,
-            &order("e-inv-2", vec![line("10", 1, &asin, &offer)], vec![einv]),
-        )
+        .post(ORDERS, &order("e-inv-2", vec![one("10")], vec![einv]))
         .await;
     assert_eq!(r.status, 200);
     // MLE group: needs a known legal entity.
-    let mle = json!({"attributeType": "BuyingGroupReference", "groupReference": {"identifier": "grp-mle-01", "groupReferenceType": "GroupIdentity"}});
+    let mle = group("grp-mle-01");
     let r = t
-        .post(
-            ORDERS,
-            &order(
-                "mle-1",
-                vec![line("1", 1, &asin, &offer)],
-                vec![mle.clone()],
-            ),
-        )
+        .post(ORDERS, &order("mle-1", vec![one("1")], vec![mle.clone()]))
         .await;
     assert_eq!(r.status, 200);
     assert!(!r.body["rejectionArtifacts"].as_array().unwrap().is_empty());
     assert!(r.body["acceptanceArtifacts"].as_array().unwrap().is_empty());
     let aux = json!({"attributeType": "Auxiliary", "values": {"legalEntity": {"value": "Sandbox Manufacturing K.K."}}});
     let r = t
-        .post(
-            ORDERS,
-            &order("mle-2", vec![line("1", 1, &asin, &offer)], vec![mle, aux]),
-        )
+        .post(ORDERS, &order("mle-2", vec![one("1")], vec![mle, aux]))
         .await;
     assert!(r.body["acceptanceArtifacts"]
         .as_array()
