@@ -212,6 +212,21 @@ static inline const char *fmt(char *buf, size_t cap, const char *format, ...) {
     return buf;
 }
 
+/* The params of a place_order of one unit of the offer find_offer finds, as external id
+ * "<prefix>-<process id>" (one of its own each run); written into out. */
+static inline const char *one_unit_order(const abws_client *client, const char *prefix, char *out,
+                                         size_t cap) {
+    char asin[32], offer[128];
+    find_offer(client, asin, offer);
+    return fmt(out, cap,
+               "{\"external_id\":\"%s-%ld\",\"line_items\":[{\"external_id\":\"1\","
+               "\"quantity\":1,\"attributes\":["
+               "{\"attributeType\":\"SelectedProductReference\",\"productReference\":{\"id\":\"%s\"}},"
+               "{\"attributeType\":\"SelectedBuyingOptionReference\",\"buyingOptionReference\":"
+               "{\"id\":\"%s\"}}],\"expectations\":[]}],\"attributes\":[],\"expectations\":[]}",
+               prefix, (long)getpid(), asin, offer);
+}
+
 /* Every client, pager, error and string the test received has been freed: a forgotten
  * one stays reachable from the library's handle registry, so valgrind would not call
  * it lost; the library counts them instead. */
