@@ -165,6 +165,25 @@ impl T {
         r.body["nextPageToken"].as_str().unwrap().to_string()
     }
 
+    /// Asserts that `token`, a page token of the listing at `path` with `q`, sent with
+    /// `changed` in place of the parameter of that name, is refused (error `code`) as not
+    /// matching.
+    pub async fn assert_token_bound(
+        &self,
+        (path, q): (&str, &[(&str, &str)]),
+        token: &str,
+        changed: (&str, &str),
+        code: &str,
+    ) {
+        let mut other: Vec<(&str, &str)> = q
+            .iter()
+            .map(|&(k, v)| if k == changed.0 { changed } else { (k, v) })
+            .collect();
+        other.push(("nextPageToken", token));
+        let r = self.get(path, &other).await;
+        r.assert_refused(code, "does not match", &other);
+    }
+
     /// A GET with `headers` only (none of the test's access token and user e-mail).
     pub async fn get_with(&self, path: &str, q: &[(&str, &str)], headers: &[(&str, &str)]) -> R {
         let mut b = self.http.get(self.url(path)).query(q);
