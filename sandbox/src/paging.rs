@@ -3,8 +3,11 @@
 
 use serde_json::{json, Value};
 
+use std::sync::MutexGuard;
+
 use crate::clock::chrono_dur;
 use crate::counters::Counters;
+use crate::data::World;
 use crate::http::{envelope, Resp};
 use crate::state::{PageToken, State};
 
@@ -56,14 +59,16 @@ pub fn page<T>(
 }
 
 /// The 200 answer `body`, with a `nextPageToken` for the page at `next` (bound to `op` and
-/// `binding`) when there is one. Called without the world's lock held.
+/// `binding`) when there is one. Takes the world's lock the page was read under and releases
+/// it first: a token is issued under the runtime's lock, never with both held.
 pub fn answer(
     st: &State,
-    op: &'static str,
-    binding: &str,
+    world: MutexGuard<'_, World>,
+    (op, binding): (&'static str, &str),
     mut body: Value,
     next: Option<usize>,
 ) -> Resp {
+    drop(world);
     if let Some(offset) = next {
         body["nextPageToken"] = json!(issue(st, op, binding, offset));
     }

@@ -125,9 +125,8 @@ pub fn list_carts(st: &State, req: &Req) -> ApiResult {
         .filter(|c| Some(c.owner) == owner && c.region == region)
         .collect();
     let (page, next) = paging::page(&mine, offset, size, |c| details(&w, c));
-    drop(w);
     let body = json!({"cartDetailsList": page});
-    Ok(paging::answer(st, "listCarts", &binding, body, next))
+    Ok(paging::answer(st, w, ("listCarts", &binding), body, next))
 }
 
 pub fn get_cart(st: &State, req: &Req) -> ApiResult {

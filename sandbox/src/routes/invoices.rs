@@ -71,9 +71,8 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
         .collect();
     matching.sort_by_key(|i| (i.issue_date, i.number.clone()));
     let (page, next) = paging::page(&matching, offset, INVOICE_PAGE, |i| summary(&w, i));
-    drop(w);
     let body = obj!({"invoices": page});
-    Ok(paging::answer(st, "getInvoices", &binding, body, next))
+    Ok(paging::answer(st, w, ("getInvoices", &binding), body, next))
 }
 
 fn metadata(w: &World, i: &Invoice) -> Value {
@@ -201,14 +200,8 @@ pub fn get_line_items(st: &State, req: &Req) -> ApiResult {
         all.extend(w.invoices[m].lines.iter().map(|l| (m, l)));
     }
     let (page, next) = paging::page(&all, offset, LINE_PAGE, |(i, l)| line_item(&w, *i, l));
-    drop(w);
-    Ok(paging::answer(
-        st,
-        OP,
-        &binding,
-        obj!({"lineItems": page}),
-        next,
-    ))
+    let body = obj!({"lineItems": page});
+    Ok(paging::answer(st, w, (OP, &binding), body, next))
 }
 
 /// A line item as the spec shows one ("fields of a line item beyond those listed: not

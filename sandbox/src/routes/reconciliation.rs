@@ -24,6 +24,7 @@ const CODE: &str = "INVALID_REQUEST_PARAMETER";
 const TAX_KEYS: (&str, &str) = ("rate", "amount");
 
 pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
+    const OP: &str = "getTransactions";
     let given = paging::binding(&req.query, &["nextPageToken"]);
     let (binding, offset) = match req.q("nextPageToken") {
         Some(t) => {
@@ -33,7 +34,7 @@ pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
             } else {
                 Some(given.as_str())
             };
-            let (off, b) = paging::resolve(st, "getTransactions", t, check, CODE)?;
+            let (off, b) = paging::resolve(st, OP, t, check, CODE)?;
             (b, off)
         }
         None => (given, 0),
@@ -77,9 +78,8 @@ pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
         .filter(|t| region_group(&w.orders[w.invoices[t.invoice].order].region) == Some(group))
         .collect();
     let (page, next) = paging::page(&all, offset, TRANSACTION_PAGE, |t| transaction(&w, t));
-    drop(w);
     let body = json!({"transactions": page});
-    Ok(paging::answer(st, "getTransactions", &binding, body, next))
+    Ok(paging::answer(st, w, (OP, &binding), body, next))
 }
 
 pub fn transaction(w: &World, t: &Transaction) -> Value {

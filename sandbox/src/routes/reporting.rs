@@ -178,9 +178,8 @@ pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
         })
         .collect();
     let (page, next) = paging::page(&rows, offset, SLI_PAGE, |(o, l)| sli(&w, o, *l, now));
-    drop(w);
     let body = json!({"shipmentLineItemsReport": page, "size": page.len()});
-    Ok(paging::answer(st, OP, &binding, body, next))
+    Ok(paging::answer(st, w, (OP, &binding), body, next))
 }
 
 fn sli(w: &World, o: &Order, li: usize, now: DateTime<Utc>) -> Value {

@@ -236,11 +236,9 @@ async fn product_offers_and_batches() {
         .find(|p| p["asinType"] == "VARIATION_PARENT");
     let any = &r.body["products"][0];
     let asin = any["asin"].as_str().unwrap().to_string();
+    let product = format!("{P}/products/{asin}");
     let d = t
-        .get_ok(
-            &format!("{P}/products/{asin}"),
-            &[base[0], base[1], ("quantity", "50")],
-        )
+        .get_ok(&product, &[base[0], base[1], ("quantity", "50")])
         .await;
     assert_eq!(
         d.body["includedDataTypes"]["OFFERS"][0]["price"]["value"]["currencyCode"],

@@ -887,11 +887,9 @@ async fn page_number_12_is_the_last_page_13_is_refused() {
         r.message()
     );
     let asin = first.body["products"][0]["asin"].as_str().unwrap();
+    let offers = format!("{PRODUCTS}/products/{asin}/offers");
     let r = t
-        .get(
-            &format!("{PRODUCTS}/products/{asin}/offers"),
-            &[base[0], base[1], ("pageNumber", "13")],
-        )
+        .get(&offers, &[base[0], base[1], ("pageNumber", "13")])
         .await;
     assert!(
         r.status == 400 && r.message().contains("0 and 12"),
