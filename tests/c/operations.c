@@ -27,11 +27,24 @@ static void run(const char *name,
     abws_string_free(call(name, fn, params, must_contain));
 }
 
-/* The first text value of `key` in `json` (NULL: a call that failed) into `out`; "" when
- * there is none. */
-static void first(const char *json, const char *key, char *out, size_t cap) {
-    out[0] = '\0';
-    if (json) json_string_at(json, key, 0, out, cap);
+/* Runs an operation that must succeed and copies ids out of its result: after the first
+ * `from` (the whole result when NULL), the first text value of each key into its buffer,
+ * given as (key, buffer, size) triples ending with NULL; "" where there is none. */
+static void take_ids(const char *name,
+                     abws_status (*fn)(const abws_client *, const char *, char **, abws_error **),
+                     const char *params, const char *must_contain, const char *from, ...) {
+    char *r = call(name, fn, params, must_contain);
+    const char *at = r && from ? strstr(r, from) : r;
+    va_list ap;
+    va_start(ap, from);
+    for (const char *key; (key = va_arg(ap, const char *)) != NULL;) {
+        char *out = va_arg(ap, char *);
+        size_t cap = va_arg(ap, size_t);
+        out[0] = '\0';
+        if (at) json_string_at(at, key, 0, out, cap);
+    }
+    va_end(ap);
+    abws_string_free(r);
 }
 
 /* Walks a pager to its end; returns the number of pages. */
@@ -81,13 +94,11 @@ int main(void) {
     /* Reconciliation: transactions pager, invoice details of a line item, the batch helper. */
     fmt(p, sizeof p, "{\"feed_start_date\":\"%s\",\"feed_end_date\":\"%s\"}", start, end);
     walk("iter_transactions", abws_reconciliation_iter_transactions, p, "\"transactions\":[");
-    r = call("get_transactions", abws_reconciliation_get_transactions, p, "\"transactionType\":\"CHARGE\"");
+    const char *charge = "\"transactionType\":\"CHARGE\"";
     char order[64], line[64], shipment[64];
-    const char *at = r ? strstr(r, "\"transactionType\":\"CHARGE\"") : NULL;
-    first(at, "orderId", order, sizeof order);
-    first(at, "orderLineItemId", line, sizeof line);
-    first(at, "shipmentId", shipment, sizeof shipment);
-    abws_string_free(r);
+    take_ids("get_transactions", abws_reconciliation_get_transactions, p, charge, charge,
+             "orderId", order, sizeof order, "orderLineItemId", line, sizeof line,
+             "shipmentId", shipment, sizeof shipment, (char *)NULL);
     fmt(p, sizeof p,
         "{\"order_line_items\":[{\"order_id\":\"%s\",\"order_line_item_id\":\"%s\",\"shipment_id\":\"%s\"}]}",
         order, line, shipment);
@@ -106,17 +117,15 @@ int main(void) {
         "{\"report_options\":{\"order_id\":\"%s\",\"order_line_item_id\":\"%s\"},"
         "\"marketplace_ids\":[\"JP\"]}",
         order, line);
-    r = call("create_report", abws_documents_create_report, p, "\"reportId\":\"");
     char report[64];
-    first(r, "reportId", report, sizeof report);
-    abws_string_free(r);
+    take_ids("create_report", abws_documents_create_report, p, "\"reportId\":\"", NULL,
+             "reportId", report, sizeof report, (char *)NULL);
     fmt(p, sizeof p, "{\"report_id\":\"%s\"}", report);
     run("get_report", abws_documents_get_report, p, "\"processingStatus\":\"");
     fmt(p, sizeof p, "{\"report_id\":\"%s\",\"poll_interval\":0.2,\"timeout\":120}", report);
-    r = call("wait_for_report", abws_documents_wait_for_report, p, "\"reportDocumentId\":\"");
     char document[128];
-    first(r, "reportDocumentId", document, sizeof document);
-    abws_string_free(r);
+    take_ids("wait_for_report", abws_documents_wait_for_report, p, "\"reportDocumentId\":\"", NULL,
+             "reportDocumentId", document, sizeof document, (char *)NULL);
     fmt(p, sizeof p, "{\"report_document_id\":\"%s\"}", document);
     run("get_report_document", abws_documents_get_report_document, p, "\"url\":\"http");
 
@@ -125,11 +134,9 @@ int main(void) {
     run("get_shipment_line_item_reports", abws_reporting_get_shipment_line_item_reports, p, "\"packages\"");
     walk("iter_shipment_line_item_reports", abws_reporting_iter_shipment_line_item_reports, p, "\"packages\"");
     fmt(p, sizeof p, "{\"order_id\":\"%s\",\"include_shipments\":true,\"include_charges\":true}", order);
-    r = call("get_orders_by_order_id", abws_reporting_get_orders_by_order_id, p, "\"shipments\":[");
     char ship[64], package[64];
-    first(r, "shipmentId", ship, sizeof ship);
-    first(r, "packageId", package, sizeof package);
-    abws_string_free(r);
+    take_ids("get_orders_by_order_id", abws_reporting_get_orders_by_order_id, p, "\"shipments\":[", NULL,
+             "shipmentId", ship, sizeof ship, "packageId", package, sizeof package, (char *)NULL);
 
     /* Tracking. */
     fmt(p, sizeof p,
@@ -140,11 +147,9 @@ int main(void) {
     /* Products. */
     const char *ctx = "\"product_region\":\"JP\",\"locale\":\"ja-JP\"";
     fmt(p, sizeof p, "{%s,\"keywords\":[\"cable\"],\"facets\":[\"OFFERS\"],\"page_size\":2}", ctx);
-    r = call("search_products_request", abws_products_search_products_request, p, "\"asin\":\"");
     char asin[32], offer[128];
-    first(r, "asin", asin, sizeof asin);
-    first(r, "offerId", offer, sizeof offer);
-    abws_string_free(r);
+    take_ids("search_products_request", abws_products_search_products_request, p, "\"asin\":\"", NULL,
+             "asin", asin, sizeof asin, "offerId", offer, sizeof offer, (char *)NULL);
     walk("iter_search_products", abws_products_iter_search_products, p, "\"products\":[");
     fmt(p, sizeof p, "{%s,\"product_id\":\"%s\"}", ctx, asin);
     run("products_request", abws_products_products_request, p, asin);
@@ -187,10 +192,9 @@ int main(void) {
         abws_string_free(out);
         abws_error_free(err);
     }
-    r = call("get_items", abws_cart_get_items, "{\"cart_id\":\"cart-0006\"}", "\"itemId\":\"");
     char item[128];
-    first(r, "itemId", item, sizeof item);
-    abws_string_free(r);
+    take_ids("get_items", abws_cart_get_items, "{\"cart_id\":\"cart-0006\"}", "\"itemId\":\"", NULL,
+             "itemId", item, sizeof item, (char *)NULL);
     fmt(p, sizeof p, "{\"cart_id\":\"cart-0006\",\"items\":[{\"item_id\":\"%s\",\"quantity\":2}]}", item);
     run("modify_items", abws_cart_modify_items, p, "\"items\":[");
     run("get_estimated_total_purchase_cost", abws_cart_get_estimated_total_purchase_cost,
