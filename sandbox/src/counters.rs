@@ -56,6 +56,36 @@ fn received(label: &str, req: &Req) -> Value {
         "query": req.query, "headers": headers, "body": body})
 }
 
+/// The counters' methods that add one: `name(key) => map` to `key`'s count in a map,
+/// `name => field` to a plain count.
+macro_rules! tallies {
+    ($($(#[$d:meta])* $name:ident($key:ident) => $map:ident,)* ; $($(#[$d2:meta])* $name2:ident => $field:ident,)*) => {
+        impl Counters {
+            $($(#[$d])* pub fn $name(&self, $key: &str) {
+                self.with(|i| *i.$map.entry($key.into()).or_default() += 1)
+            })*
+            $($(#[$d2])* pub fn $name2(&self) {
+                self.with(|i| i.$field += 1)
+            })*
+        }
+    };
+}
+
+tallies! {
+    place_order_request(external_id) => place_order_requests,
+    order_created(external_id) => orders_created,
+    cart_mutation(op) => cart_mutations,
+    token_call(grant) => token_calls,
+    throttled(bucket) => throttled,
+    /// An API call refused for its access token: `missing`, `invalid` (unknown) or `expired`.
+    access_token_rejected(reason) => access_token_rejected,
+    fault_fired(kind) => faults_fired,
+    ;
+    page_token_mismatch => page_token_mismatches,
+    page_token_expired => page_token_expired,
+    document_download => document_downloads,
+}
+
 #[derive(Default)]
 pub struct Counters {
     inner: Mutex<Inner>,
@@ -121,22 +151,6 @@ impl Counters {
         })
     }
 
-    pub fn place_order_request(&self, external_id: &str) {
-        self.with(|i| {
-            *i.place_order_requests
-                .entry(external_id.into())
-                .or_default() += 1
-        })
-    }
-
-    pub fn order_created(&self, external_id: &str) {
-        self.with(|i| *i.orders_created.entry(external_id.into()).or_default() += 1)
-    }
-
-    pub fn cart_mutation(&self, op: &str) {
-        self.with(|i| *i.cart_mutations.entry(op.into()).or_default() += 1)
-    }
-
     /// A createReport accepted, with the invoice numbers its document holds.
     pub fn report_created(&self, invoices: &[String]) {
         self.with(|i| {
@@ -145,35 +159,6 @@ impl Counters {
                 *i.report_jobs_per_invoice.entry(n.clone()).or_default() += 1;
             }
         })
-    }
-
-    pub fn token_call(&self, grant: &str) {
-        self.with(|i| *i.token_calls.entry(grant.into()).or_default() += 1)
-    }
-
-    pub fn throttled(&self, bucket: &str) {
-        self.with(|i| *i.throttled.entry(bucket.into()).or_default() += 1)
-    }
-
-    pub fn page_token_mismatch(&self) {
-        self.with(|i| i.page_token_mismatches += 1)
-    }
-
-    pub fn page_token_expired(&self) {
-        self.with(|i| i.page_token_expired += 1)
-    }
-
-    /// An API call refused for its access token: `missing`, `invalid` (unknown) or `expired`.
-    pub fn access_token_rejected(&self, reason: &str) {
-        self.with(|i| *i.access_token_rejected.entry(reason.into()).or_default() += 1)
-    }
-
-    pub fn fault_fired(&self, kind: &str) {
-        self.with(|i| *i.faults_fired.entry(kind.into()).or_default() += 1)
-    }
-
-    pub fn document_download(&self) {
-        self.with(|i| i.document_downloads += 1)
     }
 
     pub fn to_json(&self) -> Value {

@@ -20,6 +20,22 @@ pub struct LegalEntity {
     pub address: [String; 7],
 }
 
+impl LegalEntity {
+    /// Entity `LE-000n`, known to the MLE attribute by its name and tax id.
+    fn new(n: usize, name: &str, tax_id: &str, region: &'static str, address: [String; 7]) -> Self {
+        LegalEntity {
+            id: format!("LE-{n:04}"),
+            name: name.into(),
+            aux: vec![
+                ("legalEntity".into(), name.into()),
+                ("taxId".into(), tax_id.into()),
+            ],
+            region,
+            address,
+        }
+    }
+}
+
 pub struct User {
     pub id: String,
     pub name: String,
@@ -574,50 +590,36 @@ impl World {
     pub fn generate(seed: u64, now: DateTime<Utc>) -> World {
         let today = now.date_naive();
         let mut rng = Rng::new(seed);
-        let legal_entities = vec![
-            LegalEntity {
-                id: "LE-0001".into(),
-                name: "Sandbox Trading K.K.".into(),
-                aux: vec![
-                    ("legalEntity".into(), "Sandbox Trading K.K.".into()),
-                    ("taxId".into(), "T9000000000001".into()),
-                ],
-                region: "JP",
-                address: jp_address(0),
-            },
-            LegalEntity {
-                id: "LE-0002".into(),
-                name: "Sandbox Manufacturing K.K.".into(),
-                aux: vec![
-                    ("legalEntity".into(), "Sandbox Manufacturing K.K.".into()),
-                    ("taxId".into(), "T9000000000002".into()),
-                ],
-                region: "JP",
-                address: jp_address(1),
-            },
+        let mut legal_entities = vec![
+            LegalEntity::new(
+                1,
+                "Sandbox Trading K.K.",
+                "T9000000000001",
+                "JP",
+                jp_address(0),
+            ),
+            LegalEntity::new(
+                2,
+                "Sandbox Manufacturing K.K.",
+                "T9000000000002",
+                "JP",
+                jp_address(1),
+            ),
         ];
-        let mut legal_entities = legal_entities;
         for p in regions::with_history().filter(|p| p.code != "JP") {
             let e = &p.entity;
-            legal_entities.push(LegalEntity {
-                id: format!("LE-{:04}", legal_entities.len() + 1),
-                name: e.name.into(),
-                aux: vec![
-                    ("legalEntity".into(), e.name.into()),
-                    ("taxId".into(), e.tax_id.into()),
-                ],
-                region: p.code,
-                address: [
-                    e.address_line1,
-                    e.address_line2,
-                    e.city,
-                    e.state,
-                    e.postal_code,
-                    e.country,
-                    e.phone,
-                ]
-                .map(String::from),
-            });
+            let address = [
+                e.address_line1,
+                e.address_line2,
+                e.city,
+                e.state,
+                e.postal_code,
+                e.country,
+                e.phone,
+            ]
+            .map(String::from);
+            let n = legal_entities.len() + 1;
+            legal_entities.push(LegalEntity::new(n, e.name, e.tax_id, p.code, address));
         }
         let groups = vec![
             Group {

@@ -257,35 +257,21 @@ impl FaultAction {
                 headers,
             });
         }
-        if let Some(n) = num("delay_ms") {
-            return Ok(FaultAction::Delay { delay_ms: n });
-        }
-        if v.get("reset").is_some() {
-            return Ok(FaultAction::ResetBeforeHeaders);
-        }
-        if let Some(n) = num("reset_after_bytes") {
-            return Ok(FaultAction::ResetAfterBytes(n));
-        }
-        if v.get("truncate").and_then(Value::as_bool) == Some(true) {
-            return Ok(FaultAction::Truncate);
-        }
-        if v.get("broken_chunking").and_then(Value::as_bool) == Some(true) {
-            return Ok(FaultAction::BrokenChunking);
-        }
-        if let Some(n) = num("bytes_per_second") {
-            return Ok(FaultAction::BytesPerSecond(n.max(1)));
-        }
-        if let Some(n) = num("stall_after_bytes") {
-            return Ok(FaultAction::StallAfterBytes(n));
-        }
-        if v.get("non_json").and_then(Value::as_bool) == Some(true) {
-            return Ok(FaultAction::NonJson);
-        }
-        if v.get("garbled").and_then(Value::as_bool) == Some(true) {
-            return Ok(FaultAction::Garbled);
-        }
-        if let Some(n) = num("oversized_bytes") {
-            return Ok(FaultAction::Oversized(n));
+        let flag = |k: &str| v.get(k).and_then(Value::as_bool) == Some(true);
+        // The actions of one number or one flag, in the order they are tried.
+        let simple = num("delay_ms")
+            .map(|delay_ms| FaultAction::Delay { delay_ms })
+            .or_else(|| v.get("reset").map(|_| FaultAction::ResetBeforeHeaders))
+            .or_else(|| num("reset_after_bytes").map(FaultAction::ResetAfterBytes))
+            .or_else(|| flag("truncate").then_some(FaultAction::Truncate))
+            .or_else(|| flag("broken_chunking").then_some(FaultAction::BrokenChunking))
+            .or_else(|| num("bytes_per_second").map(|n| FaultAction::BytesPerSecond(n.max(1))))
+            .or_else(|| num("stall_after_bytes").map(FaultAction::StallAfterBytes))
+            .or_else(|| flag("non_json").then_some(FaultAction::NonJson))
+            .or_else(|| flag("garbled").then_some(FaultAction::Garbled))
+            .or_else(|| num("oversized_bytes").map(FaultAction::Oversized));
+        if let Some(action) = simple {
+            return Ok(action);
         }
         if let Some(r) = v.get("redirect") {
             let status = r.get("status").and_then(Value::as_u64).unwrap_or(302) as u16;

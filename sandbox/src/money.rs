@@ -12,6 +12,23 @@ pub fn num(d: Decimal) -> Value {
     Value::String(format!("{MARK}{d}"))
 }
 
+/// A tax line: the rate as text, the totals with and without the tax `tax` on `exclusive`,
+/// and the tax; the rate and the tax under the names `(rate_key, tax_key)` of the interface.
+pub fn tax_line(
+    (rate_key, tax_key): (&str, &str),
+    rate: Decimal,
+    exclusive: Decimal,
+    tax: Decimal,
+    currency: &str,
+) -> Value {
+    let mut m = serde_json::Map::new();
+    m.insert(rate_key.into(), crate::regions::rate_text(rate).into());
+    m.insert("inclusiveTotal".into(), money(exclusive + tax, currency));
+    m.insert("exclusiveTotal".into(), money(exclusive, currency));
+    m.insert(tax_key.into(), money(tax, currency));
+    Value::Object(m)
+}
+
 /// Money with a numeric amount.
 pub fn money(d: Decimal, currency: &str) -> Value {
     obj!({"currencyCode": currency, "amount": num(d)})

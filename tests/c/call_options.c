@@ -8,25 +8,6 @@
 
 #include <math.h>
 
-/* Walks a pager to its end, appending every page to `out`; returns the page count. */
-static int drain(abws_pager *pager, buffer *out) {
-    int pages = 0;
-    for (;;) {
-        char *page = NULL;
-        abws_error *err = NULL;
-        abws_status st = abws_pager_next(pager, &page, &err);
-        if (st != ABWS_STATUS_OK) {
-            report_error("abws_pager_next", st, err);
-            CHECK(0, "pager failed on page %d", pages + 1);
-            return pages;
-        }
-        if (page == NULL) return pages;
-        pages++;
-        buffer_append(out, page, strlen(page));
-        abws_string_free(page);
-    }
-}
-
 static void expect_refused(const abws_client *client, const char *params, abws_call_options o,
                            const char *name) {
     char *result = (char *)"untouched";
@@ -80,7 +61,7 @@ int main(void) {
     CHECK(abws_reconciliation_iter_transactions_with_options(client, params, &patient, &pager, NULL) == ABWS_STATUS_OK,
           "iter_transactions_with_options");
     buffer all = {0};
-    int all_pages = drain(pager, &all);
+    int all_pages = drain(pager, "abws_pager_next", &all);
     abws_pager_free(pager);
     CHECK(all_pages >= 2, "%d pages: need two", all_pages);
 
@@ -108,7 +89,7 @@ int main(void) {
     CHECK(abws_pager_start_at(pager, token, NULL) == ABWS_STATUS_OK, "start_at");
     buffer rest = {0};
     buffer_append(&rest, first, strlen(first));
-    int rest_pages = drain(pager, &rest);
+    int rest_pages = drain(pager, "abws_pager_next", &rest);
     abws_pager_free(pager);
     CHECK(rest_pages == all_pages - 1, "%d pages resumed of %d", rest_pages, all_pages);
     /* Page tokens differ between listings: the items are compared, in order. */

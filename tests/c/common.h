@@ -80,16 +80,21 @@ static inline int sandbox_post(const char *path, const char *body) {
     return ok ? 0 : -1;
 }
 
-/* A new client from ABWS_TEST_SETTINGS; exits on failure. */
-static inline abws_client *test_client(void) {
+/* A new client of `settings` (JSON); exits on failure. */
+static inline abws_client *new_client(const char *settings) {
     abws_client *client = NULL;
     abws_error *err = NULL;
-    abws_status st = abws_client_new(env_required("ABWS_TEST_SETTINGS"), &client, &err);
+    abws_status st = abws_client_new(settings, &client, &err);
     if (st != ABWS_STATUS_OK) {
         report_error("abws_client_new", st, err);
         exit(1);
     }
     return client;
+}
+
+/* A new client from ABWS_TEST_SETTINGS; exits on failure. */
+static inline abws_client *test_client(void) {
+    return new_client(env_required("ABWS_TEST_SETTINGS"));
 }
 
 /* Copies the text value of the nth (0-based) occurrence of "key":"..." into out.
@@ -178,6 +183,26 @@ static inline void buffer_free(buffer *b) {
     b->len = b->cap = 0;
 }
 
+/* Walks a pager to its end, appending every page to `out`; returns the page count. A page
+ * that fails (`what` names the listing) fails the test and ends the walk. */
+static inline int drain(abws_pager *pager, const char *what, buffer *out) {
+    int pages = 0;
+    for (;;) {
+        char *page = NULL;
+        abws_error *err = NULL;
+        abws_status st = abws_pager_next(pager, &page, &err);
+        if (st != ABWS_STATUS_OK) {
+            report_error(what, st, err);
+            CHECK(0, "%s failed on page %d", what, pages + 1);
+            return pages;
+        }
+        if (page == NULL) return pages; /* the listing is complete */
+        pages++;
+        buffer_append(out, page, strlen(page));
+        CHECK(abws_string_free(page) == ABWS_STATUS_OK, "page string freed once");
+    }
+}
+
 /* Formats into a fixed buffer (params JSON built from ids). */
 static inline const char *fmt(char *buf, size_t cap, const char *format, ...) {
     va_list ap;
@@ -185,6 +210,21 @@ static inline const char *fmt(char *buf, size_t cap, const char *format, ...) {
     vsnprintf(buf, cap, format, ap);
     va_end(ap);
     return buf;
+}
+
+/* The params of a place_order of one unit of the offer find_offer finds, as external id
+ * "<prefix>-<process id>" (one of its own each run); written into out. */
+static inline const char *one_unit_order(const abws_client *client, const char *prefix, char *out,
+                                         size_t cap) {
+    char asin[32], offer[128];
+    find_offer(client, asin, offer);
+    return fmt(out, cap,
+               "{\"external_id\":\"%s-%ld\",\"line_items\":[{\"external_id\":\"1\","
+               "\"quantity\":1,\"attributes\":["
+               "{\"attributeType\":\"SelectedProductReference\",\"productReference\":{\"id\":\"%s\"}},"
+               "{\"attributeType\":\"SelectedBuyingOptionReference\",\"buyingOptionReference\":"
+               "{\"id\":\"%s\"}}],\"expectations\":[]}],\"attributes\":[],\"expectations\":[]}",
+               prefix, (long)getpid(), asin, offer);
 }
 
 /* Every client, pager, error and string the test received has been freed: a forgotten

@@ -46,21 +46,7 @@ int main(void) {
     abws_status st = abws_invoices_iter_invoices(client, params, &pager, &err);
     CHECK(st == ABWS_STATUS_OK, "iter_invoices: %s", err ? abws_error_message(err) : "");
     buffer all = {0};
-    int pages = 0;
-    for (;;) {
-        char *page = NULL;
-        err = NULL;
-        st = abws_pager_next(pager, &page, &err);
-        if (st != ABWS_STATUS_OK) {
-            report_error("abws_pager_next", st, err);
-            CHECK(0, "pager failed on page %d", pages + 1);
-            break;
-        }
-        if (page == NULL) break; /* the listing is complete */
-        pages++;
-        buffer_append(&all, page, strlen(page));
-        CHECK(abws_string_free(page) == ABWS_STATUS_OK, "page string freed once");
-    }
+    int pages = drain(pager, "abws_pager_next", &all);
     /* After the end, the pager keeps saying "complete". */
     char *after = (char *)"untouched";
     st = abws_pager_next(pager, &after, NULL);
@@ -115,20 +101,10 @@ int main(void) {
     st = abws_invoices_iter_invoice_line_items(client, p3, &pager, &err);
     CHECK(st == ABWS_STATUS_OK, "iter_invoice_line_items");
     report_error("iter_invoice_line_items", st, st ? err : NULL);
-    int items = 0;
-    for (;;) {
-        char *page = NULL;
-        err = NULL;
-        st = abws_pager_next(pager, &page, &err);
-        if (st != ABWS_STATUS_OK) {
-            report_error("line items page", st, err);
-            CHECK(0, "line items pager failed");
-            break;
-        }
-        if (page == NULL) break;
-        items += count_of(page, "\"lineItemMetadata\":");
-        abws_string_free(page);
-    }
+    buffer lines = {0};
+    drain(pager, "line items page", &lines);
+    int items = lines.data ? count_of((const char *)lines.data, "\"lineItemMetadata\":") : 0;
+    buffer_free(&lines);
     abws_pager_free(pager);
     CHECK(items >= 1, "invoice %s has %d line items", expected[0], items);
 

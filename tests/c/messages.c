@@ -30,15 +30,7 @@ static const char *redis_with_password(char *out, size_t cap, const char *passwo
 
 static void request_id_once(void) {
     abws_client *client = test_client();
-    char asin[32], offer[128];
-    find_offer(client, asin, offer);
-    fmt(order_json, sizeof order_json,
-        "{\"external_id\":\"c-msg-once-%ld\",\"line_items\":[{\"external_id\":\"1\","
-        "\"quantity\":1,\"attributes\":["
-        "{\"attributeType\":\"SelectedProductReference\",\"productReference\":{\"id\":\"%s\"}},"
-        "{\"attributeType\":\"SelectedBuyingOptionReference\",\"buyingOptionReference\":"
-        "{\"id\":\"%s\"}}],\"expectations\":[]}],\"attributes\":[],\"expectations\":[]}",
-        (long)getpid(), asin, offer);
+    one_unit_order(client, "c-msg-once", order_json, sizeof order_json);
     CHECK(sandbox_post("/_sandbox/faults", "{\"path\":\"placeOrder\",\"times\":1,\"action\":{\"status\":500}}") == 0,
           "the 500 is installed");
     char *result = NULL;

@@ -20,6 +20,33 @@ static char *call(const char *name,
     return out;
 }
 
+/* Runs an operation that must succeed, and frees its result. */
+static void run(const char *name,
+                abws_status (*fn)(const abws_client *, const char *, char **, abws_error **),
+                const char *params, const char *must_contain) {
+    abws_string_free(call(name, fn, params, must_contain));
+}
+
+/* Runs an operation that must succeed and copies ids out of its result: after the first
+ * `from` (the whole result when NULL), the first text value of each key into its buffer,
+ * given as (key, buffer, size) triples ending with NULL; "" where there is none. */
+static void take_ids(const char *name,
+                     abws_status (*fn)(const abws_client *, const char *, char **, abws_error **),
+                     const char *params, const char *must_contain, const char *from, ...) {
+    char *r = call(name, fn, params, must_contain);
+    const char *at = r && from ? strstr(r, from) : r;
+    va_list ap;
+    va_start(ap, from);
+    for (const char *key; (key = va_arg(ap, const char *)) != NULL;) {
+        char *out = va_arg(ap, char *);
+        size_t cap = va_arg(ap, size_t);
+        out[0] = '\0';
+        if (at) json_string_at(at, key, 0, out, cap);
+    }
+    va_end(ap);
+    abws_string_free(r);
+}
+
 /* Walks a pager to its end; returns the number of pages. */
 static int walk(const char *name,
                 abws_status (*fn)(const abws_client *, const char *, abws_pager **, abws_error **),
@@ -61,28 +88,22 @@ int main(void) {
     snprintf(invoice, sizeof invoice, "%.*s", (int)strcspn(env_required("ABWS_TEST_PREV_INVOICES"), ","),
              env_required("ABWS_TEST_PREV_INVOICES"));
     fmt(p, sizeof p, "{\"invoice_number\":\"%s\",\"region\":\"JP\"}", invoice);
-    r = call("get_invoice_line_items_by_invoice_number",
-             abws_invoices_get_invoice_line_items_by_invoice_number, p, "\"lineItems\":[");
-    abws_string_free(r);
+    run("get_invoice_line_items_by_invoice_number",
+        abws_invoices_get_invoice_line_items_by_invoice_number, p, "\"lineItems\":[");
 
     /* Reconciliation: transactions pager, invoice details of a line item, the batch helper. */
     fmt(p, sizeof p, "{\"feed_start_date\":\"%s\",\"feed_end_date\":\"%s\"}", start, end);
     walk("iter_transactions", abws_reconciliation_iter_transactions, p, "\"transactions\":[");
-    r = call("get_transactions", abws_reconciliation_get_transactions, p, "\"transactionType\":\"CHARGE\"");
-    char order[64] = "", line[64] = "", shipment[64] = "";
-    const char *at = r ? strstr(r, "\"transactionType\":\"CHARGE\"") : NULL;
-    if (at) {
-        json_string_at(at, "orderId", 0, order, sizeof order);
-        json_string_at(at, "orderLineItemId", 0, line, sizeof line);
-        json_string_at(at, "shipmentId", 0, shipment, sizeof shipment);
-    }
-    abws_string_free(r);
+    const char *charge = "\"transactionType\":\"CHARGE\"";
+    char order[64], line[64], shipment[64];
+    take_ids("get_transactions", abws_reconciliation_get_transactions, p, charge, charge,
+             "orderId", order, sizeof order, "orderLineItemId", line, sizeof line,
+             "shipmentId", shipment, sizeof shipment, (char *)NULL);
     fmt(p, sizeof p,
         "{\"order_line_items\":[{\"order_id\":\"%s\",\"order_line_item_id\":\"%s\",\"shipment_id\":\"%s\"}]}",
         order, line, shipment);
-    r = call("get_invoice_details_by_order_line_items",
-             abws_reconciliation_get_invoice_details_by_order_line_items, p, "\"invoiceDetailsByOrderLineItems\":[");
-    abws_string_free(r);
+    run("get_invoice_details_by_order_line_items",
+        abws_reconciliation_get_invoice_details_by_order_line_items, p, "\"invoiceDetailsByOrderLineItems\":[");
     fmt(p, sizeof p,
         "{\"line_items\":[{\"orderId\":\"%s\",\"orderLineItemId\":\"%s\",\"shipmentId\":\"%s\"},"
         "{\"order_id\":\"%s\",\"order_line_item_id\":\"%s\",\"shipment_id\":\"%s\"}]}",
@@ -96,79 +117,58 @@ int main(void) {
         "{\"report_options\":{\"order_id\":\"%s\",\"order_line_item_id\":\"%s\"},"
         "\"marketplace_ids\":[\"JP\"]}",
         order, line);
-    r = call("create_report", abws_documents_create_report, p, "\"reportId\":\"");
-    char report[64] = "";
-    if (r) json_string_at(r, "reportId", 0, report, sizeof report);
-    abws_string_free(r);
+    char report[64];
+    take_ids("create_report", abws_documents_create_report, p, "\"reportId\":\"", NULL,
+             "reportId", report, sizeof report, (char *)NULL);
     fmt(p, sizeof p, "{\"report_id\":\"%s\"}", report);
-    r = call("get_report", abws_documents_get_report, p, "\"processingStatus\":\"");
-    abws_string_free(r);
+    run("get_report", abws_documents_get_report, p, "\"processingStatus\":\"");
     fmt(p, sizeof p, "{\"report_id\":\"%s\",\"poll_interval\":0.2,\"timeout\":120}", report);
-    r = call("wait_for_report", abws_documents_wait_for_report, p, "\"reportDocumentId\":\"");
-    char document[128] = "";
-    if (r) json_string_at(r, "reportDocumentId", 0, document, sizeof document);
-    abws_string_free(r);
+    char document[128];
+    take_ids("wait_for_report", abws_documents_wait_for_report, p, "\"reportDocumentId\":\"", NULL,
+             "reportDocumentId", document, sizeof document, (char *)NULL);
     fmt(p, sizeof p, "{\"report_document_id\":\"%s\"}", document);
-    r = call("get_report_document", abws_documents_get_report_document, p, "\"url\":\"http");
-    abws_string_free(r);
+    run("get_report_document", abws_documents_get_report_document, p, "\"url\":\"http");
 
     /* Reporting: shipment line items (page and pager); the order's shipments and packages. */
     fmt(p, sizeof p, "{\"order_start_date\":\"%s\",\"order_end_date\":\"%s\",\"region\":\"JP\"}", start, end);
-    r = call("get_shipment_line_item_reports", abws_reporting_get_shipment_line_item_reports, p, "\"packages\"");
-    abws_string_free(r);
+    run("get_shipment_line_item_reports", abws_reporting_get_shipment_line_item_reports, p, "\"packages\"");
     walk("iter_shipment_line_item_reports", abws_reporting_iter_shipment_line_item_reports, p, "\"packages\"");
     fmt(p, sizeof p, "{\"order_id\":\"%s\",\"include_shipments\":true,\"include_charges\":true}", order);
-    r = call("get_orders_by_order_id", abws_reporting_get_orders_by_order_id, p, "\"shipments\":[");
-    char ship[64] = "", package[64] = "";
-    if (r) {
-        json_string_at(r, "shipmentId", 0, ship, sizeof ship);
-        json_string_at(r, "packageId", 0, package, sizeof package);
-    }
-    abws_string_free(r);
+    char ship[64], package[64];
+    take_ids("get_orders_by_order_id", abws_reporting_get_orders_by_order_id, p, "\"shipments\":[", NULL,
+             "shipmentId", ship, sizeof ship, "packageId", package, sizeof package, (char *)NULL);
 
     /* Tracking. */
     fmt(p, sizeof p,
         "{\"order_id\":\"%s\",\"shipment_id\":\"%s\",\"package_id\":\"%s\",\"region\":\"JP\"}",
         order, ship, package);
-    r = call("get_package_tracking_details", abws_tracking_get_package_tracking_details, p, "\"packageTrackingEvents\":[");
-    abws_string_free(r);
+    run("get_package_tracking_details", abws_tracking_get_package_tracking_details, p, "\"packageTrackingEvents\":[");
 
     /* Products. */
     const char *ctx = "\"product_region\":\"JP\",\"locale\":\"ja-JP\"";
     fmt(p, sizeof p, "{%s,\"keywords\":[\"cable\"],\"facets\":[\"OFFERS\"],\"page_size\":2}", ctx);
-    r = call("search_products_request", abws_products_search_products_request, p, "\"asin\":\"");
-    char asin[32] = "", offer[128] = "";
-    if (r) {
-        json_string_at(r, "asin", 0, asin, sizeof asin);
-        json_string_at(r, "offerId", 0, offer, sizeof offer);
-    }
-    abws_string_free(r);
+    char asin[32], offer[128];
+    take_ids("search_products_request", abws_products_search_products_request, p, "\"asin\":\"", NULL,
+             "asin", asin, sizeof asin, "offerId", offer, sizeof offer, (char *)NULL);
     walk("iter_search_products", abws_products_iter_search_products, p, "\"products\":[");
     fmt(p, sizeof p, "{%s,\"product_id\":\"%s\"}", ctx, asin);
-    r = call("products_request", abws_products_products_request, p, asin);
-    abws_string_free(r);
-    r = call("search_offers_request", abws_products_search_offers_request, p, "\"offers\":[");
-    abws_string_free(r);
+    run("products_request", abws_products_products_request, p, asin);
+    run("search_offers_request", abws_products_search_offers_request, p, "\"offers\":[");
     walk("iter_search_offers", abws_products_iter_search_offers, p, "\"offers\":[");
     fmt(p, sizeof p, "{%s,\"product_ids\":[\"%s\"]}", ctx, asin);
-    r = call("get_products_by_asins", abws_products_get_products_by_asins, p, "\"products\":[");
-    abws_string_free(r);
+    run("get_products_by_asins", abws_products_get_products_by_asins, p, "\"products\":[");
     fmt(p, sizeof p, "{%s,\"offer_ids\":[\"%s\"],\"inclusions_for_offers\":[\"ALL\"]}", ctx, offer);
-    r = call("get_offers_by_offer_ids", abws_products_get_offers_by_offer_ids, p, "\"offers\":[");
-    abws_string_free(r);
+    run("get_offers_by_offer_ids", abws_products_get_offers_by_offer_ids, p, "\"offers\":[");
 
     /* Cart: list, read, add, modify, estimate, empty (on the empty cart-0006). */
-    r = call("list_carts", abws_cart_list_carts, "{\"page_size\":2}", "cart-0001");
-    abws_string_free(r);
+    run("list_carts", abws_cart_list_carts, "{\"page_size\":2}", "cart-0001");
     walk("iter_carts", abws_cart_iter_carts, "{\"page_size\":2}", "\"cartDetailsList\":[");
-    r = call("get_cart", abws_cart_get_cart, "{\"cart_id\":\"cart-0001\"}", "cart-0001");
-    abws_string_free(r);
+    run("get_cart", abws_cart_get_cart, "{\"cart_id\":\"cart-0001\"}", "cart-0001");
     fmt(p, sizeof p,
         "{\"cart_id\":\"cart-0006\",\"items\":[{\"product_identifier\":\"%s\","
         "\"buying_option_identifier\":\"%s\",\"quantity\":1,\"external_id\":\"c-add-1\"}]}",
         asin, offer);
-    r = call("add_items", abws_cart_add_items, p, "\"externalIds\":[\"c-add-1\"]");
-    abws_string_free(r);
+    run("add_items", abws_cart_add_items, p, "\"externalIds\":[\"c-add-1\"]");
     /* Without an external_id: the service requires one, abws makes it (a UUID) and returns
      * it with the result. */
     fmt(p, sizeof p,
@@ -192,23 +192,18 @@ int main(void) {
         abws_string_free(out);
         abws_error_free(err);
     }
-    r = call("get_items", abws_cart_get_items, "{\"cart_id\":\"cart-0006\"}", "\"itemId\":\"");
-    char item[128] = "";
-    if (r) json_string_at(r, "itemId", 0, item, sizeof item);
-    abws_string_free(r);
+    char item[128];
+    take_ids("get_items", abws_cart_get_items, "{\"cart_id\":\"cart-0006\"}", "\"itemId\":\"", NULL,
+             "itemId", item, sizeof item, (char *)NULL);
     fmt(p, sizeof p, "{\"cart_id\":\"cart-0006\",\"items\":[{\"item_id\":\"%s\",\"quantity\":2}]}", item);
-    r = call("modify_items", abws_cart_modify_items, p, "\"items\":[");
-    abws_string_free(r);
-    r = call("get_estimated_total_purchase_cost", abws_cart_get_estimated_total_purchase_cost,
-             "{\"cart_id\":\"cart-0006\",\"address\":{\"full_name\":\"Hanako Sato\","
-             "\"address_line1\":\"1-2-3 Marunouchi\",\"city\":\"Chiyoda\",\"state_or_region\":\"Tokyo\","
-             "\"postal_code\":\"100-0005\",\"country_code\":\"JP\"}}",
-             "\"charges\":[");
-    abws_string_free(r);
-    r = call("delete_items", abws_cart_delete_items, "{\"cart_id\":\"cart-0006\"}", "null");
-    abws_string_free(r);
-    r = call("get_items after delete", abws_cart_get_items, "{\"cart_id\":\"cart-0006\"}", "\"items\":[]");
-    abws_string_free(r);
+    run("modify_items", abws_cart_modify_items, p, "\"items\":[");
+    run("get_estimated_total_purchase_cost", abws_cart_get_estimated_total_purchase_cost,
+        "{\"cart_id\":\"cart-0006\",\"address\":{\"full_name\":\"Hanako Sato\","
+        "\"address_line1\":\"1-2-3 Marunouchi\",\"city\":\"Chiyoda\",\"state_or_region\":\"Tokyo\","
+        "\"postal_code\":\"100-0005\",\"country_code\":\"JP\"}}",
+        "\"charges\":[");
+    run("delete_items", abws_cart_delete_items, "{\"cart_id\":\"cart-0006\"}", "null");
+    run("get_items after delete", abws_cart_get_items, "{\"cart_id\":\"cart-0006\"}", "\"items\":[]");
 
     abws_client_free(client);
     return test_summary("operations");

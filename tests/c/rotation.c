@@ -44,14 +44,7 @@ static int call(abws_client *client) {
 }
 
 static abws_client *rotating_client(void) {
-    abws_client *client = NULL;
-    abws_error *err = NULL;
-    abws_status st = abws_client_new(env_required("ABWS_TEST_ROTATING_SETTINGS"), &client, &err);
-    if (st != ABWS_STATUS_OK) {
-        report_error("abws_client_new", st, err);
-        exit(1);
-    }
-    return client;
+    return new_client(env_required("ABWS_TEST_ROTATING_SETTINGS"));
 }
 
 int main(void) {

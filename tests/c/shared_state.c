@@ -17,29 +17,14 @@ static abws_client *shared_client(void) {
     /* The settings object with "shared_state" added before its closing brace. */
     snprintf(settings_json, sizeof settings_json, "%.*s,\"shared_state\":\"%s\"}",
              (int)(len - 1), base, env_required("ABWS_TEST_REDIS"));
-    abws_client *client = NULL;
-    abws_error *err = NULL;
-    abws_status st = abws_client_new(settings_json, &client, &err);
-    if (st != ABWS_STATUS_OK) {
-        report_error("abws_client_new", st, err);
-        exit(1);
-    }
-    return client;
+    return new_client(settings_json);
 }
 
 int main(void) {
     abws_client *client = shared_client();
-    char asin[32], offer[128];
-    find_offer(client, asin, offer);
     abws_error *err = NULL;
     abws_status st;
-    fmt(order_json, sizeof order_json,
-        "{\"external_id\":\"c-fleet-unknown-%ld\",\"line_items\":[{\"external_id\":\"1\","
-        "\"quantity\":1,\"attributes\":["
-        "{\"attributeType\":\"SelectedProductReference\",\"productReference\":{\"id\":\"%s\"}},"
-        "{\"attributeType\":\"SelectedBuyingOptionReference\",\"buyingOptionReference\":"
-        "{\"id\":\"%s\"}}],\"expectations\":[]}],\"attributes\":[],\"expectations\":[]}",
-        (long)getpid(), asin, offer);
+    one_unit_order(client, "c-fleet-unknown", order_json, sizeof order_json);
 
     CHECK(sandbox_post("/_sandbox/faults",
                        "{\"path\":\"placeOrder\",\"times\":1,\"action\":{\"garbled\":true}}") == 0,

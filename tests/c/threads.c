@@ -17,6 +17,16 @@ typedef struct {
     int calls;
 } job;
 
+/* Counts a call of job `j`; a failed one (`what`) is reported and counted as a failure.
+ * Returns whether it succeeded. */
+static int counted(job *j, const char *what, abws_status st, abws_error *err) {
+    j->calls++;
+    if (st == ABWS_STATUS_OK) return 1;
+    report_error(what, st, err);
+    j->failures++;
+    return 0;
+}
+
 static void *worker(void *arg) {
     job *j = arg;
     const char *number = invoices[j->index];
@@ -27,11 +37,7 @@ static void *worker(void *arg) {
         abws_error *err = NULL;
         fmt(params, sizeof params, "{\"invoice_number\":\"%s\",\"region\":\"JP\"}", number);
         abws_status st = abws_invoices_get_invoice_detail_by_invoice_number(shared, params, &json, &err);
-        j->calls++;
-        if (st != ABWS_STATUS_OK) {
-            report_error("detail", st, err);
-            j->failures++;
-        } else {
+        if (counted(j, "detail", st, err)) {
             char needle[64];
             snprintf(needle, sizeof needle, "\"invoiceNumber\":\"%s\"", number);
             if (strstr(json, needle) == NULL) {
@@ -47,11 +53,7 @@ static void *worker(void *arg) {
         fmt(params, sizeof params, "{\"feed_start_date\":\"%s\",\"feed_end_date\":\"%s\"}",
             env_required("ABWS_TEST_PREV_START"), env_required("ABWS_TEST_PREV_END"));
         st = abws_reconciliation_get_transactions(shared, params, &json, &err);
-        j->calls++;
-        if (st != ABWS_STATUS_OK) {
-            report_error("transactions", st, err);
-            j->failures++;
-        } else {
+        if (counted(j, "transactions", st, err)) {
             if (strstr(json, "\"transactions\":[") == NULL) j->failures++;
             abws_string_free(json);
         }
@@ -61,22 +63,13 @@ static void *worker(void *arg) {
         err = NULL;
         fmt(params, sizeof params, "{\"invoice_number\":\"%s\"}", number);
         st = abws_invoices_iter_invoice_line_items(shared, params, &pager, &err);
-        j->calls++;
-        if (st != ABWS_STATUS_OK) {
-            report_error("iter_invoice_line_items", st, err);
-            j->failures++;
-        } else {
+        if (counted(j, "iter_invoice_line_items", st, err)) {
             int lines = 0;
             for (;;) {
                 char *page = NULL;
                 err = NULL;
                 st = abws_pager_next(pager, &page, &err);
-                j->calls++;
-                if (st != ABWS_STATUS_OK) {
-                    report_error("pager_next", st, err);
-                    j->failures++;
-                    break;
-                }
+                if (!counted(j, "pager_next", st, err)) break;
                 if (page == NULL) break;
                 lines += count_of(page, "\"lineItemMetadata\":");
                 abws_string_free(page);

@@ -3,9 +3,13 @@ limits) and clients of it. Tests that need their own settings start their own sa
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any, Dict, Iterator
 
@@ -55,6 +59,25 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@contextlib.contextmanager
+def ctrl_c_after(delay: float) -> Iterator[Dict[str, float]]:
+    """Sends this process SIGINT (a Ctrl-C) `delay` seconds into the block, from a timer
+    thread; yields a dict whose "at" is the monotonic time it was sent. Waits for the timer
+    on the way out."""
+    sent: Dict[str, float] = {}
+
+    def interrupt() -> None:
+        sent["at"] = time.monotonic()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(delay, interrupt)
+    timer.start()
+    try:
+        yield sent
+    finally:
+        timer.join()
+
+
 @pytest.fixture(autouse=True)
 def _no_faults_left(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
@@ -95,3 +118,17 @@ def offer(client: abws.Client) -> Any:
             if (o.quantity_in_stock or 0) > 10:
                 return product.asin, o.offer_id
     raise AssertionError("no purchasable offer in the data set")
+
+
+def order_line(asin: str, offer_id: str, external_id: str = "1", quantity: int = 1) -> Dict[str, Any]:
+    """A place_order line item: `quantity` of offer `offer_id` of product `asin`."""
+    return {
+        "external_id": external_id,
+        "quantity": quantity,
+        "attributes": [
+            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
+            {"attributeType": "SelectedBuyingOptionReference",
+             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
+        ],
+        "expectations": [],
+    }

@@ -9,7 +9,6 @@ import asyncio
 import csv
 import os
 import re
-import signal
 import sys
 import threading
 import time
@@ -22,6 +21,7 @@ import pytest
 
 import abws
 from abws.close import ExceptionRow, LedgerRow
+from conftest import ctrl_c_after
 
 KEY = "5" * 64
 
@@ -135,19 +135,10 @@ def test_ctrl_c_cancels_the_close_and_the_same_call_resumes_it(
 ) -> None:
     assert threading.current_thread() is threading.main_thread()
     out = tmp_path / "ctrl-c"
-    sent = {}
-
-    def interrupt() -> None:
-        sent["at"] = time.monotonic()
-        os.kill(os.getpid(), signal.SIGINT)
-
-    timer = threading.Timer(0.5, interrupt)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    with ctrl_c_after(0.5) as sent, pytest.raises(KeyboardInterrupt):
         # Polls a minute apart: without signal checks this would block for minutes.
         abws.close_month(client, month, out=out, archive_key=KEY, poll_interval=60)
     elapsed = time.monotonic() - sent["at"]
-    timer.join()
     assert elapsed < 0.5, elapsed
     # The job state kept what was done: the same close finishes only what is missing.
     r = abws.close_month(client, month, out=out, archive_key=KEY, poll_interval=0.02)

@@ -10,7 +10,7 @@ import pytest
 
 import abws
 from abws import _abws
-from conftest import END, START, TODAY
+from conftest import END, START, TODAY, order_line
 
 
 def test_every_core_error_kind_maps_to_an_abws_error():
@@ -167,40 +167,26 @@ def test_document_error(client, dataset):
     assert e.value.error_code == "CLIENT_ERROR"
 
 
-def test_outcome_unknown_carries_the_external_id(sb, client, offer):
-    asin, offer_id = offer
-    sb.fail("placeOrder", action={"reset": True}, times=1)
-    line = {
-        "externalId": "1", "quantity": 1, "expectations": [],
-        "attributes": [
-            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
-            {"attributeType": "SelectedBuyingOptionReference",
-             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
-        ],
-    }
+def _outcome_unknown(sb, client, offer, action, external_id):
+    """The OutcomeUnknown of a place_order the sandbox's fault `action` meets once; it carries
+    the order's external id."""
+    sb.fail("placeOrder", action=action, times=1)
     with pytest.raises(abws.OutcomeUnknown) as e:
-        client.ordering.place_order("py-ambiguous-1", [line], attributes=[], expectations=[])
-    assert e.value.external_id == "py-ambiguous-1"
+        client.ordering.place_order(external_id, [order_line(*offer)], attributes=[], expectations=[])
+    assert e.value.external_id == external_id
+    return e.value
+
+
+def test_outcome_unknown_carries_the_external_id(sb, client, offer):
+    _outcome_unknown(sb, client, offer, {"reset": True}, "py-ambiguous-1")
     assert sb.counters()["placeOrderRequests"]["py-ambiguous-1"] == 1  # sent once, never resent
 
 
 def test_an_undecodable_order_answer_is_outcome_unknown_with_the_body(sb, client, offer):
-    asin, offer_id = offer
-    sb.fail("placeOrder", action={"garbled": True}, times=1)
-    line = {
-        "externalId": "1", "quantity": 1, "expectations": [],
-        "attributes": [
-            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
-            {"attributeType": "SelectedBuyingOptionReference",
-             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
-        ],
-    }
-    with pytest.raises(abws.OutcomeUnknown) as e:
-        client.ordering.place_order("py-garbled-1", [line], attributes=[], expectations=[])
-    assert e.value.external_id == "py-garbled-1"
-    assert isinstance(e.value.raw_body, bytes) and e.value.raw_body.startswith(b"{")
+    error = _outcome_unknown(sb, client, offer, {"garbled": True}, "py-garbled-1")
+    assert isinstance(error.raw_body, bytes) and error.raw_body.startswith(b"{")
     assert sb.counters()["ordersCreated"]["py-garbled-1"] == 1  # applied, and not resent
-    assert pickle.loads(pickle.dumps(e.value)).raw_body == e.value.raw_body
+    assert pickle.loads(pickle.dumps(error)).raw_body == error.raw_body
 
 
 def test_transport_error(sb, one_shot):

@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 
 import abws
-from conftest import END, START
+from conftest import END, START, order_line
 
 
 # --- invoices -------------------------------------------------------------------------
@@ -464,26 +464,13 @@ def test_products_need_a_locale(client):
 # --- ordering, reporting, tracking ----------------------------------------------------
 
 
-def _line(asin, offer_id, external_id="1", quantity=1):
-    return {
-        "external_id": external_id,
-        "quantity": quantity,
-        "attributes": [
-            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
-            {"attributeType": "SelectedBuyingOptionReference",
-             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
-        ],
-        "expectations": [],
-    }
-
-
 def test_place_order_and_report_it(client, offer, sb):
     asin, offer_id = offer
-    result = client.ordering.place_order("py-order-1", [_line(asin, offer_id)], attributes=[], expectations=[])
+    result = client.ordering.place_order("py-order-1", [order_line(asin, offer_id)], attributes=[], expectations=[])
     kinds = [a.acceptance_artifact_type for a in result.acceptance_artifacts]
     assert "OrderIdentifier" in kinds
     order_id = next(a.identifier for a in result.acceptance_artifacts if a.acceptance_artifact_type == "OrderIdentifier")
-    again = client.ordering.place_order("py-order-1", [_line(asin, offer_id)], attributes=[], expectations=[])
+    again = client.ordering.place_order("py-order-1", [order_line(asin, offer_id)], attributes=[], expectations=[])
     assert again == result  # the service answers a repeated externalId with the original
     orders = client.reporting.get_orders_by_order_id(order_id, include_line_items=True)
     assert orders.orders[0].order_id == order_id
@@ -539,7 +526,7 @@ def test_line_items_as_dicts_camel_or_snake_models_or_tuples(client, line_item):
 
 def test_place_order_reads_snake_and_camel_keys(client, offer):
     asin, offer_id = offer
-    snake = _line(asin, offer_id, external_id="7")
+    snake = order_line(asin, offer_id, external_id="7")
     camel = dict(snake)
     camel["externalId"] = camel.pop("external_id")
     a = client.ordering.place_order("py-order-keys", [snake])
@@ -605,7 +592,7 @@ def _distribution(amount):
 def test_money_given_as_text_goes_out_as_a_json_number(client, offer, sb):
     asin, offer_id = offer
     sb.reset_counters()
-    line = _line(asin, offer_id)
+    line = order_line(asin, offer_id)
     line["attributes"].append(_distribution(Decimal("250.50")))
     client.ordering.place_order("py-money-1", [line], attributes=[_distribution("500.00")], expectations=[])
     [(_, _, body)] = _received(sb, "/ordering/")
@@ -614,7 +601,7 @@ def test_money_given_as_text_goes_out_as_a_json_number(client, offer, sb):
     [raw] = [h["body"] for h in sb.counters()["headersSeen"]["api"] if "/ordering/" in h["path"]]
     assert '"amount":500.00' in raw and '"amount":250.50' in raw, raw
     with pytest.raises(abws.ValidationError) as e:
-        client.ordering.place_order("py-money-2", [_line(asin, offer_id)], attributes=[_distribution("lots")],
+        client.ordering.place_order("py-money-2", [order_line(asin, offer_id)], attributes=[_distribution("lots")],
                                     expectations=[])
     assert e.value.parameter == "attributes[0].charge.amount.amount"
     assert len(_received(sb, "/ordering/")) == 1  # nothing sent

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import signal
 import statistics
 import sys
 import threading
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import abws
-from conftest import END, START, TODAY
+from conftest import END, START, TODAY, ctrl_c_after, order_line
 
 SCORECARD = (
     Path(os.environ.get("ABWS_SCORECARD_DIR") or Path(__file__).resolve().parents[2] / "target" / "scorecards")
@@ -97,19 +96,11 @@ def test_j2_ctrl_c_latency(client, sb, line_item):
     for i in range(20):
         if i % 2:
             sb.fail("getInvoices", delay_ms=5000, times=1)
-        sent = {}
-
-        def interrupt():
-            sent["at"] = time.monotonic()
-            os.kill(os.getpid(), signal.SIGINT)
-
-        timer = threading.Timer(0.2, interrupt)
-        timer.start()
-        try:
-            kinds[i % 2]()
-        except KeyboardInterrupt:
-            latencies.append(time.monotonic() - sent["at"])
-        timer.join()
+        with ctrl_c_after(0.2) as sent:
+            try:
+                kinds[i % 2]()
+            except KeyboardInterrupt:
+                latencies.append(time.monotonic() - sent["at"])
         sb.clear_faults()
     latencies.sort()
     p50 = statistics.median(latencies)
@@ -192,20 +183,6 @@ def _count_invoices(blob: bytes) -> int:
     return len(client.invoices.get_invoices(START, END).invoices)
 
 
-def _order_line(offer):
-    asin, offer_id = offer
-    return {
-        "external_id": "1",
-        "quantity": 1,
-        "attributes": [
-            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
-            {"attributeType": "SelectedBuyingOptionReference",
-             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
-        ],
-        "expectations": [],
-    }
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_j5_ctrl_c_during_place_order_carries_the_external_id(client, sb, offer, caplog):
     import logging
@@ -215,35 +192,28 @@ def test_j5_ctrl_c_during_place_order_carries_the_external_id(client, sb, offer,
     carried = noted = interrupted = 0
     ids = [f"py-j5-{i}" for i in range(trials)]
 
-    def ctrl_c():
-        os.kill(os.getpid(), signal.SIGINT)
-
     with caplog.at_level(logging.WARNING, logger="abws"):
         abws.refresh_logging()
         for ext in ids:
             # The sandbox holds the order 1.5 s, then places it: Ctrl-C comes while the
             # request is on the wire (after 0.2 s, with room for a late timer).
             sb.fail("placeOrder", delay_ms=1500, times=1)
-            timer = threading.Timer(0.2, ctrl_c)
-            timer.start()
-            try:
-                client.ordering.place_order(ext, [_order_line(offer)], attributes=[], expectations=[])
-            except KeyboardInterrupt as e:
-                interrupted += 1
-                carried += getattr(e, "external_id", None) == ext and getattr(e, "operation", None) == "placeOrder"
-                noted += any(ext in n and "may or may not have been applied" in n for n in getattr(e, "__notes__", []))
-            timer.join()
+            with ctrl_c_after(0.2):
+                try:
+                    client.ordering.place_order(ext, [order_line(*offer)], attributes=[], expectations=[])
+                except KeyboardInterrupt as e:
+                    interrupted += 1
+                    carried += getattr(e, "external_id", None) == ext and getattr(e, "operation", None) == "placeOrder"
+                    noted += any(ext in n and "may or may not have been applied" in n for n in getattr(e, "__notes__", []))
             sb.clear_faults()
         # A read interrupted the same way carries nothing.
         sb.fail("getInvoices", delay_ms=1500, times=1)
-        timer = threading.Timer(0.2, ctrl_c)
-        timer.start()
         read_marked = 0
-        try:
-            client.invoices.get_invoices(START, END)
-        except KeyboardInterrupt as e:
-            read_marked = int(hasattr(e, "external_id") or bool(getattr(e, "__notes__", [])))
-        timer.join()
+        with ctrl_c_after(0.2):
+            try:
+                client.invoices.get_invoices(START, END)
+            except KeyboardInterrupt as e:
+                read_marked = int(hasattr(e, "external_id") or bool(getattr(e, "__notes__", [])))
         sb.clear_faults()
         time.sleep(1.6)  # the last order's hold ends, and the sandbox places it
     warned = sum(

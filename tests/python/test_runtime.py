@@ -7,7 +7,6 @@ import logging
 import multiprocessing
 import os
 import pickle
-import signal
 import sys
 import threading
 import time
@@ -16,7 +15,7 @@ import warnings
 import pytest
 
 import abws
-from conftest import END, START
+from conftest import END, START, ctrl_c_after
 
 
 def test_threads_share_one_client(client):
@@ -62,19 +61,10 @@ def test_ctrl_c_interrupts_a_long_report_wait(client, line_item):
     created = client.documents.create_report(
         {"order_id": line_item.order_id, "order_line_item_id": line_item.order_line_item_id}
     )
-    sent = {}
-
-    def interrupt():
-        sent["at"] = time.monotonic()
-        os.kill(os.getpid(), signal.SIGINT)
-
-    timer = threading.Timer(0.3, interrupt)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    with ctrl_c_after(0.3) as sent, pytest.raises(KeyboardInterrupt):
         # a 60 s poll interval: without signal checks this would block for a minute
         client.documents.wait_for_report(created.report_id, poll_interval=60)
     elapsed = time.monotonic() - sent["at"]
-    timer.join()
     assert elapsed < 0.5, elapsed
     # the client still works afterwards
     assert client.documents.get_report(created.report_id).report_id == created.report_id
@@ -83,18 +73,9 @@ def test_ctrl_c_interrupts_a_long_report_wait(client, line_item):
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_interrupts_a_slow_request(sb, client):
     sb.fail("getInvoices", delay_ms=5000, times=1)
-    sent = {}
-
-    def interrupt():
-        sent["at"] = time.monotonic()
-        os.kill(os.getpid(), signal.SIGINT)
-
-    timer = threading.Timer(0.3, interrupt)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    with ctrl_c_after(0.3) as sent, pytest.raises(KeyboardInterrupt):
         client.invoices.get_invoices(START, END)
     elapsed = time.monotonic() - sent["at"]
-    timer.join()
     assert elapsed < 0.5, elapsed
 
 

@@ -16,6 +16,7 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 import abws
+from conftest import order_line
 
 OP = "getInvoiceDetailByInvoiceNumber"
 
@@ -100,22 +101,10 @@ def test_the_address_is_a_secret(redis_url: str) -> None:
         client.invoices.get_invoices("2026-02-01T00:00:00Z", "2026-02-02T00:00:00Z")
 
 
-def _line(offer: Any) -> Dict[str, Any]:
-    asin, offer_id = offer
-    return {
-        "externalId": "1", "quantity": 1, "expectations": [],
-        "attributes": [
-            {"attributeType": "SelectedProductReference", "productReference": {"productType": "ASIN", "id": asin}},
-            {"attributeType": "SelectedBuyingOptionReference",
-             "buyingOptionReference": {"buyingOptionType": "OFFER", "id": offer_id}},
-        ],
-    }
-
-
 def test_an_unknown_order_is_resolved_by_placing_it_again(sb: abws.Sandbox, offer: Any, redis_url: str) -> None:
     """OutcomeUnknown says what to do, and doing it (place_order again, same order) resolves it
     through the shared write ledger: the service answers the original order, no second one."""
-    line = _line(offer)
+    line = order_line(*offer)
     client = sb.client("JP", rate_limiting=False, shared_state=redis_url)
     sb.fail("placeOrder", action={"garbled": True}, times=1)
     with pytest.raises(abws.OutcomeUnknown) as e:
@@ -133,7 +122,7 @@ def test_an_unknown_order_is_resolved_by_placing_it_again(sb: abws.Sandbox, offe
 
 @pytest.mark.asyncio
 async def test_the_async_client_resolves_an_unknown_order_too(sb: abws.Sandbox, offer: Any, redis_url: str) -> None:
-    line = _line(offer)
+    line = order_line(*offer)
     client = sb.async_client("JP", rate_limiting=False, shared_state=redis_url)
     sb.fail("placeOrder", action={"garbled": True}, times=1)
     with pytest.raises(abws.OutcomeUnknown):

@@ -1,6 +1,9 @@
 //! Cart 2025-04-30: listCarts (5 per page by default, at most 10), getCart, getItems, addItems,
 //! modifyItems, deleteItems (204) and getEstimatedTotalPurchaseCost.
 
+use std::sync::MutexGuard;
+
+use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
@@ -113,10 +116,7 @@ pub fn list_carts(st: &State, req: &Req) -> ApiResult {
         .unwrap_or("")
         .to_ascii_lowercase();
     let binding = format!("{email}|{}", paging::binding(&req.query, &["pageToken"]));
-    let offset = match req.q("pageToken") {
-        Some(t) => paging::resolve(st, "listCarts", t, Some(&binding), CODE)?.0,
-        None => 0,
-    };
+    let offset = paging::offset(st, "listCarts", req.q("pageToken"), &binding, CODE)?;
     let w = st.world();
     let owner = w.user_by_email(&email);
     let mine: Vec<&Cart> = w
@@ -124,19 +124,9 @@ pub fn list_carts(st: &State, req: &Req) -> ApiResult {
         .iter()
         .filter(|c| Some(c.owner) == owner && c.region == region)
         .collect();
-    let page: Vec<Value> = mine
-        .iter()
-        .skip(offset)
-        .take(size)
-        .map(|c| details(&w, c))
-        .collect();
-    let more = offset + size < mine.len();
-    drop(w);
-    let mut body = json!({"cartDetailsList": page});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(st, "listCarts", &binding, offset + size));
-    }
-    Ok(Resp::json(200, &body))
+    let (page, next) = paging::page(&mine, offset, size, |c| details(&w, c));
+    let body = json!({"cartDetailsList": page});
+    Ok(paging::answer(st, w, ("listCarts", &binding), body, next))
 }
 
 pub fn get_cart(st: &State, req: &Req) -> ApiResult {
@@ -159,6 +149,23 @@ fn items_array(body: &Value) -> Result<Vec<Value>, Resp> {
     }
 }
 
+/// The non-empty text `field` of item `n`.
+fn required<'a>(item: &'a Value, n: usize, field: &str) -> Result<&'a str, Resp> {
+    item.get(field)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| bad(format!("items[{n}].{field} is required.")))
+}
+
+/// What an offer has in stock (nothing while its product is unavailable).
+fn stock(w: &World, pi: usize, oi: usize) -> u32 {
+    if w.products[pi].available {
+        w.products[pi].offers[oi].stock
+    } else {
+        0
+    }
+}
+
 fn quantity(v: &Value, n: usize, min: u64) -> Result<u32, Resp> {
     match v.get("quantity").and_then(Value::as_u64) {
         Some(q) if q >= min && q <= 9999 => Ok(q as u32),
@@ -168,52 +175,46 @@ fn quantity(v: &Value, n: usize, min: u64) -> Result<u32, Resp> {
     }
 }
 
-pub fn add_items(st: &State, req: &Req) -> ApiResult {
+/// What a change of a cart's items starts from: the request's items, the calendar's now, the
+/// world (locked) and the cart's index.
+type ItemsChange<'a> = (Vec<Value>, DateTime<Utc>, MutexGuard<'a, World>, usize);
+
+fn items_change<'a>(st: &'a State, req: &Req) -> Result<ItemsChange<'a>, Resp> {
     let body = super::body(req)?;
     let list = items_array(&body)?;
     let now = st.calendar_now();
-    let mut w = st.world();
+    let w = st.world();
     let ci = find(&w, req)?;
+    Ok((list, now, w, ci))
+}
+
+/// The answer to a change `op` of cart `ci`'s items (counted): the items now, and the ones
+/// refused.
+fn items_changed(st: &State, op: &str, w: &World, ci: usize, rejected: Vec<Value>) -> Resp {
+    st.counters.cart_mutation(op);
+    let body = json!({"items": items(w, &w.carts[ci]), "rejectedItems": rejected});
+    Resp::json(200, &body)
+}
+
+pub fn add_items(st: &State, req: &Req) -> ApiResult {
+    let (list, now, mut w, ci) = items_change(st, req)?;
     // Validate everything before changing anything.
     let mut wanted = Vec::new();
     for (n, it) in list.iter().enumerate() {
-        let pid = it
-            .get("productIdentifier")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| bad(format!("items[{n}].productIdentifier is required.")))?;
-        let oid = it
-            .get("buyingOptionIdentifier")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| bad(format!("items[{n}].buyingOptionIdentifier is required.")))?;
+        let pid = required(it, n, "productIdentifier")?;
+        let oid = required(it, n, "buyingOptionIdentifier")?;
         let qty = quantity(it, n, 1)?;
-        let (pi, oi) = w.offer(oid).ok_or_else(|| {
-            bad(format!(
-                "items[{n}].buyingOptionIdentifier '{oid}' is not a known offer."
-            ))
-        })?;
-        if w.products[pi].asin != pid {
-            return Err(bad(format!(
-                "items[{n}].buyingOptionIdentifier does not belong to product {pid}."
-            )));
-        }
+        let unknown = || format!("items[{n}].buyingOptionIdentifier '{oid}' is not a known offer.");
+        let foreign =
+            || format!("items[{n}].buyingOptionIdentifier does not belong to product {pid}.");
+        let (pi, oi) = super::offer_of(&w, pid, oid, unknown, foreign)?;
         // Required by the published model.
-        let ext = it
-            .get("externalId")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| bad(format!("items[{n}].externalId is required.")))?
-            .to_string();
+        let ext = required(it, n, "externalId")?.to_string();
         wanted.push((pi, oi, qty, ext));
     }
     let mut rejected = Vec::new();
     for (pi, oi, qty, ext) in wanted {
-        let stock = if w.products[pi].available {
-            w.products[pi].offers[oi].stock
-        } else {
-            0
-        };
+        let stock = stock(&w, pi, oi);
         let existing = w.carts[ci]
             .items
             .iter()
@@ -242,27 +243,14 @@ pub fn add_items(st: &State, req: &Req) -> ApiResult {
             }
         }
     }
-    st.counters.cart_mutation("addItems");
-    let c = &w.carts[ci];
-    Ok(Resp::json(
-        200,
-        &json!({"items": items(&w, c), "rejectedItems": rejected}),
-    ))
+    Ok(items_changed(st, "addItems", &w, ci, rejected))
 }
 
 pub fn modify_items(st: &State, req: &Req) -> ApiResult {
-    let body = super::body(req)?;
-    let list = items_array(&body)?;
-    let now = st.calendar_now();
-    let mut w = st.world();
-    let ci = find(&w, req)?;
+    let (list, now, mut w, ci) = items_change(st, req)?;
     let mut changes = Vec::new();
     for (n, it) in list.iter().enumerate() {
-        let id = it
-            .get("itemId")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| bad(format!("items[{n}].itemId is required.")))?;
+        let id = required(it, n, "itemId")?;
         let qty = quantity(it, n, 0)?;
         if !w.carts[ci].items.iter().any(|x| x.item_id == id) {
             return Err(bad(format!(
@@ -282,11 +270,7 @@ pub fn modify_items(st: &State, req: &Req) -> ApiResult {
             continue;
         }
         let (pi, oi) = (w.carts[ci].items[pos].product, w.carts[ci].items[pos].offer);
-        let stock = if w.products[pi].available {
-            w.products[pi].offers[oi].stock
-        } else {
-            0
-        };
+        let stock = stock(&w, pi, oi);
         if qty > stock {
             rejected.push(json!({"id": id, "rejectionArtifacts": [{"quantity": stock, "rejectionArtifactType": "UnavailableQuantity"}]}));
             continue;
@@ -295,12 +279,7 @@ pub fn modify_items(st: &State, req: &Req) -> ApiResult {
         it.qty = qty;
         it.modified = now;
     }
-    st.counters.cart_mutation("modifyItems");
-    let c = &w.carts[ci];
-    Ok(Resp::json(
-        200,
-        &json!({"items": items(&w, c), "rejectedItems": rejected}),
-    ))
+    Ok(items_changed(st, "modifyItems", &w, ci, rejected))
 }
 
 pub fn delete_items(st: &State, req: &Req) -> ApiResult {

@@ -4,14 +4,12 @@
 use chrono::{Datelike, Duration};
 use serde_json::{json, Value};
 
-use super::{
-    bill_to, check_range, in_scope, iso, listing_group, region_group, req_dt, req_region, REGIONS,
-};
+use super::{bill_to, date_range, in_scope, iso, listing_group, region_group, req_region, REGIONS};
 use crate::data::{InvLine, Invoice, InvoiceKind, World};
 use crate::http::{bad, not_found, ApiResult, Req, Resp};
-use crate::money::money;
+use crate::money::{money, tax_line};
 use crate::paging;
-use crate::regions::{profile, rate_text};
+use crate::regions::profile;
 use crate::state::State;
 
 /// The operations this group answers (operationId, handler).
@@ -26,14 +24,11 @@ pub const LINE_PAGE: usize = 10;
 const CODE: &str = "INVALID_REQUEST_PARAMETER";
 
 pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
-    let start = req_dt(req, "invoiceIssueStartDate", CODE)?;
-    let end = req_dt(req, "invoiceIssueEndDate", CODE)?;
-    check_range(
+    let (start, end) = date_range(
         st,
-        ("invoiceIssueStartDate", start),
-        ("invoiceIssueEndDate", end),
+        req,
+        ("invoiceIssueStartDate", "invoiceIssueEndDate"),
         CODE,
-        true,
     )?;
     let region = match req.q("region") {
         None => None,
@@ -57,10 +52,7 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
         bca_only = true;
     }
     let binding = paging::binding(&req.query, &["nextPageToken"]);
-    let offset = match req.q("nextPageToken") {
-        Some(t) => paging::resolve(st, "getInvoices", t, Some(&binding), CODE)?.0,
-        None => 0,
-    };
+    let offset = paging::offset(st, "getInvoices", req.q("nextPageToken"), &binding, CODE)?;
     let w = st.world();
     // Omitted region: every marketplace of the address's group.
     let group = listing_group(req);
@@ -78,24 +70,9 @@ pub fn get_invoices(st: &State, req: &Req) -> ApiResult {
         .filter(|i| !bca_only || w.orders[i.order].payment.method_type() == "BCA")
         .collect();
     matching.sort_by_key(|i| (i.issue_date, i.number.clone()));
-    let page: Vec<Value> = matching
-        .iter()
-        .skip(offset)
-        .take(INVOICE_PAGE)
-        .map(|i| summary(&w, i))
-        .collect();
-    let more = offset + INVOICE_PAGE < matching.len();
-    drop(w);
-    let mut body = obj!({"invoices": page});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(
-            st,
-            "getInvoices",
-            &binding,
-            offset + INVOICE_PAGE
-        ));
-    }
-    Ok(Resp::json(200, &body))
+    let (page, next) = paging::page(&matching, offset, INVOICE_PAGE, |i| summary(&w, i));
+    let body = obj!({"invoices": page});
+    Ok(paging::answer(st, w, ("getInvoices", &binding), body, next))
 }
 
 fn metadata(w: &World, i: &Invoice) -> Value {
@@ -190,10 +167,7 @@ pub fn detail(w: &World, idx: usize) -> Value {
     let breakdown: Vec<Value> = t
         .breakdown
         .iter()
-        .map(|(r, e, x)| {
-            obj!({"taxRate": rate_text(*r), "inclusiveTotal": money(*e + *x, cur),
-            "exclusiveTotal": money(*e, cur), "taxAmount": money(*x, cur)})
-        })
+        .map(|&(r, e, x)| tax_line(("taxRate", "taxAmount"), r, e, x, cur))
         .collect();
     let due = pend.date_naive() + Duration::days(30);
     let customer = &w.legal_entities[order.legal_entity];
@@ -216,19 +190,8 @@ pub fn detail(w: &World, idx: usize) -> Value {
 pub fn get_line_items(st: &State, req: &Req) -> ApiResult {
     let idx = lookup(st, req)?;
     let binding = format!("{}|{}", req.param(0), req.q("region").unwrap_or(""));
-    let offset = match req.q("nextPageToken") {
-        Some(t) => {
-            paging::resolve(
-                st,
-                "getInvoiceLineItemsByInvoiceNumber",
-                t,
-                Some(&binding),
-                CODE,
-            )?
-            .0
-        }
-        None => 0,
-    };
+    const OP: &str = "getInvoiceLineItemsByInvoiceNumber";
+    let offset = paging::offset(st, OP, req.q("nextPageToken"), &binding, CODE)?;
     let w = st.world();
     let inv = &w.invoices[idx];
     // The invoice's own lines first, then the reversal units of its credit memos.
@@ -236,24 +199,9 @@ pub fn get_line_items(st: &State, req: &Req) -> ApiResult {
     for &m in &inv.credit_memos {
         all.extend(w.invoices[m].lines.iter().map(|l| (m, l)));
     }
-    let page: Vec<Value> = all
-        .iter()
-        .skip(offset)
-        .take(LINE_PAGE)
-        .map(|(i, l)| line_item(&w, *i, l))
-        .collect();
-    let more = offset + LINE_PAGE < all.len();
-    drop(w);
-    let mut body = obj!({"lineItems": page});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(
-            st,
-            "getInvoiceLineItemsByInvoiceNumber",
-            &binding,
-            offset + LINE_PAGE
-        ));
-    }
-    Ok(Resp::json(200, &body))
+    let (page, next) = paging::page(&all, offset, LINE_PAGE, |(i, l)| line_item(&w, *i, l));
+    let body = obj!({"lineItems": page});
+    Ok(paging::answer(st, w, (OP, &binding), body, next))
 }
 
 /// A line item as the spec shows one ("fields of a line item beyond those listed: not

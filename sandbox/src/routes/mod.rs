@@ -19,7 +19,7 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde_json::{json, Value};
 
 use crate::data::World;
-use crate::http::{envelope, ApiResult, Req, Resp};
+use crate::http::{bad, envelope, ApiResult, Req, Resp};
 use crate::state::State;
 
 /// A handler: the answer to one operation's request.
@@ -212,14 +212,16 @@ pub fn req_dt(req: &Req, name: &str, code: &str) -> Result<DateTime<Utc>, Resp> 
     }
 }
 
-/// Start not after end, at most 366 days apart, end not in the future.
-pub fn check_range(
+/// The required date-time query parameters `sn` and `en` of a range: start not after end, at
+/// most 366 days apart, end not in the future.
+pub fn date_range(
     st: &State,
-    (sn, s): (&str, DateTime<Utc>),
-    (en, e): (&str, DateTime<Utc>),
+    req: &Req,
+    (sn, en): (&str, &str),
     code: &str,
-    future_check: bool,
-) -> Result<(), Resp> {
+) -> Result<(DateTime<Utc>, DateTime<Utc>), Resp> {
+    let s = req_dt(req, sn, code)?;
+    let e = req_dt(req, en, code)?;
     if s > e {
         return Err(envelope(
             400,
@@ -234,14 +236,14 @@ pub fn check_range(
             &format!("The range from {sn} to {en} must not exceed 366 days."),
         ));
     }
-    if future_check && e > st.now() + chrono::Duration::minutes(2) {
+    if e > st.now() + chrono::Duration::minutes(2) {
         return Err(envelope(
             400,
             code,
             &format!("{en} must not be in the future."),
         ));
     }
-    Ok(())
+    Ok((s, e))
 }
 
 /// A required Region enum query parameter.
@@ -288,6 +290,23 @@ pub fn csv(v: Option<&str>) -> Vec<String> {
             .collect()
     })
     .unwrap_or_default()
+}
+
+/// The product and offer (indexes) of offer `oid`, which must be one of product `pid`'s; a
+/// 400 with `unknown`'s message when the offer is not known, `foreign`'s when it is another
+/// product's.
+pub fn offer_of(
+    w: &World,
+    pid: &str,
+    oid: &str,
+    unknown: impl FnOnce() -> String,
+    foreign: impl FnOnce() -> String,
+) -> Result<(usize, usize), Resp> {
+    let (pi, oi) = w.offer(oid).ok_or_else(|| bad(unknown()))?;
+    if w.products[pi].asin != pid {
+        return Err(bad(foreign()));
+    }
+    Ok((pi, oi))
 }
 
 /// The bill-to address of a legal entity.

@@ -218,16 +218,10 @@ pub fn place_order(st: &State, req: &Req) -> ApiResult {
                 "lineItems[{n}] needs a SelectedBuyingOptionReference attribute."
             ))
         })?;
-        let (pi, oi) = w.offer(oid).ok_or_else(|| {
-            bad(format!(
-                "lineItems[{n}]: buying option '{oid}' is not known."
-            ))
-        })?;
-        if w.products[pi].asin != pid {
-            return Err(bad(format!(
-                "lineItems[{n}]: buying option '{oid}' does not belong to product '{pid}'."
-            )));
-        }
+        let unknown = || format!("lineItems[{n}]: buying option '{oid}' is not known.");
+        let foreign =
+            || format!("lineItems[{n}]: buying option '{oid}' does not belong to product '{pid}'.");
+        let (pi, oi) = super::offer_of(&w, pid, oid, unknown, foreign)?;
         let mut expected_price = None;
         if let Some(Value::Array(ex)) = l.get("expectations") {
             for e in ex {

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::{bill_to, iso, listing_group, parse_dt, region_group, user_json, visible_at};
 use crate::data::{InvoiceKind, Transaction, World};
 use crate::http::{bad, missing, not_found, ApiResult, Req, Resp};
-use crate::money::{money, money_str, with_scale};
+use crate::money::{money, money_str, tax_line, with_scale};
 use crate::paging;
 use crate::regions::{profile, rate_text};
 use crate::state::State;
@@ -20,8 +20,11 @@ pub(crate) static ROUTES: &[(&str, super::Handler)] = &[
 
 pub const TRANSACTION_PAGE: usize = 50;
 const CODE: &str = "INVALID_REQUEST_PARAMETER";
+/// The names of a tax line's rate and tax in this interface.
+const TAX_KEYS: (&str, &str) = ("rate", "amount");
 
 pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
+    const OP: &str = "getTransactions";
     let given = paging::binding(&req.query, &["nextPageToken"]);
     let (binding, offset) = match req.q("nextPageToken") {
         Some(t) => {
@@ -31,7 +34,7 @@ pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
             } else {
                 Some(given.as_str())
             };
-            let (off, b) = paging::resolve(st, "getTransactions", t, check, CODE)?;
+            let (off, b) = paging::resolve(st, OP, t, check, CODE)?;
             (b, off)
         }
         None => (given, 0),
@@ -74,24 +77,9 @@ pub fn get_transactions(st: &State, req: &Req) -> ApiResult {
         .filter(|t| t.feed_date >= start && t.feed_date < end && t.feed_date <= st.now())
         .filter(|t| region_group(&w.orders[w.invoices[t.invoice].order].region) == Some(group))
         .collect();
-    let page: Vec<Value> = all
-        .iter()
-        .skip(offset)
-        .take(TRANSACTION_PAGE)
-        .map(|t| transaction(&w, t))
-        .collect();
-    let more = offset + TRANSACTION_PAGE < all.len();
-    drop(w);
-    let mut body = json!({"transactions": page});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(
-            st,
-            "getTransactions",
-            &binding,
-            offset + TRANSACTION_PAGE
-        ));
-    }
-    Ok(Resp::json(200, &body))
+    let (page, next) = paging::page(&all, offset, TRANSACTION_PAGE, |t| transaction(&w, t));
+    let body = json!({"transactions": page});
+    Ok(paging::answer(st, w, (OP, &binding), body, next))
 }
 
 pub fn transaction(w: &World, t: &Transaction) -> Value {
@@ -336,8 +324,7 @@ pub fn jp_invoice(
     } else {
         vec![json!({
             "feeType": "SHIPPING",
-            "tax": {"rate": rate_text(shipping_rate), "inclusiveTotal": money(shipping + shipping_tax, cur),
-                    "exclusiveTotal": money(shipping, cur), "amount": money(shipping_tax, cur)},
+            "tax": tax_line(TAX_KEYS, shipping_rate, shipping, shipping_tax, cur),
             "discount": money(rp.amount(Decimal::ZERO), cur),
             "apportionment": [{"taxExclusiveFee": money(shipping, cur), "taxAmount": money(shipping_tax, cur)}],
         })]
@@ -345,10 +332,7 @@ pub fn jp_invoice(
     let tax: Vec<Value> = t
         .breakdown
         .iter()
-        .map(|(r, e, x)| {
-            json!({"rate": rate_text(*r), "inclusiveTotal": money(*e + *x, cur),
-            "exclusiveTotal": money(*e, cur), "amount": money(*x, cur)})
-        })
+        .map(|&(r, e, x)| tax_line(TAX_KEYS, r, e, x, cur))
         .collect();
     let mut v = json!({
         "invoiceNumber": inv.number,

@@ -6,8 +6,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::{
-    check_range, csv, in_scope, iso, listing_group, region_group, req_dt, user_json, visible_at,
-    REGIONS,
+    csv, date_range, in_scope, iso, listing_group, region_group, user_json, visible_at, REGIONS,
 };
 use crate::data::{Order, World, CATEGORIES};
 use crate::http::{bad, invalid_input, not_found, ApiResult, Req, Resp};
@@ -137,15 +136,7 @@ fn list_param(req: &Req, k: &str) -> Result<Option<Vec<String>>, Resp> {
 }
 
 pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
-    let start = req_dt(req, "orderStartDate", SLI_CODE)?;
-    let end = req_dt(req, "orderEndDate", SLI_CODE)?;
-    check_range(
-        st,
-        ("orderStartDate", start),
-        ("orderEndDate", end),
-        SLI_CODE,
-        true,
-    )?;
+    let (start, end) = date_range(st, req, ("orderStartDate", "orderEndDate"), SLI_CODE)?;
     let pos = list_param(req, "purchaseOrderNumbers")?;
     let ids = list_param(req, "orderIds")?;
     let region = match req.q("region") {
@@ -162,19 +153,8 @@ pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
     };
     let group = listing_group(req);
     let binding = paging::binding(&req.query, &["nextPageToken"]);
-    let offset = match req.q("nextPageToken") {
-        Some(t) => {
-            paging::resolve(
-                st,
-                "getShipmentLineItemReports",
-                t,
-                Some(&binding),
-                SLI_CODE,
-            )?
-            .0
-        }
-        None => 0,
-    };
+    const OP: &str = "getShipmentLineItemReports";
+    let offset = paging::offset(st, OP, req.q("nextPageToken"), &binding, SLI_CODE)?;
     let now = st.now();
     let w = st.world();
     let mut orders: Vec<&Order> = w
@@ -197,25 +177,9 @@ pub fn shipment_line_items(st: &State, req: &Req) -> ApiResult {
                 .map(move |l| (*o, l))
         })
         .collect();
-    let page: Vec<Value> = rows
-        .iter()
-        .skip(offset)
-        .take(SLI_PAGE)
-        .map(|(o, l)| sli(&w, o, *l, now))
-        .collect();
-    let more = offset + SLI_PAGE < rows.len();
-    drop(w);
-    let size = page.len();
-    let mut body = json!({"shipmentLineItemsReport": page, "size": size});
-    if more {
-        body["nextPageToken"] = json!(paging::issue(
-            st,
-            "getShipmentLineItemReports",
-            &binding,
-            offset + SLI_PAGE
-        ));
-    }
-    Ok(Resp::json(200, &body))
+    let (page, next) = paging::page(&rows, offset, SLI_PAGE, |(o, l)| sli(&w, o, *l, now));
+    let body = json!({"shipmentLineItemsReport": page, "size": page.len()});
+    Ok(paging::answer(st, w, (OP, &binding), body, next))
 }
 
 fn sli(w: &World, o: &Order, li: usize, now: DateTime<Utc>) -> Value {

@@ -80,20 +80,7 @@ async fn consent_allow_redirects_with_state_and_code_then_exchange_and_refresh()
         .control(reqwest::Method::POST, "/_sandbox/revoke", None)
         .await;
     assert_eq!(rev.status, 204);
-    let r = into_r(
-        t.http
-            .post(&token_url)
-            .form(&[
-                ("grant_type", "refresh_token"),
-                ("refresh_token", rt.as_str()),
-                ("client_id", &c.client_id),
-                ("client_secret", &c.client_secret),
-            ])
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let r = t.token(&refresh_form(&c, &rt)).await;
     assert_eq!(r.status, 400);
     assert_eq!(r.body["error"], "invalid_grant");
     let counters = t.sb.counters();
@@ -129,59 +116,44 @@ async fn consent_rejects_wrong_redirect_uri_and_application() {
 async fn token_endpoint_errors() {
     let t = start().await;
     let c = t.sb.credentials();
+    let (id, secret) = (c.client_id.as_str(), c.client_secret.as_str());
+    let refresh_with = |rt, secret| {
+        vec![
+            ("grant_type", "refresh_token"),
+            ("refresh_token", rt),
+            ("client_id", id),
+            ("client_secret", secret),
+        ]
+    };
+    let code_form = vec![
+        ("grant_type", "authorization_code"),
+        ("code", "ANbogus"),
+        ("client_id", id),
+        ("client_secret", secret),
+        ("redirect_uri", &c.redirect_uri),
+    ];
+    for (form, status, error) in [
+        (
+            vec![("grant_type", "password")],
+            400,
+            "unsupported_grant_type",
+        ),
+        (
+            refresh_with(&c.refresh_token, "nope"),
+            401,
+            "invalid_client",
+        ),
+        (refresh_with("Atzr|bogus", secret), 400, "invalid_grant"),
+        (code_form, 400, "invalid_grant"),
+    ] {
+        let r = t.token(&form).await;
+        assert_eq!(
+            (r.status, r.body["error"].as_str()),
+            (status, Some(error)),
+            "{form:?}"
+        );
+    }
     let url = format!("{}/auth/O2/token", t.sb.auth_url());
-    let post = |form: Vec<(&'static str, String)>| t.http.post(&url).form(&form).send();
-    let r = into_r(post(vec![("grant_type", "password".into())]).await.unwrap()).await;
-    assert_eq!(
-        (r.status, r.body["error"].as_str()),
-        (400, Some("unsupported_grant_type"))
-    );
-    let r = into_r(
-        post(vec![
-            ("grant_type", "refresh_token".into()),
-            ("refresh_token", c.refresh_token.clone()),
-            ("client_id", c.client_id.clone()),
-            ("client_secret", "nope".into()),
-        ])
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(
-        (r.status, r.body["error"].as_str()),
-        (401, Some("invalid_client"))
-    );
-    let r = into_r(
-        post(vec![
-            ("grant_type", "refresh_token".into()),
-            ("refresh_token", "Atzr|bogus".into()),
-            ("client_id", c.client_id.clone()),
-            ("client_secret", c.client_secret.clone()),
-        ])
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(
-        (r.status, r.body["error"].as_str()),
-        (400, Some("invalid_grant"))
-    );
-    let r = into_r(
-        post(vec![
-            ("grant_type", "authorization_code".into()),
-            ("code", "ANbogus".into()),
-            ("client_id", c.client_id.clone()),
-            ("client_secret", c.client_secret.clone()),
-            ("redirect_uri", c.redirect_uri.clone()),
-        ])
-        .await
-        .unwrap(),
-    )
-    .await;
-    assert_eq!(
-        (r.status, r.body["error"].as_str()),
-        (400, Some("invalid_grant"))
-    );
     let r = into_r(
         t.http
             .post(&url)
@@ -200,24 +172,17 @@ async fn token_endpoint_errors() {
 #[tokio::test]
 async fn access_token_checks_401_403_and_request_ids() {
     let t = start().await;
-    let path = "/reconciliation/2021-01-08/transactions";
+    let path = TRANSACTIONS;
     let q = [
         ("feedStartDate", "2026-03-01T00:00:00Z"),
         ("feedEndDate", "2026-03-10T00:00:00Z"),
     ];
-    let r = into_r(t.http.get(t.url(path)).query(&q).send().await.unwrap()).await;
+    let r = t.get_with(path, &q, &[]).await;
     assert_eq!((r.status, r.code()), (401, "Unauthorized"));
     assert!(r.message().contains("malformed"));
-    let r = into_r(
-        t.http
-            .get(t.url(path))
-            .query(&q)
-            .header("x-svc-access-token", "Atza|forged")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let r = t
+        .get_with(path, &q, &[("x-svc-access-token", "Atza|forged")])
+        .await;
     assert_eq!((r.status, r.code()), (401, "Unauthorized"));
     let ok = t.get(path, &q).await;
     assert_eq!(ok.status, 200);
@@ -235,16 +200,7 @@ async fn access_token_checks_401_403_and_request_ids() {
     assert!(r.message().contains("expired"));
     // A fresh token works again.
     let at = refresh(&t.http, &t.sb, &t.sb.credentials().refresh_token).await;
-    let r = into_r(
-        t.http
-            .get(t.url(path))
-            .query(&q)
-            .header("x-svc-access-token", at)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let r = t.get_with(path, &q, &[("x-svc-access-token", &at)]).await;
     assert_eq!(r.status, 200);
 }
 
@@ -256,33 +212,11 @@ async fn tokens_expire_on_the_scaled_clock_and_refresh_tokens_rotate() {
     let t = start_with(cfg).await;
     let c = t.sb.credentials();
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-    let r = t
-        .get(
-            "/reconciliation/2021-01-08/transactions",
-            &[
-                ("feedStartDate", "2026-03-01T00:00:00Z"),
-                ("feedEndDate", "2026-03-02T00:00:00Z"),
-            ],
-        )
-        .await;
+    let r = t.get(TRANSACTIONS, &FEED_DAY).await;
     assert_eq!(r.status, 403);
     assert!(r.message().contains("expired"));
     // The original refresh token was rotated away by the first refresh.
-    let url = format!("{}/auth/O2/token", t.sb.auth_url());
-    let r = into_r(
-        t.http
-            .post(&url)
-            .form(&[
-                ("grant_type", "refresh_token"),
-                ("refresh_token", c.refresh_token.as_str()),
-                ("client_id", &c.client_id),
-                ("client_secret", &c.client_secret),
-            ])
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let r = t.token(&refresh_form(&c, &c.refresh_token)).await;
     assert_eq!(r.body["error"], "invalid_grant");
 }
 
@@ -290,41 +224,27 @@ async fn tokens_expire_on_the_scaled_clock_and_refresh_tokens_rotate() {
 async fn user_email_rules() {
     let t = start().await;
     let q = [("region", "JP")];
-    let r = into_r(
-        t.http
-            .get(t.url("/cart/2025-04-30/carts"))
-            .query(&q)
-            .header("x-svc-access-token", &t.token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let carts = "/cart/2025-04-30/carts";
+    let r = t
+        .get_with(carts, &q, &[("x-svc-access-token", &t.token)])
+        .await;
     assert_eq!((r.status, r.code()), (400, "INVALID_REQUEST_PARAMETER"));
     assert!(r.message().contains("x-svc-user-email"));
-    let r = into_r(
-        t.http
-            .get(t.url("/cart/2025-04-30/carts"))
-            .query(&q)
-            .header("x-svc-access-token", &t.token)
-            .header("x-svc-user-email", "stranger@example.com")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let stranger = [
+        ("x-svc-access-token", t.token.as_str()),
+        ("x-svc-user-email", "stranger@example.com"),
+    ];
+    let r = t.get_with(carts, &q, &stranger).await;
     assert_eq!((r.status, r.code()), (403, "Unauthorized"));
     assert_eq!(r.message(), "Email is not authorized");
     assert!(!r.message().contains("expired"));
     // getOrdersByOrderId declares no user e-mail: a call without one is served.
-    let r = into_r(
-        t.http
-            .get(t.url("/reports/2021-01-08/orders/NOPE"))
-            .header("x-svc-access-token", &t.token)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let r = t
+        .get_with(
+            "/reports/2021-01-08/orders/NOPE",
+            &[],
+            &[("x-svc-access-token", &t.token)],
+        )
+        .await;
     assert_eq!(r.status, 404, "{}", r.text);
 }

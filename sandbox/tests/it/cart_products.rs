@@ -10,8 +10,7 @@ const P: &str = "/products/2020-08-26";
 #[tokio::test]
 async fn list_carts_pages_and_validates() {
     let t = start().await;
-    let r = t.get(CARTS, &[("region", "JP")]).await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = t.get_ok(CARTS, &[("region", "JP")]).await;
     assert_eq!(r.header("x-svc-ratelimit-limit"), Some("2.0"));
     assert_eq!(r.body["cartDetailsList"].as_array().unwrap().len(), 5);
     let tk = r.body["nextPageToken"].as_str().unwrap().to_string();
@@ -42,35 +41,13 @@ async fn cart_item_lifecycle_and_estimation() {
     let empty = t.get(&path, &q).await;
     assert_eq!(empty.body["items"].as_array().unwrap().len(), 0);
     // An offer from search.
-    let s = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                ("keywords", "paper"),
-                ("productRegion", "JP"),
-                ("locale", "ja-JP"),
-                ("facets", "OFFERS"),
-            ],
-        )
-        .await;
-    let prod = s.body["products"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| {
-            p["asinType"] == "STANDARD"
-                && p["includedDataTypes"]["OFFERS"][0]["quantityInStock"]
-                    .as_u64()
-                    .unwrap_or(0)
-                    > 10
-        })
-        .unwrap()
-        .clone();
-    let offer = prod["includedDataTypes"]["OFFERS"][0]["offerId"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let asin = prod["asin"].as_str().unwrap().to_string();
+    let paper = [
+        ("keywords", "paper"),
+        ("productRegion", "JP"),
+        ("locale", "ja-JP"),
+        ("facets", "OFFERS"),
+    ];
+    let (asin, offer) = asin_and_offer(&standard_product(&t, PRODUCT_SEARCH, &paper, 11).await);
     let r = t.send(Method::POST, &path, &q, &json!({"items": [{"productIdentifier": asin, "buyingOptionIdentifier": offer, "quantity": 2, "externalId": "e1"},
         {"productIdentifier": asin, "buyingOptionIdentifier": offer, "quantity": 5000, "externalId": "too-many"}]})).await;
     assert_eq!(r.status, 200, "{}", r.text);
@@ -81,53 +58,27 @@ async fn cart_item_lifecycle_and_estimation() {
         "UnavailableQuantity"
     );
     let item_id = r.body["items"][0]["itemId"].as_str().unwrap().to_string();
-    let r = t
-        .send(
-            Method::PATCH,
-            &path,
-            &q,
-            &json!({"items": [{"itemId": item_id, "quantity": 5}]}),
-        )
-        .await;
+    let quantity = |n: u32| json!({"items": [{"itemId": item_id, "quantity": n}]});
+    let r = t.send(Method::PATCH, &path, &q, &quantity(5)).await;
     assert_eq!(r.body["items"][0]["quantity"], 5);
     // Estimation: charges only.
+    let estimate = format!("{CARTS}/cart-0006/totalPurchaseCostEstimations");
     let addr = json!({"address": {"addressType": "PhysicalAddress", "fullName": "A", "addressLine1": "1-1", "city": "Tokyo", "stateOrRegion": "Tokyo", "postalCode": "100-0001", "countryCode": "JP"}});
-    let est = t
-        .send(
-            Method::POST,
-            &format!("{CARTS}/cart-0006/totalPurchaseCostEstimations"),
-            &q,
-            &addr,
-        )
-        .await;
+    let est = t.send(Method::POST, &estimate, &q, &addr).await;
     assert_eq!(est.status, 200);
     assert_eq!(est.body["charges"].as_array().unwrap().len(), 4);
     assert_eq!(est.body["rejectionArtifacts"].as_array().unwrap().len(), 0);
     // Unsupported address: rejection only.
     let mut bad_addr = addr.clone();
     bad_addr["address"]["countryCode"] = json!("US");
-    let est = t
-        .send(
-            Method::POST,
-            &format!("{CARTS}/cart-0006/totalPurchaseCostEstimations"),
-            &q,
-            &bad_addr,
-        )
-        .await;
+    let est = t.send(Method::POST, &estimate, &q, &bad_addr).await;
     assert_eq!(est.body["charges"].as_array().unwrap().len(), 0);
     assert_eq!(
         est.body["rejectionArtifacts"][0]["rejectionArtifactType"],
         "UnsupportedCartItems"
     );
     // Quantity 0 removes; deleteItems empties with 204.
-    let r = t
-        .send(
-            Method::PATCH,
-            &path,
-            &q,
-            &json!({"items": [{"itemId": item_id, "quantity": 0}]}),
-        )
-        .await;
+    let r = t.send(Method::PATCH, &path, &q, &quantity(0)).await;
     assert_eq!(r.body["items"].as_array().unwrap().len(), 0);
     let r = into_r(
         t.req(Method::DELETE, &format!("{CARTS}/cart-0001/items"))
@@ -188,21 +139,16 @@ async fn cart_item_lifecycle_and_estimation() {
     let _ = ds;
 }
 
+/// A products search: `base`'s region and locale, then `more`.
+async fn search(t: &T, base: [(&str, &str); 2], more: &[(&str, &str)]) -> R {
+    t.get(PRODUCT_SEARCH, &[&base[..], more].concat()).await
+}
+
 #[tokio::test]
 async fn product_search_pages_filters_and_errors() {
     let t = start().await;
     let base = [("productRegion", "JP"), ("locale", "en-US")];
-    let r = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                base[0],
-                base[1],
-                ("pageSize", "10"),
-                ("facets", "OFFERS,IMAGES"),
-            ],
-        )
-        .await;
+    let r = search(&t, base, &[("pageSize", "10"), ("facets", "OFFERS,IMAGES")]).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let count = r.body["matchingProductCount"].as_u64().unwrap();
     assert!(count >= 50, "{count}");
@@ -217,17 +163,12 @@ async fn product_search_pages_filters_and_errors() {
     );
     assert!(p0.get("upcValues").is_none());
     let last = r.body["numberOfPages"].as_u64().unwrap() - 1;
-    let r2 = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                base[0],
-                base[1],
-                ("pageSize", "10"),
-                ("pageNumber", &last.to_string()),
-            ],
-        )
-        .await;
+    let r2 = search(
+        &t,
+        base,
+        &[("pageSize", "10"), ("pageNumber", &last.to_string())],
+    )
+    .await;
     assert_eq!(r2.status, 200);
     assert_eq!(r2.body["matchingProductCount"].as_u64().unwrap(), count);
     let parents: Vec<&Value> = r.body["products"]
@@ -251,27 +192,20 @@ async fn product_search_pages_filters_and_errors() {
             "shippingRegion",
         ),
     ] {
-        let r = t.get(&format!("{P}/products"), &q).await;
-        assert_eq!(
-            (r.status, r.code()),
-            (400, "INVALID_REQUEST_PARAMETER"),
-            "{q:?}"
-        );
-        assert!(r.message().contains(needle), "{} / {needle}", r.message());
+        let r = t.get(PRODUCT_SEARCH, &q).await;
+        r.assert_refused("INVALID_REQUEST_PARAMETER", needle, &q);
     }
     // Price filter is inclusive and in the region's currency.
-    let r = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                base[0],
-                base[1],
-                ("minPrice", "1000"),
-                ("maxPrice", "3000"),
-                ("facets", "OFFERS"),
-            ],
-        )
-        .await;
+    let r = search(
+        &t,
+        base,
+        &[
+            ("minPrice", "1000"),
+            ("maxPrice", "3000"),
+            ("facets", "OFFERS"),
+        ],
+    )
+    .await;
     for p in r.body["products"].as_array().unwrap() {
         if let Some(o) = p["includedDataTypes"]["OFFERS"].get(0) {
             let a = dec(&o["price"]["value"]["amount"]);
@@ -279,12 +213,7 @@ async fn product_search_pages_filters_and_errors() {
         }
     }
     // Category filter and refinements.
-    let r = t
-        .get(
-            &format!("{P}/products"),
-            &[base[0], base[1], ("category", "GROCERY")],
-        )
-        .await;
+    let r = search(&t, base, &[("category", "GROCERY")]).await;
     assert!(r.body["matchingProductCount"].as_u64().unwrap() > 0);
     assert!(
         r.body["refinements"]["categories"]
@@ -299,16 +228,7 @@ async fn product_search_pages_filters_and_errors() {
 async fn product_offers_and_batches() {
     let t = start().await;
     let base = [("productRegion", "US"), ("locale", "en-US")];
-    let r = t
-        .get(
-            &format!("{P}/products"),
-            &[
-                base[0],
-                base[1],
-                ("keywords", "cable,mouse,keyboard,ssd,usb"),
-            ],
-        )
-        .await;
+    let r = search(&t, base, &[("keywords", "cable,mouse,keyboard,ssd,usb")]).await;
     let parent = r.body["products"]
         .as_array()
         .unwrap()
@@ -316,13 +236,10 @@ async fn product_offers_and_batches() {
         .find(|p| p["asinType"] == "VARIATION_PARENT");
     let any = &r.body["products"][0];
     let asin = any["asin"].as_str().unwrap().to_string();
+    let product = format!("{P}/products/{asin}");
     let d = t
-        .get(
-            &format!("{P}/products/{asin}"),
-            &[base[0], base[1], ("quantity", "50")],
-        )
+        .get_ok(&product, &[base[0], base[1], ("quantity", "50")])
         .await;
-    assert_eq!(d.status, 200, "{}", d.text);
     assert_eq!(
         d.body["includedDataTypes"]["OFFERS"][0]["price"]["value"]["currencyCode"],
         "USD"

@@ -3,7 +3,6 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use std::io::Read;
 use std::time::Duration;
 
 const REPORTS: &str = "/reports/2021-09-30/reports";
@@ -22,8 +21,7 @@ async fn create(t: &T, opts: Value) -> R {
 async fn wait(t: &T, id: &str) -> (Value, Vec<String>) {
     let mut seen = Vec::new();
     for _ in 0..100 {
-        let r = t.get(&format!("{REPORTS}/{id}"), &[]).await;
-        assert_eq!(r.status, 200, "{}", r.text);
+        let r = t.get_ok(&format!("{REPORTS}/{id}"), &[]).await;
         let s = r.body["processingStatus"].as_str().unwrap().to_string();
         if seen.last() != Some(&s) {
             seen.push(s.clone());
@@ -36,32 +34,9 @@ async fn wait(t: &T, id: &str) -> (Value, Vec<String>) {
     panic!("report {id} never ended: {seen:?}");
 }
 
-fn unpack(gz: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let mut zipped = Vec::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_end(&mut zipped)
-        .unwrap();
-    let mut a = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
-    (0..a.len())
-        .map(|i| {
-            let mut f = a.by_index(i).unwrap();
-            let mut b = Vec::new();
-            f.read_to_end(&mut b).unwrap();
-            (f.name().unwrap().to_string(), b)
-        })
-        .collect()
-}
-
 async fn charge_line(t: &T, skip: usize) -> (String, String, String) {
-    let r = t
-        .get(
-            "/reconciliation/2021-01-08/transactions",
-            &[
-                ("feedStartDate", "2026-01-01T00:00:00Z"),
-                ("feedEndDate", "2026-03-01T00:00:00Z"),
-            ],
-        )
-        .await;
+    let jan_feb = dates(FEED_DATES, "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z");
+    let r = t.get(TRANSACTIONS, &jan_feb).await;
     let s = t.dataset()["specials"].clone();
     let specials: Vec<&str> = [&s["fatalOrderId"], &s["errorDocumentOrderId"]]
         .iter()

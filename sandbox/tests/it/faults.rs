@@ -6,7 +6,6 @@ use reqwest::Method;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-const TX: &str = "/reconciliation/2021-01-08/transactions";
 const Q: [(&str, &str); 2] = [
     ("feedStartDate", "2026-03-01T00:00:00Z"),
     ("feedEndDate", "2026-03-03T00:00:00Z"),
@@ -18,7 +17,7 @@ async fn fault(t: &T, v: serde_json::Value) {
 }
 
 async fn raw(t: &T) -> Result<reqwest::Response, reqwest::Error> {
-    t.req(Method::GET, TX).query(&Q).send().await
+    t.req(Method::GET, TRANSACTIONS).query(&Q).send().await
 }
 
 #[tokio::test]
@@ -26,24 +25,24 @@ async fn status_faults_count_down_and_keep_headers() {
     let t = start().await;
     fault(&t, json!({"path": "getTransactions", "times": 2, "action": {"status": 503, "headers": {"Retry-After": "1"}}})).await;
     for _ in 0..2 {
-        let r = t.get(TX, &Q).await;
+        let r = t.get(TRANSACTIONS, &Q).await;
         assert_eq!(r.status, 503);
         assert!(r.body["errors"][0]["code"].is_string());
         assert_eq!(r.header("retry-after"), Some("1"));
         assert!(r.header("x-svc-requestid").is_some());
         assert_eq!(r.header("x-svc-ratelimit-limit"), Some("0.5"));
     }
-    assert_eq!(t.get(TX, &Q).await.status, 200);
+    assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200);
     // Custom body, path-prefix match, probability.
     fault(&t, json!({"path": "/reconciliation/", "probability": 1.0, "times": 1, "action": {"status": 500, "body": {"errors": [{"code": "InternalFailure", "message": "x", "details": ""}]}}})).await;
-    let r = t.get(TX, &Q).await;
+    let r = t.get(TRANSACTIONS, &Q).await;
     assert_eq!((r.status, r.code()), (500, "InternalFailure"));
     fault(
         &t,
         json!({"path": "getTransactions", "probability": 0.0, "action": {"status": 500}}),
     )
     .await;
-    assert_eq!(t.get(TX, &Q).await.status, 200);
+    assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200);
     let list = t.control(Method::GET, "/_sandbox/faults", None).await;
     assert_eq!(list.body.as_array().unwrap().len(), 1);
     assert_eq!(
@@ -89,7 +88,7 @@ async fn canned_bodies_are_sent_the_same_on_every_firing() {
         raw(&t).await.unwrap().text().await.unwrap(),
         "{\"transactions\": [ ]}"
     );
-    assert_eq!(t.get(TX, &Q).await.status, 200);
+    assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200);
 }
 
 #[tokio::test]
@@ -97,7 +96,7 @@ async fn delay_reset_truncate_chunking() {
     let t = start().await;
     t.sb.inject(FaultRule::new("getTransactions", FaultAction::Delay { delay_ms: 300 }).times(1));
     let s = Instant::now();
-    assert_eq!(t.get(TX, &Q).await.status, 200);
+    assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200);
     assert!(s.elapsed() >= Duration::from_millis(300));
 
     for action in [
@@ -116,7 +115,7 @@ async fn delay_reset_truncate_chunking() {
             Ok(r) => r.bytes().await.is_err(),
         };
         assert!(failed, "{action} did not fail");
-        assert_eq!(t.get(TX, &Q).await.status, 200, "after {action}");
+        assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200, "after {action}");
     }
     let c = t.sb.counters();
     for k in [
@@ -133,24 +132,7 @@ async fn delay_reset_truncate_chunking() {
 #[tokio::test]
 async fn reset_after_processing_still_creates_the_order() {
     let t = start().await;
-    let r = t
-        .get(
-            "/products/2020-08-26/products",
-            &[
-                ("productRegion", "JP"),
-                ("locale", "ja-JP"),
-                ("facets", "OFFERS"),
-                ("availability", "InStockOnly"),
-            ],
-        )
-        .await;
-    let p = r.body["products"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["asinType"] == "STANDARD")
-        .unwrap()
-        .clone();
+    let p = standard_product(&t, PRODUCT_SEARCH, &JP_IN_STOCK, 0).await;
     let body = json!({"externalId": "lost-1", "attributes": [], "expectations": [], "lineItems": [{"externalId": "1", "quantity": 1, "attributes": [
         {"attributeType": "SelectedProductReference", "productReference": {"id": p["asin"]}},
         {"attributeType": "SelectedBuyingOptionReference", "buyingOptionReference": {"id": p["includedDataTypes"]["OFFERS"][0]["offerId"]}}]}]});
@@ -184,7 +166,7 @@ async fn throttle_stall_non_json_oversized_redirect() {
 
     t.sb.inject(FaultRule::new("getTransactions", FaultAction::StallAfterBytes(10)).times(1));
     let e = t
-        .req(Method::GET, TX)
+        .req(Method::GET, TRANSACTIONS)
         .query(&Q)
         .timeout(Duration::from_millis(500))
         .send()
@@ -201,13 +183,13 @@ async fn throttle_stall_non_json_oversized_redirect() {
     assert!(timed_out);
 
     t.sb.inject(FaultRule::new("getTransactions", FaultAction::NonJson).times(1));
-    let r = t.get(TX, &Q).await;
+    let r = t.get(TRANSACTIONS, &Q).await;
     assert_eq!(r.status, 200);
     assert!(r.body.is_null() && r.text.contains("<html"));
     assert!(r.header("content-type").unwrap().starts_with("text/html"));
 
     t.sb.inject(FaultRule::new("getTransactions", FaultAction::Oversized(200_000)).times(1));
-    let r = t.get(TX, &Q).await;
+    let r = t.get(TRANSACTIONS, &Q).await;
     assert!(r.text.len() >= 199_000);
 
     let target = format!("{}/elsewhere", t.sb.foreign_url());
@@ -221,7 +203,7 @@ async fn throttle_stall_non_json_oversized_redirect() {
         )
         .times(1),
     );
-    let r = t.get(TX, &Q).await;
+    let r = t.get(TRANSACTIONS, &Q).await;
     assert_eq!(r.status, 302);
     assert_eq!(r.header("location"), Some(target.as_str()));
     // The foreign listener records whatever reaches it.
@@ -249,43 +231,22 @@ async fn faults_on_token_endpoint_and_documents_host() {
     )
     .await;
     let c = t.sb.credentials();
-    let url = format!("{}/auth/O2/token", t.sb.auth_url());
-    let form = [
-        ("grant_type", "refresh_token"),
-        ("refresh_token", c.refresh_token.as_str()),
-        ("client_id", &c.client_id),
-        ("client_secret", &c.client_secret),
-    ];
-    assert_eq!(
-        t.http.post(&url).form(&form).send().await.unwrap().status(),
-        500
-    );
-    assert_eq!(
-        t.http.post(&url).form(&form).send().await.unwrap().status(),
-        200
-    );
+    let form = refresh_form(&c, &c.refresh_token);
+    assert_eq!(t.token(&form).await.status, 500);
+    assert_eq!(t.token(&form).await.status, 200);
     fault(&t, json!({"path": "/documents/", "listener": "documents", "times": 1, "action": {"status": 503}})).await;
-    let r = t
-        .http
-        .get(format!("{}/documents/x", t.sb.documents_url()))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 503);
-    let r = t
-        .http
-        .get(format!("{}/documents/x", t.sb.documents_url()))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 403);
+    // The fault once, then the documents host's own answer.
+    for status in [503, 403] {
+        let url = format!("{}/documents/x", t.sb.documents_url());
+        assert_eq!(t.http.get(url).send().await.unwrap().status(), status);
+    }
 }
 
 #[tokio::test]
 async fn connection_ids_and_counter_reset() {
     let t = start().await;
-    assert_eq!(t.get(TX, &Q).await.status, 200);
-    assert_eq!(t.get(TX, &Q).await.status, 200);
+    assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200);
+    assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200);
     let c = t.sb.counters();
     let conns: Vec<u64> = c["connections"]
         .as_array()
@@ -296,7 +257,7 @@ async fn connection_ids_and_counter_reset() {
         .collect();
     assert_eq!(conns.len(), 2);
     assert_eq!(conns[0], conns[1], "keep-alive reuses the connection");
-    t.get_on_a_new_connection(TX, &Q).await;
+    t.get_on_a_new_connection(TRANSACTIONS, &Q).await;
     let c = t.sb.counters();
     let last = c["connections"].as_array().unwrap().last().unwrap()["connection"]
         .as_u64()
@@ -327,11 +288,11 @@ async fn connections_used_counts_distinct_connections_per_listener() {
     t.control(Method::POST, "/_sandbox/reset-counters", None)
         .await;
     for _ in 0..3 {
-        assert_eq!(t.get(TX, &Q).await.status, 200);
+        assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200);
     }
     let c = t.sb.counters();
     assert_eq!(c["connectionsUsed"]["api"], 1, "keep-alive: one connection");
-    t.get_on_a_new_connection(TX, &Q).await;
+    t.get_on_a_new_connection(TRANSACTIONS, &Q).await;
     let c = t.sb.counters();
     assert_eq!(c["connectionsUsed"]["api"], 2);
     // The control path is not counted (a benchmark reads the counters between rounds).
@@ -367,7 +328,7 @@ async fn rate_limits_429_and_runtime_change() {
     assert_eq!(r.header("x-svc-ratelimit-limit"), Some("0.5"));
     assert!(r.header("x-svc-requestid").is_some());
     // Buckets are per operation.
-    assert_eq!(t.get(TX, &Q).await.status, 200);
+    assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200);
     let c = t.sb.counters();
     assert_eq!(
         c["throttled"]
@@ -429,14 +390,16 @@ async fn rate_limit_overrides_and_time_scale() {
     let t = start_with(cfg).await;
     // 1 per virtual second is 2 per real second at scale 2: the header gives the latter.
     assert_eq!(
-        t.get(TX, &Q).await.header("x-svc-ratelimit-limit"),
+        t.get(TRANSACTIONS, &Q)
+            .await
+            .header("x-svc-ratelimit-limit"),
         Some("2.0")
     );
     // The second request has 500 ms to arrive (at scale 10 it had 100 ms).
-    assert_eq!(t.get(TX, &Q).await.status, 429);
+    assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 429);
     // One token per virtual second = 500 ms real at scale 2.
     tokio::time::sleep(Duration::from_millis(600)).await;
-    assert_eq!(t.get(TX, &Q).await.status, 200);
+    assert_eq!(t.get(TRANSACTIONS, &Q).await.status, 200);
 }
 
 /// A rule aimed at an operationId the sandbox does not have (a misspelling) would never

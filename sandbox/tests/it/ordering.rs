@@ -8,36 +8,7 @@ const ORDERS: &str = "/ordering/2022-10-30/orders";
 const SLI: &str = "/reports/2025-06-09/shipmentLineItemReports";
 
 async fn an_offer(t: &T) -> (String, String) {
-    let r = t
-        .get(
-            "/products/2020-08-26/products",
-            &[
-                ("productRegion", "JP"),
-                ("locale", "ja-JP"),
-                ("facets", "OFFERS"),
-                ("availability", "InStockOnly"),
-            ],
-        )
-        .await;
-    let p = r.body["products"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| {
-            p["asinType"] == "STANDARD"
-                && p["includedDataTypes"]["OFFERS"][0]["quantityInStock"]
-                    .as_u64()
-                    .unwrap_or(0)
-                    >= 10
-        })
-        .unwrap();
-    (
-        p["asin"].as_str().unwrap().into(),
-        p["includedDataTypes"]["OFFERS"][0]["offerId"]
-            .as_str()
-            .unwrap()
-            .into(),
-    )
+    asin_and_offer(&standard_product(t, PRODUCT_SEARCH, &JP_IN_STOCK, 10).await)
 }
 
 fn line(ext: &str, qty: u64, asin: &str, offer: &str) -> Value {
@@ -58,6 +29,11 @@ fn order_id_of(answer: &Value) -> String {
         .as_str()
         .unwrap()
         .to_string()
+}
+
+/// An order attribute naming buying group `id`.
+fn group(id: &str) -> Value {
+    json!({"attributeType": "BuyingGroupReference", "groupReference": {"identifier": id, "groupReferenceType": "GroupIdentity"}})
 }
 
 fn order(ext: &str, lines: Vec<Value>, attrs: Vec<Value>) -> Value {
@@ -86,12 +62,11 @@ async fn place_order_then_report_and_track_it() {
     assert_eq!(c["ordersCreated"]["ext-1"], 1);
     // Reporting.
     let o = t
-        .get(
+        .get_ok(
             &format!("/reports/2021-01-08/orders/{oid}"),
             &[("includeLineItems", "true"), ("includeShipments", "true")],
         )
         .await;
-    assert_eq!(o.status, 200, "{}", o.text);
     assert_eq!(o.body["size"], 1);
     let ord = &o.body["orders"][0];
     assert_eq!(ord["purchaseOrderNumber"], "PO-TEST-1");
@@ -112,7 +87,7 @@ async fn place_order_then_report_and_track_it() {
         .unwrap()
         .to_string();
     let s = t
-        .get(
+        .get_ok(
             SLI,
             &[
                 ("orderStartDate", "2026-03-01T00:00:00Z"),
@@ -121,7 +96,6 @@ async fn place_order_then_report_and_track_it() {
             ],
         )
         .await;
-    assert_eq!(s.status, 200, "{}", s.text);
     assert_eq!(s.body["size"], 1);
     assert_eq!(
         s.body["shipmentLineItemsReport"][0]["orderMetadata"]["orderId"],
@@ -129,12 +103,11 @@ async fn place_order_then_report_and_track_it() {
     );
     // Tracking.
     let tr = t
-        .get(
+        .get_ok(
             &format!("/ab-tracking/2025-07-02/orders/{oid}/shipments/{sid}/packages/{pid}"),
             &[("region", "JP"), ("locale", "ja-JP")],
         )
         .await;
-    assert_eq!(tr.status, 200, "{}", tr.text);
     let d = &tr.body["packageTrackingDetails"];
     assert!(d["packageTrackingEvents"].as_array().unwrap().len() >= 2);
     assert_eq!(d["packageMilestones"][0]["milestoneType"], "SHIPPED");
@@ -170,55 +143,34 @@ async fn ordering_rules() {
         ),
     ] {
         let r = t.post(ORDERS, &body).await;
-        assert_eq!(
-            (r.status, r.code()),
-            (400, "INVALID_REQUEST_PARAMETER"),
-            "{body}"
-        );
-        assert!(r.message().contains(needle), "{} / {needle}", r.message());
+        r.assert_refused("INVALID_REQUEST_PARAMETER", needle, &body);
     }
     // E-invoicing group: numeric line ids only.
-    let einv = json!({"attributeType": "BuyingGroupReference", "groupReference": {"identifier": "grp-einvoice-01", "groupReferenceType": "GroupIdentity"}});
+    let one = |id: &str| line(id, 1, &asin, &offer);
+    let einv = group("grp-einvoice-01");
     let r = t
         .post(
             ORDERS,
-            &order(
-                "e-inv-1",
-                vec![line("10", 1, &asin, &offer), line("A 2", 1, &asin, &offer)],
-                vec![einv.clone()],
-            ),
+            &order("e-inv-1", vec![one("10"), one("A 2")], vec![einv.clone()]),
         )
         .await;
     assert_eq!(r.status, 400);
     assert!(r.message().contains("lineItems[1]"));
     let r = t
-        .post(
-            ORDERS,
-            &order("e-inv-2", vec![line("10", 1, &asin, &offer)], vec![einv]),
-        )
+        .post(ORDERS, &order("e-inv-2", vec![one("10")], vec![einv]))
         .await;
     assert_eq!(r.status, 200);
     // MLE group: needs a known legal entity.
-    let mle = json!({"attributeType": "BuyingGroupReference", "groupReference": {"identifier": "grp-mle-01", "groupReferenceType": "GroupIdentity"}});
+    let mle = group("grp-mle-01");
     let r = t
-        .post(
-            ORDERS,
-            &order(
-                "mle-1",
-                vec![line("1", 1, &asin, &offer)],
-                vec![mle.clone()],
-            ),
-        )
+        .post(ORDERS, &order("mle-1", vec![one("1")], vec![mle.clone()]))
         .await;
     assert_eq!(r.status, 200);
     assert!(!r.body["rejectionArtifacts"].as_array().unwrap().is_empty());
     assert!(r.body["acceptanceArtifacts"].as_array().unwrap().is_empty());
     let aux = json!({"attributeType": "Auxiliary", "values": {"legalEntity": {"value": "Sandbox Manufacturing K.K."}}});
     let r = t
-        .post(
-            ORDERS,
-            &order("mle-2", vec![line("1", 1, &asin, &offer)], vec![mle, aux]),
-        )
+        .post(ORDERS, &order("mle-2", vec![one("1")], vec![mle, aux]))
         .await;
     assert!(r.body["acceptanceArtifacts"]
         .as_array()
@@ -245,20 +197,10 @@ async fn ordering_rules() {
 #[tokio::test]
 async fn shipment_line_items_page_and_validate() {
     let t = start().await;
-    let range = [
-        ("orderStartDate", "2025-11-18T00:00:00Z"),
-        ("orderEndDate", "2026-03-17T00:00:00Z"),
-    ];
-    let mut token: Option<String> = None;
+    let range = dates(ORDER_DATES, "2025-11-18T00:00:00Z", "2026-03-17T00:00:00Z");
+    let pages = t.pages(SLI, &range, false).await;
     let mut total = 0;
-    let mut pages = 0;
-    loop {
-        let mut q = range.to_vec();
-        if let Some(tk) = &token {
-            q.push(("nextPageToken", tk));
-        }
-        let r = t.get(SLI, &q).await;
-        assert_eq!(r.status, 200, "{}", r.text);
+    for r in &pages {
         let n = r.body["shipmentLineItemsReport"].as_array().unwrap().len();
         assert!(n <= 100);
         assert_eq!(r.body["size"], n);
@@ -273,13 +215,8 @@ async fn shipment_line_items_page_and_validate() {
             assert_eq!(parts, dec(&net["amount"]["amount"]));
         }
         total += n;
-        pages += 1;
-        match r.body["nextPageToken"].as_str() {
-            Some(x) => token = Some(x.to_string()),
-            None => break,
-        }
     }
-    assert!(pages > 2 && total > 200);
+    assert!(pages.len() > 2 && total > 200);
     for (q, needle) in [
         (vec![range[1]], "orderStartDate"),
         (
@@ -321,22 +258,12 @@ async fn shipment_line_items_page_and_validate() {
     ] {
         let q: Vec<(&str, &str)> = q.to_vec();
         let r = t.get(SLI, &q).await;
-        assert_eq!((r.status, r.code()), (400, "InvalidInput"), "{q:?}");
-        assert!(r.message().contains(needle), "{} / {needle}", r.message());
+        r.assert_refused("InvalidInput", needle, &q);
     }
-    let r = t.get(SLI, &range).await;
-    let tk = r.body["nextPageToken"].as_str().unwrap().to_string();
-    let r = t
-        .get(
-            SLI,
-            &[
-                range[0],
-                ("orderEndDate", "2026-03-16T00:00:00Z"),
-                ("nextPageToken", &tk),
-            ],
-        )
+    let tk = t.next_token(SLI, &range).await;
+    let other_end = ("orderEndDate", "2026-03-16T00:00:00Z");
+    t.assert_token_bound((SLI, &range), &tk, other_end, "InvalidInput")
         .await;
-    assert!(r.status == 400 && r.message().contains("does not match"));
 }
 
 #[tokio::test]
@@ -373,27 +300,15 @@ async fn tracking_rules() {
         .await;
     assert!(r.status == 400 && r.message().contains("locale"));
     // A recent delivered package: events newest first.
-    let o = t
-        .get(
-            "/reports/2025-06-09/shipmentLineItemReports",
-            &[
-                ("orderStartDate", "2026-02-01T00:00:00Z"),
-                ("orderEndDate", "2026-02-10T00:00:00Z"),
-            ],
-        )
-        .await;
+    let early_feb = dates(ORDER_DATES, "2026-02-01T00:00:00Z", "2026-02-10T00:00:00Z");
+    let o = t.get(SLI, &early_feb).await;
     let row = &o.body["shipmentLineItemsReport"][0];
-    let r = t
-        .get(
-            &p(
-                row["orderMetadata"]["orderId"].as_str().unwrap(),
-                row["shipmentMetadata"]["shipmentId"].as_str().unwrap(),
-                row["packages"][0]["packageId"].as_str().unwrap(),
-            ),
-            &[("region", "JP")],
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let delivered = p(
+        row["orderMetadata"]["orderId"].as_str().unwrap(),
+        row["shipmentMetadata"]["shipmentId"].as_str().unwrap(),
+        row["packages"][0]["packageId"].as_str().unwrap(),
+    );
+    let r = t.get_ok(&delivered, &[("region", "JP")]).await;
     let d = &r.body["packageTrackingDetails"];
     assert_eq!(d["trackingStatus"], "DELIVERED");
     assert_eq!(
@@ -401,16 +316,7 @@ async fn tracking_rules() {
         "Delivered"
     );
     assert_eq!(d["packageMilestones"][0]["milestoneType"], "DELIVERED");
-    let r = t
-        .get(
-            &p(
-                row["orderMetadata"]["orderId"].as_str().unwrap(),
-                row["shipmentMetadata"]["shipmentId"].as_str().unwrap(),
-                row["packages"][0]["packageId"].as_str().unwrap(),
-            ),
-            &[("region", "US")],
-        )
-        .await;
+    let r = t.get(&delivered, &[("region", "US")]).await;
     assert_eq!((r.status, r.code()), (400, "InvalidInput"));
     // Unknown order in reporting.
     assert_eq!(
@@ -508,7 +414,7 @@ async fn an_order_placed_now_is_in_a_range_that_ends_now() {
         let text =
             |d: chrono::DateTime<chrono::Utc>| d.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
         let s = t
-            .get(
+            .get_ok(
                 SLI,
                 &[
                     ("orderStartDate", &text(end - chrono::Duration::days(30))),
@@ -517,7 +423,6 @@ async fn an_order_placed_now_is_in_a_range_that_ends_now() {
                 ],
             )
             .await;
-        assert_eq!(s.status, 200, "{}", s.text);
         assert_eq!(
             s.body["shipmentLineItemsReport"].as_array().map(Vec::len),
             Some(1),

@@ -5,7 +5,6 @@ use crate::common::*;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
-const TX: &str = "/reconciliation/2021-01-08/transactions";
 const DETAILS: &str = "/reconciliation/2021-01-08/invoices";
 const RANGE: [(&str, &str); 2] = [
     ("feedStartDate", "2025-11-01T00:00:00Z"),
@@ -14,17 +13,11 @@ const RANGE: [(&str, &str); 2] = [
 
 async fn all_transactions(t: &T) -> Vec<Value> {
     let mut out = Vec::new();
-    let mut r = t.get(TX, &RANGE).await;
-    loop {
-        assert_eq!(r.status, 200, "{}", r.text);
-        let page = r.body["transactions"].as_array().unwrap().clone();
+    // Token-only paging.
+    for r in t.pages(TRANSACTIONS, &RANGE, true).await {
+        let page = r.body["transactions"].as_array().unwrap();
         assert!(page.len() <= 50);
-        out.extend(page);
-        match r.body["nextPageToken"].as_str() {
-            // Token-only paging.
-            Some(tk) => r = t.get(TX, &[("nextPageToken", tk)]).await,
-            None => break,
-        }
+        out.extend(page.iter().cloned());
     }
     out
 }
@@ -99,32 +92,22 @@ async fn transaction_errors_and_token_binding() {
             "after",
         ),
     ] {
-        let r = t.get(TX, &q).await;
-        assert_eq!((r.status, r.code()), (400, "INVALID_REQUEST_PARAMETER"));
-        assert!(r.message().contains(needle), "{}", r.message());
+        let r = t.get(TRANSACTIONS, &q).await;
+        r.assert_refused("INVALID_REQUEST_PARAMETER", needle, &q);
         assert_eq!(r.body["errors"][0]["details"], "");
     }
-    let r = t.get(TX, &RANGE).await;
-    let tk = r.body["nextPageToken"].as_str().unwrap().to_string();
+    let tk = t.next_token(TRANSACTIONS, &RANGE).await;
     // Same parameters alongside the token are accepted; different ones are not.
     assert_eq!(
-        t.get(TX, &[RANGE[0], RANGE[1], ("nextPageToken", &tk)])
+        t.get(TRANSACTIONS, &[RANGE[0], RANGE[1], ("nextPageToken", &tk)])
             .await
             .status,
         200
     );
-    let r = t
-        .get(
-            TX,
-            &[
-                ("feedStartDate", "2025-11-02T00:00:00Z"),
-                RANGE[1],
-                ("nextPageToken", &tk),
-            ],
-        )
+    let other_start = ("feedStartDate", "2025-11-02T00:00:00Z");
+    let listing = (TRANSACTIONS, &RANGE[..]);
+    t.assert_token_bound(listing, &tk, other_start, "INVALID_REQUEST_PARAMETER")
         .await;
-    assert_eq!(r.status, 400);
-    assert!(r.message().contains("does not match"));
 }
 
 fn line_ref(tx: &Value, i: usize) -> Value {
@@ -249,24 +232,17 @@ async fn invoice_details_errors() {
     assert!(r.status == 400 && r.message().contains("orderLineItemId"));
     let r = t.post(DETAILS, &json!({"orderLineItems": [one]})).await;
     assert_eq!(r.status, 404);
-    let r = into_r(
-        t.req(reqwest::Method::POST, DETAILS)
-            .header("content-type", "text/plain")
-            .body("{}")
+    for (content_type, body, status) in [
+        ("text/plain", "{}", 415),
+        ("application/json", "{not json", 400),
+    ] {
+        let r = t
+            .req(reqwest::Method::POST, DETAILS)
+            .header("content-type", content_type)
+            .body(body)
             .send()
             .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(r.status, 415);
-    let r = into_r(
-        t.req(reqwest::Method::POST, DETAILS)
-            .header("content-type", "application/json")
-            .body("{not json")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(r.status, 400);
+            .unwrap();
+        assert_eq!(r.status(), status, "{content_type} {body}");
+    }
 }

@@ -9,11 +9,9 @@ use reqwest::Method;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::time::Duration;
 
 const INVOICES: &str = "/ab-invoice/2026-02-01/invoices";
-const TRANSACTIONS: &str = "/reconciliation/2021-01-08/transactions";
 const RECON_INVOICES: &str = "/reconciliation/2021-01-08/invoices";
 const REPORTS: &str = "/reports/2021-09-30/reports";
 const CARTS: &str = "/cart/2025-04-30/carts";
@@ -57,7 +55,7 @@ fn at(prefix: &str, path: &str) -> String {
     }
 }
 
-/// Every page of a token-paged listing.
+/// The `key` rows of every page of a token-paged listing.
 async fn all_pages(
     t: &T,
     path: &str,
@@ -65,25 +63,19 @@ async fn all_pages(
     key: &str,
     token_only: bool,
 ) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut token: Option<String> = None;
-    loop {
-        let mut query: Vec<(&str, &str)> = if token.is_some() && token_only {
-            vec![]
-        } else {
-            q.to_vec()
-        };
-        if let Some(tk) = &token {
-            query.push(("nextPageToken", tk));
-        }
-        let r = t.get(path, &query).await;
-        assert_eq!(r.status, 200, "{path}: {}", r.text);
-        out.extend(r.body[key].as_array().unwrap().iter().cloned());
-        match r.body["nextPageToken"].as_str() {
-            Some(tk) => token = Some(tk.to_string()),
-            None => return out,
-        }
-    }
+    let pages = t.pages(path, q, token_only).await;
+    pages
+        .iter()
+        .flat_map(|r| r.body[key].as_array().unwrap().iter().cloned())
+        .collect()
+}
+
+/// The sum of the amounts at `pointer` in each element of `list`, all in `currency`.
+fn sum_of(list: &Value, pointer: &str, currency: &str) -> Decimal {
+    let amounts = list.as_array().unwrap().iter();
+    amounts
+        .map(|x| amount_of(x.pointer(pointer).unwrap(), currency))
+        .sum()
 }
 
 fn amount_of(m: &Value, currency: &str) -> Decimal {
@@ -102,8 +94,7 @@ fn scale_of(m: &Value) -> usize {
 
 async fn wait(t: &T, prefix: &str, id: &str) -> Value {
     for _ in 0..200 {
-        let r = t.get(&at(prefix, &format!("{REPORTS}/{id}")), &[]).await;
-        assert_eq!(r.status, 200, "{}", r.text);
+        let r = t.get_ok(&at(prefix, &format!("{REPORTS}/{id}")), &[]).await;
         let s = r.body["processingStatus"].as_str().unwrap();
         if ["DONE", "CANCELLED", "FATAL"].contains(&s) {
             return r.body;
@@ -128,12 +119,11 @@ async fn report(t: &T, prefix: &str, marketplace: &str, opts: Value) -> Value {
 async fn documents(t: &T, prefix: &str, report: &Value) -> Vec<(String, String)> {
     let id = report["reportDocumentId"].as_str().unwrap();
     let d = t
-        .get(
+        .get_ok(
             &at(prefix, &format!("/reports/2021-09-30/documents/{id}")),
             &[],
         )
         .await;
-    assert_eq!(d.status, 200, "{}", d.text);
     let bytes = t
         .http
         .get(d.body["url"].as_str().unwrap())
@@ -143,17 +133,9 @@ async fn documents(t: &T, prefix: &str, report: &Value) -> Vec<(String, String)>
         .bytes()
         .await
         .unwrap();
-    let mut zipped = Vec::new();
-    flate2::read::GzDecoder::new(&bytes[..])
-        .read_to_end(&mut zipped)
-        .unwrap();
-    let mut a = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
-    (0..a.len())
-        .map(|i| {
-            let mut f = a.by_index(i).unwrap();
-            let mut b = Vec::new();
-            f.read_to_end(&mut b).unwrap();
-            let name = f.name().unwrap().to_string();
+    unpack(&bytes)
+        .into_iter()
+        .map(|(name, b)| {
             assert!(b.starts_with(b"%PDF-1.4"), "{name}");
             (name, String::from_utf8_lossy(&b).to_string())
         })
@@ -191,12 +173,11 @@ async fn every_marketplace_has_a_month_that_adds_up() {
         let mut totals = std::collections::HashMap::new();
         for n in got.iter().take(12) {
             let r = t
-                .get(
+                .get_ok(
                     &at(prefix, &format!("{INVOICES}/{n}/detail")),
                     &[("region", region)],
                 )
                 .await;
-            assert_eq!(r.status, 200, "{}", r.text);
             let d = &r.body["invoiceDetail"];
             let total = amount_of(&d["totalAmount"], cur);
             assert!(
@@ -340,11 +321,7 @@ async fn region_less_listings_and_regions_follow_the_address() {
     };
     // Transactions: the address's group only; the root lists FE, as it always did.
     for (prefix, group) in [("na", "na"), ("eu", "eu"), ("fe", "fe"), ("", "fe")] {
-        let path = if prefix.is_empty() {
-            TRANSACTIONS.to_string()
-        } else {
-            at(prefix, TRANSACTIONS)
-        };
+        let path = at(prefix, TRANSACTIONS);
         let txs = all_pages(&t, &path, &FEED, "transactions", true).await;
         let seen: BTreeSet<&str> = txs
             .iter()
@@ -363,11 +340,7 @@ async fn region_less_listings_and_regions_follow_the_address() {
             );
         }
         // Invoices without a region: every marketplace of the address's group.
-        let path = if prefix.is_empty() {
-            INVOICES.to_string()
-        } else {
-            at(prefix, INVOICES)
-        };
+        let path = at(prefix, INVOICES);
         let inv = all_pages(&t, &path, &FEB, "invoices", false).await;
         let regions: BTreeSet<&str> = inv
             .iter()
@@ -645,25 +618,10 @@ async fn reconciliation_invoice_data_per_group() {
                 assert_eq!(d.get(k).is_some(), *region == "JP", "{region} {k}");
             }
             let total = dec(&d["invoiceTotal"]);
-            let items: Decimal = d["transactionDataItems"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|i| amount_of(&i["totalAmount"], cur))
-                .sum();
-            let fees: Decimal = d["fees"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| amount_of(&f["tax"]["inclusiveTotal"], cur))
-                .sum();
+            let items = sum_of(&d["transactionDataItems"], "/totalAmount", cur);
+            let fees = sum_of(&d["fees"], "/tax/inclusiveTotal", cur);
             assert_eq!(items + fees, total, "{region}");
-            let tax: Decimal = d["tax"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| amount_of(&x["inclusiveTotal"], cur))
-                .sum();
+            let tax = sum_of(&d["tax"], "/inclusiveTotal", cur);
             assert_eq!(tax, total);
         }
     }
@@ -682,23 +640,8 @@ async fn carts_products_orders_reporting_and_tracking_per_group() {
             ("keywords", "paper,gloves,coffee"),
             ("facets", "OFFERS,IMAGES"),
         ]);
-        let r = t
-            .get(&at(prefix, &format!("{PRODUCTS}/products")), &sq)
-            .await;
-        assert_eq!(r.status, 200, "{}", r.text);
-        let product = r.body["products"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| {
-                p["asinType"] == "STANDARD"
-                    && p["includedDataTypes"]["OFFERS"][0]["quantityInStock"]
-                        .as_u64()
-                        .unwrap_or(0)
-                        > 20
-            })
-            .unwrap()
-            .clone();
+        let search = at(prefix, &format!("{PRODUCTS}/products"));
+        let product = standard_product(&t, &search, &sq, 21).await;
         let asin = product["asin"].as_str().unwrap();
         let offer = &product["includedDataTypes"]["OFFERS"][0];
         let offer_id = offer["offerId"].as_str().unwrap();
@@ -855,7 +798,7 @@ async fn carts_products_orders_reporting_and_tracking_per_group() {
             .sum();
         assert_eq!(net, amount_of(&row["charges"][4]["amount"], cur));
         let r = t
-            .get(
+            .get_ok(
                 &at(
                     prefix,
                     &format!(
@@ -867,7 +810,6 @@ async fn carts_products_orders_reporting_and_tracking_per_group() {
                 &[("region", region), ("locale", locale)],
             )
             .await;
-        assert_eq!(r.status, 200, "{}", r.text);
         let d = &r.body["packageTrackingDetails"];
         assert_eq!(
             d["packageTrackingEvents"][0]["location"]["country"],
@@ -933,8 +875,7 @@ async fn page_number_12_is_the_last_page_13_is_refused() {
     );
     let mut q = base.to_vec();
     q.push(("pageNumber", "12"));
-    let r = t.get(&format!("{PRODUCTS}/products"), &q).await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = t.get_ok(&format!("{PRODUCTS}/products"), &q).await;
     assert_eq!(r.body["products"].as_array().unwrap().len(), 1);
     q.pop();
     q.push(("pageNumber", "13"));
@@ -946,11 +887,9 @@ async fn page_number_12_is_the_last_page_13_is_refused() {
         r.message()
     );
     let asin = first.body["products"][0]["asin"].as_str().unwrap();
+    let offers = format!("{PRODUCTS}/products/{asin}/offers");
     let r = t
-        .get(
-            &format!("{PRODUCTS}/products/{asin}/offers"),
-            &[base[0], base[1], ("pageNumber", "13")],
-        )
+        .get(&offers, &[base[0], base[1], ("pageNumber", "13")])
         .await;
     assert!(
         r.status == 400 && r.message().contains("0 and 12"),

@@ -9,25 +9,13 @@ async fn static_mode_answers_only_samples() {
     let mut cfg = config();
     cfg.static_mode = true;
     let t = start_with(cfg).await;
-    let tx = "/reconciliation/2021-01-08/transactions";
-    let r = t
-        .get(
-            tx,
-            &[
-                ("feedStartDate", "2020-07-09T00:00:00Z"),
-                ("feedEndDate", "2020-08-01T00:00:00Z"),
-            ],
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let sample_range = dates(FEED_DATES, "2020-07-09T00:00:00Z", "2020-08-01T00:00:00Z");
+    let r = t.get_ok(TRANSACTIONS, &sample_range).await;
     assert_eq!(r.body["transactions"].as_array().unwrap().len(), 2);
     assert_eq!(
         t.get(
-            tx,
-            &[
-                ("feedStartDate", "2020-07-09T00:00:00Z"),
-                ("feedEndDate", "2020-08-02T00:00:00Z")
-            ]
+            TRANSACTIONS,
+            &[sample_range[0], (FEED_DATES.1, "2020-08-02T00:00:00Z")]
         )
         .await
         .status,
@@ -49,24 +37,14 @@ async fn static_mode_answers_only_samples() {
     // Report sample end to end.
     let r = t.post("/reports/2021-09-30/reports", &json!({"reportType": "GET_AB_INVOICE_PDF", "marketplaceIds": ["A1VC38T7YXB528"], "reportOptions": {"orderId": "111-1111111-1111111", "orderLineItemId": "11111111111111"}})).await;
     assert_eq!(r.status, 202);
+    let report = r.body["reportId"].as_str().unwrap();
     let rep = t
-        .get(
-            &format!(
-                "/reports/2021-09-30/reports/{}",
-                r.body["reportId"].as_str().unwrap()
-            ),
-            &[],
-        )
+        .get(&format!("/reports/2021-09-30/reports/{report}"), &[])
         .await;
     assert_eq!(rep.body["processingStatus"], "DONE");
+    let document = rep.body["reportDocumentId"].as_str().unwrap();
     let doc = t
-        .get(
-            &format!(
-                "/reports/2021-09-30/documents/{}",
-                rep.body["reportDocumentId"].as_str().unwrap()
-            ),
-            &[],
-        )
+        .get(&format!("/reports/2021-09-30/documents/{document}"), &[])
         .await;
     let bytes = reqwest::get(doc.body["url"].as_str().unwrap())
         .await
@@ -78,18 +56,10 @@ async fn static_mode_answers_only_samples() {
             .status,
         400
     );
-    let inv = t
-        .get(
-            "/ab-invoice/2026-02-01/invoices",
-            &[
-                ("invoiceIssueStartDate", "2020-07-01T00:00:00Z"),
-                ("invoiceIssueEndDate", "2020-07-31T23:59:59Z"),
-            ],
-        )
-        .await;
-    assert_eq!(inv.status, 200);
+    let july = dates(ISSUE_DATES, "2020-07-01T00:00:00Z", "2020-07-31T23:59:59Z");
+    t.get_ok("/ab-invoice/2026-02-01/invoices", &july).await;
     // Auth is still enforced.
-    let r = into_r(t.http.get(t.url(tx)).send().await.unwrap()).await;
+    let r = into_r(t.http.get(t.url(TRANSACTIONS)).send().await.unwrap()).await;
     assert_eq!(r.status, 401);
 }
 
@@ -155,11 +125,8 @@ async fn binary_prints_json_and_serves() {
         .await
         .unwrap();
     let get = || {
-        http.get(format!("{base}/reconciliation/2021-01-08/transactions"))
-            .query(&[
-                ("feedStartDate", "2026-03-01T00:00:00Z"),
-                ("feedEndDate", "2026-03-02T00:00:00Z"),
-            ])
+        http.get(format!("{base}{TRANSACTIONS}"))
+            .query(&FEED_DAY)
             .header("x-svc-access-token", tok["access_token"].as_str().unwrap())
             .send()
     };
