@@ -166,15 +166,7 @@ fn text_of(
 /// Thread safety: any thread, but not while another thread still reads the error.
 #[no_mangle]
 pub extern "C" fn abws_error_free(err: *mut abws_error) -> abws_status {
-    boundary_value(abws_status::Panic, || {
-        if err.is_null() {
-            return abws_status::Ok;
-        }
-        match ERRORS.remove(err) {
-            Some(_) => abws_status::Ok,
-            None => abws_status::InvalidHandle,
-        }
-    })
+    ERRORS.free(err)
 }
 
 /// The status of the failed call (never `ABWS_STATUS_OK`).

@@ -159,11 +159,11 @@ mod injected_panics {
         let mut ops = crate::ops::generated::operations();
         ops.push((
             "abws_reconciliation_invoice_details_for",
-            crate::ops::conveniences::abws_reconciliation_invoice_details_for,
+            crate::ops::generated::abws_reconciliation_invoice_details_for,
         ));
         ops.push((
             "abws_documents_wait_for_report",
-            crate::ops::conveniences::abws_documents_wait_for_report,
+            crate::ops::generated::abws_documents_wait_for_report,
         ));
         ops
     }
@@ -276,7 +276,7 @@ mod injected_panics {
             {
                 use crate::cancel::abws_cancel_new;
                 use crate::download::abws_documents_fetch_pdf_cancellable;
-                use crate::ops::conveniences::abws_documents_wait_for_report_cancellable;
+                use crate::ops::generated::abws_documents_wait_for_report_cancellable;
                 let mut n = 7u64;
                 let mut err = null_mut();
                 let status = abws_documents_fetch_pdf_cancellable(
