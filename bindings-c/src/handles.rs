@@ -147,6 +147,17 @@ mod tests {
     }
 
     #[test]
+    fn a_handle_is_freed_once_and_null_is_nothing_to_free() {
+        let reg: Registry<u32> = Registry::new();
+        let a: *mut u8 = reg.insert(1);
+        assert_eq!(reg.free(std::ptr::null_mut::<u8>()), abws_status::Ok);
+        assert_eq!(reg.len(), 1);
+        assert_eq!(reg.free(a), abws_status::Ok);
+        assert_eq!(reg.len(), 0);
+        assert_eq!(reg.free(a), abws_status::InvalidHandle);
+    }
+
+    #[test]
     fn strings_free_once() {
         let s = string_into_c("hello".to_string());
         assert!(string_free(s));

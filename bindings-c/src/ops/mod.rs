@@ -90,20 +90,21 @@ pub(crate) struct Op(pub &'static str);
 /// A pager by name (`iter_invoices`): a new pager, no request sent yet.
 pub(crate) struct Pager(pub &'static str);
 
-/// A name the table does not have (generated code out of date).
-fn unknown(what: &str, name: &str) -> Failure {
-    Failure::new(
-        abws_status::Internal,
-        format!("internal error: no {what} {name}"),
-    )
+/// The entry `name` of the table, found (`None`: generated code out of date).
+fn found<T>(entry: Option<T>, what: &str, name: &str) -> FfiResult<T> {
+    entry.ok_or_else(|| {
+        Failure::new(
+            abws_status::Internal,
+            format!("internal error: no {what} {name}"),
+        )
+    })
 }
 
 impl Dynamic for Op {
     type Out = *mut c_char;
     const OUT: &'static str = "result_json";
     fn call(self, c: &abws_core::Client, args: &str) -> FfiResult<*mut c_char> {
-        let op =
-            abws_core::operations::dynamic(self.0).ok_or_else(|| unknown("operation", self.0))?;
+        let op = found(abws_core::operations::dynamic(self.0), "operation", self.0)?;
         let json = blocking::block_on(op.call(c, args)?)?
             .into_output()?
             .to_json()?;
@@ -115,8 +116,11 @@ impl Dynamic for Pager {
     type Out = *mut abws_pager;
     const OUT: &'static str = "pager";
     fn call(self, c: &abws_core::Client, args: &str) -> FfiResult<*mut abws_pager> {
-        let op =
-            abws_core::operations::dynamic_pager(self.0).ok_or_else(|| unknown("pager", self.0))?;
+        let op = found(
+            abws_core::operations::dynamic_pager(self.0),
+            "pager",
+            self.0,
+        )?;
         Ok(crate::pager::register(op.pager(c, args)?))
     }
 }
@@ -153,20 +157,20 @@ pub(crate) unsafe fn call_dynamic<D: Dynamic>(
     })
 }
 
-/// The signature of an operation function (for the binding's own tests).
+/// The signature of an entry point that writes an `O` pointer (for the binding's own
+/// tests).
 #[cfg(test)]
-pub(crate) type OpFn = unsafe extern "C" fn(
+pub(crate) type EntryFn<O> = unsafe extern "C" fn(
     *const abws_client,
     *const c_char,
-    *mut *mut c_char,
+    *mut *mut O,
     *mut *mut abws_error,
 ) -> abws_status;
 
+/// The signature of an operation function (for the binding's own tests).
+#[cfg(test)]
+pub(crate) type OpFn = EntryFn<c_char>;
+
 /// The signature of a pager constructor (for the binding's own tests).
 #[cfg(test)]
-pub(crate) type PagerFn = unsafe extern "C" fn(
-    *const abws_client,
-    *const c_char,
-    *mut *mut abws_pager,
-    *mut *mut abws_error,
-) -> abws_status;
+pub(crate) type PagerFn = EntryFn<abws_pager>;

@@ -634,6 +634,117 @@ fn hpp_section() -> Result<String, String> {
     Ok(s)
 }
 
+const ERROR_RS: &str = "bindings-c/src/error.rs";
+const ERROR_BEGIN: &str =
+    "// BEGIN GENERATED: error fields (cargo run -p xtask -- gen; do not edit)";
+const ERROR_END: &str = "// END GENERATED: error fields";
+
+/// A field of an `abws_error`, read by its function `abws_error_{name}`.
+struct ErrorField {
+    name: &'static str,
+    /// Text borrowed from the error (else the HTTP status, a number).
+    text: bool,
+    /// The function's doc, line by line (before the ownership rules of a text).
+    doc: &'static str,
+}
+
+const ERROR_FIELDS: &[ErrorField] = &[
+    ErrorField {
+        name: "kind",
+        text: true,
+        doc: "\
+The kind as a stable snake_case name: \"validation\", \"api\", \"page_token_expired\",
+\"report_failed\", \"document\", \"outcome_unknown\", \"transport\", \"timeout\", \"auth\",
+\"runtime\", \"internal\", \"cancelled\", or for failures of the C interface itself
+\"null_argument\", \"invalid_utf8\", \"invalid_json\", \"invalid_handle\", \"callback_aborted\",
+\"panic\". (The same text as `abws_status_name` of the error's status.)",
+    },
+    ErrorField {
+        name: "message",
+        text: true,
+        doc: "\
+The human-readable message: what failed and why, naming the parameter for
+validation errors and including HTTP status, service code, message, details and
+request id for API errors. Never contains secrets.",
+    },
+    ErrorField {
+        name: "http_status",
+        text: false,
+        doc: "\
+The HTTP status of an API error (400, 404, 429, 500, ...), or 0 when no error
+response was received (and for a NULL or dead handle). Thread safety: any thread.",
+    },
+    ErrorField {
+        name: "code",
+        text: true,
+        doc: "\
+The service's error code (e.g. \"INVALID_REQUEST_PARAMETER\", \"InvalidInput\"), or \"\"
+when the service sent none.",
+    },
+    ErrorField {
+        name: "details",
+        text: true,
+        doc: "\
+The service's error details, or \"\" when it sent none.",
+    },
+    ErrorField {
+        name: "request_id",
+        text: true,
+        doc: "\
+The service's request id (`x-svc-RequestId`) when a response was received, else \"\".",
+    },
+    ErrorField {
+        name: "parameter",
+        text: true,
+        doc: "\
+The parameter (JSON key, possibly a path such as `line_items[0].external_id`) a
+validation, NULL, UTF-8 or JSON error is about, else \"\".",
+    },
+    ErrorField {
+        name: "external_id",
+        text: true,
+        doc: "\
+For `ABWS_STATUS_OUTCOME_UNKNOWN`: the externalId of the order (or cart lines) that
+may or may not have been applied; else \"\".",
+    },
+];
+
+/// The rules of a text field's function, after its doc.
+const ERROR_TEXT_RULES: &str = "\
+Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
+NULL when `err` is NULL or not a live error. Thread safety: any thread.";
+
+/// The functions of `ERROR_FIELDS`, each with its doc block.
+fn error_fields() -> String {
+    let mut s = String::new();
+    for f in ERROR_FIELDS {
+        let (ret, body) = if f.text {
+            doc_block(&mut s, rules(f.doc), ERROR_TEXT_RULES);
+            let body = format!("text_of(err, |d| d.{}.as_ptr())", f.name);
+            ("*const c_char", body)
+        } else {
+            s.push('\n');
+            doc_comment(&rules(f.doc), &mut s);
+            let body = format!(
+                "boundary_value(0, || lookup(err).map_or(0, |d| d.{}))",
+                f.name
+            );
+            ("u16", body)
+        };
+        write!(
+            s,
+            "#[no_mangle]\n\
+             pub extern \"C\" fn abws_error_{}(err: *const abws_error) -> {ret} {{\n    {body}\n}}\n",
+            f.name
+        )
+        .unwrap();
+    }
+    // Between the markers: no blank line after the first, one before the last.
+    let mut out = s.trim_start_matches('\n').to_string();
+    out.push('\n');
+    out
+}
+
 const CLIENT_RS: &str = "bindings-c/src/client.rs";
 const SETTINGS_BEGIN: &str =
     "// BEGIN GENERATED: settings (cargo run -p xtask -- gen; do not edit)";
@@ -694,7 +805,10 @@ pub fn outputs() -> Result<Vec<Output>, String> {
         ENV_END,
         &environment_doc(),
     )?;
+    let error_rs = read(ERROR_RS)?;
+    let error_rs = replace_section(ERROR_RS, &error_rs, ERROR_BEGIN, ERROR_END, &error_fields())?;
     Ok(vec![
+        Output::new(ERROR_RS, error_rs),
         Output::new(CLIENT_RS, client_rs),
         Output::new(GENERATED_RS, generated_rs()?),
         Output::new(
