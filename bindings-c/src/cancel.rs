@@ -150,13 +150,5 @@ pub extern "C" fn abws_cancel_signal(cancel: *const abws_cancel) -> abws_status 
 /// but can no longer be cancelled: signal first, then free. Thread safety: any thread.
 #[no_mangle]
 pub extern "C" fn abws_cancel_free(cancel: *mut abws_cancel) -> abws_status {
-    crate::ffi::boundary_value(abws_status::Panic, || {
-        if cancel.is_null() {
-            return abws_status::Ok;
-        }
-        match CANCELS.remove(cancel) {
-            Some(_) => abws_status::Ok,
-            None => abws_status::InvalidHandle,
-        }
-    })
+    CANCELS.free(cancel)
 }

@@ -318,15 +318,7 @@ pub unsafe extern "C" fn abws_client_check_shared_state(
 /// `ABWS_STATUS_INVALID_HANDLE`. Thread safety: any thread.
 #[no_mangle]
 pub extern "C" fn abws_client_free(client: *mut abws_client) -> abws_status {
-    crate::ffi::boundary_value(abws_status::Panic, || {
-        if client.is_null() {
-            return abws_status::Ok;
-        }
-        match CLIENTS.remove(client) {
-            Some(_) => abws_status::Ok,
-            None => abws_status::InvalidHandle,
-        }
-    })
+    CLIENTS.free(client)
 }
 
 #[cfg(test)]

@@ -12,8 +12,9 @@ use abws_core::close::{CloseParams, CloseProgress};
 
 use crate::abws_error;
 use crate::cancel::{abws_cancel, CancelData};
-use crate::client::{self, abws_client};
-use crate::ffi::{boundary, not_null, write_string, Failure};
+use crate::client::abws_client;
+use crate::ffi::{Failure, FfiResult};
+use crate::ops::json_call;
 use crate::status::abws_status;
 
 /// The close's progress callback: `phase` is the phase's name (`"plan"`,
@@ -47,43 +48,23 @@ impl Progress {
     }
 }
 
-/// The body of both entry points.
-///
-/// # Safety
-/// As `abws_close_month`; `cancel` is NULL or a handle pointer.
-unsafe fn close_month(
-    client: *const abws_client,
-    params_json: *const c_char,
-    cancel: *const abws_cancel,
-    progress_cb: abws_close_progress_callback,
-    user_data: *mut c_void,
-    result_json: *mut *mut c_char,
-    err: *mut *mut abws_error,
-) -> abws_status {
-    boundary(err, || {
-        not_null!(client, params_json, result_json);
-        let c = client::lookup(client)?;
-        let cancel: Option<Arc<CancelData>> = crate::cancel::lookup(cancel)?;
-        // SAFETY: per the exported function's contract.
-        let params: CloseParams = unsafe { crate::params::read(params_json) }?;
-        let progress = progress_cb.map(|callback| Progress {
-            callback,
-            user_data,
-        });
-        let report = move |p: &CloseProgress| {
-            if let Some(progress) = &progress {
-                progress.report(p);
-            }
-        };
-        let result = crate::cancel::run(&c.client, cancel, |ac| async move {
-            ac.close_month_with_progress(&params, &report).await
-        })?;
-        let json = serde_json::to_string(&result)
-            .map_err(|e| Failure::from(abws_core::Error::internal(e.to_string())))?;
-        // SAFETY: non-NULL and writable per the exported function's contract.
-        unsafe { write_string(result_json, json) };
-        Ok(())
-    })
+/// The close of `params` on `c`, as JSON.
+fn close_month(
+    c: &abws_core::blocking::Client,
+    params: CloseParams,
+    cancel: Option<Arc<CancelData>>,
+    progress: Option<Progress>,
+) -> FfiResult<String> {
+    let report = move |p: &CloseProgress| {
+        if let Some(progress) = &progress {
+            progress.report(p);
+        }
+    };
+    let result = crate::cancel::run(c, cancel, |ac| async move {
+        ac.close_month_with_progress(&params, &report).await
+    })?;
+    serde_json::to_string(&result)
+        .map_err(|e| Failure::from(abws_core::Error::internal(e.to_string())))
 }
 
 /// The month-end close: the plan and its estimate, each invoice's data, the transaction
@@ -126,9 +107,9 @@ pub unsafe extern "C" fn abws_close_month(
     result_json: *mut *mut c_char,
     err: *mut *mut abws_error,
 ) -> abws_status {
-    // SAFETY: forwarded contract.
+    // SAFETY: forwarded contract; NULL is "not cancellable".
     unsafe {
-        close_month(
+        abws_close_month_cancellable(
             client,
             params_json,
             std::ptr::null(),
@@ -159,16 +140,14 @@ pub unsafe extern "C" fn abws_close_month_cancellable(
     result_json: *mut *mut c_char,
     err: *mut *mut abws_error,
 ) -> abws_status {
+    let progress = progress_cb.map(|callback| Progress {
+        callback,
+        user_data,
+    });
     // SAFETY: forwarded contract.
     unsafe {
-        close_month(
-            client,
-            params_json,
-            cancel,
-            progress_cb,
-            user_data,
-            result_json,
-            err,
-        )
+        json_call(client, params_json, result_json, err, |c, params| {
+            close_month(c, params, crate::cancel::lookup(cancel)?, progress)
+        })
     }
 }

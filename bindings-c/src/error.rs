@@ -166,15 +166,7 @@ fn text_of(
 /// Thread safety: any thread, but not while another thread still reads the error.
 #[no_mangle]
 pub extern "C" fn abws_error_free(err: *mut abws_error) -> abws_status {
-    boundary_value(abws_status::Panic, || {
-        if err.is_null() {
-            return abws_status::Ok;
-        }
-        match ERRORS.remove(err) {
-            Some(_) => abws_status::Ok,
-            None => abws_status::InvalidHandle,
-        }
-    })
+    ERRORS.free(err)
 }
 
 /// The status of the failed call (never `ABWS_STATUS_OK`).
@@ -191,6 +183,7 @@ pub extern "C" fn abws_error_status(err: *const abws_error) -> abws_status {
     })
 }
 
+// BEGIN GENERATED: error fields (cargo run -p xtask -- gen; do not edit)
 /// The kind as a stable snake_case name: "validation", "api", "page_token_expired",
 /// "report_failed", "document", "outcome_unknown", "transport", "timeout", "auth",
 /// "runtime", "internal", "cancelled", or for failures of the C interface itself
@@ -269,6 +262,8 @@ pub extern "C" fn abws_error_parameter(err: *const abws_error) -> *const c_char 
 pub extern "C" fn abws_error_external_id(err: *const abws_error) -> *const c_char {
     text_of(err, |d| d.external_id.as_ptr())
 }
+
+// END GENERATED: error fields
 
 /// Every field of the error as one JSON object: `status`, `kind`, `message`,
 /// `http_status`, `code`, `details`, `request_id`, `parameter`, `external_id`,

@@ -12,6 +12,8 @@ use std::ffi::c_char;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::status::abws_status;
+
 /// Ids start high and step by 16 so they look like (and align like) pointers, and a
 /// small integer or a NULL-adjacent value is never mistaken for a handle.
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
@@ -59,6 +61,20 @@ impl<T> Registry<T> {
         lock(&self.live)
             .as_mut()
             .and_then(|m| m.remove(&handle.addr()))
+    }
+
+    /// The body of an `abws_*_free`: NULL frees nothing (`OK`), nor does a handle that is
+    /// not live (`INVALID_HANDLE`); a panic is `PANIC`.
+    pub(crate) fn free<H>(&self, handle: *mut H) -> abws_status {
+        crate::ffi::boundary_value(abws_status::Panic, || {
+            if handle.is_null() {
+                return abws_status::Ok;
+            }
+            match self.remove(handle) {
+                Some(_) => abws_status::Ok,
+                None => abws_status::InvalidHandle,
+            }
+        })
     }
 
     /// How many handles of this type are live.
@@ -128,6 +144,17 @@ mod tests {
         assert!(reg.remove(a).is_none());
         assert_eq!(reg.len(), 1);
         assert!(reg.get(std::ptr::null::<u8>()).is_none());
+    }
+
+    #[test]
+    fn a_handle_is_freed_once_and_null_is_nothing_to_free() {
+        let reg: Registry<u32> = Registry::new();
+        let a: *mut u8 = reg.insert(1);
+        assert_eq!(reg.free(std::ptr::null_mut::<u8>()), abws_status::Ok);
+        assert_eq!(reg.len(), 1);
+        assert_eq!(reg.free(a), abws_status::Ok);
+        assert_eq!(reg.len(), 0);
+        assert_eq!(reg.free(a), abws_status::InvalidHandle);
     }
 
     #[test]

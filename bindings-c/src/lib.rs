@@ -154,16 +154,16 @@ mod injected_panics {
     use std::ffi::{c_int, c_void, CString};
     use std::ptr::null_mut;
 
-    /// Every operation function: the generated ones and the hand-written conveniences.
+    /// Every operation function: the operations' and the `Json` conveniences'.
     fn ops() -> Vec<(&'static str, crate::ops::OpFn)> {
         let mut ops = crate::ops::generated::operations();
         ops.push((
             "abws_reconciliation_invoice_details_for",
-            crate::ops::conveniences::abws_reconciliation_invoice_details_for,
+            crate::ops::generated::abws_reconciliation_invoice_details_for,
         ));
         ops.push((
             "abws_documents_wait_for_report",
-            crate::ops::conveniences::abws_documents_wait_for_report,
+            crate::ops::generated::abws_documents_wait_for_report,
         ));
         ops
     }
@@ -187,6 +187,26 @@ mod injected_panics {
         assert_eq!(abws_error_status(err), abws_status::Panic, "{name}");
         assert_eq!(abws_error_free(err), abws_status::Ok, "{name}");
         inject(true);
+    }
+
+    /// Calls each function of `fns` (an operation's or a pager's shape) with `params`:
+    /// each panics, writing no output.
+    ///
+    /// # Safety
+    /// `client` is a live client.
+    unsafe fn each_panics<O>(
+        fns: Vec<(&'static str, crate::ops::EntryFn<O>)>,
+        client: *mut abws_client,
+        params: &CString,
+    ) {
+        for (name, f) in fns {
+            let mut out = null_mut();
+            let mut err = null_mut();
+            // SAFETY: per this function's contract; the pointers are valid.
+            let status = unsafe { f(client, params.as_ptr(), &mut out, &mut err) };
+            assert!(out.is_null(), "{name}");
+            expect_panic(name, status, err);
+        }
     }
 
     #[test]
@@ -217,20 +237,8 @@ mod injected_panics {
             );
             inject(true);
             assert!(ops().len() >= 26 && pagers().len() >= 7);
-            for (name, op) in ops() {
-                let mut out = null_mut();
-                let mut err = null_mut();
-                let status = op(client, empty.as_ptr(), &mut out, &mut err);
-                assert!(out.is_null(), "{name}");
-                expect_panic(name, status, err);
-            }
-            for (name, op) in pagers() {
-                let mut out = null_mut();
-                let mut err = null_mut();
-                let status = op(client, empty.as_ptr(), &mut out, &mut err);
-                assert!(out.is_null(), "{name}");
-                expect_panic(name, status, err);
-            }
+            each_panics(ops(), client, &empty);
+            each_panics(pagers(), client, &empty);
             for (name, op) in [
                 (
                     "abws_documents_download",
@@ -276,7 +284,7 @@ mod injected_panics {
             {
                 use crate::cancel::abws_cancel_new;
                 use crate::download::abws_documents_fetch_pdf_cancellable;
-                use crate::ops::conveniences::abws_documents_wait_for_report_cancellable;
+                use crate::ops::generated::abws_documents_wait_for_report_cancellable;
                 let mut n = 7u64;
                 let mut err = null_mut();
                 let status = abws_documents_fetch_pdf_cancellable(

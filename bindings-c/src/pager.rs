@@ -7,7 +7,7 @@ use abws_core::blocking;
 use abws_core::operation::DynPager;
 
 use crate::abws_error;
-use crate::ffi::{boundary, not_null, write_out, write_string, Failure};
+use crate::ffi::{boundary, not_null, write_out, write_string, Failure, FfiResult};
 use crate::handles::Registry;
 use crate::status::abws_status;
 
@@ -92,14 +92,16 @@ fn lookup(pager: *mut abws_pager) -> Result<std::sync::Arc<PagerData>, Failure> 
         .ok_or_else(|| Failure::invalid_handle("pager", "abws_pager"))
 }
 
-/// Writes a new pager to `*out`.
-///
-/// # Safety
-/// `out` is non-NULL and valid for one pointer write.
-pub(crate) unsafe fn write_pager(out: *mut *mut abws_pager, pages: Box<dyn DynPager>) {
-    let handle = register(pages);
-    // SAFETY: per the caller's contract.
-    unsafe { write_out(out, handle) }
+/// `f` on the state of a live pager, under its lock (after the check that no callback of
+/// the library runs on this thread: inside one run by this very pager, the lock is held).
+fn with_state<T>(
+    pager: *mut abws_pager,
+    f: impl FnOnce(&mut PagerState) -> FfiResult<T>,
+) -> FfiResult<T> {
+    crate::ffi::not_inside_callback()?;
+    let data = lookup(pager)?;
+    let mut state = data.state.lock().unwrap_or_else(|p| p.into_inner());
+    f(&mut state)
 }
 
 /// Fetches the next page.
@@ -128,21 +130,15 @@ pub unsafe extern "C" fn abws_pager_next(
 ) -> abws_status {
     boundary(err, || {
         not_null!(pager, page_json);
-        // Before the lock: inside a callback run by this very pager, it is held.
-        crate::ffi::not_inside_callback()?;
-        let data = lookup(pager)?;
-        let mut state = data.state.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(e) = &state.failed {
-            return Err(Failure::Core(e.clone()));
-        }
-        let next = match state.pages.next_json() {
-            Ok(n) => n,
-            Err(e) => {
-                state.failed = Some(e.clone());
-                return Err(Failure::Core(e));
+        let next = with_state(pager, |state| {
+            if let Some(e) = &state.failed {
+                return Err(Failure::Core(e.clone()));
             }
-        };
-        drop(state);
+            state.pages.next_json().map_err(|e| {
+                state.failed = Some(e.clone());
+                Failure::Core(e)
+            })
+        })?;
         // SAFETY: `page_json` is non-NULL and writable per this function's contract.
         unsafe { write_text_or_null(page_json, next) };
         Ok(())
@@ -170,11 +166,7 @@ pub unsafe extern "C" fn abws_pager_next_token(
 ) -> abws_status {
     boundary(err, || {
         not_null!(pager, token);
-        crate::ffi::not_inside_callback()?;
-        let data = lookup(pager)?;
-        let state = data.state.lock().unwrap_or_else(|p| p.into_inner());
-        let next = state.pages.pages.next_token();
-        drop(state);
+        let next = with_state(pager, |state| Ok(state.pages.pages.next_token()))?;
         // SAFETY: `token` is non-NULL and writable per this function's contract.
         unsafe { write_text_or_null(token, next) };
         Ok(())
@@ -220,13 +212,5 @@ pub unsafe extern "C" fn abws_pager_start_at(
 /// Thread safety: any thread.
 #[no_mangle]
 pub extern "C" fn abws_pager_free(pager: *mut abws_pager) -> abws_status {
-    crate::ffi::boundary_value(abws_status::Panic, || {
-        if pager.is_null() {
-            return abws_status::Ok;
-        }
-        match PAGERS.remove(pager) {
-            Some(_) => abws_status::Ok,
-            None => abws_status::InvalidHandle,
-        }
-    })
+    PAGERS.free(pager)
 }

@@ -18,6 +18,14 @@ use crate::Fail;
 /// How much faster the sandbox's clock runs for `--sandbox` (the example's default).
 const SANDBOX_TIME_SCALE: f64 = 240.0;
 
+/// A yes/no option: `--{id}` with `_` as `-`.
+fn flag(id: &'static str, help: &'static str) -> Arg {
+    Arg::new(id)
+        .long(id.replace('_', "-"))
+        .action(ArgAction::SetTrue)
+        .help(help)
+}
+
 pub(crate) fn command() -> Command {
     Command::new("close")
         .about("The month-end close: ledger, exceptions and the PDFs in a sealed archive")
@@ -55,30 +63,13 @@ pub(crate) fn command() -> Command {
                 .value_parser(value_parser!(PathBuf))
                 .help("The output directory (default: month-end/REGION)"),
         )
-        .arg(
-            Arg::new("sandbox")
-                .long("sandbox")
-                .action(ArgAction::SetTrue)
-                .help("Close the embedded emulator's month instead of the service's"),
-        )
-        .arg(
-            Arg::new("no_pdfs")
-                .long("no-pdfs")
-                .action(ArgAction::SetTrue)
-                .help("The ledger and exceptions only"),
-        )
-        .arg(
-            Arg::new("plan_only")
-                .long("plan-only")
-                .action(ArgAction::SetTrue)
-                .help("Print the plan and its estimate, and stop"),
-        )
-        .arg(
-            Arg::new("fresh")
-                .long("fresh")
-                .action(ArgAction::SetTrue)
-                .help("Ignore (and remove) an earlier run's job state"),
-        )
+        .arg(flag(
+            "sandbox",
+            "Close the embedded emulator's month instead of the service's",
+        ))
+        .arg(flag("no_pdfs", "The ledger and exceptions only"))
+        .arg(flag("plan_only", "Print the plan and its estimate, and stop"))
+        .arg(flag("fresh", "Ignore (and remove) an earlier run's job state"))
         .arg(
             Arg::new("poll_interval")
                 .long("poll-interval")

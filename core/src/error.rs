@@ -221,6 +221,18 @@ pub struct Error(Box<Inner>);
 /// The library's result type: `Error` by default.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The constructors of the kinds that carry nothing but their message, one a kind.
+macro_rules! kind_constructors {
+    ($($(#[$doc:meta])* $name:ident => $kind:ident,)+) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(message: impl Into<String>) -> Error {
+                Error::new(ErrorKind::$kind, message)
+            }
+        )+
+    };
+}
+
 impl Error {
     fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
         Error(Box::new(Inner {
@@ -266,34 +278,19 @@ impl Error {
         e
     }
 
-    /// The network failed, or a response could not be read.
-    pub fn transport(message: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Transport, message)
-    }
-
-    /// An attempt or the operation ran out of time.
-    pub fn timeout(message: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Timeout, message)
-    }
-
-    /// Authorization failed.
-    pub fn auth(message: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Auth, message)
-    }
-
-    /// A document could not be unpacked, or held an error document.
-    pub fn document(message: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Document, message)
-    }
-
-    /// The blocking facade was misused.
-    pub fn runtime(message: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Runtime, message)
-    }
-
-    /// A bug in the library.
-    pub fn internal(message: impl Into<String>) -> Error {
-        Error::new(ErrorKind::Internal, message)
+    kind_constructors! {
+        /// The network failed, or a response could not be read.
+        transport => Transport,
+        /// An attempt or the operation ran out of time.
+        timeout => Timeout,
+        /// Authorization failed.
+        auth => Auth,
+        /// A document could not be unpacked, or held an error document.
+        document => Document,
+        /// The blocking facade was misused.
+        runtime => Runtime,
+        /// A bug in the library.
+        internal => Internal,
     }
 
     /// A page token expired after `items_yielded` items had been delivered.

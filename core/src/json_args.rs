@@ -34,78 +34,69 @@ impl Fields<'_> {
 
     /// A string value.
     pub fn string(&self, key: &str) -> Result<Option<String>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(invalid(
-                key,
-                format!("must be a string (got {})", type_name(other)),
-            )),
-        }
+        self.typed(key, "a string", |v| v.as_str().map(|s| Ok(s.to_string())))
     }
 
     /// A boolean value.
     pub fn boolean(&self, key: &str) -> Result<Option<bool>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(invalid(
-                key,
-                format!("must be true or false (got {})", type_name(other)),
-            )),
-        }
+        self.typed(key, "true or false", |v| v.as_bool().map(Ok))
     }
 
     /// A non-negative integer value.
     pub fn unsigned(&self, key: &str) -> Result<Option<u64>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Number(n)) => n
-                .as_u64()
-                .map(Some)
-                .ok_or_else(|| invalid(key, "must be a non-negative integer")),
-            Some(other) => Err(invalid(
-                key,
-                format!("must be a non-negative integer (got {})", type_name(other)),
-            )),
-        }
+        self.number(key, "a non-negative integer", serde_json::Number::as_u64)
     }
 
     /// An integer value.
     pub fn integer(&self, key: &str) -> Result<Option<i64>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Number(n)) => n
-                .as_i64()
-                .map(Some)
-                .ok_or_else(|| invalid(key, "must be an integer")),
-            Some(other) => Err(invalid(
-                key,
-                format!("must be an integer (got {})", type_name(other)),
-            )),
-        }
+        self.number(key, "an integer", serde_json::Number::as_i64)
+    }
+
+    /// A number that `convert` takes (`what` says which, in the error).
+    fn number<T>(
+        &self,
+        key: &str,
+        what: &str,
+        convert: fn(&serde_json::Number) -> Option<T>,
+    ) -> Result<Option<T>> {
+        self.typed(key, what, |v| {
+            let n = v.as_number()?;
+            Some(convert(n).ok_or_else(|| format!("must be {what}")))
+        })
     }
 
     /// A duration in seconds (a JSON number above zero).
     pub fn seconds(&self, key: &str) -> Result<Option<Duration>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Number(n)) => {
-                let s = n.as_f64().unwrap_or(f64::NAN);
-                if !(s.is_finite() && s > 0.0) {
-                    return Err(invalid(key, "must be a number of seconds above zero"));
-                }
-                // Clamped, never refused for its size: no deadline computed from it can
-                // overflow the clock (`1e19` would pass the conversion and panic later).
-                Ok(Some(
-                    Duration::try_from_secs_f64(s)
-                        .unwrap_or(crate::config::MAX_DURATION)
-                        .min(crate::config::MAX_DURATION),
-                ))
+        self.typed(key, "a number of seconds", |v| {
+            let s = v.as_number()?.as_f64().unwrap_or(f64::NAN);
+            if !(s.is_finite() && s > 0.0) {
+                return Some(Err("must be a number of seconds above zero".to_string()));
             }
-            Some(other) => Err(invalid(
+            // Clamped, never refused for its size: no deadline computed from it can
+            // overflow the clock (`1e19` would pass the conversion and panic later).
+            Some(Ok(Duration::try_from_secs_f64(s)
+                .unwrap_or(crate::config::MAX_DURATION)
+                .min(crate::config::MAX_DURATION)))
+        })
+    }
+
+    /// The value of `key` read by `take`: `None` from it is a value of another JSON type
+    /// (refused as not `what`), `Some(Err(rule))` a value of the type that breaks `rule`.
+    fn typed<T>(
+        &self,
+        key: &str,
+        what: &str,
+        take: impl FnOnce(&Value) -> Option<std::result::Result<T, String>>,
+    ) -> Result<Option<T>> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        match take(v) {
+            Some(Ok(t)) => Ok(Some(t)),
+            Some(Err(rule)) => Err(invalid(key, rule)),
+            None => Err(invalid(
                 key,
-                format!("must be a number of seconds (got {})", type_name(other)),
+                format!("must be {what} (got {})", type_name(v)),
             )),
         }
     }

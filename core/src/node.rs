@@ -122,50 +122,30 @@ pub trait ToNode {
     fn to_node(&self) -> Node<'_>;
 }
 
-impl ToNode for String {
-    fn to_node(&self) -> Node<'_> {
-        Node::Str(self)
-    }
+/// `ToNode` of the types whose view is one `Node` variant of the value itself (`$v`).
+macro_rules! leaf_to_node {
+    ($($ty:ty => |$v:ident| $node:expr;)+) => {
+        $(
+            impl ToNode for $ty {
+                fn to_node(&self) -> Node<'_> {
+                    let $v = self;
+                    $node
+                }
+            }
+        )+
+    };
 }
-impl ToNode for str {
-    fn to_node(&self) -> Node<'_> {
-        Node::Str(self)
-    }
-}
-impl ToNode for bool {
-    fn to_node(&self) -> Node<'_> {
-        Node::Bool(*self)
-    }
-}
-impl ToNode for i64 {
-    fn to_node(&self) -> Node<'_> {
-        Node::Int(*self)
-    }
-}
-impl ToNode for Amount {
-    fn to_node(&self) -> Node<'_> {
-        Node::Decimal(*self)
-    }
-}
-impl ToNode for Money {
-    fn to_node(&self) -> Node<'_> {
-        Node::Money(self)
-    }
-}
-impl ToNode for Timestamp {
-    fn to_node(&self) -> Node<'_> {
-        Node::DateTime(self)
-    }
-}
-impl ToNode for RawJson {
-    fn to_node(&self) -> Node<'_> {
-        Node::Raw(self.get())
-    }
-}
-impl ToNode for () {
-    fn to_node(&self) -> Node<'_> {
-        Node::Null
-    }
+
+leaf_to_node! {
+    String => |s| Node::Str(s);
+    str => |s| Node::Str(s);
+    bool => |b| Node::Bool(*b);
+    i64 => |n| Node::Int(*n);
+    Amount => |a| Node::Decimal(*a);
+    Money => |m| Node::Money(m);
+    Timestamp => |t| Node::DateTime(t);
+    RawJson => |r| Node::Raw(r.get());
+    () => |_unit| Node::Null;
 }
 impl<T: ToNode> ToNode for Option<T> {
     fn to_node(&self) -> Node<'_> {

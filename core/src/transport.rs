@@ -682,33 +682,39 @@ fn redirect_failure(status: u16, headers: &HeaderMap) -> SendFailure {
         .and_then(|v| v.to_str().ok())
         .map(redirect_host)
         .unwrap_or_else(|| "an unnamed location".to_string());
-    SendFailure::new(
-        FailureClass::Security,
-        Error::transport(format!(
+    security_failure(
+        format!(
             "the server answered HTTP {status}, a redirect to {target}; API calls do not follow \
              redirects, so our credentials never reach another host (check the endpoint setting)"
-        ))
-        .with_request_id(header_string(headers, wire::HEADER_REQUEST_ID)),
+        ),
+        headers,
     )
 }
 
 fn document_too_large(cap: u64, headers: &HeaderMap) -> SendFailure {
-    SendFailure::new(
-        FailureClass::Security,
-        Error::transport(format!(
+    security_failure(
+        format!(
             "the document is larger than {cap} bytes (raise the max_document_bytes setting if this is expected)"
-        ))
-        .with_request_id(header_string(headers, wire::HEADER_REQUEST_ID)),
+        ),
+        headers,
     )
 }
 
 fn too_large(cap: u64, headers: &HeaderMap) -> SendFailure {
+    security_failure(
+        format!(
+            "response too large: more than {cap} bytes (raise the max_response_bytes setting if this is expected)"
+        ),
+        headers,
+    )
+}
+
+/// A response refused for the client's safety (a redirect, a body past its bound): not
+/// retried, with the response's request id.
+fn security_failure(message: String, headers: &HeaderMap) -> SendFailure {
     SendFailure::new(
         FailureClass::Security,
-        Error::transport(format!(
-            "response too large: more than {cap} bytes (raise the max_response_bytes setting if this is expected)"
-        ))
-        .with_request_id(header_string(headers, wire::HEADER_REQUEST_ID)),
+        Error::transport(message).with_request_id(header_string(headers, wire::HEADER_REQUEST_ID)),
     )
 }
 

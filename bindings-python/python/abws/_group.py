@@ -392,8 +392,9 @@ def _check_keywords(cls: type) -> None:
         setattr(cls, name, _keywords_checked(f))
 
 
-class _Group:
-    """The base of every API group: runs operations through the client."""
+class _GroupBase:
+    """What every API group has, sync or asyncio: its client, the keyword check of its
+    methods, its repr."""
 
     # The client in a slot: a call through one of a thousand clients reads the group object
     # alone, not its dict too (B11). The dict stays (made on first use), so
@@ -401,12 +402,22 @@ class _Group:
     # references.
     __slots__ = ("_client", "__dict__", "__weakref__")
 
-    def __init__(self, client: "Client") -> None:
+    def __init__(self, client: Any) -> None:
         self._client = client
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         _check_keywords(cls)
+
+    def __repr__(self) -> str:
+        return f"<abws.{type(self).__name__} of {self._client!r}>"
+
+
+class _Group(_GroupBase):
+    """The base of every API group: runs operations through the client."""
+
+    __slots__ = ()
+    _client: "Client"
 
     def _call(self, op: str, args: Dict[str, Any], *options: Any) -> Any:
         return self._client._call(op, args, *options)
@@ -414,27 +425,15 @@ class _Group:
     def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> Listing[Any]:
         return self._client._listing(op, field, args, *options)
 
-    def __repr__(self) -> str:
-        return f"<abws.{type(self).__name__} of {self._client!r}>"
 
-
-class _AsyncGroup:
+class _AsyncGroup(_GroupBase):
     """The base of every asyncio API group: awaits operations through the client."""
 
-    __slots__ = ("_client", "__dict__", "__weakref__")
-
-    def __init__(self, client: "AsyncClient") -> None:
-        self._client = client
-
-    def __init_subclass__(cls, **kw: Any) -> None:
-        super().__init_subclass__(**kw)
-        _check_keywords(cls)
+    __slots__ = ()
+    _client: "AsyncClient"
 
     async def _call(self, op: str, args: Dict[str, Any], *options: Any) -> Any:
         return await self._client._call(op, args, *options)
 
     def _listing(self, op: str, field: str, args: Dict[str, Any], *options: Any) -> AsyncListing[Any]:
         return self._client._listing(op, field, args, *options)
-
-    def __repr__(self) -> str:
-        return f"<abws.{type(self).__name__} of {self._client!r}>"

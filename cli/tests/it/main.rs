@@ -88,6 +88,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The command was refused as a usage error (exit code 2), naming `what` on stderr.
+fn refused(o: &Output, what: &str) {
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+    assert!(stderr(o).contains(what), "{}", stderr(o));
+}
+
 fn ok(o: Output) -> String {
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     stdout(&o)
@@ -99,6 +105,16 @@ const OCTOBER: [&str; 5] = [
     "--invoice-issue-start-date",
     "2026-10-01",
     "--invoice-issue-end-date=2026-10-31",
+];
+
+/// October's transaction feed.
+const OCTOBER_FEED: [&str; 6] = [
+    "reconciliation",
+    "get-transactions",
+    "--feed-start-date",
+    "2026-10-01",
+    "--feed-end-date",
+    "2026-10-31",
 ];
 
 fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
@@ -230,8 +246,7 @@ fn invalid_input_exits_2_with_the_library_message_before_any_request() {
         "--line-items",
         "[1,",
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("line_items"), "{}", stderr(&o));
+    refused(&o, "line_items");
     // An unknown flag is a usage error of the parser, with the same code.
     let o = sb.abws(&with(&OCTOBER, &["--colour", "red"]));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -245,11 +260,15 @@ fn an_auth_failure_exits_3() {
     assert!(stderr(&o).contains("client_secret"), "{}", stderr(&o));
 }
 
+/// A rate-limited call exits 4, another failure 1: October's invoices, one attempt,
+/// against a sandbox whose getInvoices answers 429, then 503.
 #[test]
-fn a_rate_limited_call_exits_4() {
-    let sb = Sandbox::start(&["--fault", "getInvoices,status=429"]);
-    let o = sb.abws(&with(&["--max-attempts", "1"], &OCTOBER));
-    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+fn a_rate_limited_call_exits_4_another_failure_1() {
+    for (status, code) in [(429, 4), (503, 1)] {
+        let sb = Sandbox::start(&["--fault", &format!("getInvoices,status={status}")]);
+        let o = sb.abws(&with(&["--max-attempts", "1"], &OCTOBER));
+        assert_eq!(o.status.code(), Some(code), "{}", stderr(&o));
+    }
 }
 
 #[test]
@@ -270,24 +289,9 @@ fn an_order_whose_outcome_is_unknown_exits_5() {
 }
 
 #[test]
-fn another_failure_exits_1() {
-    let sb = Sandbox::start(&["--fault", "getInvoices,status=503"]);
-    let o = sb.abws(&with(&["--max-attempts", "1"], &OCTOBER));
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-}
-
-#[test]
 fn fetch_pdf_to_writes_a_sealed_file_that_decrypt_opens() {
     let sb = Sandbox::start(&[]);
-    let feed: Value = serde_json::from_str(&ok(sb.abws(&[
-        "reconciliation",
-        "get-transactions",
-        "--feed-start-date",
-        "2026-10-01",
-        "--feed-end-date",
-        "2026-10-31",
-    ])))
-    .unwrap();
+    let feed: Value = serde_json::from_str(&ok(sb.abws(&OCTOBER_FEED))).unwrap();
     let charge = feed["transactions"]
         .as_array()
         .unwrap()
@@ -397,15 +401,7 @@ fn csv_amounts_are_the_text_the_service_sent() {
     use serde_json::value::RawValue;
     type Object = BTreeMap<String, Box<RawValue>>;
     let sb = Sandbox::start(&[]);
-    let feed = [
-        "reconciliation",
-        "get-transactions",
-        "--feed-start-date",
-        "2026-10-01",
-        "--feed-end-date",
-        "2026-10-31",
-    ];
-    let page: Object = serde_json::from_str(&ok(sb.abws(&feed))).unwrap();
+    let page: Object = serde_json::from_str(&ok(sb.abws(&OCTOBER_FEED))).unwrap();
     let sent: Vec<String> = serde_json::from_str::<Vec<Object>>(page["transactions"].get())
         .unwrap()
         .iter()
@@ -415,7 +411,7 @@ fn csv_amounts_are_the_text_the_service_sent() {
         })
         .collect();
     assert!(!sent.is_empty());
-    let csv = ok(sb.abws(&with(&["--output", "csv"], &feed)));
+    let csv = ok(sb.abws(&with(&["--output", "csv"], &OCTOBER_FEED)));
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let at = header.iter().position(|c| *c == "amount.amount").unwrap();
@@ -431,6 +427,13 @@ fn scratch(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// A sandbox, and a scratch directory named `name` with the close's output `out` in it.
+fn close_job(name: &str) -> (Sandbox, std::path::PathBuf, std::path::PathBuf) {
+    let dir = scratch(name);
+    let out = dir.join("out");
+    (Sandbox::start(&[]), dir, out)
 }
 
 #[test]
@@ -472,9 +475,7 @@ fn close_sandbox_files_the_previous_month_in_a_fresh_directory() {
 
 #[test]
 fn close_runs_against_the_service_of_the_abws_variables() {
-    let sb = Sandbox::start(&[]);
-    let dir = scratch("close-env");
-    let out = dir.join("out");
+    let (sb, dir, out) = close_job("close-env");
     let o = sb.close(&out, &["--no-pdfs"]);
     let text = ok(o);
     assert!(text.starts_with("JP 2026-10: "), "{text}");
@@ -490,8 +491,7 @@ fn close_runs_against_the_service_of_the_abws_variables() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("month"), "{}", stderr(&o));
+    refused(&o, "month");
     // The month in Tokyo: its own outputs beside the UTC close's, its zone in the summary.
     let text = ok(sb.close(&out, &["--no-pdfs", "--timezone", "Asia/Tokyo"]));
     assert!(
@@ -501,8 +501,7 @@ fn close_runs_against_the_service_of_the_abws_variables() {
     assert!(out.join("ledger-JP-2026-10-Asia_Tokyo.csv").is_file());
     assert!(out.join("ledger-JP-2026-10.csv").is_file());
     let o = sb.close(&out, &["--no-pdfs", "--timezone", "Tokyo"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("timezone"), "{}", stderr(&o));
+    refused(&o, "timezone");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -511,9 +510,7 @@ fn close_runs_against_the_service_of_the_abws_variables() {
 /// the whole month's; a planted link at an output is refused and its target untouched.
 #[test]
 fn close_plan_only_then_a_legal_entity_beside_the_whole_month() {
-    let sb = Sandbox::start(&[]);
-    let dir = scratch("close-scopes");
-    let out = dir.join("out");
+    let (sb, dir, out) = close_job("close-scopes");
     let plan = sb.close(&out, &["--plan-only"]);
     let err = stderr(&plan);
     let text = ok(plan);
@@ -562,9 +559,7 @@ fn close_plan_only_then_a_legal_entity_beside_the_whole_month() {
 
 #[test]
 fn close_refuses_a_planted_link_and_a_real_run_without_a_key() {
-    let sb = Sandbox::start(&[]);
-    let dir = scratch("close-link");
-    let out = dir.join("out");
+    let (sb, dir, out) = close_job("close-link");
     std::fs::create_dir_all(&out).unwrap();
     let target = dir.join("elsewhere");
     std::fs::write(&target, "untouched").unwrap();
@@ -607,8 +602,7 @@ fn close_refuses_a_planted_link_and_a_real_run_without_a_key() {
 
     // --poll-interval reaches the close's own check.
     let o = sb.close(&fresh, &["--poll-interval", "0"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("poll_interval"), "{}", stderr(&o));
+    refused(&o, "poll_interval");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -618,9 +612,7 @@ fn close_refuses_a_planted_link_and_a_real_run_without_a_key() {
 /// is refused; the key and the password both set are refused, naming both.
 #[test]
 fn close_with_a_password_and_decrypt_opens_its_archive_with_it() {
-    let sb = Sandbox::start(&[]);
-    let dir = scratch("close-password");
-    let out = dir.join("out");
+    let (sb, dir, out) = close_job("close-password");
     let out_s = out.to_str().unwrap();
     let close = |env: &[(&str, &str)]| {
         sb.abws_with(
@@ -654,8 +646,7 @@ fn close_with_a_password_and_decrypt_opens_its_archive_with_it() {
     let archive = result["archive_path"].as_str().unwrap().to_string();
     assert!(std::fs::read(&archive).unwrap().starts_with(b"ABWSPWD1"));
     let o = close(&[("ABWS_ARCHIVE_PASSWORD", "another pass")]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("archive_password"), "{}", stderr(&o));
+    refused(&o, "archive_password");
 
     let plain = dir.join("plain.zip");
     let plain_s = plain.to_str().unwrap();

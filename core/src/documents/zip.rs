@@ -257,6 +257,17 @@ impl<S: Sink> ZipPush<S> {
         self.record.capacity() + self.inflater.as_ref().map_or(0, Inflater::buffered_bytes)
     }
 
+    /// The record goes on to `need` bytes, read in `state` (its variable part); handled at
+    /// once when they have all arrived already.
+    fn continue_to(&mut self, need: usize, state: ZipState) -> Result<()> {
+        self.need = need;
+        self.state = state;
+        if self.record.len() == self.need {
+            return self.record();
+        }
+        Ok(())
+    }
+
     /// A whole record (`need` bytes) has arrived.
     fn record(&mut self) -> Result<()> {
         match self.state {
@@ -266,12 +277,8 @@ impl<S: Sink> ZipPush<S> {
                 if u16_at(r, 6) & 0x01 != 0 {
                     return Err(Error::document("unzip failed: the entry is encrypted"));
                 }
-                self.need = 30 + usize::from(u16_at(r, 26)) + usize::from(u16_at(r, 28));
-                self.state = ZipState::LocalVariable;
-                if self.record.len() == self.need {
-                    return self.start_entry();
-                }
-                Ok(())
+                let need = 30 + usize::from(u16_at(r, 26)) + usize::from(u16_at(r, 28));
+                self.continue_to(need, ZipState::LocalVariable)
             }
             ZipState::LocalVariable => self.start_entry(),
             ZipState::DescriptorStart => {
@@ -304,15 +311,11 @@ impl<S: Sink> ZipPush<S> {
             }
             ZipState::CentralHeader => {
                 let r = &self.record;
-                self.need = 46
+                let need = 46
                     + usize::from(u16_at(r, 28))
                     + usize::from(u16_at(r, 30))
                     + usize::from(u16_at(r, 32));
-                self.state = ZipState::CentralVariable;
-                if self.record.len() == self.need {
-                    return self.central_record();
-                }
-                Ok(())
+                self.continue_to(need, ZipState::CentralVariable)
             }
             ZipState::CentralVariable => self.central_record(),
             ZipState::Zip64End => {
@@ -320,12 +323,7 @@ impl<S: Sink> ZipPush<S> {
                 if !(44..=64 * 1024).contains(&size) {
                     return Err(damaged("a zip64 end record of an impossible size"));
                 }
-                self.need = 12 + size as usize;
-                self.state = ZipState::Zip64EndRest;
-                if self.record.len() == self.need {
-                    return self.zip64_end();
-                }
-                Ok(())
+                self.continue_to(12 + size as usize, ZipState::Zip64EndRest)
             }
             ZipState::Zip64EndRest => self.zip64_end(),
             ZipState::Zip64Locator => {

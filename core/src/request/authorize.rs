@@ -236,47 +236,42 @@ mod tests {
         assert_eq!(e.parameter(), Some("user_email"), "{e}");
     }
 
+    /// How `tokens`' authorization of a getInvoices call takes the refusal `status` with
+    /// `message` of its token `tok-1` (`replay`: of the call's one replay).
+    async fn rejection(tokens: &Fake, status: u16, message: &str, replay: bool) -> Rejection {
+        let a = Authorization::new(tokens, &GET_INVOICES, None, None).unwrap();
+        let token = HeaderValue::from_static("tok-1");
+        a.rejected(&token, &refusal(status, message), replay).await
+    }
+
     #[tokio::test]
     async fn an_expired_token_is_renewed_once() {
-        let token = HeaderValue::from_static("tok-1");
         let fake = source(false, true);
-        let a = Authorization::new(&fake, &GET_INVOICES, None, None).unwrap();
-        let r = a
-            .rejected(&token, &refusal(401, "Access token expired"), false)
-            .await;
+        let r = rejection(&fake, 401, "Access token expired", false).await;
         assert!(r.expired && r.can_refresh, "{r:?}");
         assert_eq!(*fake.dropped.lock().unwrap(), ["tok-1"]);
         // The replay's own refusal: expired, not renewed again.
-        let r = a
-            .rejected(&token, &refusal(403, "Access token expired"), true)
-            .await;
+        let r = rejection(&fake, 403, "Access token expired", true).await;
         assert!(r.expired && !r.can_refresh, "{r:?}");
         assert_eq!(fake.dropped.lock().unwrap().len(), 1);
     }
 
     #[tokio::test]
     async fn a_token_the_source_knows_expired_is_expired_whatever_the_message() {
-        let token = HeaderValue::from_static("tok-1");
-        let fake = source(true, true);
-        let a = Authorization::new(&fake, &GET_INVOICES, None, None).unwrap();
-        let r = a
-            .rejected(&token, &refusal(401, "Unauthorized"), false)
-            .await;
+        let r = rejection(&source(true, true), 401, "Unauthorized", false).await;
         assert!(r.expired && r.can_refresh);
     }
 
     #[tokio::test]
     async fn other_refusals_leave_the_token_alone() {
-        let token = HeaderValue::from_static("tok-1");
         let fake = source(false, true);
-        let a = Authorization::new(&fake, &GET_INVOICES, None, None).unwrap();
-        for f in [refusal(403, "Access denied"), refusal(500, "token expired")] {
-            assert_eq!(a.rejected(&token, &f, false).await, Rejection::default());
+        for (status, message) in [(403, "Access denied"), (500, "token expired")] {
+            let r = rejection(&fake, status, message, false).await;
+            assert_eq!(r, Rejection::default());
         }
         // A fixed access token is not renewed.
         let fixed = source(false, false);
-        let a = Authorization::new(&fixed, &GET_INVOICES, None, None).unwrap();
-        let r = a.rejected(&token, &refusal(401, "expired"), false).await;
+        let r = rejection(&fixed, 401, "expired", false).await;
         assert!(r.expired && !r.can_refresh);
         assert!(fake.dropped.lock().unwrap().is_empty());
         assert!(fixed.dropped.lock().unwrap().is_empty());

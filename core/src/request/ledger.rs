@@ -14,24 +14,32 @@ use crate::request::retrying::{Attempt, Failure};
 use crate::retry::OperationKind;
 use crate::shared::{LedgerState, Shared};
 
+/// A write's entry in the ledger: its operation, the path's values then the externalIds
+/// (`Shared::ledger_key`), and whether a resend may resolve an unknown outcome.
+pub(crate) struct LedgerEntry<'a> {
+    pub op: &'a str,
+    pub parts: Vec<&'a str>,
+    pub resend_safe: bool,
+}
+
+/// What `LedgerBackend::ledger_begin` answers.
+pub(crate) type Began = Option<std::result::Result<(), LedgerState>>;
+
 /// Where an account's write ledger is kept (`Shared`: Redis).
 pub(crate) trait LedgerBackend: Sync {
-    /// Records that the write `parts` of `op` goes on the wire now, for at most
-    /// `in_flight`: `Some(Ok(()))` recorded, `Some(Err(state))` the ledger holds it (not to
-    /// be sent), `None` the back-end cannot say. With `resend_safe` a *done* or *outcome
-    /// unknown* entry is taken over, a *sending* one never.
+    /// Records that the write `entry` goes on the wire now, for at most `in_flight`:
+    /// `Some(Ok(()))` recorded, `Some(Err(state))` the ledger holds it (not to be sent),
+    /// `None` the back-end cannot say. With `resend_safe` a *done* or *outcome unknown*
+    /// entry is taken over, a *sending* one never.
     fn ledger_begin(
         &self,
-        op: &str,
-        parts: &[&str],
-        resend_safe: bool,
+        entry: &LedgerEntry<'_>,
         in_flight: Duration,
-    ) -> impl Future<Output = Option<std::result::Result<(), LedgerState>>> + Send;
+    ) -> impl Future<Output = Began> + Send;
     /// Records how a send ended (`None`: refused by the service, the entry removed).
     fn ledger_end(
         &self,
-        op: &str,
-        parts: &[&str],
+        entry: &LedgerEntry<'_>,
         state: Option<LedgerState>,
     ) -> impl Future<Output = ()> + Send;
 }
@@ -39,20 +47,17 @@ pub(crate) trait LedgerBackend: Sync {
 impl LedgerBackend for Shared {
     fn ledger_begin(
         &self,
-        op: &str,
-        parts: &[&str],
-        resend_safe: bool,
+        e: &LedgerEntry<'_>,
         in_flight: Duration,
-    ) -> impl Future<Output = Option<std::result::Result<(), LedgerState>>> + Send {
-        Shared::ledger_begin(self, op, parts, resend_safe, in_flight)
+    ) -> impl Future<Output = Began> + Send {
+        Shared::ledger_begin(self, e.op, &e.parts, e.resend_safe, in_flight)
     }
     fn ledger_end(
         &self,
-        op: &str,
-        parts: &[&str],
+        e: &LedgerEntry<'_>,
         state: Option<LedgerState>,
     ) -> impl Future<Output = ()> + Send {
-        Shared::ledger_end(self, op, parts, state)
+        Shared::ledger_end(self, e.op, &e.parts, state)
     }
 }
 
@@ -65,8 +70,7 @@ const LEDGER_MARGIN: Duration = Duration::from_secs(5);
 pub(crate) struct WriteLedger<'a, B: LedgerBackend = Shared> {
     backend: &'a B,
     call: &'a Call,
-    /// The path's values, then the externalIds (`Shared::ledger_key`).
-    parts: Vec<&'a str>,
+    entry: LedgerEntry<'a>,
     taken: AtomicBool,
 }
 
@@ -85,10 +89,15 @@ impl<'a, B: LedgerBackend> WriteLedger<'a, B> {
             [] => parts.push(ext),
             ids => parts.extend(ids.iter().map(String::as_str)),
         }
+        let entry = LedgerEntry {
+            op: call.op.id,
+            parts,
+            resend_safe: call.op.resend_safe,
+        };
         Some(WriteLedger {
             backend,
             call,
-            parts,
+            entry,
             taken: AtomicBool::new(false),
         })
     }
@@ -105,7 +114,7 @@ impl<'a, B: LedgerBackend> WriteLedger<'a, B> {
         let op = self.call.op;
         let began = self
             .backend
-            .ledger_begin(op.id, &self.parts, op.resend_safe, timeout + LEDGER_MARGIN)
+            .ledger_begin(&self.entry, timeout + LEDGER_MARGIN)
             .await;
         match began {
             Some(Ok(())) => self.taken.store(true, Relaxed),
@@ -133,18 +142,14 @@ impl<'a, B: LedgerBackend> WriteLedger<'a, B> {
             Err(e) if e.kind() == ErrorKind::OutcomeUnknown => Some(LedgerState::Unknown),
             Err(_) => None,
         };
-        self.backend
-            .ledger_end(self.call.op.id, &self.parts, state)
-            .await;
+        self.backend.ledger_end(&self.entry, state).await;
     }
 
     /// The write was applied but its answer is unreadable: the entry says *outcome
     /// unknown*, not done (whether or not this call recorded it).
     pub async fn unreadable(&self) {
         let unknown = Some(LedgerState::Unknown);
-        self.backend
-            .ledger_end(self.call.op.id, &self.parts, unknown)
-            .await;
+        self.backend.ledger_end(&self.entry, unknown).await;
     }
 }
 
@@ -174,19 +179,17 @@ mod tests {
     impl LedgerBackend for Memory {
         fn ledger_begin(
             &self,
-            op: &str,
-            parts: &[&str],
-            resend_safe: bool,
+            e: &LedgerEntry<'_>,
             _: Duration,
-        ) -> impl Future<Output = Option<std::result::Result<(), LedgerState>>> + Send {
-            self.resend_safe.lock().unwrap().push(resend_safe);
+        ) -> impl Future<Output = Began> + Send {
+            self.resend_safe.lock().unwrap().push(e.resend_safe);
             let mut entries = self.entries.lock().unwrap();
-            let answer = match entries.get(&key(op, parts)) {
+            let answer = match entries.get(&key(e.op, &e.parts)) {
                 _ if self.down => None,
                 Some(LedgerState::Sending) => Some(Err(LedgerState::Sending)),
-                Some(s) if !resend_safe => Some(Err(s.clone())),
+                Some(s) if !e.resend_safe => Some(Err(s.clone())),
                 _ => {
-                    entries.insert(key(op, parts), LedgerState::Sending);
+                    entries.insert(key(e.op, &e.parts), LedgerState::Sending);
                     Some(Ok(()))
                 }
             };
@@ -194,14 +197,13 @@ mod tests {
         }
         fn ledger_end(
             &self,
-            op: &str,
-            parts: &[&str],
+            e: &LedgerEntry<'_>,
             state: Option<LedgerState>,
         ) -> impl Future<Output = ()> + Send {
             let mut entries = self.entries.lock().unwrap();
             match state {
-                Some(s) => entries.insert(key(op, parts), s),
-                None => entries.remove(&key(op, parts)),
+                Some(s) => entries.insert(key(e.op, &e.parts), s),
+                None => entries.remove(&key(e.op, &e.parts)),
             };
             async {}
         }
@@ -243,9 +245,12 @@ mod tests {
         assert!(WriteLedger::of(&read, Some(&m)).is_none());
         let call = add_items(&["a", "b"]);
         let l = WriteLedger::of(&call, Some(&m)).unwrap();
-        assert_eq!(l.parts, ["cart-1", "a", "b"]);
+        assert_eq!(l.entry.parts, ["cart-1", "a", "b"]);
         let call = order("o-1");
-        assert_eq!(WriteLedger::of(&call, Some(&m)).unwrap().parts, ["o-1"]);
+        assert_eq!(
+            WriteLedger::of(&call, Some(&m)).unwrap().entry.parts,
+            ["o-1"]
+        );
     }
 
     #[tokio::test]

@@ -17,67 +17,49 @@ use crate::request::retrying::{deadline_after, Attempt, Failure};
 use crate::shared::{Shared, FALLBACK_SHARE};
 use crate::transport::HttpResponse;
 
+/// An operation's bucket of the account as a back-end names it, with the plan it is paced
+/// at.
+#[derive(Clone, Copy)]
+pub(crate) struct BucketAt<'a> {
+    /// The region group's name (`NA`, `EU`, `FE`).
+    pub group: &'a str,
+    /// The operation's id.
+    pub op: &'a str,
+    pub plan: Plan,
+}
+
+/// What `PaceBackend::reserve` answers: `Some(Ok(wait))` reserved, `Some(Err(wait))` the
+/// slot is further than `max_wait` (nothing reserved), `None` the back-end cannot say.
+pub(crate) type Reserved = Option<Result<Duration, Duration>>;
+
 /// Where an account's buckets are kept for every process of it (`Shared`: Redis).
 pub(crate) trait PaceBackend: Sync {
-    /// Reserves the next slot of the account's bucket: `Some(Ok(wait))` reserved,
-    /// `Some(Err(wait))` the slot is further than `max_wait` (nothing reserved), `None` the
-    /// back-end cannot say.
+    /// Reserves the next slot of the account's bucket `at`.
     fn reserve(
         &self,
-        group: &str,
-        op: &str,
-        rate: f64,
-        burst: u32,
+        at: BucketAt<'_>,
         max_wait: Duration,
-    ) -> impl Future<Output = Option<Result<Duration, Duration>>> + Send;
-    /// Shares the rate the server reported (`plan_rate`: the rate reserved at before).
-    fn set_rate(
-        &self,
-        group: &str,
-        op: &str,
-        rate: f64,
-        plan_rate: f64,
-        burst: u32,
-    ) -> impl Future<Output = ()> + Send;
+    ) -> impl Future<Output = Reserved> + Send;
+    /// Shares the rate the server reported (`at`'s plan: the one reserved at before).
+    fn set_rate(&self, at: BucketAt<'_>, rate: f64) -> impl Future<Output = ()> + Send;
     /// The server answered 429: the account's bucket is empty for every process.
-    fn throttled(
-        &self,
-        group: &str,
-        op: &str,
-        rate: f64,
-        burst: u32,
-    ) -> impl Future<Output = ()> + Send;
+    fn throttled(&self, at: BucketAt<'_>) -> impl Future<Output = ()> + Send;
 }
 
 impl PaceBackend for Shared {
     fn reserve(
         &self,
-        group: &str,
-        op: &str,
-        rate: f64,
-        burst: u32,
+        at: BucketAt<'_>,
         max_wait: Duration,
-    ) -> impl Future<Output = Option<Result<Duration, Duration>>> + Send {
-        Shared::reserve(self, group, op, rate, burst, max_wait)
+    ) -> impl Future<Output = Reserved> + Send {
+        let plan = at.plan;
+        Shared::reserve(self, at.group, at.op, plan.rate, plan.burst, max_wait)
     }
-    fn set_rate(
-        &self,
-        group: &str,
-        op: &str,
-        rate: f64,
-        plan_rate: f64,
-        burst: u32,
-    ) -> impl Future<Output = ()> + Send {
-        Shared::set_rate(self, group, op, rate, plan_rate, burst)
+    fn set_rate(&self, at: BucketAt<'_>, rate: f64) -> impl Future<Output = ()> + Send {
+        Shared::set_rate(self, at.group, at.op, rate, at.plan.rate, at.plan.burst)
     }
-    fn throttled(
-        &self,
-        group: &str,
-        op: &str,
-        rate: f64,
-        burst: u32,
-    ) -> impl Future<Output = ()> + Send {
-        Shared::throttled(self, group, op, rate, burst)
+    fn throttled(&self, at: BucketAt<'_>) -> impl Future<Output = ()> + Send {
+        Shared::throttled(self, at.group, at.op, at.plan.rate, at.plan.burst)
     }
 }
 
@@ -157,11 +139,12 @@ impl<B: PaceBackend> Pacing<'_, B> {
         {
             let _turn = b.line().lock().await;
             loop {
-                let plan = b.plan();
-                match shared
-                    .reserve(group, op.id, plan.rate, plan.burst, Duration::ZERO)
-                    .await
-                {
+                let at = BucketAt {
+                    group,
+                    op: op.id,
+                    plan: b.plan(),
+                };
+                match shared.reserve(at, Duration::ZERO).await {
                     Some(Ok(_)) => return Some(Paced::Main),
                     Some(Err(wait)) => {
                         if deadline_after(wait) > deadline {
@@ -198,9 +181,12 @@ impl<B: PaceBackend> Pacing<'_, B> {
             let before = b.plan();
             if b.set_rate(rate) {
                 if let Some(shared) = self.backend {
-                    shared
-                        .set_rate(group, op.id, rate, before.rate, before.burst)
-                        .await;
+                    let at = BucketAt {
+                        group,
+                        op: op.id,
+                        plan: before,
+                    };
+                    shared.set_rate(at, rate).await;
                 }
             }
         }
@@ -209,8 +195,12 @@ impl<B: PaceBackend> Pacing<'_, B> {
             Paced::Main if resp.status == 429 => {
                 b.throttled();
                 if let Some(shared) = self.backend {
-                    let plan = b.plan();
-                    shared.throttled(group, op.id, plan.rate, plan.burst).await;
+                    let at = BucketAt {
+                        group,
+                        op: op.id,
+                        plan: b.plan(),
+                    };
+                    shared.throttled(at).await;
                 }
             }
             Paced::Main => {}
@@ -291,29 +281,15 @@ mod tests {
     }
 
     impl PaceBackend for Fake {
-        fn reserve(
-            &self,
-            _: &str,
-            _: &str,
-            _: f64,
-            _: u32,
-            _: Duration,
-        ) -> impl Future<Output = Option<Result<Duration, Duration>>> + Send {
+        fn reserve(&self, _: BucketAt<'_>, _: Duration) -> impl Future<Output = Reserved> + Send {
             let answer = self.answers.lock().unwrap().pop_front().flatten();
             async move { answer }
         }
-        fn set_rate(
-            &self,
-            _: &str,
-            _: &str,
-            rate: f64,
-            _: f64,
-            _: u32,
-        ) -> impl Future<Output = ()> + Send {
+        fn set_rate(&self, _: BucketAt<'_>, rate: f64) -> impl Future<Output = ()> + Send {
             self.rates.lock().unwrap().push(rate);
             async {}
         }
-        fn throttled(&self, _: &str, _: &str, _: f64, _: u32) -> impl Future<Output = ()> + Send {
+        fn throttled(&self, _: BucketAt<'_>) -> impl Future<Output = ()> + Send {
             *self.throttles.lock().unwrap() += 1;
             async {}
         }

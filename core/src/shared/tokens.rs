@@ -138,6 +138,14 @@ impl Shared {
         format!("{}:refresh-token", self.tag)
     }
 
+    /// The rotation waiting to be handed to the fleet, locked (a poisoned lock's value is
+    /// kept: it is a plain token).
+    fn pending(&self) -> std::sync::MutexGuard<'_, Option<Secret>> {
+        self.pending_rotation
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
     /// A refresh token the server issued to this process: handed to every process at the
     /// next Redis operation that succeeds (at once when Redis answers; when it cannot be
     /// reached, as soon as it is back, so the processes whose refresh the rotation made
@@ -146,10 +154,7 @@ impl Shared {
     /// half second for `HAND_OVER` (a process whose calls do not touch Redis meanwhile
     /// still hands it over).
     pub fn rotated(self: &Arc<Self>, token: Secret) {
-        *self
-            .pending_rotation
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(token);
+        *self.pending() = Some(token);
         if !self.is_down() || self.handing_over.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -166,11 +171,7 @@ impl Shared {
                     return;
                 };
                 shared.publish_rotation().await;
-                let done = shared
-                    .pending_rotation
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .is_none();
+                let done = shared.pending().is_none();
                 if done {
                     break;
                 }
@@ -183,17 +184,10 @@ impl Shared {
 
     /// Hands the rotation `rotated` keeps to the fleet, if any (kept if Redis fails).
     pub async fn publish_rotation(&self) {
-        let pending = self
-            .pending_rotation
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        let pending = self.pending().take();
         if let Some(token) = pending {
             if self.put_refresh_token(&token).await.is_none() {
-                self.pending_rotation
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get_or_insert(token);
+                self.pending().get_or_insert(token);
             }
         }
     }

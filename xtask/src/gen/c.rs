@@ -1,12 +1,15 @@
 //! The C entry points (bindings-c/src/ops/generated.rs: one exported function per
-//! operation and per pager, each with the doc block the header shows) and the C++ group
-//! classes of include/abws.hpp (the section between its generated-section markers).
+//! operation and per pager, and one per convenience that answers with JSON, each with the
+//! doc block the header shows) and the C++ group classes of include/abws.hpp (the section
+//! between its generated-section markers).
 //!
-//! The conveniences that are not one operation keep hand-written C functions
-//! (bindings-c/src/ops/conveniences.rs, bindings-c/src/download.rs); the core's
-//! description of them (`abws::api::conveniences::CONVENIENCES`) gives their C++ methods,
-//! generated with the others, and the generator fails when one of them is no longer in the
-//! C binding's sources.
+//! The conveniences come from the core's description of them
+//! (`abws::api::conveniences::CONVENIENCES`): those of the `Json` shape get generated C
+//! functions (their bodies are bindings-c/src/ops/conveniences.rs's functions of the same
+//! name, their C text is `JSON_CONVENIENCES` below); those that stream or write a file keep
+//! hand-written ones (bindings-c/src/download.rs: callbacks, cancellation, the file's key;
+//! docs/decisions/025-c-surface.md), and the generator fails when one of them is no longer
+//! there. Every convenience gets its C++ method.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -22,6 +25,7 @@ use super::docs::{
 use super::{groups, Output};
 
 const GENERATED_RS: &str = "bindings-c/src/ops/generated.rs";
+const DOWNLOAD_RS: &str = "bindings-c/src/download.rs";
 const HPP: &str = "include/abws.hpp";
 const HPP_BEGIN: &str =
     "// BEGIN GENERATED: group classes (cargo run -p xtask -- gen; do not edit)";
@@ -30,12 +34,143 @@ const HPP_END: &str = "// END GENERATED: group classes";
 /// Width of the generated doc comments.
 const WIDTH: usize = 92;
 
-/// The source file of the C binding that holds a convenience's hand-written function.
-fn convenience_file(shape: Shape) -> &'static str {
-    match shape {
-        Shape::Json => "bindings-c/src/ops/conveniences.rs",
-        Shape::Stream | Shape::File => "bindings-c/src/download.rs",
+/// The C text of a convenience of the `Json` shape, whose function is generated.
+struct JsonConvenience {
+    /// Its name in `CONVENIENCES`.
+    name: &'static str,
+    /// Its doc before the rules, line by line: what it does, its params, its result.
+    doc: &'static str,
+    /// The sentence of its `_cancellable` form on the deadline, when it has that form.
+    cancellable: Option<&'static str>,
+}
+
+const JSON_CONVENIENCES: &[JsonConvenience] = &[
+    JsonConvenience {
+        name: "invoice_details_for",
+        doc: "\
+The invoice data of any number of order line items with the fewest requests: batches
+of 25, one representative per (order, shipment), since line items of one shipment
+share their invoice.
+
+Params: `line_items` (required array of `{\"order_id\", \"order_line_item_id\",
+\"shipment_id\"}`).
+
+Result: a JSON array with one `{\"orderLineItem\":{...},\"invoiceDetails\":[...]}` per
+input, in input order.",
+        cancellable: None,
+    },
+    JsonConvenience {
+        name: "wait_for_report",
+        doc: "\
+Polls getReport until the report ends. DONE returns the report (with its
+`reportDocumentId`); CANCELLED and FATAL give `ABWS_STATUS_REPORT_FAILED`; the end of
+`timeout` gives `ABWS_STATUS_TIMEOUT`. To cancel the wait from another thread, use
+`abws_documents_wait_for_report_cancellable`.
+
+Params: `report_id` (required), `poll_interval` (seconds, default 15), `timeout`
+(seconds, default 1800: 30 minutes), `no_timeout` (true: no bound; not with `timeout`).
+
+Result: the final report in wire form.",
+        cancellable: Some(
+            "The deadline is the `timeout` key of the params, as there (default 30 minutes).",
+        ),
+    },
+];
+
+/// The rules of a `Json` convenience's function, after its doc.
+const CONVENIENCE_RULES: &str = "\
+Ownership: on success `*result_json` receives a new string the caller frees with
+`abws_string_free`; on failure it is not written and `*err` (when `err` is not NULL)
+receives an error the caller frees with `abws_error_free`.
+NULL `client`, `params_json` or `result_json`: `ABWS_STATUS_NULL_ARGUMENT`; a freed
+client: `ABWS_STATUS_INVALID_HANDLE`; bad params: `ABWS_STATUS_INVALID_JSON` or
+`ABWS_STATUS_VALIDATION` naming the key, before any request.
+Thread safety: any thread, concurrently on one client; blocks until the answer.
+
+# Safety
+`params_json` is NULL or a NUL-terminated string; `result_json` and `err` are NULL or
+valid for one pointer write.";
+
+/// Width of the `_cancellable` forms' doc comments.
+const CONVENIENCE_WIDTH: usize = 86;
+
+/// The C functions of the `Json` conveniences (and their `_cancellable` forms), each a call
+/// of `call_convenience` with its body; fails when a `Json` convenience has no C text here,
+/// or one that streams or writes a file has no function in download.rs.
+fn convenience_functions(s: &mut String) -> Result<(), String> {
+    for c in CONVENIENCES {
+        let f = c_function(c.group, c.name);
+        if c.shape != Shape::Json {
+            let src = read(DOWNLOAD_RS)?;
+            if !src.contains(&format!("pub unsafe extern \"C\" fn {f}(")) {
+                return Err(format!(
+                    "{f} is listed in abws::api::conveniences::CONVENIENCES but not defined in \
+                     {DOWNLOAD_RS}"
+                ));
+            }
+            continue;
+        }
+        let text = JSON_CONVENIENCES
+            .iter()
+            .find(|j| j.name == c.name)
+            .ok_or_else(|| {
+                format!("{f} has no C text in xtask/src/gen/c.rs's JSON_CONVENIENCES")
+            })?;
+        doc_block(s, rules(text.doc), CONVENIENCE_RULES);
+        convenience_function(s, &f, "", c.name);
+        if let Some(deadline) = text.cancellable {
+            let mut lines = wrap(
+                &format!(
+                    "`{f}` that another thread can end at once with `abws_cancel_signal(cancel)`: \
+                     the call then returns `ABWS_STATUS_CANCELLED`. `cancel` may be NULL (not \
+                     cancellable). {deadline}"
+                ),
+                CONVENIENCE_WIDTH,
+                "",
+                "",
+            );
+            lines.push(String::new());
+            lines.extend(wrap(
+                &format!(
+                    "Ownership, NULL behaviour and thread rules: as `{f}`; a freed or foreign \
+                     `cancel`: `ABWS_STATUS_INVALID_HANDLE`. `cancel` stays the caller's."
+                ),
+                CONVENIENCE_WIDTH,
+                "",
+                "",
+            ));
+            lines.extend(["".into(), "# Safety".into(), format!("As `{f}`.")]);
+            s.push('\n');
+            doc_comment(&lines, s);
+            convenience_function(s, &format!("{f}_cancellable"), "cancel", c.name);
+        }
     }
+    Ok(())
+}
+
+/// One exported convenience function `f` (`cancel`: the name of its cancellation handle
+/// parameter, or empty for none) calling the body `name` of ops/conveniences.rs.
+fn convenience_function(s: &mut String, f: &str, cancel: &str, name: &str) {
+    let (cancel_param, cancel_arg) = if cancel.is_empty() {
+        (String::new(), "std::ptr::null()")
+    } else {
+        (format!("\x20   {cancel}: *const abws_cancel,\n"), cancel)
+    };
+    write!(
+        s,
+        "#[no_mangle]\n\
+         pub unsafe extern \"C\" fn {f}(\n\
+         \x20   client: *const abws_client,\n\
+         \x20   params_json: *const c_char,\n\
+         {cancel_param}\
+         \x20   result_json: *mut *mut c_char,\n\
+         \x20   err: *mut *mut abws_error,\n\
+         ) -> abws_status {{\n\
+         \x20   // SAFETY: forwarded contract.\n\
+         \x20   unsafe {{ call_convenience(client, params_json, {cancel_arg}, result_json, err, conveniences::{name}) }}\n\
+         }}\n"
+    )
+    .unwrap();
 }
 
 /// The doc lines of a parameter list (`- `name` (required; string): doc`), nested
@@ -150,10 +285,20 @@ Thread safety: any thread, concurrently on one client.
 `params_json` is NULL or a NUL-terminated string; `pager` and `err` are NULL or valid
 for one pointer write.";
 
-/// The exported function `f` (its doc block already written) and its `_with_options`
-/// variant with its doc block: each calls `body` (`call_op`, `make_pager`) with `name`;
-/// `out` is the output parameter (`result_json: *mut *mut c_char`).
-fn entry_points(s: &mut String, f: &str, body: &str, name: &str, out: &str) {
+/// The exported function `f` with its doc block (`lines`, then the rules `rules_text`) and
+/// its `_with_options` variant with its doc block: each calls `call_dynamic` with
+/// `body(name)` (`Op`, `Pager`); `out` is the output parameter (`result_json: *mut *mut
+/// c_char`).
+fn entry_points(
+    s: &mut String,
+    lines: Vec<String>,
+    rules_text: &str,
+    f: &str,
+    body: &str,
+    name: &str,
+    out: &str,
+) {
+    doc_block(s, lines, rules_text);
     let out_name = out.split(':').next().unwrap_or(out);
     for (suffix, options_param, options) in [
         ("", "", "std::ptr::null()"),
@@ -178,7 +323,7 @@ fn entry_points(s: &mut String, f: &str, body: &str, name: &str, out: &str) {
              \x20   err: *mut *mut abws_error,\n\
              ) -> abws_status {{\n\
              \x20   // SAFETY: forwarded contract.\n\
-             \x20   unsafe {{ {body}({name:?}, client, params_json, {options}, {out_name}, err) }}\n\
+             \x20   unsafe {{ call_dynamic({body}({name:?}), client, params_json, {options}, {out_name}, err) }}\n\
              }}\n"
         )
         .unwrap();
@@ -213,6 +358,14 @@ fn with_options_doc(f: &str, out: &str) -> Vec<String> {
     lines
 }
 
+/// A new item's doc comment: `lines`, a blank line, the rules `rules_text`.
+fn doc_block(s: &mut String, mut lines: Vec<String>, rules_text: &str) {
+    lines.push(String::new());
+    lines.extend(rules(rules_text));
+    s.push('\n');
+    doc_comment(&lines, s);
+}
+
 fn doc_comment(lines: &[String], out: &mut String) {
     for l in lines {
         if l.is_empty() {
@@ -241,33 +394,28 @@ fn generated_rs() -> Result<String, String> {
     let mut s = String::new();
     s.push_str(
         "//! Generated by `cargo run -p xtask -- gen` from the operations table\n\
-         //! (core/src/operations.rs); do not edit. One exported function per operation and per\n\
-         //! pager, each the shared body of `super` given the operation's name.\n\n\
+         //! (core/src/operations.rs) and the conveniences' description\n\
+         //! (core/src/api/conveniences.rs); do not edit. One exported function per convenience\n\
+         //! that answers with JSON (its body in `conveniences.rs`), per operation and per pager,\n\
+         //! each a shared body of `super` given the body or the operation's name.\n\n\
          use std::ffi::c_char;\n\n\
-         use super::{call_op, make_pager};\n\
+         use super::{call_convenience, call_dynamic, conveniences, Op, Pager};\n\
          use crate::abws_error;\n\
+         use crate::cancel::abws_cancel;\n\
          use crate::client::abws_client;\n\
          use crate::options::abws_call_options;\n\
          use crate::pager::abws_pager;\n\
          use crate::status::abws_status;\n",
     );
+    convenience_functions(&mut s)?;
     let mut ops_list = vec![];
     let mut pagers_list = vec![];
     for (group, ops) in groups() {
         for op in &ops {
             let f = c_function(group, op.name);
-            let mut lines = op_summary(group, op)?;
-            lines.push(String::new());
-            lines.extend(rules(OP_RULES));
-            s.push('\n');
-            doc_comment(&lines, &mut s);
-            entry_points(
-                &mut s,
-                &f,
-                "call_op",
-                op.name,
-                "result_json: *mut *mut c_char",
-            );
+            let lines = op_summary(group, op)?;
+            let out = "result_json: *mut *mut c_char";
+            entry_points(&mut s, lines, OP_RULES, &f, "Op", op.name, out);
             ops_list.push(f);
         }
         for op in &ops {
@@ -288,17 +436,8 @@ fn generated_rs() -> Result<String, String> {
             );
             lines.push(String::new());
             lines.extend(wrap(&format!("Params: as `{single}`."), WIDTH, "", ""));
-            lines.push(String::new());
-            lines.extend(rules(PAGER_RULES));
-            s.push('\n');
-            doc_comment(&lines, &mut s);
-            entry_points(
-                &mut s,
-                &f,
-                "make_pager",
-                p.name,
-                "pager: *mut *mut abws_pager",
-            );
+            let out = "pager: *mut *mut abws_pager";
+            entry_points(&mut s, lines, PAGER_RULES, &f, "Pager", p.name, out);
             pagers_list.push(f);
         }
     }
@@ -360,16 +499,6 @@ fn class(group: &str) -> String {
 }
 
 fn hpp_section() -> Result<String, String> {
-    for c in CONVENIENCES {
-        let file = convenience_file(c.shape);
-        let src = read(file)?;
-        let f = c_function(c.group, c.name);
-        if !src.contains(&format!("pub unsafe extern \"C\" fn {f}(")) {
-            return Err(format!(
-                "{f} is listed in abws::api::conveniences::CONVENIENCES but not defined in {file}"
-            ));
-        }
-    }
     let mut s = String::new();
     let all = groups();
     for (group, ops) in &all {
@@ -505,6 +634,117 @@ fn hpp_section() -> Result<String, String> {
     Ok(s)
 }
 
+const ERROR_RS: &str = "bindings-c/src/error.rs";
+const ERROR_BEGIN: &str =
+    "// BEGIN GENERATED: error fields (cargo run -p xtask -- gen; do not edit)";
+const ERROR_END: &str = "// END GENERATED: error fields";
+
+/// A field of an `abws_error`, read by its function `abws_error_{name}`.
+struct ErrorField {
+    name: &'static str,
+    /// Text borrowed from the error (else the HTTP status, a number).
+    text: bool,
+    /// The function's doc, line by line (before the ownership rules of a text).
+    doc: &'static str,
+}
+
+const ERROR_FIELDS: &[ErrorField] = &[
+    ErrorField {
+        name: "kind",
+        text: true,
+        doc: "\
+The kind as a stable snake_case name: \"validation\", \"api\", \"page_token_expired\",
+\"report_failed\", \"document\", \"outcome_unknown\", \"transport\", \"timeout\", \"auth\",
+\"runtime\", \"internal\", \"cancelled\", or for failures of the C interface itself
+\"null_argument\", \"invalid_utf8\", \"invalid_json\", \"invalid_handle\", \"callback_aborted\",
+\"panic\". (The same text as `abws_status_name` of the error's status.)",
+    },
+    ErrorField {
+        name: "message",
+        text: true,
+        doc: "\
+The human-readable message: what failed and why, naming the parameter for
+validation errors and including HTTP status, service code, message, details and
+request id for API errors. Never contains secrets.",
+    },
+    ErrorField {
+        name: "http_status",
+        text: false,
+        doc: "\
+The HTTP status of an API error (400, 404, 429, 500, ...), or 0 when no error
+response was received (and for a NULL or dead handle). Thread safety: any thread.",
+    },
+    ErrorField {
+        name: "code",
+        text: true,
+        doc: "\
+The service's error code (e.g. \"INVALID_REQUEST_PARAMETER\", \"InvalidInput\"), or \"\"
+when the service sent none.",
+    },
+    ErrorField {
+        name: "details",
+        text: true,
+        doc: "\
+The service's error details, or \"\" when it sent none.",
+    },
+    ErrorField {
+        name: "request_id",
+        text: true,
+        doc: "\
+The service's request id (`x-svc-RequestId`) when a response was received, else \"\".",
+    },
+    ErrorField {
+        name: "parameter",
+        text: true,
+        doc: "\
+The parameter (JSON key, possibly a path such as `line_items[0].external_id`) a
+validation, NULL, UTF-8 or JSON error is about, else \"\".",
+    },
+    ErrorField {
+        name: "external_id",
+        text: true,
+        doc: "\
+For `ABWS_STATUS_OUTCOME_UNKNOWN`: the externalId of the order (or cart lines) that
+may or may not have been applied; else \"\".",
+    },
+];
+
+/// The rules of a text field's function, after its doc.
+const ERROR_TEXT_RULES: &str = "\
+Ownership: borrowed from `err`, valid until `abws_error_free(err)`; do not free it.
+NULL when `err` is NULL or not a live error. Thread safety: any thread.";
+
+/// The functions of `ERROR_FIELDS`, each with its doc block.
+fn error_fields() -> String {
+    let mut s = String::new();
+    for f in ERROR_FIELDS {
+        let (ret, body) = if f.text {
+            doc_block(&mut s, rules(f.doc), ERROR_TEXT_RULES);
+            let body = format!("text_of(err, |d| d.{}.as_ptr())", f.name);
+            ("*const c_char", body)
+        } else {
+            s.push('\n');
+            doc_comment(&rules(f.doc), &mut s);
+            let body = format!(
+                "boundary_value(0, || lookup(err).map_or(0, |d| d.{}))",
+                f.name
+            );
+            ("u16", body)
+        };
+        write!(
+            s,
+            "#[no_mangle]\n\
+             pub extern \"C\" fn abws_error_{}(err: *const abws_error) -> {ret} {{\n    {body}\n}}\n",
+            f.name
+        )
+        .unwrap();
+    }
+    // Between the markers: no blank line after the first, one before the last.
+    let mut out = s.trim_start_matches('\n').to_string();
+    out.push('\n');
+    out
+}
+
 const CLIENT_RS: &str = "bindings-c/src/client.rs";
 const SETTINGS_BEGIN: &str =
     "// BEGIN GENERATED: settings (cargo run -p xtask -- gen; do not edit)";
@@ -565,7 +805,10 @@ pub fn outputs() -> Result<Vec<Output>, String> {
         ENV_END,
         &environment_doc(),
     )?;
+    let error_rs = read(ERROR_RS)?;
+    let error_rs = replace_section(ERROR_RS, &error_rs, ERROR_BEGIN, ERROR_END, &error_fields())?;
     Ok(vec![
+        Output::new(ERROR_RS, error_rs),
         Output::new(CLIENT_RS, client_rs),
         Output::new(GENERATED_RS, generated_rs()?),
         Output::new(

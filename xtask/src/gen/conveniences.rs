@@ -19,7 +19,8 @@ struct Method {
     group: &'static str,
     /// The conveniences of the core it calls.
     serves: &'static [&'static str],
-    /// Its code (overloads included), four spaces in, with `{async}`, `{await}` and `{doc}`.
+    /// Its code (overloads included), four spaces in, with `{async}`, `{await}`, `{doc}`
+    /// and `fetch_pdf`'s keywords (`{filters}`, `{filters=}`).
     code: &'static str,
     /// The docstring of `Client`'s method.
     doc: &'static str,
@@ -137,16 +138,7 @@ const METHODS: &[Method] = &[
     {async}def fetch_pdf(
         self,
         *,
-        order_id: Optional[str] = ...,
-        order_line_item_id: Optional[str] = ...,
-        shipment_id: Optional[str] = ...,
-        invoice_id: Optional[str] = ...,
-        document_type: Optional[str] = ...,
-        report_type: Optional[str] = ...,
-        marketplace_ids: Optional[Sequence[str]] = ...,
-        poll_interval: Optional[float] = ...,
-        timeout: Optional[float] = ...,
-        progress: bool = ...,
+{filters}
         to: None = ...,
         key: None = ...,
     ) -> bytes: ...
@@ -154,32 +146,14 @@ const METHODS: &[Method] = &[
     {async}def fetch_pdf(
         self,
         *,
-        order_id: Optional[str] = ...,
-        order_line_item_id: Optional[str] = ...,
-        shipment_id: Optional[str] = ...,
-        invoice_id: Optional[str] = ...,
-        document_type: Optional[str] = ...,
-        report_type: Optional[str] = ...,
-        marketplace_ids: Optional[Sequence[str]] = ...,
-        poll_interval: Optional[float] = ...,
-        timeout: Optional[float] = ...,
-        progress: bool = ...,
+{filters}
         to: PathLike,
         key: Union[bytes, str, None] = ...,
     ) -> int: ...
     {async}def fetch_pdf(
         self,
         *,
-        order_id: Optional[str] = None,
-        order_line_item_id: Optional[str] = None,
-        shipment_id: Optional[str] = None,
-        invoice_id: Optional[str] = None,
-        document_type: Optional[str] = None,
-        report_type: Optional[str] = None,
-        marketplace_ids: Optional[Sequence[str]] = None,
-        poll_interval: Optional[float] = None,
-        timeout: Optional[float] = DEFAULT_WAIT_TIMEOUT,
-        progress: bool = False,
+{filters=}
         to: Optional[PathLike] = None,
         key: Union[bytes, str, None] = None,
     ) -> Union[bytes, int]:
@@ -213,6 +187,33 @@ const METHODS: &[Method] = &[
     },
 ];
 
+/// The keywords `fetch_pdf`'s overloads share (`{filters}`: their defaults `...`) with
+/// its implementation (`{filters=}`): name, type, default.
+const FETCH_PDF_FILTERS: &[(&str, &str, &str)] = &[
+    ("order_id", "Optional[str]", "None"),
+    ("order_line_item_id", "Optional[str]", "None"),
+    ("shipment_id", "Optional[str]", "None"),
+    ("invoice_id", "Optional[str]", "None"),
+    ("document_type", "Optional[str]", "None"),
+    ("report_type", "Optional[str]", "None"),
+    ("marketplace_ids", "Optional[Sequence[str]]", "None"),
+    ("poll_interval", "Optional[float]", "None"),
+    ("timeout", "Optional[float]", "DEFAULT_WAIT_TIMEOUT"),
+    ("progress", "bool", "False"),
+];
+
+/// `FETCH_PDF_FILTERS`' lines of a signature, with their defaults or `...`.
+fn filters(defaults: bool) -> String {
+    let lines: Vec<String> = FETCH_PDF_FILTERS
+        .iter()
+        .map(|(name, ty, default)| {
+            let default = if defaults { default } else { "..." };
+            format!("        {name}: {ty} = {default},")
+        })
+        .collect();
+    lines.join("\n")
+}
+
 /// The methods of `group` in one flavour (`asynchronous`: `AsyncClient`'s).
 fn methods(group: &str, asynchronous: bool) -> String {
     let mut s = String::new();
@@ -227,6 +228,8 @@ fn methods(group: &str, asynchronous: bool) -> String {
         }
         s.push_str(
             &m.code
+                .replace("{filters}", &filters(false))
+                .replace("{filters=}", &filters(true))
                 .replace("{async}", prefix)
                 .replace("{await}", wait)
                 .replace("{doc}", doc),

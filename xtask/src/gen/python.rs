@@ -303,57 +303,60 @@ fn optional(t: &str) -> String {
     }
 }
 
+/// The Python type of a value that holds no other (`datetime`: that of a date-time),
+/// the same received and given; `None` for the others.
+fn scalar_type(ty: Ty, datetime: &'static str) -> Option<&'static str> {
+    Some(match ty {
+        Ty::Str | Ty::Enum(_) => "str",
+        Ty::Int => "int",
+        Ty::Float => "float",
+        Ty::Bool => "bool",
+        Ty::Decimal => "Decimal",
+        Ty::Money => "Money",
+        Ty::DateTime | Ty::DateTimeArg => datetime,
+        Ty::Raw => "Any",
+        Ty::Unit => "None",
+        _ => return None,
+    })
+}
+
 /// The Python type of a value received.
 fn out_type(ty: Ty) -> Result<String, String> {
+    py_type(ty, true)
+}
+
+/// The Python type an argument accepts.
+fn in_type(ty: Ty) -> Result<String, String> {
+    py_type(ty, false)
+}
+
+/// The Python type of a value `received` (a result's), or else given (an argument's).
+fn py_type(ty: Ty, received: bool) -> Result<String, String> {
+    let of = |t: fn() -> Ty| py_type(t(), received);
     Ok(match ty {
-        Ty::Str | Ty::Enum(_) => "str".into(),
-        Ty::Int => "int".into(),
-        Ty::Float => "float".into(),
-        Ty::Bool => "bool".into(),
-        Ty::Decimal => "Decimal".into(),
-        Ty::Money => "Money".into(),
-        Ty::DateTime | Ty::DateTimeArg => "datetime".into(),
-        Ty::Raw => "Any".into(),
-        Ty::Unit => "None".into(),
         // A result list's element, and a result map's value, may be `null`
         // (`describe::Ty::List`, `describe::Ty::Map`).
-        Ty::List(t) => format!("List[Optional[{}]]", out_type(t())?),
-        Ty::Map(t) => format!("Dict[str, Optional[{}]]", out_type(t())?),
+        Ty::List(t) if received => format!("List[Optional[{}]]", of(t)?),
+        Ty::List(t) => format!("Sequence[{}]", of(t)?),
+        Ty::Map(t) if received => format!("Dict[str, Optional[{}]]", of(t)?),
+        Ty::Map(t) => format!("Mapping[str, {}]", of(t)?),
         Ty::Model(m) => m.name.into(),
         Ty::OneOf(o) => {
             let mut alts: Vec<String> = vec![];
             for t in o.variants.iter() {
-                let a = out_type(t())?;
-                if !alts.contains(&a) {
+                let a = of(*t)?;
+                // A result's shapes may read as one Python type; an argument's are kept.
+                if !(received && alts.contains(&a)) {
                     alts.push(a);
                 }
             }
             format!("Union[{}]", alts.join(", "))
         }
-        Ty::Params(p) => return Err(format!("a result holds the parameter struct {}", p.name)),
-        Ty::Object(n) => return Err(format!("a result holds the pass-through object {n}")),
-    })
-}
-
-/// The Python type an argument accepts.
-fn in_type(ty: Ty) -> Result<String, String> {
-    Ok(match ty {
-        Ty::Str | Ty::Enum(_) => "str".into(),
-        Ty::Int => "int".into(),
-        Ty::Float => "float".into(),
-        Ty::Bool => "bool".into(),
-        Ty::Decimal => "Decimal".into(),
-        Ty::Money => "Money".into(),
-        Ty::DateTime | Ty::DateTimeArg => "DateLike".into(),
-        Ty::Raw => "Any".into(),
-        Ty::Unit => "None".into(),
-        Ty::List(t) => format!("Sequence[{}]", in_type(t())?),
-        Ty::Map(t) => format!("Mapping[str, {}]", in_type(t())?),
-        Ty::Model(m) => m.name.into(),
-        Ty::OneOf(o) => {
-            let alts: Result<Vec<String>, String> =
-                o.variants.iter().map(|t| in_type(t())).collect();
-            format!("Union[{}]", alts?.join(", "))
+        Ty::Params(p) if received => {
+            return Err(format!("a result holds the parameter struct {}", p.name))
+        }
+        Ty::Object(n) if received => {
+            return Err(format!("a result holds the pass-through object {n}"))
         }
         // A nested part: a mapping of its fields, a result model holding them (picked by
         // name), or, when every field is required, a tuple of them in declared order.
@@ -361,12 +364,15 @@ fn in_type(ty: Ty) -> Result<String, String> {
             let mut alts = vec!["Mapping[str, Any]".to_string(), "Model".to_string()];
             if p.fields.iter().all(|f| f.required) {
                 let items: Result<Vec<String>, String> =
-                    p.fields.iter().map(|f| in_type((f.ty)())).collect();
+                    p.fields.iter().map(|f| of(f.ty)).collect();
                 alts.push(format!("Tuple[{}]", items?.join(", ")));
             }
             format!("Union[{}]", alts.join(", "))
         }
         Ty::Object(_) => "Mapping[str, Any]".into(),
+        scalar => scalar_type(scalar, if received { "datetime" } else { "DateLike" })
+            .ok_or("a type without a Python name")?
+            .into(),
     })
 }
 
@@ -469,18 +475,29 @@ fn class_name(group: &str) -> String {
     }
 }
 
-/// Names the generated models module exports that a type text mentions.
-fn mentioned(text: &str, models: &BTreeSet<&'static str>, into: &mut BTreeSet<&'static str>) {
-    for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
-        if let Some(m) = models.get(word) {
-            into.insert(m);
+/// The names the generated models module exports (`models`), and those the type texts
+/// written so far mention (`used`: what the operations module imports).
+struct Mentions {
+    models: BTreeSet<&'static str>,
+    used: BTreeSet<&'static str>,
+}
+
+impl Mentions {
+    /// Notes the model names a type text mentions.
+    fn note(&mut self, text: &str) {
+        for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
+            if let Some(m) = self.models.get(word) {
+                self.used.insert(m);
+            }
         }
     }
 }
 
 fn operations(models: &Models, flavours: &[&Flavour]) -> Result<String, String> {
-    let model_names: BTreeSet<&'static str> = models.list.iter().map(|m| m.name).collect();
-    let mut used: BTreeSet<&'static str> = BTreeSet::new();
+    let mut mentions = Mentions {
+        models: models.list.iter().map(|m| m.name).collect(),
+        used: BTreeSet::new(),
+    };
     let mut body = String::new();
     let mut classes = vec![];
     for fl in flavours {
@@ -501,17 +518,11 @@ fn operations(models: &Models, flavours: &[&Flavour]) -> Result<String, String> 
             body.push_str("\n    __slots__ = ()\n");
             for op in ops {
                 body.push('\n');
-                body.push_str(&method(op, fl, &model_names, &mut used)?);
+                body.push_str(&method(op, fl, &mut mentions)?);
                 if let Some(pager) = &op.pager {
                     body.push('\n');
-                    body.push_str(&pager_method(
-                        op,
-                        pager.name,
-                        pager.items,
-                        fl,
-                        &model_names,
-                        &mut used,
-                    )?);
+                    let m = &mut mentions;
+                    body.push_str(&pager_method(op, pager.name, pager.items, fl, m)?);
                 }
             }
         }
@@ -564,7 +575,7 @@ from __future__ import annotations
         let _ = writeln!(out, "from ._model_base import {}", base.join(", "));
     }
     out.push_str("from .models import (\n");
-    for m in &used {
+    for m in &mentions.used {
         let _ = writeln!(out, "    {m},");
     }
     out.push_str(")\n\n__all__ = [\n");
@@ -681,17 +692,12 @@ fn args_dict(params: &[Param], indent: usize) -> String {
     s
 }
 
-fn method(
-    op: &Operation,
-    fl: &Flavour,
-    models: &BTreeSet<&'static str>,
-    used: &mut BTreeSet<&'static str>,
-) -> Result<String, String> {
+fn method(op: &Operation, fl: &Flavour, mentions: &mut Mentions) -> Result<String, String> {
     let params = signature_params(op)?;
     let ret = result_type(op)?;
-    mentioned(&ret, models, used);
+    mentions.note(&ret);
     for p in &params {
-        mentioned(&p.annotation, models, used);
+        mentions.note(&p.annotation);
     }
     let mut out = String::new();
     write_signature(
@@ -740,12 +746,11 @@ fn pager_method(
     name: &str,
     items: &str,
     fl: &Flavour,
-    models: &BTreeSet<&'static str>,
-    used: &mut BTreeSet<&'static str>,
+    mentions: &mut Mentions,
 ) -> Result<String, String> {
     let params = signature_params(op)?;
     let item = item_type(op, items)?;
-    mentioned(&item, models, used);
+    mentions.note(&item);
     let ret = format!("{}[{item}]", fl.listing);
     let mut out = String::new();
     // Not awaited itself in either flavour: the listing is what is iterated.
