@@ -12,40 +12,72 @@ use crate::retry::OperationKind;
 
 pub use crate::operation_row::{Header, Headers, Operation, PagerInfo};
 
-/// Declares the table: one row per operation, grouped by API group. For each row it
-/// makes the `Operation` static, the `Operation` trait impl of the parameter struct (the
-/// handler is `api::<group>::<name>`, the pager `api::<group>::<pager>`), the methods of
-/// the group in the async and the blocking client, and the entry of the dispatch by name.
+/// Declares the rows of one API group, in its module (`api::<group>`, beside the
+/// handlers): one row per operation. For each row it makes the `Operation` static (in the
+/// group's `rows` module, re-exported here), the `Operation` trait impl of the parameter
+/// struct (the handler is `api::<group>::<name>`, the pager `api::<group>::<pager>`), the
+/// methods of the group in the async and the blocking client, and the group's part of the
+/// table (`OPERATIONS`) and of the dispatch by name, which `groups!` below joins.
 macro_rules! operations {
     (
-        $(
-            $group:ident $Group:ident {
-                $(
-                    $(#[doc = $doc:literal])+
-                    $STATIC:ident = $SPEC:ident => $name:ident($P:ty) -> $O:ty
-                    $(, pager $pager:ident . $items:ident)? ;
-                )*
-            }
-        )*
+        $group:ident $Group:ident {
+            $(
+                $(#[doc = $doc:literal])+
+                $STATIC:ident = $SPEC:ident => $name:ident($P:ty) -> $O:ty
+                $(, pager $pager:ident . $items:ident)? ;
+            )*
+        }
     ) => {
-        $( $(
-            $(#[doc = $doc])+
-            pub static $STATIC: Operation = row(
-                &abws_spec::$SPEC,
-                (stringify!($group), stringify!($name)),
-                (<$P as crate::describe::Describe>::ty, <$O as crate::describe::Describe>::ty),
-                pager_info!($($pager . $items)?),
-                first_line(concat!($($doc, "\n"),+)),
-            );
+        /// The rows of this group (re-exported by `operations`).
+        pub(crate) mod rows {
+            use super::*;
+            use crate::operations::Operation;
+            $(
+                $(#[doc = $doc])+
+                pub static $STATIC: Operation = crate::operations::row(
+                    &abws_spec::$SPEC,
+                    (stringify!($group), stringify!($name)),
+                    (<$P as crate::describe::Describe>::ty, <$O as crate::describe::Describe>::ty),
+                    crate::operations::pager_info!($($pager . $items)?),
+                    crate::operations::first_line(concat!($($doc, "\n"),+)),
+                );
+            )*
+        }
 
+        /// This group's rows, in the order of the specification documents.
+        pub(crate) const OPERATIONS: &[&crate::operations::Operation] = &[ $( &rows::$STATIC, )* ];
+
+        /// The operation of a snake_case name or an operationId, in this group.
+        pub(crate) fn dynamic(name: &str) -> Option<&'static dyn crate::operation::DynOperation> {
+            $(
+                if name == stringify!($name) || name == abws_spec::$SPEC.id {
+                    return Some(&crate::operation::Typed::<$P>::NEW);
+                }
+            )*
+            None
+        }
+
+        /// The listing of a pager name (`iter_invoices`), in this group.
+        pub(crate) fn dynamic_pager(
+            #[allow(unused_variables)] name: &str,
+        ) -> Option<&'static dyn crate::operation::DynOperation> {
+            $( $(
+                if name == stringify!($pager) {
+                    return Some(&crate::operation::Typed::<$P>::PAGED);
+                }
+            )? )*
+            None
+        }
+
+        $(
             impl crate::operation_row::Row for $P {
-                const ROW: &'static Operation = &$STATIC;
+                const ROW: &'static crate::operations::Operation = &rows::$STATIC;
             }
 
             impl crate::operation::Operation for $P {
                 type Output = $O;
-                fn row() -> &'static Operation {
-                    &$STATIC
+                fn row() -> &'static crate::operations::Operation {
+                    &rows::$STATIC
                 }
                 async fn run(&self, client: &crate::Client) -> crate::Result<$O> {
                     crate::operation::Finish::<$O>::finish(crate::api::$group::$name(client, self).await?)
@@ -55,7 +87,7 @@ macro_rules! operations {
                 }
             }
 
-            paged_impl!($group, $P, $O $(, $pager)?);
+            crate::operations::paged_impl!($group, $P, $O $(, $pager)?);
 
             impl crate::api::$group::$Group<'_> {
                 $(#[doc = $doc])+
@@ -82,31 +114,54 @@ macro_rules! operations {
                     }
                 )?
             }
-        )* )*
+        )*
+    };
+}
+pub(crate) use operations;
+
+/// Joins the groups' rows (`api::<group>::OPERATIONS`, in the order of the specification
+/// documents) into the table: `ALL`, the rows' statics and the dispatch by name. A new
+/// operation of an existing group needs no edit here.
+macro_rules! groups {
+    ($($group:ident),* $(,)?) => {
+        $( pub use crate::api::$group::rows::*; )*
+
+        const COUNT: usize = 0 $( + crate::api::$group::OPERATIONS.len() )*;
+
+        static JOINED: [&Operation; COUNT] = join([$( crate::api::$group::OPERATIONS ),*]);
 
         /// Every operation, in the order of the specification documents.
-        pub static ALL: &[&Operation] = &[ $( $( &$STATIC, )* )* ];
+        pub static ALL: &[&Operation] = &JOINED;
 
         /// The operation of a snake_case name or an operationId, for the bindings.
         pub fn dynamic(name: &str) -> Option<&'static dyn crate::operation::DynOperation> {
-            $( $(
-                if name == stringify!($name) || name == abws_spec::$SPEC.id {
-                    return Some(&crate::operation::Typed::<$P>::NEW);
-                }
-            )* )*
-            None
+            None $( .or_else(|| crate::api::$group::dynamic(name)) )*
         }
 
         /// The listing of a pager name (`iter_invoices`), for the bindings.
         pub fn dynamic_pager(name: &str) -> Option<&'static dyn crate::operation::DynOperation> {
-            $( $( $(
-                if name == stringify!($pager) {
-                    return Some(&crate::operation::Typed::<$P>::PAGED);
-                }
-            )? )* )*
-            None
+            None $( .or_else(|| crate::api::$group::dynamic_pager(name)) )*
         }
     };
+}
+
+/// The groups' rows one after the other (`groups!`).
+const fn join<const N: usize, const G: usize>(
+    groups: [&[&'static Operation]; G],
+) -> [&'static Operation; N] {
+    let mut out = [groups[0][0]; N];
+    let (mut g, mut n) = (0, 0);
+    while g < G {
+        let mut i = 0;
+        while i < groups[g].len() {
+            out[n] = groups[g][i];
+            n += 1;
+            i += 1;
+        }
+        g += 1;
+    }
+    assert!(n == N, "the groups' rows fill the table");
+    out
 }
 
 macro_rules! paged_impl {
@@ -140,24 +195,27 @@ macro_rules! paged_impl {
     };
 }
 
+pub(crate) use paged_impl;
+
 macro_rules! pager_info {
     () => {
         None
     };
     ($pager:ident . $items:ident) => {
-        Some(PagerInfo {
+        Some(crate::operations::PagerInfo {
             name: stringify!($pager),
             items: stringify!($items),
         })
     };
 }
+pub(crate) use pager_info;
 
 /// A type's shape (`Describe::ty`).
 type Shape = fn() -> crate::describe::Ty;
 
 /// A row: the operation's description (`abws_spec`) and what the `operations!` row adds,
 /// its group and method names, its params and output types, its pager and its doc line.
-const fn row(
+pub(crate) const fn row(
     spec: &'static abws_spec::Op,
     (group, name): (&'static str, &'static str),
     (params, output): (Shape, Shape),
@@ -223,7 +281,7 @@ const fn resend_safe(id: &str) -> bool {
     true
 }
 
-const fn first_line(doc: &'static str) -> &'static str {
+pub(crate) const fn first_line(doc: &'static str) -> &'static str {
     let b = doc.as_bytes();
     let mut start = 0;
     while start < b.len() && b[start] == b' ' {
@@ -241,81 +299,16 @@ const fn first_line(doc: &'static str) -> &'static str {
     }
 }
 
-use crate::api::cart::*;
-use crate::api::documents::*;
-use crate::api::invoices::*;
-use crate::api::ordering::*;
-use crate::api::products::*;
-use crate::api::reconciliation::*;
-use crate::api::reporting::*;
-use crate::api::tracking::*;
-
-operations! {
-    invoices Invoices {
-        /// One page of the invoices and credit memos issued in a date range (at most 366 days).
-        GET_INVOICES = GET_INVOICES => get_invoices(GetInvoicesParams) -> InvoicesPage, pager iter_invoices.invoices;
-        /// One invoice or credit memo in full: parties, billing details, tax breakdown.
-        GET_INVOICE_DETAIL = GET_INVOICE_DETAIL => get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail;
-        /// One page of an invoice's line items (then the reversal units of its credit memos).
-        GET_INVOICE_LINE_ITEMS = GET_INVOICE_LINE_ITEMS => get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage, pager iter_invoice_line_items.line_items;
-    }
-    reconciliation Reconciliation {
-        /// One page of the transactions of a feed-date range.
-        GET_TRANSACTIONS = GET_TRANSACTIONS => get_transactions(GetTransactionsParams) -> TransactionsPage, pager iter_transactions.transactions;
-        /// The invoice data of 1 to 25 order line items.
-        GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS = GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS => get_invoice_details_by_order_line_items(GetInvoiceDetailsByOrderLineItemsParams) -> InvoiceDetailsResponse;
-    }
-    documents Documents {
-        /// Starts a report that produces an invoice or credit note PDF.
-        CREATE_REPORT_OP = CREATE_REPORT => create_report(CreateReportParams) -> CreateReportResponse;
-        /// A report's processing status (and its document id once DONE).
-        GET_REPORT = GET_REPORT => get_report(GetReportParams) -> Report;
-        /// A report document's presigned address (five minutes) and compression.
-        GET_REPORT_DOCUMENT = GET_REPORT_DOCUMENT => get_report_document(GetReportDocumentParams) -> ReportDocument;
-    }
-    cart Cart {
-        /// One page of the buying user's carts.
-        LIST_CARTS = LIST_CARTS => list_carts(ListCartsParams) -> CartsPage, pager iter_carts.cart_details_list;
-        /// One cart.
-        GET_CART = GET_CART => get_cart(GetCartParams) -> CartDetails;
-        /// The items of a cart.
-        GET_ITEMS = GET_ITEMS => get_items(GetItemsParams) -> CartItems;
-        /// Adds items to a cart (never resent after an ambiguous failure).
-        ADD_ITEMS = ADD_ITEMS => add_items(AddItemsParams) -> AddItemsResult;
-        /// Sets the quantities of a cart's items (0 removes one).
-        MODIFY_ITEMS = MODIFY_ITEMS => modify_items(ModifyItemsParams) -> ItemsResult;
-        /// Empties a cart.
-        DELETE_ITEMS = DELETE_ITEMS => delete_items(DeleteItemsParams) -> ();
-        /// The estimated total cost of a cart's items shipped to an address.
-        GET_ESTIMATED_TOTAL_PURCHASE_COST = GET_ESTIMATED_TOTAL_PURCHASE_COST => get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation;
-    }
-    products Products {
-        /// One page of a product search (the featured offer of each product).
-        SEARCH_PRODUCTS = SEARCH_PRODUCTS => search_products_request(SearchProductsRequestParams) -> SearchProductsResult, pager iter_search_products.products;
-        /// One product.
-        PRODUCTS_REQUEST = PRODUCTS_REQUEST => products_request(ProductsRequestParams) -> Product;
-        /// One page of a product's offers.
-        SEARCH_OFFERS = SEARCH_OFFERS => search_offers_request(SearchOffersRequestParams) -> OffersResult, pager iter_search_offers.offers;
-        /// Up to 30 products by ASIN.
-        GET_PRODUCTS_BY_ASINS = GET_PRODUCTS_BY_ASINS => get_products_by_asins(GetProductsByAsinsParams) -> ProductsByAsinsResponse;
-        /// Up to 30 offers by offer id.
-        GET_OFFERS_BY_OFFER_IDS = GET_OFFERS_BY_OFFER_IDS => get_offers_by_offer_ids(GetOffersByOfferIdsParams) -> OffersByOfferIdsResponse;
-    }
-    ordering Ordering {
-        /// Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
-        PLACE_ORDER = PLACE_ORDER => place_order(PlaceOrderRequest) -> PlaceOrderResult;
-    }
-    reporting Reporting {
-        /// The orders of an order id, with the parts asked for.
-        GET_ORDERS_BY_ORDER_ID = GET_ORDERS_BY_ORDER_ID => get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse;
-        /// One page of shipment line item reports.
-        GET_SHIPMENT_LINE_ITEM_REPORTS = GET_SHIPMENT_LINE_ITEM_REPORTS => get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage, pager iter_shipment_line_item_reports.shipment_line_items_report;
-    }
-    tracking Tracking {
-        /// A package's carrier, status and tracking events.
-        GET_PACKAGE_TRACKING_DETAILS = GET_PACKAGE_TRACKING_DETAILS => get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails;
-    }
-}
+groups!(
+    invoices,
+    reconciliation,
+    documents,
+    cart,
+    products,
+    ordering,
+    reporting,
+    tracking,
+);
 
 impl crate::blocking::Client {
     /// Runs an operation by its name with JSON arguments (what the bindings call).

@@ -11,6 +11,25 @@ use crate::operation_row::{Operation, Row};
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
+crate::operations::operations! {
+    cart Cart {
+        /// One page of the buying user's carts.
+        LIST_CARTS = LIST_CARTS => list_carts(ListCartsParams) -> CartsPage, pager iter_carts.cart_details_list;
+        /// One cart.
+        GET_CART = GET_CART => get_cart(GetCartParams) -> CartDetails;
+        /// The items of a cart.
+        GET_ITEMS = GET_ITEMS => get_items(GetItemsParams) -> CartItems;
+        /// Adds items to a cart (never resent after an ambiguous failure).
+        ADD_ITEMS = ADD_ITEMS => add_items(AddItemsParams) -> AddItemsResult;
+        /// Sets the quantities of a cart's items (0 removes one).
+        MODIFY_ITEMS = MODIFY_ITEMS => modify_items(ModifyItemsParams) -> ItemsResult;
+        /// Empties a cart.
+        DELETE_ITEMS = DELETE_ITEMS => delete_items(DeleteItemsParams) -> ();
+        /// The estimated total cost of a cart's items shipped to an address.
+        GET_ESTIMATED_TOTAL_PURCHASE_COST = GET_ESTIMATED_TOTAL_PURCHASE_COST => get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation;
+    }
+}
+
 /// The listCarts page size the service uses when none is given.
 pub const DEFAULT_PAGE_SIZE: i64 = 5;
 /// The largest listCarts page size.

@@ -16,6 +16,17 @@ use crate::operation_row::Row;
 use crate::wipe::{wipe_received, WipeBuf};
 use crate::{model, validate, wire_enum, Timestamp};
 
+crate::operations::operations! {
+    documents Documents {
+        /// Starts a report that produces an invoice or credit note PDF.
+        CREATE_REPORT_OP = CREATE_REPORT => create_report(CreateReportParams) -> CreateReportResponse;
+        /// A report's processing status (and its document id once DONE).
+        GET_REPORT = GET_REPORT => get_report(GetReportParams) -> Report;
+        /// A report document's presigned address (five minutes) and compression.
+        GET_REPORT_DOCUMENT = GET_REPORT_DOCUMENT => get_report_document(GetReportDocumentParams) -> ReportDocument;
+    }
+}
+
 /// The report type that produces invoice and credit-memo PDFs.
 pub const REPORT_TYPE_INVOICE_PDF: &str = "GET_AB_INVOICE_PDF";
 /// The polling interval the spec asks for. A wait given this interval (the default of

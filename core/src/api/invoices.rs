@@ -17,6 +17,17 @@ use crate::operation_row::Row;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, wire_enum, RawJson, Timestamp};
 
+crate::operations::operations! {
+    invoices Invoices {
+        /// One page of the invoices and credit memos issued in a date range (at most 366 days).
+        GET_INVOICES = GET_INVOICES => get_invoices(GetInvoicesParams) -> InvoicesPage, pager iter_invoices.invoices;
+        /// One invoice or credit memo in full: parties, billing details, tax breakdown.
+        GET_INVOICE_DETAIL = GET_INVOICE_DETAIL => get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail;
+        /// One page of an invoice's line items (then the reversal units of its credit memos).
+        GET_INVOICE_LINE_ITEMS = GET_INVOICE_LINE_ITEMS => get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage, pager iter_invoice_line_items.line_items;
+    }
+}
+
 /// The longest issue-date range one getInvoices call accepts.
 pub const MAX_RANGE_DAYS: i64 = 366;
 

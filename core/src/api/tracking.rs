@@ -7,6 +7,13 @@ use crate::error::{ErrorKind, Result};
 use crate::operation_row::Row;
 use crate::{model, validate, Timestamp};
 
+crate::operations::operations! {
+    tracking Tracking {
+        /// A package's carrier, status and tracking events.
+        GET_PACKAGE_TRACKING_DETAILS = GET_PACKAGE_TRACKING_DETAILS => get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails;
+    }
+}
+
 /// The locales the tracking operation supports.
 pub const SUPPORTED_LOCALES: [&str; 39] = [
     "ar-AE", "bn-IN", "cs-CZ", "da-DK", "de-DE", "en-AE", "en-AU", "en-CA", "en-GB", "en-IN",
