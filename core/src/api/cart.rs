@@ -7,7 +7,7 @@ use crate::answer::Answer;
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
-use crate::operation_row::{Operation, Row};
+use crate::operation_row::Row;
 use crate::paging::{Page, Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
@@ -392,17 +392,11 @@ impl Client {
     }
 }
 
-fn cart_call(
-    c: &Client,
-    op: &'static Operation,
-    cart_id: &str,
-    region: &Option<String>,
-) -> Result<Call> {
+/// A call of the cart operation `P` on one cart.
+fn cart_call<P: Row>(c: &Client, cart_id: &str, region: &Option<String>) -> Result<Call> {
     validate::non_empty("cart_id", cart_id)?;
     let region = client_region(c, region)?;
-    Ok(Call::new(op)
-        .path("cartId", cart_id)
-        .query("region", region.as_str()))
+    Ok(crate::wire!(P { cart_id, region }))
 }
 
 fn list_call(c: &Client, p: &ListCartsParams) -> Result<Call> {
@@ -410,16 +404,17 @@ fn list_call(c: &Client, p: &ListCartsParams) -> Result<Call> {
     if let Some(n) = p.page_size {
         validate::int_range("page_size", n, 1, MAX_PAGE_SIZE)?;
     }
-    let mut call = Call::new(ListCartsParams::ROW)
-        .query("region", region.as_str())
-        .query_opt("pageSize", p.page_size.map(|n| n.to_string()));
+    let mut call = crate::wire!(ListCartsParams {
+        region,
+        page_size = p.page_size,
+    });
     call.user_email = p.user_email.clone();
     Ok(call)
 }
 
 /// listCarts: a page of the user's carts (x-svc-user-email required).
 pub(crate) async fn list_carts(c: &Client, p: &ListCartsParams) -> Result<Answer<CartsPage>> {
-    let call = list_call(c, p)?.query_opt("pageToken", p.page_token.as_deref());
+    let call = crate::wire!(list_call(c, p)? => ListCartsParams { page_token = &p.page_token });
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, ListCartsParams::ROW.id))
 }
@@ -429,7 +424,7 @@ pub(crate) fn iter_carts(c: &Client, p: &ListCartsParams) -> Result<Pager<CartsP
     Ok(Pager::new(
         c.clone(),
         list_call(c, p)?,
-        TokenStyle::WithParams("pageToken"),
+        TokenStyle::WithParams(crate::wire_name!(ListCartsParams, page_token)),
         p.page_token.clone(),
     ))
 }
@@ -437,7 +432,7 @@ pub(crate) fn iter_carts(c: &Client, p: &ListCartsParams) -> Result<Pager<CartsP
 /// getCart: a cart summary with its subtotal.
 pub(crate) async fn get_cart(c: &Client, p: &GetCartParams) -> Result<Answer<CartDetails>> {
     let resp = c
-        .execute(&cart_call(c, GetCartParams::ROW, &p.cart_id, &p.region)?)
+        .execute(&cart_call::<GetCartParams>(c, &p.cart_id, &p.region)?)
         .await?;
     Ok(Answer::new(resp, GetCartParams::ROW.id))
 }
@@ -445,7 +440,7 @@ pub(crate) async fn get_cart(c: &Client, p: &GetCartParams) -> Result<Answer<Car
 /// getItems: the items of a cart with current price and availability.
 pub(crate) async fn get_items(c: &Client, p: &GetItemsParams) -> Result<Answer<CartItems>> {
     let resp = c
-        .execute(&cart_call(c, GetItemsParams::ROW, &p.cart_id, &p.region)?)
+        .execute(&cart_call::<GetItemsParams>(c, &p.cart_id, &p.region)?)
         .await?;
     Ok(Answer::new(resp, GetItemsParams::ROW.id))
 }
@@ -489,7 +484,7 @@ pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<AddItems
         items: &'a [AddItem],
     }
     let mut call =
-        cart_call(c, AddItemsParams::ROW, &p.cart_id, &p.region)?.json(&Body { items: &items })?;
+        cart_call::<AddItemsParams>(c, &p.cart_id, &p.region)?.json(&Body { items: &items })?;
     call.external_id = Some(ids.join(","));
     call.external_ids = ids.clone();
     let mut result: AddItemsResult = c.execute_json(&call).await?;
@@ -529,21 +524,15 @@ pub(crate) async fn modify_items(c: &Client, p: &ModifyItemsParams) -> Result<An
     struct Body<'a> {
         items: &'a [ModifyItem],
     }
-    let call =
-        cart_call(c, ModifyItemsParams::ROW, &p.cart_id, &p.region)?.json(&Body { items })?;
+    let call = cart_call::<ModifyItemsParams>(c, &p.cart_id, &p.region)?.json(&Body { items })?;
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, ModifyItemsParams::ROW.id))
 }
 
 /// deleteItems: empties the cart (after an order).
 pub(crate) async fn delete_items(c: &Client, p: &DeleteItemsParams) -> Result<()> {
-    c.execute(&cart_call(
-        c,
-        DeleteItemsParams::ROW,
-        &p.cart_id,
-        &p.region,
-    )?)
-    .await?;
+    c.execute(&cart_call::<DeleteItemsParams>(c, &p.cart_id, &p.region)?)
+        .await?;
     Ok(())
 }
 
@@ -558,13 +547,8 @@ pub(crate) async fn get_estimated_total_purchase_cost(
     struct Body<'a> {
         address: &'a PhysicalAddress,
     }
-    let call = cart_call(
-        c,
-        GetEstimatedTotalPurchaseCostParams::ROW,
-        &p.cart_id,
-        &p.region,
-    )?
-    .json(&Body { address: &address })?;
+    let call = cart_call::<GetEstimatedTotalPurchaseCostParams>(c, &p.cart_id, &p.region)?
+        .json(&Body { address: &address })?;
     let resp = c.execute(&call).await?;
     Ok(Answer::new(
         resp,

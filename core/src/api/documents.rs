@@ -445,7 +445,7 @@ pub(crate) async fn create_report(
 /// getReport: a report created within the last 30 days.
 pub(crate) async fn get_report(client: &Client, p: &GetReportParams) -> Result<Answer<Report>> {
     validate::non_empty("report_id", &p.report_id)?;
-    let call = Call::new(GetReportParams::ROW).path("reportId", &p.report_id);
+    let call = crate::wire!(GetReportParams { report_id = &p.report_id });
     let resp = client.execute(&call).await?;
     Ok(Answer::new(resp, GetReportParams::ROW.id))
 }
@@ -456,8 +456,9 @@ pub(crate) async fn get_report_document(
     p: &GetReportDocumentParams,
 ) -> Result<Answer<ReportDocument>> {
     validate::non_empty("report_document_id", &p.report_document_id)?;
-    let call =
-        Call::new(GetReportDocumentParams::ROW).path("reportDocumentId", &p.report_document_id);
+    let call = crate::wire!(GetReportDocumentParams {
+        report_document_id = &p.report_document_id,
+    });
     let resp = client.execute(&call).await?;
     Ok(Answer::new(resp, GetReportDocumentParams::ROW.id))
 }

@@ -515,12 +515,15 @@ impl ProductContext {
         })
     }
 
-    fn apply(&self, call: Call) -> Call {
-        call.query_opt("productRegion", self.product_region.clone())
-            .query_opt("locale", self.locale.clone())
-            .query_opt("shippingRegion", self.shipping_region.clone())
-            .query_opt("shippingPostalCode", self.shipping_postal_code.clone())
-            .query_opt("groupTag", self.group_tag.clone())
+    /// A call of the GET operation `P` with this context in its query.
+    fn call<P: Row>(&self) -> Call {
+        crate::wire!(P {
+            product_region = &self.product_region,
+            locale = &self.locale,
+            shipping_region = &self.shipping_region,
+            shipping_postal_code = &self.shipping_postal_code,
+            group_tag = &self.group_tag,
+        })
     }
 }
 
@@ -668,45 +671,30 @@ fn search_call(p: &SearchProductsRequestParams) -> Result<Call> {
     if let Some(k) = &p.sort_key {
         validate::non_empty("sort_key", k)?;
     }
-    let call = context
-        .apply(Call::new(SearchProductsRequestParams::ROW))
-        .query_opt("keywords", csv("keywords", &p.keywords)?)
-        .query_opt("facets", csv("facets", &p.facets)?)
-        .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
-        .query_opt("category", p.category.clone())
-        .query_opt("subCategory", p.sub_category.clone())
-        .query_opt("availability", p.availability.clone())
-        .query_opt("deliveryDay", p.delivery_day.clone())
-        .query_opt(
-            "eligibleForFreeShipping",
-            p.eligible_for_free_shipping.clone(),
-        )
-        .query_opt("primeEligible", p.prime_eligible.clone())
-        .query_opt("upc", p.upc.clone())
-        .query_opt("isbn", p.isbn.clone())
-        .query_opt("sku", p.sku.clone())
-        .query_opt("ean", p.ean.clone())
-        .query_opt("partNumber", p.part_number.clone())
-        .query_opt("oemPartNumber", p.oem_part_number.clone())
-        .query_opt(
-            "searchRefinements",
-            csv("search_refinements", &p.search_refinements)?,
-        )
-        .query_opt(
-            "productFilters",
-            csv("product_filters", &p.product_filters)?,
-        )
-        .query_opt(
-            "inclusionsForProducts",
-            csv("inclusions_for_products", &p.inclusions_for_products)?,
-        )
-        .query_opt(
-            "inclusionsForOffers",
-            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-        )
-        .query_opt("sortKey", p.sort_key.clone())
-        .query_opt("minPrice", p.min_price.map(|n| n.to_string()))
-        .query_opt("maxPrice", p.max_price.map(|n| n.to_string()));
+    let call = crate::wire!(context.call::<SearchProductsRequestParams>() => SearchProductsRequestParams {
+        keywords = csv("keywords", &p.keywords)?,
+        facets = csv("facets", &p.facets)?,
+        page_size = p.page_size,
+        category = &p.category,
+        sub_category = &p.sub_category,
+        availability = &p.availability,
+        delivery_day = &p.delivery_day,
+        eligible_for_free_shipping = &p.eligible_for_free_shipping,
+        prime_eligible = &p.prime_eligible,
+        upc = &p.upc,
+        isbn = &p.isbn,
+        sku = &p.sku,
+        ean = &p.ean,
+        part_number = &p.part_number,
+        oem_part_number = &p.oem_part_number,
+        search_refinements = csv("search_refinements", &p.search_refinements)?,
+        product_filters = csv("product_filters", &p.product_filters)?,
+        inclusions_for_products = csv("inclusions_for_products", &p.inclusions_for_products)?,
+        inclusions_for_offers = csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+        sort_key = &p.sort_key,
+        min_price = p.min_price,
+        max_price = p.max_price,
+    });
     Ok(with_user(call, &p.user_email))
 }
 
@@ -715,7 +703,9 @@ pub(crate) async fn search_products_request(
     c: &Client,
     p: &SearchProductsRequestParams,
 ) -> Result<Answer<SearchProductsResult>> {
-    let call = search_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
+    let call = crate::wire!(search_call(p)? => SearchProductsRequestParams {
+        page_number = p.page_number,
+    });
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, SearchProductsRequestParams::ROW.id))
 }
@@ -728,7 +718,7 @@ pub(crate) fn iter_search_products(
     Ok(Pager::new(
         c.clone(),
         search_call(p)?,
-        TokenStyle::WithParams("pageNumber"),
+        TokenStyle::WithParams(crate::wire_name!(SearchProductsRequestParams, page_number)),
         p.page_number.map(|n| n.to_string()),
     ))
 }
@@ -740,18 +730,13 @@ pub(crate) async fn products_request(
 ) -> Result<Answer<Product>> {
     validate::non_empty("product_id", &p.product_id)?;
     let context = p.context().normalized()?;
-    let call = context
-        .apply(Call::new(ProductsRequestParams::ROW).path("productId", &p.product_id))
-        .query_opt("quantity", quantity_arg(p.quantity)?)
-        .query_opt("facets", csv("facets", &p.facets)?)
-        .query_opt(
-            "inclusionsForProducts",
-            csv("inclusions_for_products", &p.inclusions_for_products)?,
-        )
-        .query_opt(
-            "inclusionsForOffers",
-            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-        );
+    let call = crate::wire!(context.call::<ProductsRequestParams>() => ProductsRequestParams {
+        product_id = &p.product_id,
+        quantity = quantity_arg(p.quantity)?,
+        facets = csv("facets", &p.facets)?,
+        inclusions_for_products = csv("inclusions_for_products", &p.inclusions_for_products)?,
+        inclusions_for_offers = csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+    });
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
     Ok(Answer::new(resp, ProductsRequestParams::ROW.id))
 }
@@ -760,15 +745,13 @@ fn offers_call(p: &SearchOffersRequestParams) -> Result<Call> {
     validate::non_empty("product_id", &p.product_id)?;
     let context = p.context().normalized()?;
     page_args(p.page_number, p.page_size)?;
-    let call = context
-        .apply(Call::new(SearchOffersRequestParams::ROW).path("productId", &p.product_id))
-        .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
-        .query_opt("filterIds", csv("filter_ids", &p.filter_ids)?)
-        .query_opt("quantity", quantity_arg(p.quantity)?)
-        .query_opt(
-            "inclusionsForOffers",
-            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-        );
+    let call = crate::wire!(context.call::<SearchOffersRequestParams>() => SearchOffersRequestParams {
+        product_id = &p.product_id,
+        page_size = p.page_size,
+        filter_ids = csv("filter_ids", &p.filter_ids)?,
+        quantity = quantity_arg(p.quantity)?,
+        inclusions_for_offers = csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+    });
     Ok(with_user(call, &p.user_email))
 }
 
@@ -777,7 +760,9 @@ pub(crate) async fn search_offers_request(
     c: &Client,
     p: &SearchOffersRequestParams,
 ) -> Result<Answer<OffersResult>> {
-    let call = offers_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
+    let call = crate::wire!(offers_call(p)? => SearchOffersRequestParams {
+        page_number = p.page_number,
+    });
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, SearchOffersRequestParams::ROW.id))
 }
@@ -790,7 +775,7 @@ pub(crate) fn iter_search_offers(
     Ok(Pager::new(
         c.clone(),
         offers_call(p)?,
-        TokenStyle::WithParams("pageNumber"),
+        TokenStyle::WithParams(crate::wire_name!(SearchOffersRequestParams, page_number)),
         p.page_number.map(|n| n.to_string()),
     ))
 }
@@ -853,17 +838,12 @@ pub(crate) async fn get_products_by_asins(
         quantity: p.quantity,
         facets: &p.facets,
     };
-    let call = Call::new(GetProductsByAsinsParams::ROW)
-        .query_opt(
-            "inclusionsForProducts",
-            csv("inclusions_for_products", &p.inclusions_for_products)?,
-        )
-        .query_opt(
-            "inclusionsForOffers",
-            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-        )
-        .query_opt("groupTag", context.group_tag.clone())
-        .json(&body)?;
+    let call = crate::wire!(GetProductsByAsinsParams {
+        inclusions_for_products = csv("inclusions_for_products", &p.inclusions_for_products)?,
+        inclusions_for_offers = csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+        group_tag = &context.group_tag,
+    })
+    .json(&body)?;
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
     Ok(Answer::new(resp, GetProductsByAsinsParams::ROW.id))
 }
@@ -907,10 +887,11 @@ pub(crate) async fn get_offers_by_offer_ids(
             .collect(),
         context: context.body(),
     };
-    let call = Call::new(GetOffersByOfferIdsParams::ROW)
-        .query("inclusionsForOffers", inclusions)
-        .query_opt("groupTag", context.group_tag.clone())
-        .json(&body)?;
+    let call = crate::wire!(GetOffersByOfferIdsParams {
+        inclusions_for_offers = inclusions,
+        group_tag = &context.group_tag,
+    })
+    .json(&body)?;
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
     Ok(Answer::new(resp, GetOffersByOfferIdsParams::ROW.id))
 }

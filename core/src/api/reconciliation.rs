@@ -333,9 +333,10 @@ fn transactions_call(p: &GetTransactionsParams) -> Result<Call> {
             "must not be after feed_end_date",
         ));
     }
-    Ok(Call::new(GetTransactionsParams::ROW)
-        .query("feedStartDate", wire_datetime(start))
-        .query("feedEndDate", wire_datetime(end)))
+    Ok(crate::wire!(GetTransactionsParams {
+        feed_start_date = wire_datetime(start),
+        feed_end_date = wire_datetime(end),
+    }))
 }
 
 /// getTransactions: one page of the transactions of a feed-date range.
@@ -346,7 +347,9 @@ pub(crate) async fn get_transactions(
     let mut call = transactions_call(p)?;
     if let Some(t) = &p.next_page_token {
         validate::non_empty("next_page_token", t)?;
-        call.query = vec![("nextPageToken", t.clone())];
+        // The token is sent alone (the description's `alone`).
+        call.query.clear();
+        call = crate::wire!(call => GetTransactionsParams { next_page_token = t });
     }
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, GetTransactionsParams::ROW.id))
@@ -360,7 +363,7 @@ pub(crate) fn iter_transactions(
     Ok(Pager::new(
         c.clone(),
         transactions_call(p)?,
-        TokenStyle::Alone("nextPageToken"),
+        TokenStyle::Alone(crate::wire_name!(GetTransactionsParams, next_page_token)),
         p.next_page_token.clone(),
     ))
 }

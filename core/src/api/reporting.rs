@@ -307,11 +307,12 @@ pub(crate) async fn get_orders_by_order_id(
 ) -> Result<Answer<OrdersResponse>> {
     validate::non_empty("order_id", &p.order_id)?;
     let flag = |b: Option<bool>| if b == Some(true) { "true" } else { "false" };
-    let call = Call::new(GetOrdersByOrderIdParams::ROW)
-        .path("orderId", &p.order_id)
-        .query("includeLineItems", flag(p.include_line_items))
-        .query("includeShipments", flag(p.include_shipments))
-        .query("includeCharges", flag(p.include_charges));
+    let call = crate::wire!(GetOrdersByOrderIdParams {
+        order_id = &p.order_id,
+        include_line_items = flag(p.include_line_items),
+        include_shipments = flag(p.include_shipments),
+        include_charges = flag(p.include_charges),
+    });
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, GetOrdersByOrderIdParams::ROW.id))
 }
@@ -334,12 +335,13 @@ fn sli_call(c: &Client, p: &GetShipmentLineItemReportsParams) -> Result<Call> {
     )?;
     let ids = list("order_ids", &p.order_ids, MAX_ORDER_IDS)?;
     let region = optional_region(c, &p.region)?;
-    Ok(Call::new(GetShipmentLineItemReportsParams::ROW)
-        .query("orderStartDate", wire_datetime(start))
-        .query("orderEndDate", wire_datetime(end))
-        .query_opt("purchaseOrderNumbers", pos)
-        .query_opt("region", region.map(|r| r.as_str()))
-        .query_opt("orderIds", ids))
+    Ok(crate::wire!(GetShipmentLineItemReportsParams {
+        order_start_date = wire_datetime(start),
+        order_end_date = wire_datetime(end),
+        purchase_order_numbers = pos,
+        region,
+        order_ids = ids,
+    }))
 }
 
 /// getShipmentLineItemReports: one page of shipped lines.
@@ -347,7 +349,9 @@ pub(crate) async fn get_shipment_line_item_reports(
     c: &Client,
     p: &GetShipmentLineItemReportsParams,
 ) -> Result<Answer<ShipmentLineItemsPage>> {
-    let call = sli_call(c, p)?.query_opt("nextPageToken", p.next_page_token.clone());
+    let call = crate::wire!(sli_call(c, p)? => GetShipmentLineItemReportsParams {
+        next_page_token = &p.next_page_token,
+    });
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, GetShipmentLineItemReportsParams::ROW.id))
 }
@@ -360,7 +364,10 @@ pub(crate) fn iter_shipment_line_item_reports(
     Ok(Pager::new(
         c.clone(),
         sli_call(c, p)?,
-        TokenStyle::WithParams("nextPageToken"),
+        TokenStyle::WithParams(crate::wire_name!(
+            GetShipmentLineItemReportsParams,
+            next_page_token
+        )),
         p.next_page_token.clone(),
     ))
 }
