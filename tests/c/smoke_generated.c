@@ -52,7 +52,7 @@ int main(void) {
     smoke("deleteItems", abws_cart_delete_items,
           "{\"cart_id\":\"C-1\",\"region\":\"JP\"}");
     smoke("getEstimatedTotalPurchaseCost", abws_cart_get_estimated_total_purchase_cost,
-          "{\"address\":{\"address_line1\":\"1-2-3 Meguro\",\"city\":\"Meguro-ku\",\"country_code\":\"jp\",\"full_name\":\"Hanako Sato\",\"postal_code\":\"153-0064\",\"state_or_region\":\"Tokyo\"},\"cart_id\":\"C-1\",\"region\":\"JP\"}");
+          "{\"address\":{\"address_line1\":\"1-2-3 Meguro\",\"city\":\"Meguro-ku\",\"country_code\":\"jp\",\"full_name\":\"Hanako Sato\",\"postal_code\":\"153-0064\",\"state_or_region\":\"Tokyo\"},\"cart_id\":\"cart-0001\",\"region\":\"JP\"}");
     smoke("searchProductsRequest", abws_products_search_products_request,
           "{\"facets\":[\"OFFERS\"],\"group_tag\":\"grp-1\",\"keywords\":[\"pens\"],\"locale\":\"ja_JP\",\"max_price\":100,\"min_price\":1,\"page_number\":0,\"page_size\":24,\"product_region\":\"jp\",\"shipping_postal_code\":\"153-0064\",\"shipping_region\":\"JP\"}");
     smoke("productsRequest", abws_products_products_request,
