@@ -148,21 +148,18 @@ impl<T: crate::describe::Describe> Absent for T {
 /// of the path or a declared query parameter, matched by name when the crate compiles, so
 /// no name is looked up per call and a name the description lacks does not compile).
 /// Values go through [`ToWire`]; `None` leaves a parameter out. `field` alone takes the
-/// local of that name.
+/// local of that name, or `&src.field` after `P, src`.
 ///
-/// `wire!(Call::new(P::ROW) => P { invoice_number = &p.invoice_number, region })` or, for a
-/// fresh call, `wire!(P { ... })`.
+/// `wire!(Call::new(P::ROW) => P { invoice_number = &p.invoice_number, region })`, or
+/// `wire!(P, p { ... })` for a fresh call whose plain fields are `p`'s.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! wire {
-    ($P:ty { $($field:ident $(= $value:expr)?),* $(,)? }) => {
-        $crate::wire!($crate::client::Call::new(<$P as $crate::operation_row::Row>::ROW) => $P { $($field $(= $value)?),* })
-    };
-    ($call:expr => $P:ty { $($field:ident $(= $value:expr)?),* $(,)? }) => {{
+    (@bind $src:tt $call:expr => $P:ty { $($field:ident $(= $value:expr)?),* }) => {{
         let mut call: $crate::client::Call = $call;
         $(
             $crate::params::ToWire::put(
-                $crate::__wire_value!($field $(= $value)?),
+                $crate::__wire_value!($src $field $(= $value)?),
                 const {
                     $crate::params::Slot::of(
                         <$P as $crate::operation_row::Row>::ROW.spec,
@@ -174,6 +171,12 @@ macro_rules! wire {
         )*
         call
     }};
+    ($P:ty $(, $src:ident)? { $($field:ident $(= $value:expr)?),* $(,)? }) => {
+        $crate::wire!(@bind [$($src)?] $crate::client::Call::new(<$P as $crate::operation_row::Row>::ROW) => $P { $($field $(= $value)?),* })
+    };
+    ($call:expr => $P:ty $(, $src:ident)? { $($field:ident $(= $value:expr)?),* $(,)? }) => {
+        $crate::wire!(@bind [$($src)?] $call => $P { $($field $(= $value)?),* })
+    };
 }
 
 /// The wire name of the parameter `field` of the operation `P` (`wire_name!(P, page_token)`
@@ -195,10 +198,13 @@ macro_rules! wire_name {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __wire_value {
-    ($field:ident) => {
+    ([] $field:ident) => {
         $field
     };
-    ($field:ident = $value:expr) => {
+    ([$src:ident] $field:ident) => {
+        &$src.$field
+    };
+    ([$($src:ident)?] $field:ident = $value:expr) => {
         $value
     };
 }
@@ -266,7 +272,7 @@ pub const fn same_name(snake: &[u8], wire: &[u8]) -> bool {
         if i == snake.len() || j == wire.len() {
             return i == snake.len() && j == wire.len();
         }
-        if snake[i].to_ascii_lowercase() != wire[j].to_ascii_lowercase() {
+        if !snake[i].eq_ignore_ascii_case(&wire[j]) {
             return false;
         }
         i += 1;
@@ -600,6 +606,15 @@ mod tests {
             [("orderId", "O1".into()), ("packageId", "K1".into())]
         );
         assert_eq!(call.query, [("region", "JP".into())]);
+        // After `P, p`, a plain field is `p`'s.
+        let p = P {
+            shipment_id: "S1".into(),
+            locale: Some("ja-JP".into()),
+            ..P::default()
+        };
+        let call = crate::wire!(P, p { shipment_id, region = None::<String>, locale });
+        assert_eq!(call.path, [("shipmentId", "S1".into())]);
+        assert_eq!(call.query, [("locale", "ja-JP".into())]);
     }
 
     crate::params! {

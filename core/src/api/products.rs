@@ -671,29 +671,29 @@ fn search_call(p: &SearchProductsRequestParams) -> Result<Call> {
     if let Some(k) = &p.sort_key {
         validate::non_empty("sort_key", k)?;
     }
-    let call = crate::wire!(context.call::<SearchProductsRequestParams>() => SearchProductsRequestParams {
+    let call = crate::wire!(context.call::<SearchProductsRequestParams>() => SearchProductsRequestParams, p {
         keywords = csv("keywords", &p.keywords)?,
         facets = csv("facets", &p.facets)?,
-        page_size = p.page_size,
-        category = &p.category,
-        sub_category = &p.sub_category,
-        availability = &p.availability,
-        delivery_day = &p.delivery_day,
-        eligible_for_free_shipping = &p.eligible_for_free_shipping,
-        prime_eligible = &p.prime_eligible,
-        upc = &p.upc,
-        isbn = &p.isbn,
-        sku = &p.sku,
-        ean = &p.ean,
-        part_number = &p.part_number,
-        oem_part_number = &p.oem_part_number,
+        page_size,
+        category,
+        sub_category,
+        availability,
+        delivery_day,
+        eligible_for_free_shipping,
+        prime_eligible,
+        upc,
+        isbn,
+        sku,
+        ean,
+        part_number,
+        oem_part_number,
         search_refinements = csv("search_refinements", &p.search_refinements)?,
         product_filters = csv("product_filters", &p.product_filters)?,
         inclusions_for_products = csv("inclusions_for_products", &p.inclusions_for_products)?,
         inclusions_for_offers = csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-        sort_key = &p.sort_key,
-        min_price = p.min_price,
-        max_price = p.max_price,
+        sort_key,
+        min_price,
+        max_price,
     });
     Ok(with_user(call, &p.user_email))
 }
