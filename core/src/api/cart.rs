@@ -8,7 +8,7 @@ use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
 use crate::operation_row::Row;
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
 crate::operations::operations! {
@@ -61,18 +61,7 @@ model! {
     }
 }
 
-impl Page for CartsPage {
-    type Item = CartDetails;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.cart_details_list)
-    }
-    fn into_items(self) -> Vec<CartDetails> {
-        crate::paging::take_items(self.cart_details_list)
-    }
-}
+crate::api::page!(CartsPage, cart_details_list -> CartDetails);
 
 model! {
     /// An item in a cart, with its current price and availability.

@@ -14,7 +14,7 @@ use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
 use crate::operation_row::Row;
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, wire_enum, RawJson, Timestamp};
 
 crate::operations::operations! {
@@ -339,31 +339,9 @@ model! {
     }
 }
 
-impl Page for InvoicesPage {
-    type Item = InvoiceSummary;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.invoices)
-    }
-    fn into_items(self) -> Vec<InvoiceSummary> {
-        crate::paging::take_items(self.invoices)
-    }
-}
+crate::api::page!(InvoicesPage, invoices -> InvoiceSummary);
 
-impl Page for LineItemsPage {
-    type Item = InvoiceLineItem;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.line_items)
-    }
-    fn into_items(self) -> Vec<InvoiceLineItem> {
-        crate::paging::take_items(self.line_items)
-    }
-}
+crate::api::page!(LineItemsPage, line_items -> InvoiceLineItem);
 
 crate::params! {
     /// The arguments of getInvoices.

@@ -1,6 +1,41 @@
 //! The operations of both specification documents, one module per API group: the models
 //! of that group and the operations that return them.
 
+/// The `paging::Page` of a listing's page whose items are its field `$items`
+/// (`Vec<Option<$Item>>`, a `null` element not an item): the next page's token is its
+/// `next_page_token`, or, after `numbered`, the page number after the current one while
+/// `number_of_pages` allows (`next_number` of the calling module).
+macro_rules! page {
+    ($Page:ty, $items:ident -> $Item:ty $(, $numbered:ident)?) => {
+        impl crate::paging::Page for $Page {
+            type Item = $Item;
+            fn next_page_token(&self) -> Option<&str> {
+                crate::api::page!(@token self $($numbered)?)
+            }
+            fn len(&self) -> usize {
+                crate::paging::count_items(&self.$items)
+            }
+            fn into_items(self) -> Vec<$Item> {
+                crate::paging::take_items(self.$items)
+            }
+            crate::api::page!(@cursor $($numbered)?);
+        }
+    };
+    (@cursor) => {};
+    (@cursor numbered) => {
+        fn next_cursor(&self, current: Option<&str>) -> Option<String> {
+            next_number(current, self.number_of_pages)
+        }
+    };
+    (@token $self:ident) => {
+        $self.next_page_token.as_deref()
+    };
+    (@token $self:ident numbered) => {
+        None
+    };
+}
+pub(crate) use page;
+
 pub mod cart;
 pub mod conveniences;
 pub(crate) mod document_file;

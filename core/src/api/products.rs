@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::model::RawJson;
 use crate::money::{Amount, Money};
 use crate::operation_row::Row;
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, normalize, validate, Timestamp};
 
 crate::operations::operations! {
@@ -385,37 +385,9 @@ fn next_number(current: Option<&str>, pages: Option<i64>) -> Option<String> {
     (next < pages.unwrap_or(0) && next <= MAX_PAGE_NUMBER).then(|| next.to_string())
 }
 
-impl Page for SearchProductsResult {
-    type Item = Product;
-    fn next_page_token(&self) -> Option<&str> {
-        None
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.products)
-    }
-    fn into_items(self) -> Vec<Product> {
-        crate::paging::take_items(self.products)
-    }
-    fn next_cursor(&self, current: Option<&str>) -> Option<String> {
-        next_number(current, self.number_of_pages)
-    }
-}
+crate::api::page!(SearchProductsResult, products -> Product, numbered);
 
-impl Page for OffersResult {
-    type Item = Offer;
-    fn next_page_token(&self) -> Option<&str> {
-        None
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.offers)
-    }
-    fn into_items(self) -> Vec<Offer> {
-        crate::paging::take_items(self.offers)
-    }
-    fn next_cursor(&self, current: Option<&str>) -> Option<String> {
-        next_number(current, self.number_of_pages)
-    }
-}
+crate::api::page!(OffersResult, offers -> Offer, numbered);
 
 /// Where and for whom a product request is made (shared by every product operation).
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -11,7 +11,7 @@ use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::{Amount, Money};
 use crate::operation_row::Row;
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
 crate::operations::operations! {
@@ -95,18 +95,7 @@ model! {
     }
 }
 
-impl Page for TransactionsPage {
-    type Item = Transaction;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.transactions)
-    }
-    fn into_items(self) -> Vec<Transaction> {
-        crate::paging::take_items(self.transactions)
-    }
-}
+crate::api::page!(TransactionsPage, transactions -> Transaction);
 
 /// Identifies an order line item of a shipment (the input of the invoice-details call).
 /// Read from arguments by its snake_case names (the camelCase of the wire accepted too),

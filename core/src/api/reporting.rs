@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::model::RawJson;
 use crate::money::Money;
 use crate::operation_row::Row;
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
 crate::operations::operations! {
@@ -239,18 +239,7 @@ model! {
     }
 }
 
-impl Page for ShipmentLineItemsPage {
-    type Item = ShipmentLineItemReport;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.shipment_line_items_report)
-    }
-    fn into_items(self) -> Vec<ShipmentLineItemReport> {
-        crate::paging::take_items(self.shipment_line_items_report)
-    }
-}
+crate::api::page!(ShipmentLineItemsPage, shipment_line_items_report -> ShipmentLineItemReport);
 
 crate::params! {
     /// The arguments of getOrdersByOrderId.
