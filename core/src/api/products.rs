@@ -670,16 +670,33 @@ fn search_call(p: &SearchProductsRequestParams) -> Result<Call> {
     Ok(with_user(call, &p.user_email))
 }
 
+/// One page of a page-numbered search `P`: its call with the page number asked for.
+async fn numbered_page<P: Row, O: crate::paging::Page + crate::describe::Describe>(
+    c: &Client,
+    call: Call,
+    page: Option<i64>,
+) -> Result<Answer<O>> {
+    let call = crate::wire!(call => P { page_number = page });
+    let resp = c.execute(&call).await?;
+    Ok(Answer::new(resp, P::ROW.id))
+}
+
+/// Every page of a page-numbered search `P`, from the page number asked for.
+fn numbered_pager<P: Row, O: crate::paging::Page>(
+    c: &Client,
+    call: Call,
+    page: Option<i64>,
+) -> Pager<O> {
+    let token = TokenStyle::WithParams(crate::wire_name!(P, page_number));
+    Pager::new(c.clone(), call, token, page.map(|n| n.to_string()))
+}
+
 /// searchProductsRequest: one page of products (featured offer per product).
 pub(crate) async fn search_products_request(
     c: &Client,
     p: &SearchProductsRequestParams,
 ) -> Result<Answer<SearchProductsResult>> {
-    let call = crate::wire!(search_call(p)? => SearchProductsRequestParams {
-        page_number = p.page_number,
-    });
-    let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, SearchProductsRequestParams::ROW.id))
+    numbered_page::<SearchProductsRequestParams, _>(c, search_call(p)?, p.page_number).await
 }
 
 /// Every page of a search (at most 13 pages: numbers 0 to 12).
@@ -687,11 +704,10 @@ pub(crate) fn iter_search_products(
     c: &Client,
     p: &SearchProductsRequestParams,
 ) -> Result<Pager<SearchProductsResult>> {
-    Ok(Pager::new(
-        c.clone(),
+    Ok(numbered_pager::<SearchProductsRequestParams, _>(
+        c,
         search_call(p)?,
-        TokenStyle::WithParams(crate::wire_name!(SearchProductsRequestParams, page_number)),
-        p.page_number.map(|n| n.to_string()),
+        p.page_number,
     ))
 }
 
@@ -732,11 +748,7 @@ pub(crate) async fn search_offers_request(
     c: &Client,
     p: &SearchOffersRequestParams,
 ) -> Result<Answer<OffersResult>> {
-    let call = crate::wire!(offers_call(p)? => SearchOffersRequestParams {
-        page_number = p.page_number,
-    });
-    let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, SearchOffersRequestParams::ROW.id))
+    numbered_page::<SearchOffersRequestParams, _>(c, offers_call(p)?, p.page_number).await
 }
 
 /// Every page of a product's offers.
@@ -744,11 +756,10 @@ pub(crate) fn iter_search_offers(
     c: &Client,
     p: &SearchOffersRequestParams,
 ) -> Result<Pager<OffersResult>> {
-    Ok(Pager::new(
-        c.clone(),
+    Ok(numbered_pager::<SearchOffersRequestParams, _>(
+        c,
         offers_call(p)?,
-        TokenStyle::WithParams(crate::wire_name!(SearchOffersRequestParams, page_number)),
-        p.page_number.map(|n| n.to_string()),
+        p.page_number,
     ))
 }
 
