@@ -756,6 +756,29 @@ impl<'a> Presigned<'a> {
         Ok(&self.url)
     }
 
+    /// The document's body for this attempt; an answer that is not the document is the
+    /// attempt's failure (`refused`).
+    async fn open(
+        &mut self,
+        a: &Attempt,
+    ) -> std::result::Result<crate::transport::DocumentBody, Failure> {
+        let transport = self.documents.client.transport();
+        let max = self.max;
+        let url = self.url().await?;
+        let body = transport
+            .open_document(url, a.timeout()?, max)
+            .await
+            .map_err(Failure::from_send)?;
+        if body.is_success() {
+            return Ok(body);
+        }
+        let r = body
+            .into_response(64 * 1024)
+            .await
+            .map_err(Failure::from_send)?;
+        Err(self.refused(&r, a))
+    }
+
     /// An answer that is not the document, as a failed attempt (noting a renewal).
     fn refused(&mut self, r: &crate::transport::HttpResponse, a: &Attempt) -> Failure {
         let f = host_failure(r, a);
@@ -774,20 +797,8 @@ struct StreamedAll<'a> {
 impl Attempts for StreamedAll<'_> {
     type Output = Vec<crate::documents::NamedDocument>;
     async fn attempt(&mut self, a: &Attempt) -> std::result::Result<Self::Output, Failure> {
-        let transport = self.address.documents.client.transport();
         let max = self.address.max;
-        let url = self.address.url().await?;
-        let mut body = transport
-            .open_document(url, a.timeout()?, max)
-            .await
-            .map_err(Failure::from_send)?;
-        if !body.is_success() {
-            let r = body
-                .into_response(64 * 1024)
-                .await
-                .map_err(Failure::from_send)?;
-            return Err(self.address.refused(&r, a));
-        }
+        let mut body = self.address.open(a).await?;
         let mut unpacker = ArchiveUnpacker::new(max);
         loop {
             match body.chunk().await {
@@ -816,20 +827,8 @@ struct Streamed<'a, W: ?Sized> {
 impl<W: Write + Send + ?Sized> Attempts for Streamed<'_, W> {
     type Output = u64;
     async fn attempt(&mut self, a: &Attempt) -> std::result::Result<u64, Failure> {
-        let transport = self.address.documents.client.transport();
         let max = self.address.max;
-        let url = self.address.url().await?;
-        let mut body = transport
-            .open_document(url, a.timeout()?, max)
-            .await
-            .map_err(Failure::from_send)?;
-        if !body.is_success() {
-            let r = body
-                .into_response(64 * 1024)
-                .await
-                .map_err(Failure::from_send)?;
-            return Err(self.address.refused(&r, a));
-        }
+        let mut body = self.address.open(a).await?;
         let mut unpacker = match self.size_hint {
             Some(hint) => StreamUnpacker::with_size_hint(&mut *self.writer, max, hint),
             None => StreamUnpacker::new(&mut *self.writer, max),
