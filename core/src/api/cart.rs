@@ -199,77 +199,52 @@ pub struct ModifyItem {
 }
 crate::objects_only!(ModifyItem);
 
-/// A delivery address for cost estimation. `address_type` is PhysicalAddress; it is sent
-/// even when not given, as the published cart model requires it (docs/decisions/004-request-declarations.md).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(remote = "Self", deny_unknown_fields, default)]
-pub struct PhysicalAddress {
-    /// `PhysicalAddress` (the only type; sent as that when not given).
-    #[serde(
-        rename(serialize = "addressType"),
-        alias = "addressType",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub address_type: Option<String>,
-    /// The recipient's name (required by the estimation).
-    #[serde(
-        rename(serialize = "fullName"),
-        alias = "fullName",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub full_name: Option<String>,
-    /// The recipient's phone number.
-    #[serde(
-        rename(serialize = "phoneNumber"),
-        alias = "phoneNumber",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub phone_number: Option<String>,
-    /// The company name.
-    #[serde(
-        rename(serialize = "companyName"),
-        alias = "companyName",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub company_name: Option<String>,
-    /// The first address line (required by the estimation).
-    #[serde(
-        rename(serialize = "addressLine1"),
-        alias = "addressLine1",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub address_line1: Option<String>,
-    /// The second address line.
-    #[serde(
-        rename(serialize = "addressLine2"),
-        alias = "addressLine2",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub address_line2: Option<String>,
-    /// The city (required by the estimation).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub city: Option<String>,
-    /// The state or region (required by the estimation).
-    #[serde(
-        rename(serialize = "stateOrRegion"),
-        alias = "stateOrRegion",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub state_or_region: Option<String>,
-    /// The postal code (required by the estimation).
-    #[serde(
-        rename(serialize = "postalCode"),
-        alias = "postalCode",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub postal_code: Option<String>,
-    /// The country code (required by the estimation).
-    #[serde(
-        rename(serialize = "countryCode"),
-        alias = "countryCode",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub country_code: Option<String>,
+/// A struct of optional text fields read by their snake_case names (the wire's camelCase
+/// accepted too) and written in camelCase, absent ones left out: `"wireName" field` (a
+/// field without a wire name is written as it is named).
+macro_rules! optional_text_fields {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident { $( $(#[doc = $fdoc:literal])* $($wire:literal)? $field:ident, )* }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(remote = "Self", deny_unknown_fields, default)]
+        pub struct $name {
+            $(
+                $(#[doc = $fdoc])*
+                #[serde($(rename(serialize = $wire), alias = $wire,)? skip_serializing_if = "Option::is_none")]
+                pub $field: Option<String>,
+            )*
+        }
+    };
+}
+
+optional_text_fields! {
+    /// A delivery address for cost estimation. `address_type` is PhysicalAddress; it is sent
+    /// even when not given, as the published cart model requires it (docs/decisions/004-request-declarations.md).
+    pub struct PhysicalAddress {
+        /// `PhysicalAddress` (the only type; sent as that when not given).
+        "addressType" address_type,
+        /// The recipient's name (required by the estimation).
+        "fullName" full_name,
+        /// The recipient's phone number.
+        "phoneNumber" phone_number,
+        /// The company name.
+        "companyName" company_name,
+        /// The first address line (required by the estimation).
+        "addressLine1" address_line1,
+        /// The second address line.
+        "addressLine2" address_line2,
+        /// The city (required by the estimation).
+        city,
+        /// The state or region (required by the estimation).
+        "stateOrRegion" state_or_region,
+        /// The postal code (required by the estimation).
+        "postalCode" postal_code,
+        /// The country code (required by the estimation).
+        "countryCode" country_code,
+    }
 }
 crate::objects_only!(PhysicalAddress);
 
