@@ -12,72 +12,41 @@ use crate::retry::OperationKind;
 
 pub use crate::operation_row::{Header, Headers, Operation, PagerInfo};
 
-/// Declares the rows of one API group, in its module (`api::<group>`, beside the
-/// handlers): one row per operation. For each row it makes the `Operation` static (in the
-/// group's `rows` module, re-exported here), the `Operation` trait impl of the parameter
-/// struct (the handler is `api::<group>::<name>`, the pager `api::<group>::<pager>`), the
-/// methods of the group in the async and the blocking client, and the group's part of the
-/// table (`OPERATIONS`) and of the dispatch by name, which `groups!` below joins.
+/// Declares the table: one row per operation, grouped by API group (each group's rows are
+/// written in its module, `api::<group>::rows!`, and gathered here by `gather!`). For each row it
+/// makes the `Operation` static, the `Operation` trait impl of the parameter struct (the
+/// handler is `api::<group>::<name>`, the pager `api::<group>::<pager>`), the methods of
+/// the group in the async and the blocking client, and the entry of the dispatch by name.
 macro_rules! operations {
     (
-        $group:ident $Group:ident {
-            $(
-                $(#[doc = $doc:literal])+
-                $STATIC:ident = $SPEC:ident => $name:ident($P:ty) -> $O:ty
-                $(, pager $pager:ident . $items:ident)? ;
-            )*
-        }
-    ) => {
-        /// The rows of this group (re-exported by `operations`).
-        pub(crate) mod rows {
-            use super::*;
-            use crate::operations::Operation;
-            $(
-                $(#[doc = $doc])+
-                pub static $STATIC: Operation = crate::operations::row(
-                    &abws_spec::$SPEC,
-                    (stringify!($group), stringify!($name)),
-                    (<$P as crate::describe::Describe>::ty, <$O as crate::describe::Describe>::ty),
-                    crate::operations::pager_info!($($pager . $items)?),
-                    crate::operations::first_line(concat!($($doc, "\n"),+)),
-                );
-            )*
-        }
-
-        /// This group's rows, in the order of the specification documents.
-        pub(crate) const OPERATIONS: &[&crate::operations::Operation] = &[ $( &rows::$STATIC, )* ];
-
-        /// The operation of a snake_case name or an operationId, in this group.
-        pub(crate) fn dynamic(name: &str) -> Option<&'static dyn crate::operation::DynOperation> {
-            $(
-                if name == stringify!($name) || name == abws_spec::$SPEC.id {
-                    return Some(&crate::operation::Typed::<$P>::NEW);
-                }
-            )*
-            None
-        }
-
-        /// The listing of a pager name (`iter_invoices`), in this group.
-        pub(crate) fn dynamic_pager(
-            #[allow(unused_variables)] name: &str,
-        ) -> Option<&'static dyn crate::operation::DynOperation> {
-            $( $(
-                if name == stringify!($pager) {
-                    return Some(&crate::operation::Typed::<$P>::PAGED);
-                }
-            )? )*
-            None
-        }
-
         $(
+            $group:ident $Group:ident {
+                $(
+                    $(#[doc = $doc:literal])+
+                    $STATIC:ident = $SPEC:ident => $name:ident($P:ty) -> $O:ty
+                    $(, pager $pager:ident . $items:ident)? ;
+                )*
+            }
+        )*
+    ) => {
+        $( $(
+            $(#[doc = $doc])+
+            pub static $STATIC: Operation = row(
+                &abws_spec::$SPEC,
+                (stringify!($group), stringify!($name)),
+                (<$P as crate::describe::Describe>::ty, <$O as crate::describe::Describe>::ty),
+                pager_info!($($pager . $items)?),
+                first_line(concat!($($doc, "\n"),+)),
+            );
+
             impl crate::operation_row::Row for $P {
-                const ROW: &'static crate::operations::Operation = &rows::$STATIC;
+                const ROW: &'static Operation = &$STATIC;
             }
 
             impl crate::operation::Operation for $P {
                 type Output = $O;
-                fn row() -> &'static crate::operations::Operation {
-                    &rows::$STATIC
+                fn row() -> &'static Operation {
+                    &$STATIC
                 }
                 async fn run(&self, client: &crate::Client) -> crate::Result<$O> {
                     crate::operation::Finish::<$O>::finish(crate::api::$group::$name(client, self).await?)
@@ -87,7 +56,7 @@ macro_rules! operations {
                 }
             }
 
-            crate::operations::paged_impl!($group, $P, $O $(, $pager)?);
+            paged_impl!($group, $P, $O $(, $pager)?);
 
             impl crate::api::$group::$Group<'_> {
                 $(#[doc = $doc])+
@@ -114,54 +83,31 @@ macro_rules! operations {
                     }
                 )?
             }
-        )*
-    };
-}
-pub(crate) use operations;
-
-/// Joins the groups' rows (`api::<group>::OPERATIONS`, in the order of the specification
-/// documents) into the table: `ALL`, the rows' statics and the dispatch by name. A new
-/// operation of an existing group needs no edit here.
-macro_rules! groups {
-    ($($group:ident),* $(,)?) => {
-        $( pub use crate::api::$group::rows::*; )*
-
-        const COUNT: usize = 0 $( + crate::api::$group::OPERATIONS.len() )*;
-
-        static JOINED: [&Operation; COUNT] = join([$( crate::api::$group::OPERATIONS ),*]);
+        )* )*
 
         /// Every operation, in the order of the specification documents.
-        pub static ALL: &[&Operation] = &JOINED;
+        pub static ALL: &[&Operation] = &[ $( $( &$STATIC, )* )* ];
 
         /// The operation of a snake_case name or an operationId, for the bindings.
         pub fn dynamic(name: &str) -> Option<&'static dyn crate::operation::DynOperation> {
-            None $( .or_else(|| crate::api::$group::dynamic(name)) )*
+            $( $(
+                if name == stringify!($name) || name == abws_spec::$SPEC.id {
+                    return Some(&crate::operation::Typed::<$P>::NEW);
+                }
+            )* )*
+            None
         }
 
         /// The listing of a pager name (`iter_invoices`), for the bindings.
         pub fn dynamic_pager(name: &str) -> Option<&'static dyn crate::operation::DynOperation> {
-            None $( .or_else(|| crate::api::$group::dynamic_pager(name)) )*
+            $( $( $(
+                if name == stringify!($pager) {
+                    return Some(&crate::operation::Typed::<$P>::PAGED);
+                }
+            )? )* )*
+            None
         }
     };
-}
-
-/// The groups' rows one after the other (`groups!`).
-const fn join<const N: usize, const G: usize>(
-    groups: [&[&'static Operation]; G],
-) -> [&'static Operation; N] {
-    let mut out = [groups[0][0]; N];
-    let (mut g, mut n) = (0, 0);
-    while g < G {
-        let mut i = 0;
-        while i < groups[g].len() {
-            out[n] = groups[g][i];
-            n += 1;
-            i += 1;
-        }
-        g += 1;
-    }
-    assert!(n == N, "the groups' rows fill the table");
-    out
 }
 
 macro_rules! paged_impl {
@@ -195,27 +141,24 @@ macro_rules! paged_impl {
     };
 }
 
-pub(crate) use paged_impl;
-
 macro_rules! pager_info {
     () => {
         None
     };
     ($pager:ident . $items:ident) => {
-        Some(crate::operations::PagerInfo {
+        Some(PagerInfo {
             name: stringify!($pager),
             items: stringify!($items),
         })
     };
 }
-pub(crate) use pager_info;
 
 /// A type's shape (`Describe::ty`).
 type Shape = fn() -> crate::describe::Ty;
 
 /// A row: the operation's description (`abws_spec`) and what the `operations!` row adds,
 /// its group and method names, its params and output types, its pager and its doc line.
-pub(crate) const fn row(
+const fn row(
     spec: &'static abws_spec::Op,
     (group, name): (&'static str, &'static str),
     (params, output): (Shape, Shape),
@@ -281,7 +224,7 @@ const fn resend_safe(id: &str) -> bool {
     true
 }
 
-pub(crate) const fn first_line(doc: &'static str) -> &'static str {
+const fn first_line(doc: &'static str) -> &'static str {
     let b = doc.as_bytes();
     let mut start = 0;
     while start < b.len() && b[start] == b' ' {
@@ -299,15 +242,35 @@ pub(crate) const fn first_line(doc: &'static str) -> &'static str {
     }
 }
 
-groups!(
-    invoices,
-    reconciliation,
-    documents,
-    cart,
-    products,
-    ordering,
-    reporting,
-    tracking,
+use crate::api::cart::*;
+use crate::api::documents::*;
+use crate::api::invoices::*;
+use crate::api::ordering::*;
+use crate::api::products::*;
+use crate::api::reconciliation::*;
+use crate::api::reporting::*;
+use crate::api::tracking::*;
+
+/// Gathers the groups' rows, each declared beside its handlers by its module's `rows!`
+/// (which hands them on), into one `operations!` table, in the specification's order.
+macro_rules! gather {
+    ([$($rows:tt)*] $($next:ident)::+ $(, $($rest:ident)::+)*) => {
+        $($next)::+! { gather [$($rows)*] $($($rest)::+),* }
+    };
+    ([$($rows:tt)*]) => {
+        operations! { $($rows)* }
+    };
+}
+
+gather!([]
+    crate::api::invoices::rows,
+    crate::api::reconciliation::rows,
+    crate::api::documents::rows,
+    crate::api::cart::rows,
+    crate::api::products::rows,
+    crate::api::ordering::rows,
+    crate::api::reporting::rows,
+    crate::api::tracking::rows
 );
 
 impl crate::blocking::Client {
