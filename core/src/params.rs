@@ -209,7 +209,9 @@ macro_rules! __wire_value {
     };
 }
 
-/// Where a wire parameter goes: a path placeholder or a query parameter, by its wire name.
+/// Where a wire parameter goes: a path placeholder or a query parameter, by its wire name
+/// (what `wire!` uses).
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slot {
     /// The path's `{name}`.
@@ -263,6 +265,7 @@ impl Slot {
 
 /// Whether a snake_case field names a camelCase wire parameter (`invoice_number`,
 /// `invoiceNumber`): the same letters, underscores aside, case aside.
+#[doc(hidden)]
 pub const fn same_name(snake: &[u8], wire: &[u8]) -> bool {
     let (mut i, mut j) = (0, 0);
     loop {
@@ -282,6 +285,7 @@ pub const fn same_name(snake: &[u8], wire: &[u8]) -> bool {
 
 /// A value as a wire parameter's text: strings as they are, numbers in decimal, `None`
 /// left out.
+#[doc(hidden)]
 pub trait ToWire {
     /// The parameter's text, or `None` to leave it out.
     fn to_wire(self) -> Option<String>;
