@@ -11,32 +11,24 @@ use crate::operation_row::Row;
 use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
-/// This group's rows of the operations table (`operations`), handed on to the table's
-/// `gather!`: a doc line and `STATIC = SPEC => name(Params) -> Result` (`, pager
-/// iter_x.items_field` for a listing) each.
-macro_rules! rows {
-    ($then:ident [$($rows:tt)*] $($rest:tt)*) => {
-        $then! { [$($rows)*
-            cart Cart {
-                /// One page of the buying user's carts.
-                LIST_CARTS = LIST_CARTS => list_carts(ListCartsParams) -> CartsPage, pager iter_carts.cart_details_list;
-                /// One cart.
-                GET_CART = GET_CART => get_cart(GetCartParams) -> CartDetails;
-                /// The items of a cart.
-                GET_ITEMS = GET_ITEMS => get_items(GetItemsParams) -> CartItems;
-                /// Adds items to a cart (never resent after an ambiguous failure).
-                ADD_ITEMS = ADD_ITEMS => add_items(AddItemsParams) -> AddItemsResult;
-                /// Sets the quantities of a cart's items (0 removes one).
-                MODIFY_ITEMS = MODIFY_ITEMS => modify_items(ModifyItemsParams) -> ItemsResult;
-                /// Empties a cart.
-                DELETE_ITEMS = DELETE_ITEMS => delete_items(DeleteItemsParams) -> ();
-                /// The estimated total cost of a cart's items shipped to an address.
-                GET_ESTIMATED_TOTAL_PURCHASE_COST = GET_ESTIMATED_TOTAL_PURCHASE_COST => get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation;
-            }
-        ] $($rest)* }
-    };
+super::group_rows! {$
+    cart Cart {
+        /// One page of the buying user's carts.
+        LIST_CARTS = LIST_CARTS => list_carts(ListCartsParams) -> CartsPage, pager iter_carts.cart_details_list;
+        /// One cart.
+        GET_CART = GET_CART => get_cart(GetCartParams) -> CartDetails;
+        /// The items of a cart.
+        GET_ITEMS = GET_ITEMS => get_items(GetItemsParams) -> CartItems;
+        /// Adds items to a cart (never resent after an ambiguous failure).
+        ADD_ITEMS = ADD_ITEMS => add_items(AddItemsParams) -> AddItemsResult;
+        /// Sets the quantities of a cart's items (0 removes one).
+        MODIFY_ITEMS = MODIFY_ITEMS => modify_items(ModifyItemsParams) -> ItemsResult;
+        /// Empties a cart.
+        DELETE_ITEMS = DELETE_ITEMS => delete_items(DeleteItemsParams) -> ();
+        /// The estimated total cost of a cart's items shipped to an address.
+        GET_ESTIMATED_TOTAL_PURCHASE_COST = GET_ESTIMATED_TOTAL_PURCHASE_COST => get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation;
+    }
 }
-pub(crate) use rows;
 
 /// The listCarts page size the service uses when none is given.
 pub const DEFAULT_PAGE_SIZE: i64 = 5;

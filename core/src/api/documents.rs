@@ -16,24 +16,16 @@ use crate::operation_row::Row;
 use crate::wipe::{wipe_received, WipeBuf};
 use crate::{model, validate, wire_enum, Timestamp};
 
-/// This group's rows of the operations table (`operations`), handed on to the table's
-/// `gather!`: a doc line and `STATIC = SPEC => name(Params) -> Result` (`, pager
-/// iter_x.items_field` for a listing) each.
-macro_rules! rows {
-    ($then:ident [$($rows:tt)*] $($rest:tt)*) => {
-        $then! { [$($rows)*
-            documents Documents {
-                /// Starts a report that produces an invoice or credit note PDF.
-                CREATE_REPORT_OP = CREATE_REPORT => create_report(CreateReportParams) -> CreateReportResponse;
-                /// A report's processing status (and its document id once DONE).
-                GET_REPORT = GET_REPORT => get_report(GetReportParams) -> Report;
-                /// A report document's presigned address (five minutes) and compression.
-                GET_REPORT_DOCUMENT = GET_REPORT_DOCUMENT => get_report_document(GetReportDocumentParams) -> ReportDocument;
-            }
-        ] $($rest)* }
-    };
+super::group_rows! {$
+    documents Documents {
+        /// Starts a report that produces an invoice or credit note PDF.
+        CREATE_REPORT_OP = CREATE_REPORT => create_report(CreateReportParams) -> CreateReportResponse;
+        /// A report's processing status (and its document id once DONE).
+        GET_REPORT = GET_REPORT => get_report(GetReportParams) -> Report;
+        /// A report document's presigned address (five minutes) and compression.
+        GET_REPORT_DOCUMENT = GET_REPORT_DOCUMENT => get_report_document(GetReportDocumentParams) -> ReportDocument;
+    }
 }
-pub(crate) use rows;
 
 /// The report type that produces invoice and credit-memo PDFs.
 pub const REPORT_TYPE_INVOICE_PDF: &str = "GET_AB_INVOICE_PDF";

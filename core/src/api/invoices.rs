@@ -17,24 +17,16 @@ use crate::operation_row::Row;
 use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, wire_enum, RawJson, Timestamp};
 
-/// This group's rows of the operations table (`operations`), handed on to the table's
-/// `gather!`: a doc line and `STATIC = SPEC => name(Params) -> Result` (`, pager
-/// iter_x.items_field` for a listing) each.
-macro_rules! rows {
-    ($then:ident [$($rows:tt)*] $($rest:tt)*) => {
-        $then! { [$($rows)*
-            invoices Invoices {
-                /// One page of the invoices and credit memos issued in a date range (at most 366 days).
-                GET_INVOICES = GET_INVOICES => get_invoices(GetInvoicesParams) -> InvoicesPage, pager iter_invoices.invoices;
-                /// One invoice or credit memo in full: parties, billing details, tax breakdown.
-                GET_INVOICE_DETAIL = GET_INVOICE_DETAIL => get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail;
-                /// One page of an invoice's line items (then the reversal units of its credit memos).
-                GET_INVOICE_LINE_ITEMS = GET_INVOICE_LINE_ITEMS => get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage, pager iter_invoice_line_items.line_items;
-            }
-        ] $($rest)* }
-    };
+super::group_rows! {$
+    invoices Invoices {
+        /// One page of the invoices and credit memos issued in a date range (at most 366 days).
+        GET_INVOICES = GET_INVOICES => get_invoices(GetInvoicesParams) -> InvoicesPage, pager iter_invoices.invoices;
+        /// One invoice or credit memo in full: parties, billing details, tax breakdown.
+        GET_INVOICE_DETAIL = GET_INVOICE_DETAIL => get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail;
+        /// One page of an invoice's line items (then the reversal units of its credit memos).
+        GET_INVOICE_LINE_ITEMS = GET_INVOICE_LINE_ITEMS => get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage, pager iter_invoice_line_items.line_items;
+    }
 }
-pub(crate) use rows;
 
 /// The longest issue-date range one getInvoices call accepts.
 pub const MAX_RANGE_DAYS: i64 = 366;

@@ -23,20 +23,12 @@ use crate::money::Money;
 use crate::operation_row::Row;
 use crate::{model, validate};
 
-/// This group's rows of the operations table (`operations`), handed on to the table's
-/// `gather!`: a doc line and `STATIC = SPEC => name(Params) -> Result` (`, pager
-/// iter_x.items_field` for a listing) each.
-macro_rules! rows {
-    ($then:ident [$($rows:tt)*] $($rest:tt)*) => {
-        $then! { [$($rows)*
-            ordering Ordering {
-                /// Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
-                PLACE_ORDER = PLACE_ORDER => place_order(PlaceOrderRequest) -> PlaceOrderResult;
-            }
-        ] $($rest)* }
-    };
+super::group_rows! {$
+    ordering Ordering {
+        /// Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
+        PLACE_ORDER = PLACE_ORDER => place_order(PlaceOrderRequest) -> PlaceOrderResult;
+    }
 }
-pub(crate) use rows;
 
 /// The longest order externalId, in characters (this and the next two: placeOrder's
 /// published limits).

@@ -17,28 +17,20 @@ use crate::operation_row::Row;
 use crate::paging::{Pager, TokenStyle};
 use crate::{model, normalize, validate, Timestamp};
 
-/// This group's rows of the operations table (`operations`), handed on to the table's
-/// `gather!`: a doc line and `STATIC = SPEC => name(Params) -> Result` (`, pager
-/// iter_x.items_field` for a listing) each.
-macro_rules! rows {
-    ($then:ident [$($rows:tt)*] $($rest:tt)*) => {
-        $then! { [$($rows)*
-            products Products {
-                /// One page of a product search (the featured offer of each product).
-                SEARCH_PRODUCTS = SEARCH_PRODUCTS => search_products_request(SearchProductsRequestParams) -> SearchProductsResult, pager iter_search_products.products;
-                /// One product.
-                PRODUCTS_REQUEST = PRODUCTS_REQUEST => products_request(ProductsRequestParams) -> Product;
-                /// One page of a product's offers.
-                SEARCH_OFFERS = SEARCH_OFFERS => search_offers_request(SearchOffersRequestParams) -> OffersResult, pager iter_search_offers.offers;
-                /// Up to 30 products by ASIN.
-                GET_PRODUCTS_BY_ASINS = GET_PRODUCTS_BY_ASINS => get_products_by_asins(GetProductsByAsinsParams) -> ProductsByAsinsResponse;
-                /// Up to 30 offers by offer id.
-                GET_OFFERS_BY_OFFER_IDS = GET_OFFERS_BY_OFFER_IDS => get_offers_by_offer_ids(GetOffersByOfferIdsParams) -> OffersByOfferIdsResponse;
-            }
-        ] $($rest)* }
-    };
+super::group_rows! {$
+    products Products {
+        /// One page of a product search (the featured offer of each product).
+        SEARCH_PRODUCTS = SEARCH_PRODUCTS => search_products_request(SearchProductsRequestParams) -> SearchProductsResult, pager iter_search_products.products;
+        /// One product.
+        PRODUCTS_REQUEST = PRODUCTS_REQUEST => products_request(ProductsRequestParams) -> Product;
+        /// One page of a product's offers.
+        SEARCH_OFFERS = SEARCH_OFFERS => search_offers_request(SearchOffersRequestParams) -> OffersResult, pager iter_search_offers.offers;
+        /// Up to 30 products by ASIN.
+        GET_PRODUCTS_BY_ASINS = GET_PRODUCTS_BY_ASINS => get_products_by_asins(GetProductsByAsinsParams) -> ProductsByAsinsResponse;
+        /// Up to 30 offers by offer id.
+        GET_OFFERS_BY_OFFER_IDS = GET_OFFERS_BY_OFFER_IDS => get_offers_by_offer_ids(GetOffersByOfferIdsParams) -> OffersByOfferIdsResponse;
+    }
 }
-pub(crate) use rows;
 
 /// Search limits.
 pub const MAX_PAGE_SIZE: i64 = 24;

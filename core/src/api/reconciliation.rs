@@ -14,22 +14,14 @@ use crate::operation_row::Row;
 use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
-/// This group's rows of the operations table (`operations`), handed on to the table's
-/// `gather!`: a doc line and `STATIC = SPEC => name(Params) -> Result` (`, pager
-/// iter_x.items_field` for a listing) each.
-macro_rules! rows {
-    ($then:ident [$($rows:tt)*] $($rest:tt)*) => {
-        $then! { [$($rows)*
-            reconciliation Reconciliation {
-                /// One page of the transactions of a feed-date range.
-                GET_TRANSACTIONS = GET_TRANSACTIONS => get_transactions(GetTransactionsParams) -> TransactionsPage, pager iter_transactions.transactions;
-                /// The invoice data of 1 to 25 order line items.
-                GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS = GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS => get_invoice_details_by_order_line_items(GetInvoiceDetailsByOrderLineItemsParams) -> InvoiceDetailsResponse;
-            }
-        ] $($rest)* }
-    };
+super::group_rows! {$
+    reconciliation Reconciliation {
+        /// One page of the transactions of a feed-date range.
+        GET_TRANSACTIONS = GET_TRANSACTIONS => get_transactions(GetTransactionsParams) -> TransactionsPage, pager iter_transactions.transactions;
+        /// The invoice data of 1 to 25 order line items.
+        GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS = GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS => get_invoice_details_by_order_line_items(GetInvoiceDetailsByOrderLineItemsParams) -> InvoiceDetailsResponse;
+    }
 }
-pub(crate) use rows;
 
 /// Order line items per getInvoiceDetailsByOrderLineItems call.
 pub const MAX_LINE_ITEMS: usize = 25;

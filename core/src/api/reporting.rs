@@ -15,22 +15,14 @@ use crate::operation_row::Row;
 use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
 
-/// This group's rows of the operations table (`operations`), handed on to the table's
-/// `gather!`: a doc line and `STATIC = SPEC => name(Params) -> Result` (`, pager
-/// iter_x.items_field` for a listing) each.
-macro_rules! rows {
-    ($then:ident [$($rows:tt)*] $($rest:tt)*) => {
-        $then! { [$($rows)*
-            reporting Reporting {
-                /// The orders of an order id, with the parts asked for.
-                GET_ORDERS_BY_ORDER_ID = GET_ORDERS_BY_ORDER_ID => get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse;
-                /// One page of shipment line item reports.
-                GET_SHIPMENT_LINE_ITEM_REPORTS = GET_SHIPMENT_LINE_ITEM_REPORTS => get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage, pager iter_shipment_line_item_reports.shipment_line_items_report;
-            }
-        ] $($rest)* }
-    };
+super::group_rows! {$
+    reporting Reporting {
+        /// The orders of an order id, with the parts asked for.
+        GET_ORDERS_BY_ORDER_ID = GET_ORDERS_BY_ORDER_ID => get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse;
+        /// One page of shipment line item reports.
+        GET_SHIPMENT_LINE_ITEM_REPORTS = GET_SHIPMENT_LINE_ITEM_REPORTS => get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage, pager iter_shipment_line_item_reports.shipment_line_items_report;
+    }
 }
-pub(crate) use rows;
 
 /// Shipment line item reporting: the longest order-date range and the list limits.
 pub const MAX_RANGE_DAYS: i64 = 366;

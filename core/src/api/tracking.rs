@@ -7,20 +7,12 @@ use crate::error::{ErrorKind, Result};
 use crate::operation_row::Row;
 use crate::{model, validate, Timestamp};
 
-/// This group's rows of the operations table (`operations`), handed on to the table's
-/// `gather!`: a doc line and `STATIC = SPEC => name(Params) -> Result` (`, pager
-/// iter_x.items_field` for a listing) each.
-macro_rules! rows {
-    ($then:ident [$($rows:tt)*] $($rest:tt)*) => {
-        $then! { [$($rows)*
-            tracking Tracking {
-                /// A package's carrier, status and tracking events.
-                GET_PACKAGE_TRACKING_DETAILS = GET_PACKAGE_TRACKING_DETAILS => get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails;
-            }
-        ] $($rest)* }
-    };
+super::group_rows! {$
+    tracking Tracking {
+        /// A package's carrier, status and tracking events.
+        GET_PACKAGE_TRACKING_DETAILS = GET_PACKAGE_TRACKING_DETAILS => get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails;
+    }
 }
-pub(crate) use rows;
 
 /// The locales the tracking operation supports.
 pub const SUPPORTED_LOCALES: [&str; 39] = [
