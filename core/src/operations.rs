@@ -12,7 +12,8 @@ use crate::retry::OperationKind;
 
 pub use crate::operation_row::{Header, Headers, Operation, PagerInfo};
 
-/// Declares the table: one row per operation, grouped by API group. For each row it
+/// Declares the table: one row per operation, grouped by API group (each group's rows are
+/// written in its module, `api::<group>::rows!`, and gathered here by `gather!`). For each row it
 /// makes the `Operation` static, the `Operation` trait impl of the parameter struct (the
 /// handler is `api::<group>::<name>`, the pager `api::<group>::<pager>`), the methods of
 /// the group in the async and the blocking client, and the entry of the dispatch by name.
@@ -250,72 +251,27 @@ use crate::api::reconciliation::*;
 use crate::api::reporting::*;
 use crate::api::tracking::*;
 
-operations! {
-    invoices Invoices {
-        /// One page of the invoices and credit memos issued in a date range (at most 366 days).
-        GET_INVOICES = GET_INVOICES => get_invoices(GetInvoicesParams) -> InvoicesPage, pager iter_invoices.invoices;
-        /// One invoice or credit memo in full: parties, billing details, tax breakdown.
-        GET_INVOICE_DETAIL = GET_INVOICE_DETAIL => get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail;
-        /// One page of an invoice's line items (then the reversal units of its credit memos).
-        GET_INVOICE_LINE_ITEMS = GET_INVOICE_LINE_ITEMS => get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage, pager iter_invoice_line_items.line_items;
-    }
-    reconciliation Reconciliation {
-        /// One page of the transactions of a feed-date range.
-        GET_TRANSACTIONS = GET_TRANSACTIONS => get_transactions(GetTransactionsParams) -> TransactionsPage, pager iter_transactions.transactions;
-        /// The invoice data of 1 to 25 order line items.
-        GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS = GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS => get_invoice_details_by_order_line_items(GetInvoiceDetailsByOrderLineItemsParams) -> InvoiceDetailsResponse;
-    }
-    documents Documents {
-        /// Starts a report that produces an invoice or credit note PDF.
-        CREATE_REPORT_OP = CREATE_REPORT => create_report(CreateReportParams) -> CreateReportResponse;
-        /// A report's processing status (and its document id once DONE).
-        GET_REPORT = GET_REPORT => get_report(GetReportParams) -> Report;
-        /// A report document's presigned address (five minutes) and compression.
-        GET_REPORT_DOCUMENT = GET_REPORT_DOCUMENT => get_report_document(GetReportDocumentParams) -> ReportDocument;
-    }
-    cart Cart {
-        /// One page of the buying user's carts.
-        LIST_CARTS = LIST_CARTS => list_carts(ListCartsParams) -> CartsPage, pager iter_carts.cart_details_list;
-        /// One cart.
-        GET_CART = GET_CART => get_cart(GetCartParams) -> CartDetails;
-        /// The items of a cart.
-        GET_ITEMS = GET_ITEMS => get_items(GetItemsParams) -> CartItems;
-        /// Adds items to a cart (never resent after an ambiguous failure).
-        ADD_ITEMS = ADD_ITEMS => add_items(AddItemsParams) -> AddItemsResult;
-        /// Sets the quantities of a cart's items (0 removes one).
-        MODIFY_ITEMS = MODIFY_ITEMS => modify_items(ModifyItemsParams) -> ItemsResult;
-        /// Empties a cart.
-        DELETE_ITEMS = DELETE_ITEMS => delete_items(DeleteItemsParams) -> ();
-        /// The estimated total cost of a cart's items shipped to an address.
-        GET_ESTIMATED_TOTAL_PURCHASE_COST = GET_ESTIMATED_TOTAL_PURCHASE_COST => get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation;
-    }
-    products Products {
-        /// One page of a product search (the featured offer of each product).
-        SEARCH_PRODUCTS = SEARCH_PRODUCTS => search_products_request(SearchProductsRequestParams) -> SearchProductsResult, pager iter_search_products.products;
-        /// One product.
-        PRODUCTS_REQUEST = PRODUCTS_REQUEST => products_request(ProductsRequestParams) -> Product;
-        /// One page of a product's offers.
-        SEARCH_OFFERS = SEARCH_OFFERS => search_offers_request(SearchOffersRequestParams) -> OffersResult, pager iter_search_offers.offers;
-        /// Up to 30 products by ASIN.
-        GET_PRODUCTS_BY_ASINS = GET_PRODUCTS_BY_ASINS => get_products_by_asins(GetProductsByAsinsParams) -> ProductsByAsinsResponse;
-        /// Up to 30 offers by offer id.
-        GET_OFFERS_BY_OFFER_IDS = GET_OFFERS_BY_OFFER_IDS => get_offers_by_offer_ids(GetOffersByOfferIdsParams) -> OffersByOfferIdsResponse;
-    }
-    ordering Ordering {
-        /// Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
-        PLACE_ORDER = PLACE_ORDER => place_order(PlaceOrderRequest) -> PlaceOrderResult;
-    }
-    reporting Reporting {
-        /// The orders of an order id, with the parts asked for.
-        GET_ORDERS_BY_ORDER_ID = GET_ORDERS_BY_ORDER_ID => get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse;
-        /// One page of shipment line item reports.
-        GET_SHIPMENT_LINE_ITEM_REPORTS = GET_SHIPMENT_LINE_ITEM_REPORTS => get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage, pager iter_shipment_line_item_reports.shipment_line_items_report;
-    }
-    tracking Tracking {
-        /// A package's carrier, status and tracking events.
-        GET_PACKAGE_TRACKING_DETAILS = GET_PACKAGE_TRACKING_DETAILS => get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails;
-    }
+/// Gathers the groups' rows, each declared beside its handlers by its module's `rows!`
+/// (which hands them on), into one `operations!` table, in the specification's order.
+macro_rules! gather {
+    ([$($rows:tt)*] $($next:ident)::+ $(, $($rest:ident)::+)*) => {
+        $($next)::+! { gather [$($rows)*] $($($rest)::+),* }
+    };
+    ([$($rows:tt)*]) => {
+        operations! { $($rows)* }
+    };
 }
+
+gather!([]
+    crate::api::invoices::rows,
+    crate::api::reconciliation::rows,
+    crate::api::documents::rows,
+    crate::api::cart::rows,
+    crate::api::products::rows,
+    crate::api::ordering::rows,
+    crate::api::reporting::rows,
+    crate::api::tracking::rows
+);
 
 impl crate::blocking::Client {
     /// Runs an operation by its name with JSON arguments (what the bindings call).

@@ -143,6 +143,214 @@ impl<T: crate::describe::Describe> Absent for T {
     }
 }
 
+/// Adds wire parameters to a call of an operation, each named by its parameter's
+/// snake_case field and placed by the operation's description (`abws_spec::Op`: a `{name}`
+/// of the path or a declared query parameter, matched by name when the crate compiles, so
+/// no name is looked up per call and a name the description lacks does not compile).
+/// Values go through [`ToWire`]; `None` leaves a parameter out. `field` alone takes the
+/// local of that name, or `&src.field` after `P, src`.
+///
+/// `wire!(Call::new(P::ROW) => P { invoice_number = &p.invoice_number, region })`, or
+/// `wire!(P, p { ... })` for a fresh call whose plain fields are `p`'s.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! wire {
+    (@bind $src:tt $call:expr => $P:ty { $($field:ident $(= $value:expr)?),* }) => {{
+        let mut call: $crate::client::Call = $call;
+        $(
+            $crate::params::ToWire::put(
+                $crate::__wire_value!($src $field $(= $value)?),
+                const {
+                    $crate::params::Slot::of(
+                        <$P as $crate::operation_row::Row>::ROW.spec,
+                        stringify!($field),
+                    )
+                },
+                &mut call,
+            );
+        )*
+        call
+    }};
+    ($P:ty $(, $src:ident)? { $($field:ident $(= $value:expr)?),* $(,)? }) => {
+        $crate::wire!(@bind [$($src)?] $crate::client::Call::new(<$P as $crate::operation_row::Row>::ROW) => $P { $($field $(= $value)?),* })
+    };
+    ($call:expr => $P:ty $(, $src:ident)? { $($field:ident $(= $value:expr)?),* $(,)? }) => {
+        $crate::wire!(@bind [$($src)?] $call => $P { $($field $(= $value)?),* })
+    };
+}
+
+/// The wire name of the parameter `field` of the operation `P` (`wire_name!(P, page_token)`
+/// is `"pageToken"`), found as `wire!` finds it: for a pager's token parameter.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! wire_name {
+    ($P:ty, $field:ident) => {
+        const {
+            $crate::params::Slot::of(
+                <$P as $crate::operation_row::Row>::ROW.spec,
+                stringify!($field),
+            )
+            .name()
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wire_value {
+    ([] $field:ident) => {
+        $field
+    };
+    ([$src:ident] $field:ident) => {
+        &$src.$field
+    };
+    ([$($src:ident)?] $field:ident = $value:expr) => {
+        $value
+    };
+}
+
+/// Where a wire parameter goes: a path placeholder or a query parameter, by its wire name
+/// (what `wire!` uses).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The path's `{name}`.
+    Path(&'static str),
+    /// The query parameter `name`.
+    Query(&'static str),
+}
+
+impl Slot {
+    /// The parameter's wire name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Slot::Path(name) | Slot::Query(name) => name,
+        }
+    }
+
+    /// The slot of the snake_case parameter `field` in `op`'s description (its path's
+    /// placeholders, then its declared query); fails to compile (a panic in a constant)
+    /// when the description has none.
+    pub const fn of(op: &'static abws_spec::Op, field: &str) -> Slot {
+        let path = op.path.as_bytes();
+        let mut i = 0;
+        while i < path.len() {
+            if path[i] == b'{' {
+                let mut end = i + 1;
+                while path[end] != b'}' {
+                    end += 1;
+                }
+                let (_, tail) = path.split_at(i + 1);
+                let (name, _) = tail.split_at(end - i - 1);
+                if same_name(field.as_bytes(), name) {
+                    match std::str::from_utf8(name) {
+                        Ok(name) => return Slot::Path(name),
+                        Err(_) => panic!("a path placeholder is ASCII"),
+                    }
+                }
+                i = end;
+            }
+            i += 1;
+        }
+        let mut q = 0;
+        while q < op.query.len() {
+            if same_name(field.as_bytes(), op.query[q].name.as_bytes()) {
+                return Slot::Query(op.query[q].name);
+            }
+            q += 1;
+        }
+        panic!("the operation's description has no such path or query parameter")
+    }
+}
+
+/// Whether a snake_case field names a camelCase wire parameter (`invoice_number`,
+/// `invoiceNumber`): the same letters, underscores aside, case aside.
+#[doc(hidden)]
+pub const fn same_name(snake: &[u8], wire: &[u8]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    loop {
+        while i < snake.len() && snake[i] == b'_' {
+            i += 1;
+        }
+        if i == snake.len() || j == wire.len() {
+            return i == snake.len() && j == wire.len();
+        }
+        if !snake[i].eq_ignore_ascii_case(&wire[j]) {
+            return false;
+        }
+        i += 1;
+        j += 1;
+    }
+}
+
+/// A value as a wire parameter's text: strings as they are, numbers in decimal, `None`
+/// left out.
+#[doc(hidden)]
+pub trait ToWire {
+    /// The parameter's text, or `None` to leave it out.
+    fn to_wire(self) -> Option<String>;
+
+    /// Adds the parameter to `call` at `at` (unless it is left out).
+    fn put(self, at: Slot, call: &mut crate::client::Call)
+    where
+        Self: Sized,
+    {
+        if let Some(v) = self.to_wire() {
+            match at {
+                Slot::Path(name) => call.path.push((name, v)),
+                Slot::Query(name) => call.query.push((name, v)),
+            }
+        }
+    }
+}
+
+impl ToWire for String {
+    fn to_wire(self) -> Option<String> {
+        Some(self)
+    }
+}
+
+impl ToWire for &str {
+    fn to_wire(self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
+
+impl ToWire for &String {
+    fn to_wire(self) -> Option<String> {
+        Some(self.clone())
+    }
+}
+
+impl ToWire for crate::config::Region {
+    fn to_wire(self) -> Option<String> {
+        Some(self.as_str().to_string())
+    }
+}
+
+macro_rules! numbers_to_wire {
+    ($($t:ty),*) => {$(
+        impl ToWire for $t {
+            fn to_wire(self) -> Option<String> {
+                Some(self.to_string())
+            }
+        }
+    )*};
+}
+numbers_to_wire!(i64, i32, u32, u64, f64);
+
+impl<T: ToWire> ToWire for Option<T> {
+    fn to_wire(self) -> Option<String> {
+        self.and_then(ToWire::to_wire)
+    }
+}
+
+impl<T: ToWire + Clone> ToWire for &Option<T> {
+    fn to_wire(self) -> Option<String> {
+        self.clone().and_then(ToWire::to_wire)
+    }
+}
+
 /// Reads an operation's arguments object (JSON text) into its parameter struct. A bad
 /// key, a missing one or a wrong type is a validation error naming the parameter's path
 /// (`items[3].shipment_id`) and the rule, raised before any request; values are never
@@ -334,6 +542,84 @@ fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every wire parameter an operation's description declares (its path's placeholders
+    /// and its query) is a field of its parameter struct by `same_name`, so `wire!` can
+    /// place each field the handler names: a renamed field or wire name fails here.
+    #[test]
+    fn every_declared_wire_parameter_is_a_field_of_the_params() {
+        for op in crate::operations::ALL {
+            let crate::describe::Ty::Params(params) = (op.params)() else {
+                panic!("{}: params are not a struct", op.id);
+            };
+            let placeholders = op
+                .spec
+                .path
+                .split('{')
+                .skip(1)
+                .map(|s| &s[..s.find('}').unwrap()]);
+            let wire: Vec<&str> = placeholders
+                .chain(op.spec.query.iter().map(|q| q.name))
+                .collect();
+            for name in wire {
+                let fields: Vec<&str> = params
+                    .fields
+                    .iter()
+                    .map(|f| f.name)
+                    .filter(|f| same_name(f.as_bytes(), name.as_bytes()))
+                    .collect();
+                assert_eq!(
+                    fields.len(),
+                    1,
+                    "{}: {name} is matched by {fields:?}",
+                    op.id
+                );
+                let at = Slot::of(op.spec, fields[0]);
+                assert!(
+                    at == Slot::Path(name) || at == Slot::Query(name),
+                    "{}: {name} at {at:?}",
+                    op.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn snake_case_fields_name_camel_case_wire_parameters() {
+        assert!(same_name(b"invoice_number", b"invoiceNumber"));
+        assert!(same_name(b"upc", b"upc"));
+        assert!(!same_name(b"invoice_numbers", b"invoiceNumber"));
+        assert!(!same_name(b"invoice", b"invoiceNumber"));
+        assert!(!same_name(b"region", b"productRegion"));
+    }
+
+    /// `wire!` puts each value at its description's place, in the order written, and
+    /// leaves `None` out.
+    #[test]
+    fn wire_places_values_by_the_description() {
+        use crate::api::tracking::GetPackageTrackingDetailsParams as P;
+        let (order_id, locale) = ("O1", None::<String>);
+        let call = crate::wire!(P {
+            order_id,
+            package_id = String::from("K1"),
+            region = crate::config::Region::JP,
+            locale,
+        });
+        assert_eq!(
+            call.path,
+            [("orderId", "O1".into()), ("packageId", "K1".into())]
+        );
+        assert_eq!(call.query, [("region", "JP".into())]);
+        // After `P, p`, a plain field is `p`'s.
+        let p = P {
+            shipment_id: "S1".into(),
+            locale: Some("ja-JP".into()),
+            ..P::default()
+        };
+        let call = crate::wire!(P, p { shipment_id, region = None::<String>, locale });
+        assert_eq!(call.path, [("shipmentId", "S1".into())]);
+        assert_eq!(call.query, [("locale", "ja-JP".into())]);
+    }
 
     crate::params! {
         /// A test struct.

@@ -305,7 +305,7 @@ pub const DELETE_ITEMS: Op = Op {
 /// getEstimatedTotalPurchaseCost.
 pub const GET_ESTIMATED_TOTAL_PURCHASE_COST: Op = Op {
     body: Some(&[req("address", Shape::Object(PHYSICAL_ADDRESS))]),
-    example: r#"{"cart_id": "C-1", "region": "JP", "address": {"full_name": "Hanako Sato",
+    example: r#"{"cart_id": "cart-0001", "region": "JP", "address": {"full_name": "Hanako Sato",
         "address_line1": "1-2-3 Meguro", "city": "Meguro-ku", "state_or_region": "Tokyo",
         "postal_code": "153-0064", "country_code": "jp"}}"#,
     ..cart(

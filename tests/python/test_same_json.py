@@ -261,16 +261,6 @@ class World:
         }
 
 
-ADDRESS = {
-    "full_name": "Hanako Sato",
-    "address_line1": "1-2-3 Marunouchi",
-    "city": "Chiyoda",
-    "state_or_region": "Tokyo",
-    "postal_code": "100-0005",
-    "country_code": "JP",
-}
-
-
 def _place_order(w: World) -> Case:
     asin, offer = w.product()
     order = {"line_items": [w.order_line(asin, offer)], "attributes": [], "expectations": []}
@@ -315,7 +305,6 @@ ARGS: Dict[str, Callable[[World], Case]] = {
         w.cart_with_item("cart-0004")
     ),
     "cart.delete_items": lambda w: Case({"cart_id": w.cart_with_item("cart-0005")[0]}),
-    "cart.get_estimated_total_purchase_cost": lambda w: Case({"cart_id": "cart-0001", "address": ADDRESS}),
     # products
     "products.search_products_request": lambda w: Case({**w.context(), "keywords": ["cable"], "facets": ["OFFERS"], "page_size": 2}),
     "products.products_request": lambda w: Case({**w.context(), "product_id": w.product()[0]}),

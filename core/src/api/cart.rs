@@ -7,9 +7,28 @@ use crate::answer::Answer;
 use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
-use crate::operation_row::{Operation, Row};
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::operation_row::Row;
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
+
+super::group_rows! {$
+    cart Cart {
+        /// One page of the buying user's carts.
+        LIST_CARTS = LIST_CARTS => list_carts(ListCartsParams) -> CartsPage, pager iter_carts.cart_details_list;
+        /// One cart.
+        GET_CART = GET_CART => get_cart(GetCartParams) -> CartDetails;
+        /// The items of a cart.
+        GET_ITEMS = GET_ITEMS => get_items(GetItemsParams) -> CartItems;
+        /// Adds items to a cart (never resent after an ambiguous failure).
+        ADD_ITEMS = ADD_ITEMS => add_items(AddItemsParams) -> AddItemsResult;
+        /// Sets the quantities of a cart's items (0 removes one).
+        MODIFY_ITEMS = MODIFY_ITEMS => modify_items(ModifyItemsParams) -> ItemsResult;
+        /// Empties a cart.
+        DELETE_ITEMS = DELETE_ITEMS => delete_items(DeleteItemsParams) -> ();
+        /// The estimated total cost of a cart's items shipped to an address.
+        GET_ESTIMATED_TOTAL_PURCHASE_COST = GET_ESTIMATED_TOTAL_PURCHASE_COST => get_estimated_total_purchase_cost(GetEstimatedTotalPurchaseCostParams) -> CostEstimation;
+    }
+}
 
 /// The listCarts page size the service uses when none is given.
 pub const DEFAULT_PAGE_SIZE: i64 = 5;
@@ -42,18 +61,7 @@ model! {
     }
 }
 
-impl Page for CartsPage {
-    type Item = CartDetails;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.cart_details_list)
-    }
-    fn into_items(self) -> Vec<CartDetails> {
-        crate::paging::take_items(self.cart_details_list)
-    }
-}
+crate::api::page!(CartsPage, cart_details_list -> CartDetails);
 
 model! {
     /// An item in a cart, with its current price and availability.
@@ -191,77 +199,52 @@ pub struct ModifyItem {
 }
 crate::objects_only!(ModifyItem);
 
-/// A delivery address for cost estimation. `address_type` is PhysicalAddress; it is sent
-/// even when not given, as the published cart model requires it (docs/decisions/004-request-declarations.md).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(remote = "Self", deny_unknown_fields, default)]
-pub struct PhysicalAddress {
-    /// `PhysicalAddress` (the only type; sent as that when not given).
-    #[serde(
-        rename(serialize = "addressType"),
-        alias = "addressType",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub address_type: Option<String>,
-    /// The recipient's name (required by the estimation).
-    #[serde(
-        rename(serialize = "fullName"),
-        alias = "fullName",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub full_name: Option<String>,
-    /// The recipient's phone number.
-    #[serde(
-        rename(serialize = "phoneNumber"),
-        alias = "phoneNumber",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub phone_number: Option<String>,
-    /// The company name.
-    #[serde(
-        rename(serialize = "companyName"),
-        alias = "companyName",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub company_name: Option<String>,
-    /// The first address line (required by the estimation).
-    #[serde(
-        rename(serialize = "addressLine1"),
-        alias = "addressLine1",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub address_line1: Option<String>,
-    /// The second address line.
-    #[serde(
-        rename(serialize = "addressLine2"),
-        alias = "addressLine2",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub address_line2: Option<String>,
-    /// The city (required by the estimation).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub city: Option<String>,
-    /// The state or region (required by the estimation).
-    #[serde(
-        rename(serialize = "stateOrRegion"),
-        alias = "stateOrRegion",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub state_or_region: Option<String>,
-    /// The postal code (required by the estimation).
-    #[serde(
-        rename(serialize = "postalCode"),
-        alias = "postalCode",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub postal_code: Option<String>,
-    /// The country code (required by the estimation).
-    #[serde(
-        rename(serialize = "countryCode"),
-        alias = "countryCode",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub country_code: Option<String>,
+/// A struct of optional text fields read by their snake_case names (the wire's camelCase
+/// accepted too) and written in camelCase, absent ones left out: `"wireName" field` (a
+/// field without a wire name is written as it is named).
+macro_rules! optional_text_fields {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident { $( $(#[doc = $fdoc:literal])* $($wire:literal)? $field:ident, )* }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(remote = "Self", deny_unknown_fields, default)]
+        pub struct $name {
+            $(
+                $(#[doc = $fdoc])*
+                #[serde($(rename(serialize = $wire), alias = $wire,)? skip_serializing_if = "Option::is_none")]
+                pub $field: Option<String>,
+            )*
+        }
+    };
+}
+
+optional_text_fields! {
+    /// A delivery address for cost estimation. `address_type` is PhysicalAddress; it is sent
+    /// even when not given, as the published cart model requires it (docs/decisions/004-request-declarations.md).
+    pub struct PhysicalAddress {
+        /// `PhysicalAddress` (the only type; sent as that when not given).
+        "addressType" address_type,
+        /// The recipient's name (required by the estimation).
+        "fullName" full_name,
+        /// The recipient's phone number.
+        "phoneNumber" phone_number,
+        /// The company name.
+        "companyName" company_name,
+        /// The first address line (required by the estimation).
+        "addressLine1" address_line1,
+        /// The second address line.
+        "addressLine2" address_line2,
+        /// The city (required by the estimation).
+        city,
+        /// The state or region (required by the estimation).
+        "stateOrRegion" state_or_region,
+        /// The postal code (required by the estimation).
+        "postalCode" postal_code,
+        /// The country code (required by the estimation).
+        "countryCode" country_code,
+    }
 }
 crate::objects_only!(PhysicalAddress);
 
@@ -373,17 +356,11 @@ impl Client {
     }
 }
 
-fn cart_call(
-    c: &Client,
-    op: &'static Operation,
-    cart_id: &str,
-    region: &Option<String>,
-) -> Result<Call> {
+/// A call of the cart operation `P` on one cart.
+fn cart_call<P: Row>(c: &Client, cart_id: &str, region: &Option<String>) -> Result<Call> {
     validate::non_empty("cart_id", cart_id)?;
     let region = client_region(c, region)?;
-    Ok(Call::new(op)
-        .path("cartId", cart_id)
-        .query("region", region.as_str()))
+    Ok(crate::wire!(P { cart_id, region }))
 }
 
 fn list_call(c: &Client, p: &ListCartsParams) -> Result<Call> {
@@ -391,16 +368,17 @@ fn list_call(c: &Client, p: &ListCartsParams) -> Result<Call> {
     if let Some(n) = p.page_size {
         validate::int_range("page_size", n, 1, MAX_PAGE_SIZE)?;
     }
-    let mut call = Call::new(ListCartsParams::ROW)
-        .query("region", region.as_str())
-        .query_opt("pageSize", p.page_size.map(|n| n.to_string()));
+    let mut call = crate::wire!(ListCartsParams {
+        region,
+        page_size = p.page_size,
+    });
     call.user_email = p.user_email.clone();
     Ok(call)
 }
 
 /// listCarts: a page of the user's carts (x-svc-user-email required).
 pub(crate) async fn list_carts(c: &Client, p: &ListCartsParams) -> Result<Answer<CartsPage>> {
-    let call = list_call(c, p)?.query_opt("pageToken", p.page_token.as_deref());
+    let call = crate::wire!(list_call(c, p)? => ListCartsParams { page_token = &p.page_token });
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, ListCartsParams::ROW.id))
 }
@@ -410,7 +388,7 @@ pub(crate) fn iter_carts(c: &Client, p: &ListCartsParams) -> Result<Pager<CartsP
     Ok(Pager::new(
         c.clone(),
         list_call(c, p)?,
-        TokenStyle::WithParams("pageToken"),
+        TokenStyle::WithParams(crate::wire_name!(ListCartsParams, page_token)),
         p.page_token.clone(),
     ))
 }
@@ -418,7 +396,7 @@ pub(crate) fn iter_carts(c: &Client, p: &ListCartsParams) -> Result<Pager<CartsP
 /// getCart: a cart summary with its subtotal.
 pub(crate) async fn get_cart(c: &Client, p: &GetCartParams) -> Result<Answer<CartDetails>> {
     let resp = c
-        .execute(&cart_call(c, GetCartParams::ROW, &p.cart_id, &p.region)?)
+        .execute(&cart_call::<GetCartParams>(c, &p.cart_id, &p.region)?)
         .await?;
     Ok(Answer::new(resp, GetCartParams::ROW.id))
 }
@@ -426,7 +404,7 @@ pub(crate) async fn get_cart(c: &Client, p: &GetCartParams) -> Result<Answer<Car
 /// getItems: the items of a cart with current price and availability.
 pub(crate) async fn get_items(c: &Client, p: &GetItemsParams) -> Result<Answer<CartItems>> {
     let resp = c
-        .execute(&cart_call(c, GetItemsParams::ROW, &p.cart_id, &p.region)?)
+        .execute(&cart_call::<GetItemsParams>(c, &p.cart_id, &p.region)?)
         .await?;
     Ok(Answer::new(resp, GetItemsParams::ROW.id))
 }
@@ -470,7 +448,7 @@ pub(crate) async fn add_items(c: &Client, p: &AddItemsParams) -> Result<AddItems
         items: &'a [AddItem],
     }
     let mut call =
-        cart_call(c, AddItemsParams::ROW, &p.cart_id, &p.region)?.json(&Body { items: &items })?;
+        cart_call::<AddItemsParams>(c, &p.cart_id, &p.region)?.json(&Body { items: &items })?;
     call.external_id = Some(ids.join(","));
     call.external_ids = ids.clone();
     let mut result: AddItemsResult = c.execute_json(&call).await?;
@@ -510,21 +488,15 @@ pub(crate) async fn modify_items(c: &Client, p: &ModifyItemsParams) -> Result<An
     struct Body<'a> {
         items: &'a [ModifyItem],
     }
-    let call =
-        cart_call(c, ModifyItemsParams::ROW, &p.cart_id, &p.region)?.json(&Body { items })?;
+    let call = cart_call::<ModifyItemsParams>(c, &p.cart_id, &p.region)?.json(&Body { items })?;
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, ModifyItemsParams::ROW.id))
 }
 
 /// deleteItems: empties the cart (after an order).
 pub(crate) async fn delete_items(c: &Client, p: &DeleteItemsParams) -> Result<()> {
-    c.execute(&cart_call(
-        c,
-        DeleteItemsParams::ROW,
-        &p.cart_id,
-        &p.region,
-    )?)
-    .await?;
+    c.execute(&cart_call::<DeleteItemsParams>(c, &p.cart_id, &p.region)?)
+        .await?;
     Ok(())
 }
 
@@ -539,13 +511,8 @@ pub(crate) async fn get_estimated_total_purchase_cost(
     struct Body<'a> {
         address: &'a PhysicalAddress,
     }
-    let call = cart_call(
-        c,
-        GetEstimatedTotalPurchaseCostParams::ROW,
-        &p.cart_id,
-        &p.region,
-    )?
-    .json(&Body { address: &address })?;
+    let call = cart_call::<GetEstimatedTotalPurchaseCostParams>(c, &p.cart_id, &p.region)?
+        .json(&Body { address: &address })?;
     let resp = c.execute(&call).await?;
     Ok(Answer::new(
         resp,

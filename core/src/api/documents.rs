@@ -16,6 +16,17 @@ use crate::operation_row::Row;
 use crate::wipe::{wipe_received, WipeBuf};
 use crate::{model, validate, wire_enum, Timestamp};
 
+super::group_rows! {$
+    documents Documents {
+        /// Starts a report that produces an invoice or credit note PDF.
+        CREATE_REPORT_OP = CREATE_REPORT => create_report(CreateReportParams) -> CreateReportResponse;
+        /// A report's processing status (and its document id once DONE).
+        GET_REPORT = GET_REPORT => get_report(GetReportParams) -> Report;
+        /// A report document's presigned address (five minutes) and compression.
+        GET_REPORT_DOCUMENT = GET_REPORT_DOCUMENT => get_report_document(GetReportDocumentParams) -> ReportDocument;
+    }
+}
+
 /// The report type that produces invoice and credit-memo PDFs.
 pub const REPORT_TYPE_INVOICE_PDF: &str = "GET_AB_INVOICE_PDF";
 /// The polling interval the spec asks for. A wait given this interval (the default of
@@ -434,7 +445,7 @@ pub(crate) async fn create_report(
 /// getReport: a report created within the last 30 days.
 pub(crate) async fn get_report(client: &Client, p: &GetReportParams) -> Result<Answer<Report>> {
     validate::non_empty("report_id", &p.report_id)?;
-    let call = Call::new(GetReportParams::ROW).path("reportId", &p.report_id);
+    let call = crate::wire!(GetReportParams { report_id = &p.report_id });
     let resp = client.execute(&call).await?;
     Ok(Answer::new(resp, GetReportParams::ROW.id))
 }
@@ -445,8 +456,9 @@ pub(crate) async fn get_report_document(
     p: &GetReportDocumentParams,
 ) -> Result<Answer<ReportDocument>> {
     validate::non_empty("report_document_id", &p.report_document_id)?;
-    let call =
-        Call::new(GetReportDocumentParams::ROW).path("reportDocumentId", &p.report_document_id);
+    let call = crate::wire!(GetReportDocumentParams {
+        report_document_id = &p.report_document_id,
+    });
     let resp = client.execute(&call).await?;
     Ok(Answer::new(resp, GetReportDocumentParams::ROW.id))
 }
@@ -744,6 +756,29 @@ impl<'a> Presigned<'a> {
         Ok(&self.url)
     }
 
+    /// The document's body for this attempt; an answer that is not the document is the
+    /// attempt's failure (`refused`).
+    async fn open(
+        &mut self,
+        a: &Attempt,
+    ) -> std::result::Result<crate::transport::DocumentBody, Failure> {
+        let transport = self.documents.client.transport();
+        let max = self.max;
+        let url = self.url().await?;
+        let body = transport
+            .open_document(url, a.timeout()?, max)
+            .await
+            .map_err(Failure::from_send)?;
+        if body.is_success() {
+            return Ok(body);
+        }
+        let r = body
+            .into_response(64 * 1024)
+            .await
+            .map_err(Failure::from_send)?;
+        Err(self.refused(&r, a))
+    }
+
     /// An answer that is not the document, as a failed attempt (noting a renewal).
     fn refused(&mut self, r: &crate::transport::HttpResponse, a: &Attempt) -> Failure {
         let f = host_failure(r, a);
@@ -762,20 +797,8 @@ struct StreamedAll<'a> {
 impl Attempts for StreamedAll<'_> {
     type Output = Vec<crate::documents::NamedDocument>;
     async fn attempt(&mut self, a: &Attempt) -> std::result::Result<Self::Output, Failure> {
-        let transport = self.address.documents.client.transport();
         let max = self.address.max;
-        let url = self.address.url().await?;
-        let mut body = transport
-            .open_document(url, a.timeout()?, max)
-            .await
-            .map_err(Failure::from_send)?;
-        if !body.is_success() {
-            let r = body
-                .into_response(64 * 1024)
-                .await
-                .map_err(Failure::from_send)?;
-            return Err(self.address.refused(&r, a));
-        }
+        let mut body = self.address.open(a).await?;
         let mut unpacker = ArchiveUnpacker::new(max);
         loop {
             match body.chunk().await {
@@ -804,20 +827,8 @@ struct Streamed<'a, W: ?Sized> {
 impl<W: Write + Send + ?Sized> Attempts for Streamed<'_, W> {
     type Output = u64;
     async fn attempt(&mut self, a: &Attempt) -> std::result::Result<u64, Failure> {
-        let transport = self.address.documents.client.transport();
         let max = self.address.max;
-        let url = self.address.url().await?;
-        let mut body = transport
-            .open_document(url, a.timeout()?, max)
-            .await
-            .map_err(Failure::from_send)?;
-        if !body.is_success() {
-            let r = body
-                .into_response(64 * 1024)
-                .await
-                .map_err(Failure::from_send)?;
-            return Err(self.address.refused(&r, a));
-        }
+        let mut body = self.address.open(a).await?;
         let mut unpacker = match self.size_hint {
             Some(hint) => StreamUnpacker::with_size_hint(&mut *self.writer, max, hint),
             None => StreamUnpacker::new(&mut *self.writer, max),

@@ -14,8 +14,19 @@ use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::Money;
 use crate::operation_row::Row;
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, wire_enum, RawJson, Timestamp};
+
+super::group_rows! {$
+    invoices Invoices {
+        /// One page of the invoices and credit memos issued in a date range (at most 366 days).
+        GET_INVOICES = GET_INVOICES => get_invoices(GetInvoicesParams) -> InvoicesPage, pager iter_invoices.invoices;
+        /// One invoice or credit memo in full: parties, billing details, tax breakdown.
+        GET_INVOICE_DETAIL = GET_INVOICE_DETAIL => get_invoice_detail_by_invoice_number(GetInvoiceDetailByInvoiceNumberParams) -> InvoiceDetail;
+        /// One page of an invoice's line items (then the reversal units of its credit memos).
+        GET_INVOICE_LINE_ITEMS = GET_INVOICE_LINE_ITEMS => get_invoice_line_items_by_invoice_number(GetInvoiceLineItemsByInvoiceNumberParams) -> LineItemsPage, pager iter_invoice_line_items.line_items;
+    }
+}
 
 /// The longest issue-date range one getInvoices call accepts.
 pub const MAX_RANGE_DAYS: i64 = 366;
@@ -328,31 +339,9 @@ model! {
     }
 }
 
-impl Page for InvoicesPage {
-    type Item = InvoiceSummary;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.invoices)
-    }
-    fn into_items(self) -> Vec<InvoiceSummary> {
-        crate::paging::take_items(self.invoices)
-    }
-}
+crate::api::page!(InvoicesPage, invoices -> InvoiceSummary);
 
-impl Page for LineItemsPage {
-    type Item = InvoiceLineItem;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.line_items)
-    }
-    fn into_items(self) -> Vec<InvoiceLineItem> {
-        crate::paging::take_items(self.line_items)
-    }
-}
+crate::api::page!(LineItemsPage, line_items -> InvoiceLineItem);
 
 crate::params! {
     /// The arguments of getInvoices.
@@ -446,11 +435,12 @@ fn list_calls(c: &Client, p: &GetInvoicesParams, windowed: bool) -> Result<Vec<C
     Ok(windows
         .into_iter()
         .map(|(from, to)| {
-            Call::new(GetInvoicesParams::ROW)
-                .query("invoiceIssueStartDate", wire_datetime(from))
-                .query("invoiceIssueEndDate", wire_datetime(to))
-                .query_opt("region", region.map(|r| r.as_str()))
-                .query_opt("paymentMethodTypes", methods.clone())
+            crate::wire!(GetInvoicesParams {
+                invoice_issue_start_date = wire_datetime(from),
+                invoice_issue_end_date = wire_datetime(to),
+                region,
+                payment_method_types = &methods,
+            })
         })
         .collect())
 }
@@ -464,7 +454,7 @@ pub(crate) async fn get_invoices(
     let call = match &p.next_page_token {
         Some(t) => {
             validate::non_empty("next_page_token", t)?;
-            call.query("nextPageToken", t.clone())
+            crate::wire!(call => GetInvoicesParams { next_page_token = t })
         }
         None => call,
     };
@@ -482,15 +472,11 @@ pub(crate) fn iter_invoices(c: &Client, p: &GetInvoicesParams) -> Result<Pager<I
             "can resume only a range of at most 366 days",
         ));
     }
-    let mut pager = Pager::chain(c.clone(), calls, TokenStyle::WithParams("nextPageToken"))
+    let token = TokenStyle::WithParams(crate::wire_name!(GetInvoicesParams, next_page_token));
+    let mut pager = Pager::chain(c.clone(), calls, token)
         .ok_or_else(|| Error::internal("empty invoice listing"))?;
     if let Some(t) = &p.next_page_token {
-        pager = Pager::new(
-            c.clone(),
-            pager.call().clone(),
-            TokenStyle::WithParams("nextPageToken"),
-            Some(t.clone()),
-        );
+        pager = Pager::new(c.clone(), pager.call().clone(), token, Some(t.clone()));
     }
     Ok(pager)
 }
@@ -502,9 +488,10 @@ pub(crate) async fn get_invoice_detail_by_invoice_number(
 ) -> Result<Answer<InvoiceDetail>> {
     validate::non_empty("invoice_number", &p.invoice_number)?;
     let region = client_region(c, &p.region)?;
-    let call = Call::new(GetInvoiceDetailByInvoiceNumberParams::ROW)
-        .path("invoiceNumber", &p.invoice_number)
-        .query("region", region.as_str());
+    let call = crate::wire!(GetInvoiceDetailByInvoiceNumberParams {
+        invoice_number = &p.invoice_number,
+        region,
+    });
     let resp = c.execute(&call).await?;
     Ok(Answer::part::<InvoiceDetailResponse>(
         resp,
@@ -515,9 +502,10 @@ pub(crate) async fn get_invoice_detail_by_invoice_number(
 fn line_items_call(c: &Client, p: &GetInvoiceLineItemsByInvoiceNumberParams) -> Result<Call> {
     validate::non_empty("invoice_number", &p.invoice_number)?;
     let region = client_region(c, &p.region)?;
-    Ok(Call::new(GetInvoiceLineItemsByInvoiceNumberParams::ROW)
-        .path("invoiceNumber", &p.invoice_number)
-        .query("region", region.as_str()))
+    Ok(crate::wire!(GetInvoiceLineItemsByInvoiceNumberParams {
+        invoice_number = &p.invoice_number,
+        region,
+    }))
 }
 
 /// getInvoiceLineItemsByInvoiceNumber: one page of line items (then reversal units).
@@ -525,7 +513,9 @@ pub(crate) async fn get_invoice_line_items_by_invoice_number(
     c: &Client,
     p: &GetInvoiceLineItemsByInvoiceNumberParams,
 ) -> Result<Answer<LineItemsPage>> {
-    let call = line_items_call(c, p)?.query_opt("nextPageToken", p.next_page_token.as_deref());
+    let call = crate::wire!(line_items_call(c, p)? => GetInvoiceLineItemsByInvoiceNumberParams {
+        next_page_token = &p.next_page_token,
+    });
     let resp = c.execute(&call).await?;
     Ok(Answer::new(
         resp,
@@ -541,7 +531,10 @@ pub(crate) fn iter_invoice_line_items(
     Ok(Pager::new(
         c.clone(),
         line_items_call(c, p)?,
-        TokenStyle::WithParams("nextPageToken"),
+        TokenStyle::WithParams(crate::wire_name!(
+            GetInvoiceLineItemsByInvoiceNumberParams,
+            next_page_token
+        )),
         p.next_page_token.clone(),
     ))
 }

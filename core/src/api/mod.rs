@@ -1,6 +1,58 @@
 //! The operations of both specification documents, one module per API group: the models
 //! of that group and the operations that return them.
 
+/// Writes a group's rows of the operations table as the group's `rows!`, which hands them on
+/// to the table's `gather!` (`core/src/operations.rs`): `group_rows! {$ cart Cart { ... } }`,
+/// the rows a doc line and `STATIC = SPEC => name(Params) -> Result` (`, pager
+/// iter_x.items_field` for a listing) each. The leading `$` writes the `$` of the macro
+/// it makes.
+macro_rules! group_rows {
+    ($d:tt $($group:tt)*) => {
+        macro_rules! rows {
+            ($d then:ident [$d($d rows:tt)*] $d($d rest:tt)*) => {
+                $d then! { [$d($d rows)* $($group)*] $d($d rest)* }
+            };
+        }
+        pub(crate) use rows;
+    };
+}
+pub(crate) use group_rows;
+
+/// The `paging::Page` of a listing's page whose items are its field `$items`
+/// (`Vec<Option<$Item>>`, a `null` element not an item): the next page's token is its
+/// `next_page_token`, or, after `numbered`, the page number after the current one while
+/// `number_of_pages` allows (`next_number` of the calling module).
+macro_rules! page {
+    ($Page:ty, $items:ident -> $Item:ty $(, $numbered:ident)?) => {
+        impl crate::paging::Page for $Page {
+            type Item = $Item;
+            fn next_page_token(&self) -> Option<&str> {
+                crate::api::page!(@token self $($numbered)?)
+            }
+            fn len(&self) -> usize {
+                crate::paging::count_items(&self.$items)
+            }
+            fn into_items(self) -> Vec<$Item> {
+                crate::paging::take_items(self.$items)
+            }
+            crate::api::page!(@cursor $($numbered)?);
+        }
+    };
+    (@cursor) => {};
+    (@cursor numbered) => {
+        fn next_cursor(&self, current: Option<&str>) -> Option<String> {
+            next_number(current, self.number_of_pages)
+        }
+    };
+    (@token $self:ident) => {
+        $self.next_page_token.as_deref()
+    };
+    (@token $self:ident numbered) => {
+        None
+    };
+}
+pub(crate) use page;
+
 pub mod cart;
 pub mod conveniences;
 pub(crate) mod document_file;

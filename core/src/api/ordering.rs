@@ -23,6 +23,13 @@ use crate::money::Money;
 use crate::operation_row::Row;
 use crate::{model, validate};
 
+super::group_rows! {$
+    ordering Ordering {
+        /// Places an order (never resent after an ambiguous failure: that is OutcomeUnknown).
+        PLACE_ORDER = PLACE_ORDER => place_order(PlaceOrderRequest) -> PlaceOrderResult;
+    }
+}
+
 /// The longest order externalId, in characters (this and the next two: placeOrder's
 /// published limits).
 pub const MAX_EXTERNAL_ID_CHARS: usize = 255;

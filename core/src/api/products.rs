@@ -14,8 +14,23 @@ use crate::error::{Error, Result};
 use crate::model::RawJson;
 use crate::money::{Amount, Money};
 use crate::operation_row::Row;
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, normalize, validate, Timestamp};
+
+super::group_rows! {$
+    products Products {
+        /// One page of a product search (the featured offer of each product).
+        SEARCH_PRODUCTS = SEARCH_PRODUCTS => search_products_request(SearchProductsRequestParams) -> SearchProductsResult, pager iter_search_products.products;
+        /// One product.
+        PRODUCTS_REQUEST = PRODUCTS_REQUEST => products_request(ProductsRequestParams) -> Product;
+        /// One page of a product's offers.
+        SEARCH_OFFERS = SEARCH_OFFERS => search_offers_request(SearchOffersRequestParams) -> OffersResult, pager iter_search_offers.offers;
+        /// Up to 30 products by ASIN.
+        GET_PRODUCTS_BY_ASINS = GET_PRODUCTS_BY_ASINS => get_products_by_asins(GetProductsByAsinsParams) -> ProductsByAsinsResponse;
+        /// Up to 30 offers by offer id.
+        GET_OFFERS_BY_OFFER_IDS = GET_OFFERS_BY_OFFER_IDS => get_offers_by_offer_ids(GetOffersByOfferIdsParams) -> OffersByOfferIdsResponse;
+    }
+}
 
 /// Search limits.
 pub const MAX_PAGE_SIZE: i64 = 24;
@@ -370,37 +385,9 @@ fn next_number(current: Option<&str>, pages: Option<i64>) -> Option<String> {
     (next < pages.unwrap_or(0) && next <= MAX_PAGE_NUMBER).then(|| next.to_string())
 }
 
-impl Page for SearchProductsResult {
-    type Item = Product;
-    fn next_page_token(&self) -> Option<&str> {
-        None
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.products)
-    }
-    fn into_items(self) -> Vec<Product> {
-        crate::paging::take_items(self.products)
-    }
-    fn next_cursor(&self, current: Option<&str>) -> Option<String> {
-        next_number(current, self.number_of_pages)
-    }
-}
+crate::api::page!(SearchProductsResult, products -> Product, numbered);
 
-impl Page for OffersResult {
-    type Item = Offer;
-    fn next_page_token(&self) -> Option<&str> {
-        None
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.offers)
-    }
-    fn into_items(self) -> Vec<Offer> {
-        crate::paging::take_items(self.offers)
-    }
-    fn next_cursor(&self, current: Option<&str>) -> Option<String> {
-        next_number(current, self.number_of_pages)
-    }
-}
+crate::api::page!(OffersResult, offers -> Offer, numbered);
 
 /// Where and for whom a product request is made (shared by every product operation).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -500,12 +487,15 @@ impl ProductContext {
         })
     }
 
-    fn apply(&self, call: Call) -> Call {
-        call.query_opt("productRegion", self.product_region.clone())
-            .query_opt("locale", self.locale.clone())
-            .query_opt("shippingRegion", self.shipping_region.clone())
-            .query_opt("shippingPostalCode", self.shipping_postal_code.clone())
-            .query_opt("groupTag", self.group_tag.clone())
+    /// A call of the GET operation `P` with this context in its query.
+    fn call<P: Row>(&self) -> Call {
+        crate::wire!(P {
+            product_region = &self.product_region,
+            locale = &self.locale,
+            shipping_region = &self.shipping_region,
+            shipping_postal_code = &self.shipping_postal_code,
+            group_tag = &self.group_tag,
+        })
     }
 }
 
@@ -653,46 +643,52 @@ fn search_call(p: &SearchProductsRequestParams) -> Result<Call> {
     if let Some(k) = &p.sort_key {
         validate::non_empty("sort_key", k)?;
     }
-    let call = context
-        .apply(Call::new(SearchProductsRequestParams::ROW))
-        .query_opt("keywords", csv("keywords", &p.keywords)?)
-        .query_opt("facets", csv("facets", &p.facets)?)
-        .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
-        .query_opt("category", p.category.clone())
-        .query_opt("subCategory", p.sub_category.clone())
-        .query_opt("availability", p.availability.clone())
-        .query_opt("deliveryDay", p.delivery_day.clone())
-        .query_opt(
-            "eligibleForFreeShipping",
-            p.eligible_for_free_shipping.clone(),
-        )
-        .query_opt("primeEligible", p.prime_eligible.clone())
-        .query_opt("upc", p.upc.clone())
-        .query_opt("isbn", p.isbn.clone())
-        .query_opt("sku", p.sku.clone())
-        .query_opt("ean", p.ean.clone())
-        .query_opt("partNumber", p.part_number.clone())
-        .query_opt("oemPartNumber", p.oem_part_number.clone())
-        .query_opt(
-            "searchRefinements",
-            csv("search_refinements", &p.search_refinements)?,
-        )
-        .query_opt(
-            "productFilters",
-            csv("product_filters", &p.product_filters)?,
-        )
-        .query_opt(
-            "inclusionsForProducts",
-            csv("inclusions_for_products", &p.inclusions_for_products)?,
-        )
-        .query_opt(
-            "inclusionsForOffers",
-            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-        )
-        .query_opt("sortKey", p.sort_key.clone())
-        .query_opt("minPrice", p.min_price.map(|n| n.to_string()))
-        .query_opt("maxPrice", p.max_price.map(|n| n.to_string()));
+    let call = crate::wire!(context.call::<SearchProductsRequestParams>() => SearchProductsRequestParams, p {
+        keywords = csv("keywords", &p.keywords)?,
+        facets = csv("facets", &p.facets)?,
+        page_size,
+        category,
+        sub_category,
+        availability,
+        delivery_day,
+        eligible_for_free_shipping,
+        prime_eligible,
+        upc,
+        isbn,
+        sku,
+        ean,
+        part_number,
+        oem_part_number,
+        search_refinements = csv("search_refinements", &p.search_refinements)?,
+        product_filters = csv("product_filters", &p.product_filters)?,
+        inclusions_for_products = csv("inclusions_for_products", &p.inclusions_for_products)?,
+        inclusions_for_offers = csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+        sort_key,
+        min_price,
+        max_price,
+    });
     Ok(with_user(call, &p.user_email))
+}
+
+/// One page of a page-numbered search `P`: its call with the page number asked for.
+async fn numbered_page<P: Row, O: crate::paging::Page + crate::describe::Describe>(
+    c: &Client,
+    call: Call,
+    page: Option<i64>,
+) -> Result<Answer<O>> {
+    let call = crate::wire!(call => P { page_number = page });
+    let resp = c.execute(&call).await?;
+    Ok(Answer::new(resp, P::ROW.id))
+}
+
+/// Every page of a page-numbered search `P`, from the page number asked for.
+fn numbered_pager<P: Row, O: crate::paging::Page>(
+    c: &Client,
+    call: Call,
+    page: Option<i64>,
+) -> Pager<O> {
+    let token = TokenStyle::WithParams(crate::wire_name!(P, page_number));
+    Pager::new(c.clone(), call, token, page.map(|n| n.to_string()))
 }
 
 /// searchProductsRequest: one page of products (featured offer per product).
@@ -700,9 +696,7 @@ pub(crate) async fn search_products_request(
     c: &Client,
     p: &SearchProductsRequestParams,
 ) -> Result<Answer<SearchProductsResult>> {
-    let call = search_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
-    let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, SearchProductsRequestParams::ROW.id))
+    numbered_page::<SearchProductsRequestParams, _>(c, search_call(p)?, p.page_number).await
 }
 
 /// Every page of a search (at most 13 pages: numbers 0 to 12).
@@ -710,11 +704,10 @@ pub(crate) fn iter_search_products(
     c: &Client,
     p: &SearchProductsRequestParams,
 ) -> Result<Pager<SearchProductsResult>> {
-    Ok(Pager::new(
-        c.clone(),
+    Ok(numbered_pager::<SearchProductsRequestParams, _>(
+        c,
         search_call(p)?,
-        TokenStyle::WithParams("pageNumber"),
-        p.page_number.map(|n| n.to_string()),
+        p.page_number,
     ))
 }
 
@@ -725,18 +718,13 @@ pub(crate) async fn products_request(
 ) -> Result<Answer<Product>> {
     validate::non_empty("product_id", &p.product_id)?;
     let context = p.context().normalized()?;
-    let call = context
-        .apply(Call::new(ProductsRequestParams::ROW).path("productId", &p.product_id))
-        .query_opt("quantity", quantity_arg(p.quantity)?)
-        .query_opt("facets", csv("facets", &p.facets)?)
-        .query_opt(
-            "inclusionsForProducts",
-            csv("inclusions_for_products", &p.inclusions_for_products)?,
-        )
-        .query_opt(
-            "inclusionsForOffers",
-            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-        );
+    let call = crate::wire!(context.call::<ProductsRequestParams>() => ProductsRequestParams {
+        product_id = &p.product_id,
+        quantity = quantity_arg(p.quantity)?,
+        facets = csv("facets", &p.facets)?,
+        inclusions_for_products = csv("inclusions_for_products", &p.inclusions_for_products)?,
+        inclusions_for_offers = csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+    });
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
     Ok(Answer::new(resp, ProductsRequestParams::ROW.id))
 }
@@ -745,15 +733,13 @@ fn offers_call(p: &SearchOffersRequestParams) -> Result<Call> {
     validate::non_empty("product_id", &p.product_id)?;
     let context = p.context().normalized()?;
     page_args(p.page_number, p.page_size)?;
-    let call = context
-        .apply(Call::new(SearchOffersRequestParams::ROW).path("productId", &p.product_id))
-        .query_opt("pageSize", p.page_size.map(|n| n.to_string()))
-        .query_opt("filterIds", csv("filter_ids", &p.filter_ids)?)
-        .query_opt("quantity", quantity_arg(p.quantity)?)
-        .query_opt(
-            "inclusionsForOffers",
-            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-        );
+    let call = crate::wire!(context.call::<SearchOffersRequestParams>() => SearchOffersRequestParams {
+        product_id = &p.product_id,
+        page_size = p.page_size,
+        filter_ids = csv("filter_ids", &p.filter_ids)?,
+        quantity = quantity_arg(p.quantity)?,
+        inclusions_for_offers = csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+    });
     Ok(with_user(call, &p.user_email))
 }
 
@@ -762,9 +748,7 @@ pub(crate) async fn search_offers_request(
     c: &Client,
     p: &SearchOffersRequestParams,
 ) -> Result<Answer<OffersResult>> {
-    let call = offers_call(p)?.query_opt("pageNumber", p.page_number.map(|n| n.to_string()));
-    let resp = c.execute(&call).await?;
-    Ok(Answer::new(resp, SearchOffersRequestParams::ROW.id))
+    numbered_page::<SearchOffersRequestParams, _>(c, offers_call(p)?, p.page_number).await
 }
 
 /// Every page of a product's offers.
@@ -772,11 +756,10 @@ pub(crate) fn iter_search_offers(
     c: &Client,
     p: &SearchOffersRequestParams,
 ) -> Result<Pager<OffersResult>> {
-    Ok(Pager::new(
-        c.clone(),
+    Ok(numbered_pager::<SearchOffersRequestParams, _>(
+        c,
         offers_call(p)?,
-        TokenStyle::WithParams("pageNumber"),
-        p.page_number.map(|n| n.to_string()),
+        p.page_number,
     ))
 }
 
@@ -838,17 +821,12 @@ pub(crate) async fn get_products_by_asins(
         quantity: p.quantity,
         facets: &p.facets,
     };
-    let call = Call::new(GetProductsByAsinsParams::ROW)
-        .query_opt(
-            "inclusionsForProducts",
-            csv("inclusions_for_products", &p.inclusions_for_products)?,
-        )
-        .query_opt(
-            "inclusionsForOffers",
-            csv("inclusions_for_offers", &p.inclusions_for_offers)?,
-        )
-        .query_opt("groupTag", context.group_tag.clone())
-        .json(&body)?;
+    let call = crate::wire!(GetProductsByAsinsParams {
+        inclusions_for_products = csv("inclusions_for_products", &p.inclusions_for_products)?,
+        inclusions_for_offers = csv("inclusions_for_offers", &p.inclusions_for_offers)?,
+        group_tag = &context.group_tag,
+    })
+    .json(&body)?;
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
     Ok(Answer::new(resp, GetProductsByAsinsParams::ROW.id))
 }
@@ -892,10 +870,11 @@ pub(crate) async fn get_offers_by_offer_ids(
             .collect(),
         context: context.body(),
     };
-    let call = Call::new(GetOffersByOfferIdsParams::ROW)
-        .query("inclusionsForOffers", inclusions)
-        .query_opt("groupTag", context.group_tag.clone())
-        .json(&body)?;
+    let call = crate::wire!(GetOffersByOfferIdsParams {
+        inclusions_for_offers = inclusions,
+        group_tag = &context.group_tag,
+    })
+    .json(&body)?;
     let resp = c.execute(&with_user(call, &p.user_email)).await?;
     Ok(Answer::new(resp, GetOffersByOfferIdsParams::ROW.id))
 }

@@ -11,8 +11,17 @@ use crate::client::{Call, Client};
 use crate::error::{Error, Result};
 use crate::money::{Amount, Money};
 use crate::operation_row::Row;
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
+
+super::group_rows! {$
+    reconciliation Reconciliation {
+        /// One page of the transactions of a feed-date range.
+        GET_TRANSACTIONS = GET_TRANSACTIONS => get_transactions(GetTransactionsParams) -> TransactionsPage, pager iter_transactions.transactions;
+        /// The invoice data of 1 to 25 order line items.
+        GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS = GET_INVOICE_DETAILS_BY_ORDER_LINE_ITEMS => get_invoice_details_by_order_line_items(GetInvoiceDetailsByOrderLineItemsParams) -> InvoiceDetailsResponse;
+    }
+}
 
 /// Order line items per getInvoiceDetailsByOrderLineItems call.
 pub const MAX_LINE_ITEMS: usize = 25;
@@ -86,18 +95,7 @@ model! {
     }
 }
 
-impl Page for TransactionsPage {
-    type Item = Transaction;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.transactions)
-    }
-    fn into_items(self) -> Vec<Transaction> {
-        crate::paging::take_items(self.transactions)
-    }
-}
+crate::api::page!(TransactionsPage, transactions -> Transaction);
 
 /// Identifies an order line item of a shipment (the input of the invoice-details call).
 /// Read from arguments by its snake_case names (the camelCase of the wire accepted too),
@@ -324,9 +322,10 @@ fn transactions_call(p: &GetTransactionsParams) -> Result<Call> {
             "must not be after feed_end_date",
         ));
     }
-    Ok(Call::new(GetTransactionsParams::ROW)
-        .query("feedStartDate", wire_datetime(start))
-        .query("feedEndDate", wire_datetime(end)))
+    Ok(crate::wire!(GetTransactionsParams {
+        feed_start_date = wire_datetime(start),
+        feed_end_date = wire_datetime(end),
+    }))
 }
 
 /// getTransactions: one page of the transactions of a feed-date range.
@@ -337,7 +336,9 @@ pub(crate) async fn get_transactions(
     let mut call = transactions_call(p)?;
     if let Some(t) = &p.next_page_token {
         validate::non_empty("next_page_token", t)?;
-        call.query = vec![("nextPageToken", t.clone())];
+        // The token is sent alone (the description's `alone`).
+        call.query.clear();
+        call = crate::wire!(call => GetTransactionsParams { next_page_token = t });
     }
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, GetTransactionsParams::ROW.id))
@@ -351,7 +352,7 @@ pub(crate) fn iter_transactions(
     Ok(Pager::new(
         c.clone(),
         transactions_call(p)?,
-        TokenStyle::Alone("nextPageToken"),
+        TokenStyle::Alone(crate::wire_name!(GetTransactionsParams, next_page_token)),
         p.next_page_token.clone(),
     ))
 }

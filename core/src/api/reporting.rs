@@ -12,8 +12,17 @@ use crate::error::Result;
 use crate::model::RawJson;
 use crate::money::Money;
 use crate::operation_row::Row;
-use crate::paging::{Page, Pager, TokenStyle};
+use crate::paging::{Pager, TokenStyle};
 use crate::{model, validate, Timestamp};
+
+super::group_rows! {$
+    reporting Reporting {
+        /// The orders of an order id, with the parts asked for.
+        GET_ORDERS_BY_ORDER_ID = GET_ORDERS_BY_ORDER_ID => get_orders_by_order_id(GetOrdersByOrderIdParams) -> OrdersResponse;
+        /// One page of shipment line item reports.
+        GET_SHIPMENT_LINE_ITEM_REPORTS = GET_SHIPMENT_LINE_ITEM_REPORTS => get_shipment_line_item_reports(GetShipmentLineItemReportsParams) -> ShipmentLineItemsPage, pager iter_shipment_line_item_reports.shipment_line_items_report;
+    }
+}
 
 /// Shipment line item reporting: the longest order-date range and the list limits.
 pub const MAX_RANGE_DAYS: i64 = 366;
@@ -230,18 +239,7 @@ model! {
     }
 }
 
-impl Page for ShipmentLineItemsPage {
-    type Item = ShipmentLineItemReport;
-    fn next_page_token(&self) -> Option<&str> {
-        self.next_page_token.as_deref()
-    }
-    fn len(&self) -> usize {
-        crate::paging::count_items(&self.shipment_line_items_report)
-    }
-    fn into_items(self) -> Vec<ShipmentLineItemReport> {
-        crate::paging::take_items(self.shipment_line_items_report)
-    }
-}
+crate::api::page!(ShipmentLineItemsPage, shipment_line_items_report -> ShipmentLineItemReport);
 
 crate::params! {
     /// The arguments of getOrdersByOrderId.
@@ -298,11 +296,12 @@ pub(crate) async fn get_orders_by_order_id(
 ) -> Result<Answer<OrdersResponse>> {
     validate::non_empty("order_id", &p.order_id)?;
     let flag = |b: Option<bool>| if b == Some(true) { "true" } else { "false" };
-    let call = Call::new(GetOrdersByOrderIdParams::ROW)
-        .path("orderId", &p.order_id)
-        .query("includeLineItems", flag(p.include_line_items))
-        .query("includeShipments", flag(p.include_shipments))
-        .query("includeCharges", flag(p.include_charges));
+    let call = crate::wire!(GetOrdersByOrderIdParams {
+        order_id = &p.order_id,
+        include_line_items = flag(p.include_line_items),
+        include_shipments = flag(p.include_shipments),
+        include_charges = flag(p.include_charges),
+    });
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, GetOrdersByOrderIdParams::ROW.id))
 }
@@ -325,12 +324,13 @@ fn sli_call(c: &Client, p: &GetShipmentLineItemReportsParams) -> Result<Call> {
     )?;
     let ids = list("order_ids", &p.order_ids, MAX_ORDER_IDS)?;
     let region = optional_region(c, &p.region)?;
-    Ok(Call::new(GetShipmentLineItemReportsParams::ROW)
-        .query("orderStartDate", wire_datetime(start))
-        .query("orderEndDate", wire_datetime(end))
-        .query_opt("purchaseOrderNumbers", pos)
-        .query_opt("region", region.map(|r| r.as_str()))
-        .query_opt("orderIds", ids))
+    Ok(crate::wire!(GetShipmentLineItemReportsParams {
+        order_start_date = wire_datetime(start),
+        order_end_date = wire_datetime(end),
+        purchase_order_numbers = pos,
+        region,
+        order_ids = ids,
+    }))
 }
 
 /// getShipmentLineItemReports: one page of shipped lines.
@@ -338,7 +338,9 @@ pub(crate) async fn get_shipment_line_item_reports(
     c: &Client,
     p: &GetShipmentLineItemReportsParams,
 ) -> Result<Answer<ShipmentLineItemsPage>> {
-    let call = sli_call(c, p)?.query_opt("nextPageToken", p.next_page_token.clone());
+    let call = crate::wire!(sli_call(c, p)? => GetShipmentLineItemReportsParams {
+        next_page_token = &p.next_page_token,
+    });
     let resp = c.execute(&call).await?;
     Ok(Answer::new(resp, GetShipmentLineItemReportsParams::ROW.id))
 }
@@ -351,7 +353,10 @@ pub(crate) fn iter_shipment_line_item_reports(
     Ok(Pager::new(
         c.clone(),
         sli_call(c, p)?,
-        TokenStyle::WithParams("nextPageToken"),
+        TokenStyle::WithParams(crate::wire_name!(
+            GetShipmentLineItemReportsParams,
+            next_page_token
+        )),
         p.next_page_token.clone(),
     ))
 }

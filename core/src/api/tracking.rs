@@ -2,10 +2,17 @@
 
 use super::client_region;
 use crate::answer::Answer;
-use crate::client::{Call, Client};
+use crate::client::Client;
 use crate::error::{ErrorKind, Result};
 use crate::operation_row::Row;
 use crate::{model, validate, Timestamp};
+
+super::group_rows! {$
+    tracking Tracking {
+        /// A package's carrier, status and tracking events.
+        GET_PACKAGE_TRACKING_DETAILS = GET_PACKAGE_TRACKING_DETAILS => get_package_tracking_details(GetPackageTrackingDetailsParams) -> PackageTrackingDetails;
+    }
+}
 
 /// The locales the tracking operation supports.
 pub const SUPPORTED_LOCALES: [&str; 39] = [
@@ -132,12 +139,13 @@ pub(crate) async fn get_package_tracking_details(
         }
         None => None,
     };
-    let call = Call::new(GetPackageTrackingDetailsParams::ROW)
-        .path("orderId", order_id)
-        .path("shipmentId", shipment_id)
-        .path("packageId", package_id)
-        .query("region", region.as_str())
-        .query_opt("locale", locale);
+    let call = crate::wire!(GetPackageTrackingDetailsParams {
+        order_id,
+        shipment_id,
+        package_id,
+        region,
+        locale,
+    });
     let resp = c.execute(&call).await.map_err(|e| {
         // InvalidInput: say which identifiers the service rejected.
         if e.kind() == ErrorKind::Api && e.api_failure().is_some_and(|f| f.has_code("InvalidInput")) {
