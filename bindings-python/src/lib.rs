@@ -7,11 +7,11 @@ mod args;
 mod auth;
 mod bytes_buffer;
 mod client;
-mod convert;
 mod errors;
 mod from_json;
 mod gate;
 mod leaves;
+mod objects;
 mod pager;
 mod py_writer;
 mod runtime;
@@ -56,13 +56,6 @@ fn _redact(value: &str) -> String {
 #[pyfunction]
 fn _live_download_buffers() -> usize {
     bytes_buffer::live()
-}
-
-/// Results of JSON answers built straight from the JSON, not built so for their shape,
-/// and given up on (`from_json.rs`), since the process started.
-#[pyfunction]
-fn _from_json_counts() -> (u64, u64, u64) {
-    from_json::counts()
 }
 
 static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
@@ -127,7 +120,6 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sealed::encrypt, m)?)?;
     m.add_function(wrap_pyfunction!(_redact, m)?)?;
     m.add_function(wrap_pyfunction!(_live_download_buffers, m)?)?;
-    m.add_function(wrap_pyfunction!(_from_json_counts, m)?)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 
 use abws::operation::DynPager;
 
-use crate::convert::to_py;
+use crate::from_json::output_to_py;
 use crate::runtime::Job;
 
 /// A listing in progress. Pages come in order: a second `next_page` waits for the first.
@@ -48,7 +48,7 @@ impl PyPager {
             page
         };
         Job::new(fut, |py, page| match page {
-            Some(p) => to_py(py, &*p),
+            Some(p) => output_to_py(py, &*p),
             None => Ok(py.None()),
         })
         .run(py, deliver)
