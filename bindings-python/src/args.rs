@@ -173,13 +173,7 @@ impl Writer<'_> {
                 if v.is_none() && !f.required {
                     continue;
                 }
-                if !first {
-                    self.out.push(',');
-                }
-                first = false;
-                self.string(f.name);
-                self.out.push(':');
-                self.with_key(f.name, |w| w.value(&v, (f.ty)(), depth + 1))?;
+                self.member(&mut first, f.name, |w| w.value(&v, (f.ty)(), depth + 1))?;
             }
             self.out.push('}');
             return Ok(());
@@ -195,13 +189,9 @@ impl Writer<'_> {
                 )));
             }
             self.out.push('{');
-            for (i, (f, v)) in p.fields.iter().zip(t.iter()).enumerate() {
-                if i > 0 {
-                    self.out.push(',');
-                }
-                self.string(f.name);
-                self.out.push(':');
-                self.with_key(f.name, |w| w.value(&v, (f.ty)(), depth + 1))?;
+            let mut first = true;
+            for (f, v) in p.fields.iter().zip(t.iter()) {
+                self.member(&mut first, f.name, |w| w.value(&v, (f.ty)(), depth + 1))?;
             }
             self.out.push('}');
             return Ok(());
@@ -297,15 +287,33 @@ impl Writer<'_> {
         if !iterable {
             return Err(self.error(format!("must be a list (got {})", type_name(obj))));
         }
-        self.items(obj, |w, v| w.value(v, item, depth + 1))
+        self.container(obj, |w, v| w.value(v, item, depth + 1))
     }
 
-    /// `[...]` of an iterable's items, each written by `each` at its index's path.
-    fn items(
+    fn map(&mut self, obj: &Bound<'_, PyAny>, item: Ty, depth: usize) -> PyResult<()> {
+        let Ok(d) = obj.cast::<PyDict>() else {
+            return self.plain(obj, depth);
+        };
+        self.container(d, |w, v| w.value(v, item, depth + 1))
+    }
+
+    /// `{...}` of a dict (`str` keys) or `[...]` of any other iterable's items, each value
+    /// written by `each` at its key's or index's path.
+    fn container(
         &mut self,
         obj: &Bound<'_, PyAny>,
         mut each: impl FnMut(&mut Self, &Bound<'_, PyAny>) -> PyResult<()>,
     ) -> PyResult<()> {
+        if let Ok(d) = obj.cast::<PyDict>() {
+            self.out.push('{');
+            let mut first = true;
+            for (k, v) in d.iter() {
+                let key = self.key(&k)?;
+                self.member(&mut first, &key, |w| each(w, &v))?;
+            }
+            self.out.push('}');
+            return Ok(());
+        }
         self.out.push('[');
         for (i, v) in obj.try_iter()?.enumerate() {
             let v = v?;
@@ -315,29 +323,6 @@ impl Writer<'_> {
             self.with_index(i, |w| each(w, &v))?;
         }
         self.out.push(']');
-        Ok(())
-    }
-
-    fn map(&mut self, obj: &Bound<'_, PyAny>, item: Ty, depth: usize) -> PyResult<()> {
-        let Ok(d) = obj.cast::<PyDict>() else {
-            return self.plain(obj, depth);
-        };
-        self.entries(d, |w, v| w.value(v, item, depth + 1))
-    }
-
-    /// `{...}` of a dict with `str` keys, each value written by `each` at its key's path.
-    fn entries(
-        &mut self,
-        d: &Bound<'_, PyDict>,
-        mut each: impl FnMut(&mut Self, &Bound<'_, PyAny>) -> PyResult<()>,
-    ) -> PyResult<()> {
-        self.out.push('{');
-        let mut first = true;
-        for (k, v) in d.iter() {
-            let key = self.key(&k)?;
-            self.member(&mut first, &key, |w| each(w, &v))?;
-        }
-        self.out.push('}');
         Ok(())
     }
 
@@ -396,10 +381,11 @@ impl Writer<'_> {
             self.out.push_str(&obj.repr()?.to_cow()?);
         } else if let Ok(s) = obj.cast::<PyString>() {
             self.string(&s.to_cow()?);
-        } else if let Ok(d) = obj.cast::<PyDict>() {
-            self.entries(d, |w, v| w.plain(v, depth + 1))?;
-        } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-            self.items(obj, |w, v| w.plain(v, depth + 1))?;
+        } else if obj.is_instance_of::<PyDict>()
+            || obj.is_instance_of::<PyList>()
+            || obj.is_instance_of::<PyTuple>()
+        {
+            self.container(obj, |w, v| w.plain(v, depth + 1))?;
         } else if obj.is_instance(self.c.decimal.bind(py))? {
             if !obj.call_method0("is_finite")?.is_truthy()? {
                 return Err(self.error("must be a finite number"));

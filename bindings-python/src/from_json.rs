@@ -223,12 +223,10 @@ impl<'a> DeserializeSeed<'a> for Value<'_, '_, 'a> {
     fn deserialize<D: Deserializer<'a>>(self, d: D) -> Result<Part, D::Error> {
         let py = self.b.b.py;
         match self.ty {
-            Ty::Str | Ty::Enum(_) => d
-                .deserialize_str(Text {
-                    b: &mut self.b.b,
-                    slot: self.slot,
-                })
-                .map(Part::plain),
+            Ty::Str | Ty::Enum(_) => {
+                let text = Key::deserialize(d)?;
+                Ok(Part::plain(string(&mut self.b.b, &text, self.slot)))
+            }
             Ty::Int => {
                 let v = i64::deserialize(d)?;
                 v.into_py_any(py).map(Part::plain).map_err(py_err)
@@ -324,28 +322,13 @@ impl<'a> Direct<'_, 'a> {
     }
 }
 
-/// A string: shared through its slot when it is a slice of the body (no escapes).
-struct Text<'s, 'py, 'a> {
-    b: &'s mut Build<'py, 'a>,
-    slot: Slot,
-}
-
-impl<'a> Visitor<'a> for Text<'_, '_, 'a> {
-    type Value = Py<PyAny>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
+/// A string (a value, or a map's key): shared through its slot when it is a slice of the
+/// body (no escapes), else made from its unescaped text.
+fn string<'a>(b: &mut Build<'_, 'a>, text: &Key<'a>, slot: Slot) -> Py<PyAny> {
+    match text.borrowed() {
+        Some(s) => b.string(s, slot),
+        None => PyString::new(b.py, text.as_str()).into_any().unbind(),
     }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'a str) -> Result<Py<PyAny>, E> {
-        Ok(self.b.string(v, self.slot))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Py<PyAny>, E> {
-        Ok(PyString::new(self.b.py, v).into_any().unbind())
-    }
-}
-
-/// A string key or value that may have been unescaped (not a slice of the body).
-fn any_string(b: &mut Build<'_, '_>, text: &Key<'_>) -> Py<PyAny> {
-    PyString::new(b.py, text.as_str()).into_any().unbind()
 }
 
 /// `abws.Money`: `amount` and `currencyCode` (each may be `null` or absent, noted as the
@@ -392,10 +375,7 @@ impl<'a> Visitor<'a> for MoneyV<'_, '_, 'a> {
         }
         let currency = match currency {
             None => b.py.None(),
-            Some(c) => match c.borrowed() {
-                Some(s) => b.string(s, leaves::CURRENCY),
-                None => any_string(b, &c),
-            },
+            Some(c) => string(b, &c, leaves::CURRENCY),
         };
         let extra = match extra {
             None => None,
@@ -471,10 +451,7 @@ impl<'a> Visitor<'a> for ItemsV<'_, '_, 'a> {
         entries.sort_by(|(a, _), (b, _)| a.as_str().cmp(b.as_str()));
         let d = PyDict::new(py);
         for (k, v) in entries {
-            let key = match k.borrowed() {
-                Some(s) => self.b.b.string(s, leaves::MAP_KEY),
-                None => any_string(&mut self.b.b, &k),
-            };
+            let key = string(&mut self.b.b, &k, leaves::MAP_KEY);
             d.set_item(key, v).map_err(py_err)?;
         }
         untrack(&d);
