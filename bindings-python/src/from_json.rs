@@ -223,10 +223,12 @@ impl<'a> DeserializeSeed<'a> for Value<'_, '_, 'a> {
     fn deserialize<D: Deserializer<'a>>(self, d: D) -> Result<Part, D::Error> {
         let py = self.b.b.py;
         match self.ty {
-            Ty::Str | Ty::Enum(_) => {
-                let text = Key::deserialize(d)?;
-                Ok(Part::plain(string(&mut self.b.b, &text, self.slot)))
-            }
+            Ty::Str | Ty::Enum(_) => d
+                .deserialize_str(Text {
+                    b: &mut self.b.b,
+                    slot: self.slot,
+                })
+                .map(Part::plain),
             Ty::Int => {
                 let v = i64::deserialize(d)?;
                 v.into_py_any(py).map(Part::plain).map_err(py_err)
@@ -260,22 +262,21 @@ impl<'a> DeserializeSeed<'a> for Value<'_, '_, 'a> {
                     .map(|v| Part::plain(v.unbind()))
                     .map_err(py_err)
             }
-            // `to_dict()` keeps a wire text per field, not per item: no result holds these.
-            Ty::List(t) | Ty::Map(t) if matches!(t(), Ty::DateTime | Ty::Decimal) => Err(
-                de::Error::custom("a list or map of date-times or decimals is not built"),
-            ),
-            Ty::List(item) => d
-                .deserialize_seq(ItemsV {
-                    b: self.b,
-                    item: item(),
-                })
-                .map(Part::plain),
-            Ty::Map(item) => d
-                .deserialize_map(ItemsV {
-                    b: self.b,
-                    item: item(),
-                })
-                .map(Part::plain),
+            Ty::List(item) | Ty::Map(item) => {
+                let item = item();
+                // `to_dict()` keeps a wire text per field, not per item: no result holds these.
+                if matches!(item, Ty::DateTime | Ty::Decimal) {
+                    return Err(de::Error::custom(
+                        "a list or map of date-times or decimals is not built",
+                    ));
+                }
+                let items = ItemsV { b: self.b, item };
+                match self.ty {
+                    Ty::List(_) => d.deserialize_seq(items),
+                    _ => d.deserialize_map(items),
+                }
+                .map(Part::plain)
+            }
             Ty::Model(m) => d.deserialize_map(ModelV { b: self.b, m }).map(Part::plain),
             Ty::OneOf(o) if self.b.careful => careful_one_of(self.b, o, d).map(Part::plain),
             Ty::OneOf(o) => {
@@ -322,8 +323,28 @@ impl<'a> Direct<'_, 'a> {
     }
 }
 
-/// A string (a value, or a map's key): shared through its slot when it is a slice of the
-/// body (no escapes), else made from its unescaped text.
+/// A string value, read without a `Key` in between (the most common leaf of a page):
+/// shared through its slot when it is a slice of the body (no escapes).
+struct Text<'s, 'py, 'a> {
+    b: &'s mut Build<'py, 'a>,
+    slot: Slot,
+}
+
+impl<'a> Visitor<'a> for Text<'_, '_, 'a> {
+    type Value = Py<PyAny>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'a str) -> Result<Py<PyAny>, E> {
+        Ok(self.b.string(v, self.slot))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Py<PyAny>, E> {
+        Ok(PyString::new(self.b.py, v).into_any().unbind())
+    }
+}
+
+/// A string read as a `Key` (a map's key, a money's currency): shared through its slot
+/// when it is a slice of the body (no escapes), else made from its unescaped text.
 fn string<'a>(b: &mut Build<'_, 'a>, text: &Key<'a>, slot: Slot) -> Py<PyAny> {
     match text.borrowed() {
         Some(s) => b.string(s, slot),
