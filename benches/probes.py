@@ -2,8 +2,7 @@
 
     .venv/bin/python benches/probes.py b2 [--rounds 9]
         B2's 10,000-transaction page: abws against requests + json.loads, interleaved, one
-        process; prints the medians, min – max, the per-round ratio and abws's
-        `_from_json_counts()`. An A/B of two builds: install each wheel in turn (or in two
+        process; prints the medians, min – max and the per-round ratio. An A/B of two builds: install each wheel in turn (or in two
         venvs) and run this with each.
     .venv/bin/python benches/probes.py rotation [--rounds 4]
         B1's loop (getInvoiceDetailByInvoiceNumber, 1.5 s per loop, alternating) on the
@@ -78,7 +77,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run  # noqa: E402  (benches/run.py: the sandboxes, B2's page)
 
 import abws  # noqa: E402
-from abws import _abws  # noqa: E402
 
 
 def spread(xs: List[float], fmt: str) -> str:
@@ -123,7 +121,7 @@ def b2(rounds: int) -> None:
                 del p
         ratios = [a / r for a, r in zip(ta, tr)]
         print(f"abws {spread(ta, '{:.4f}')} s, requests + json.loads {spread(tr, '{:.4f}')} s, "
-              f"abws ÷ requests {spread(ratios, '{:.3f}')}; from_json counts {_abws._from_json_counts()}")
+              f"abws ÷ requests {spread(ratios, '{:.3f}')}")
     finally:
         sb.stop()
 

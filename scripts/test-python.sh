@@ -49,9 +49,6 @@ if [ "$installed" -eq 0 ]; then
 fi
 
 status=0
-# Results of JSON answers are built straight from the JSON (from_json.rs); in the tests
-# each is also decoded and converted the other way, and a difference fails the call.
-export ABWS_FROM_JSON="${ABWS_FROM_JSON:-check}"
 # Run from outside the source tree so `abws` is the installed wheel.
 (cd tests/python && ../../"$PY" -m pytest -q -p no:cacheprovider "$@") || status=1
 [ $# -gt 0 ] && exit "$status"

@@ -173,13 +173,7 @@ impl Writer<'_> {
                 if v.is_none() && !f.required {
                     continue;
                 }
-                if !first {
-                    self.out.push(',');
-                }
-                first = false;
-                self.string(f.name);
-                self.out.push(':');
-                self.with_key(f.name, |w| w.value(&v, (f.ty)(), depth + 1))?;
+                self.member(&mut first, f.name, |w| w.value(&v, (f.ty)(), depth + 1))?;
             }
             self.out.push('}');
             return Ok(());
@@ -195,13 +189,9 @@ impl Writer<'_> {
                 )));
             }
             self.out.push('{');
-            for (i, (f, v)) in p.fields.iter().zip(t.iter()).enumerate() {
-                if i > 0 {
-                    self.out.push(',');
-                }
-                self.string(f.name);
-                self.out.push(':');
-                self.with_key(f.name, |w| w.value(&v, (f.ty)(), depth + 1))?;
+            let mut first = true;
+            for (f, v) in p.fields.iter().zip(t.iter()) {
+                self.member(&mut first, f.name, |w| w.value(&v, (f.ty)(), depth + 1))?;
             }
             self.out.push('}');
             return Ok(());
@@ -236,41 +226,44 @@ impl Writer<'_> {
         let mut first = true;
         for kv in entries {
             let (k, v) = kv?;
-            let key = match k.cast::<PyString>() {
-                Ok(s) => s.to_cow()?.into_owned(),
-                Err(_) => return Err(self.error("keys must be str")),
-            };
+            let key = self.key(&k)?;
             let field = p.fields.iter().find(|f| f.name == key).or_else(|| {
                 let s = snake(&key);
                 p.fields.iter().find(|f| f.name == s)
             });
             match field {
-                Some(f) => {
-                    if v.is_none() && !f.required {
-                        continue;
-                    }
-                    if !first {
-                        self.out.push(',');
-                    }
-                    first = false;
-                    self.string(f.name);
-                    self.out.push(':');
-                    self.with_key(f.name, |w| w.value(&v, (f.ty)(), depth + 1))?;
-                }
-                None => {
-                    // Not a parameter: the core refuses it, naming it.
-                    if !first {
-                        self.out.push(',');
-                    }
-                    first = false;
-                    self.string(&key);
-                    self.out.push(':');
-                    self.with_key(&key, |w| w.plain(&v, depth + 1))?;
-                }
+                Some(f) if v.is_none() && !f.required => continue,
+                Some(f) => self.member(&mut first, f.name, |w| w.value(&v, (f.ty)(), depth + 1))?,
+                // Not a parameter: the core refuses it, naming it.
+                None => self.member(&mut first, &key, |w| w.plain(&v, depth + 1))?,
             }
         }
         self.out.push('}');
         Ok(())
+    }
+
+    /// A dict's key (`str` only).
+    fn key(&self, k: &Bound<'_, PyAny>) -> PyResult<String> {
+        match k.cast::<PyString>() {
+            Ok(s) => Ok(s.to_cow()?.into_owned()),
+            Err(_) => Err(self.error("keys must be str")),
+        }
+    }
+
+    /// `"key":value` of an object being written (a comma before it unless `first`), the
+    /// value written by `value` at the key's path.
+    fn member(
+        &mut self,
+        first: &mut bool,
+        key: &str,
+        value: impl FnOnce(&mut Self) -> PyResult<()>,
+    ) -> PyResult<()> {
+        if !std::mem::take(first) {
+            self.out.push(',');
+        }
+        self.string(key);
+        self.out.push(':');
+        self.with_key(key, value)
     }
 
     fn list(&mut self, obj: &Bound<'_, PyAny>, item: Ty, depth: usize) -> PyResult<()> {
@@ -294,36 +287,42 @@ impl Writer<'_> {
         if !iterable {
             return Err(self.error(format!("must be a list (got {})", type_name(obj))));
         }
-        self.out.push('[');
-        for (i, v) in obj.try_iter()?.enumerate() {
-            let v = v?;
-            if i > 0 {
-                self.out.push(',');
-            }
-            self.with_index(i, |w| w.value(&v, item, depth + 1))?;
-        }
-        self.out.push(']');
-        Ok(())
+        self.container(obj, |w, v| w.value(v, item, depth + 1))
     }
 
     fn map(&mut self, obj: &Bound<'_, PyAny>, item: Ty, depth: usize) -> PyResult<()> {
         let Ok(d) = obj.cast::<PyDict>() else {
             return self.plain(obj, depth);
         };
-        self.out.push('{');
-        for (i, (k, v)) in d.iter().enumerate() {
+        self.container(d, |w, v| w.value(v, item, depth + 1))
+    }
+
+    /// `{...}` of a dict (`str` keys) or `[...]` of any other iterable's items, each value
+    /// written by `each` at its key's or index's path.
+    fn container(
+        &mut self,
+        obj: &Bound<'_, PyAny>,
+        mut each: impl FnMut(&mut Self, &Bound<'_, PyAny>) -> PyResult<()>,
+    ) -> PyResult<()> {
+        if let Ok(d) = obj.cast::<PyDict>() {
+            self.out.push('{');
+            let mut first = true;
+            for (k, v) in d.iter() {
+                let key = self.key(&k)?;
+                self.member(&mut first, &key, |w| each(w, &v))?;
+            }
+            self.out.push('}');
+            return Ok(());
+        }
+        self.out.push('[');
+        for (i, v) in obj.try_iter()?.enumerate() {
+            let v = v?;
             if i > 0 {
                 self.out.push(',');
             }
-            let key = match k.cast::<PyString>() {
-                Ok(s) => s.to_cow()?.into_owned(),
-                Err(_) => return Err(self.error("keys must be str")),
-            };
-            self.string(&key);
-            self.out.push(':');
-            self.with_key(&key, |w| w.value(&v, item, depth + 1))?;
+            self.with_index(i, |w| each(w, &v))?;
         }
-        self.out.push('}');
+        self.out.push(']');
         Ok(())
     }
 
@@ -382,31 +381,11 @@ impl Writer<'_> {
             self.out.push_str(&obj.repr()?.to_cow()?);
         } else if let Ok(s) = obj.cast::<PyString>() {
             self.string(&s.to_cow()?);
-        } else if let Ok(d) = obj.cast::<PyDict>() {
-            self.out.push('{');
-            for (i, (k, v)) in d.iter().enumerate() {
-                if i > 0 {
-                    self.out.push(',');
-                }
-                let key = match k.cast::<PyString>() {
-                    Ok(s) => s.to_cow()?.into_owned(),
-                    Err(_) => return Err(self.error("keys must be str")),
-                };
-                self.string(&key);
-                self.out.push(':');
-                self.with_key(&key, |w| w.plain(&v, depth + 1))?;
-            }
-            self.out.push('}');
-        } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-            self.out.push('[');
-            for (i, v) in obj.try_iter()?.enumerate() {
-                let v = v?;
-                if i > 0 {
-                    self.out.push(',');
-                }
-                self.with_index(i, |w| w.plain(&v, depth + 1))?;
-            }
-            self.out.push(']');
+        } else if obj.is_instance_of::<PyDict>()
+            || obj.is_instance_of::<PyList>()
+            || obj.is_instance_of::<PyTuple>()
+        {
+            self.container(obj, |w, v| w.plain(v, depth + 1))?;
         } else if obj.is_instance(self.c.decimal.bind(py))? {
             if !obj.call_method0("is_finite")?.is_truthy()? {
                 return Err(self.error("must be a finite number"));

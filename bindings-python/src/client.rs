@@ -2,7 +2,7 @@
 //! the Python package are generated from the core's operations table; they pass their
 //! arguments here as a dict, which `args.rs` writes as the JSON the core's one argument
 //! reader takes (guided by the operation's parameter description), and the result comes
-//! back as instances of the generated model classes (`convert.rs`). The conveniences that
+//! back as instances of the generated model classes (`from_json.rs`). The conveniences that
 //! are not one operation (`invoice_details_for`, `wait_for_report`, `download`,
 //! `fetch_pdf`) read their parameter structs through the same reader. Every method runs a
 //! `Job` (`runtime.rs`): blocking for `abws.Client`, or, given `deliver`, started for
@@ -18,8 +18,8 @@ use abws::{blocking, Credentials};
 
 use crate::args::args_json;
 use crate::bytes_buffer::BytesBuffer;
-use crate::convert::{reply_to_py, to_py};
 use crate::errors::to_py_err;
+use crate::from_json::{output_to_py, reply_to_py};
 use crate::pager::PyPager;
 use crate::py_writer::PyWriter;
 use crate::runtime::{Convert, Failed, Job};
@@ -271,7 +271,7 @@ impl PyClient {
                 .invoice_details_for_reporting(&p, report)
                 .await
         };
-        Job::new(fut, |py, r| to_py(py, &r)).run(py, deliver)
+        Job::new(fut, |py, r| output_to_py(py, &r)).run(py, deliver)
     }
 
     /// Polls getReport until the report ends (`{"report_id", "poll_interval", "timeout"}`).
@@ -290,7 +290,7 @@ impl PyClient {
                 .wait_for_report(&p.report_id, poll, timeout)
                 .await
         };
-        Job::new(fut, |py, r| to_py(py, &r)).run(py, deliver)
+        Job::new(fut, |py, r| output_to_py(py, &r)).run(py, deliver)
     }
 
     /// A report document's PDF, unpacked in memory.

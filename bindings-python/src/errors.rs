@@ -52,33 +52,36 @@ fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
     kw.set_item("request_id", e.request_id())?;
     kw.set_item("operation", e.operation())?;
     kw.set_item("attempts", e.attempts())?;
-    if let Some(p) = e.parameter() {
-        kw.set_item("parameter", p)?;
-    }
+    set_some(&kw, "parameter", e.parameter())?;
     if let Some(f) = e.api_failure() {
         kw.set_item("status", f.status)?;
         kw.set_item("code", f.code())?;
         kw.set_item("message", f.message())?;
         kw.set_item("details", f.details())?;
     }
-    if let Some(x) = e.external_id() {
-        kw.set_item("external_id", x)?;
-    }
-    if let Some(b) = e.raw_body() {
-        kw.set_item("raw_body", pyo3::types::PyBytes::new(py, b))?;
-    }
-    if let Some(n) = e.items_yielded() {
-        kw.set_item("items_yielded", n)?;
-    }
+    set_some(&kw, "external_id", e.external_id())?;
+    let raw_body = e.raw_body().map(|b| pyo3::types::PyBytes::new(py, b));
+    set_some(&kw, "raw_body", raw_body)?;
+    set_some(&kw, "items_yielded", e.items_yielded())?;
     if let Some((id, status)) = e.report() {
         kw.set_item("report_id", id)?;
         kw.set_item("processing_status", status)?;
     }
-    if let Some(c) = e.document_code() {
-        kw.set_item("error_code", c)?;
-    }
+    set_some(&kw, "error_code", e.document_code())?;
     let inst = cls.call((e.to_string(),), Some(&kw))?;
     Ok(PyErr::from_value(inst))
+}
+
+/// Sets a keyword argument that the error may not have (the exception's default then).
+fn set_some<'py, T: IntoPyObject<'py>>(
+    kw: &Bound<'py, PyDict>,
+    name: &str,
+    value: Option<T>,
+) -> PyResult<()> {
+    match value {
+        Some(v) => kw.set_item(name, v),
+        None => Ok(()),
+    }
 }
 
 /// Converts a core error to the Python exception of its kind.

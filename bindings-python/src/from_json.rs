@@ -1,22 +1,20 @@
-//! A result built straight from its JSON answer: the parser drives the building of the
-//! Python objects, guided by the body's shape (`abws::describe::Ty`), with no Rust
-//! structs in between; a result held in the one field of its body (`invoiceDetail`) is
-//! built from that field. A big page is then read once, not decoded into the core's types
-//! and walked again (B2).
+//! The one builder of Python results: the parser drives the making of the Python objects
+//! (`objects.rs`), guided by the shape of the JSON (`abws::describe::Ty`), with no Rust
+//! structs in between. Its one input is JSON:
+//! - an operation's answer (`Reply::Json`), read as it came; a result held in the one field
+//!   of its body (`invoiceDetail`) is built from that field. A big page is then read once,
+//!   not decoded into the core's types and walked again (B2);
+//! - a result the core makes itself (`Reply::Decoded`: addItems, deleteItems, placeOrder,
+//!   the conveniences' results, a listing's pages), written as its wire JSON by the core
+//!   (`Output::to_json`) and read the same way.
 //!
-//! It must give exactly what `convert::to_py` gives for the decoded result. It takes the
-//! leaves through the core's own readers (`Amount::from_json`, `Timestamp::parse`), and
-//! it gives up (`None`) on anything it does not build the same way: a shape it does not
-//! handle (checked once per shape, `supported`), a value the core would refuse or read
-//! differently, a Python error. A one-of it cannot build in its one pass is declined
-//! instead (`OneOfV`), and counted with the shapes not built here. The caller then decodes
-//! the answer the usual way, which gives the result or the error the Rust API reports.
-//! Tests compare both ways on every operation (`tests/python/test_from_json.py`).
+//! It builds what the core's decoding reads: the leaves go through the core's own readers
+//! (`Amount::from_json`, `Timestamp::parse`), and an answer it cannot build (a value the
+//! core would refuse, a Python error) is decoded by the core, which gives the error the
+//! Rust API reports (docs/decisions/021-python-results.md).
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -28,101 +26,89 @@ use serde_json::value::RawValue;
 
 use abws::describe::{ModelInfo, OneOfInfo, Ty};
 use abws::model::Key;
-use abws::operation::JsonAnswer;
+use abws::operation::{JsonAnswer, Output, Reply};
 use abws::{Amount, AmountForm, Timestamp};
 
-use crate::convert::{new_datetime, renders_as_received, untrack, Build, Fill, Shape};
+use crate::errors::to_py_err;
 use crate::leaves::{self, Slot};
+use crate::objects::{new_datetime, renders_as_received, untrack, Build, Fill, Shape};
 
-/// The most fields a model may have (the core's null mask is 64 bits).
+/// The most fields a model may have (the null mask is 64 bits).
 const MAX_FIELDS: usize = 64;
 
-/// How results with a JSON answer are built: `ABWS_FROM_JSON` (read once), a diagnostic
-/// switch documented in docs/decisions/021-python-results.md.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Mode {
-    /// Straight from the JSON where the shape allows (the default).
-    On,
-    /// Always decoded into the core's types first, then converted (`off`).
-    Off,
-    /// Both, compared; a difference is an internal error (`check`: the tests' mode).
-    Check,
+/// The Python result of an operation's reply.
+pub fn reply_to_py(py: Python<'_>, reply: Reply) -> PyResult<Py<PyAny>> {
+    match reply {
+        Reply::Decoded(out) => output_to_py(py, &*out),
+        Reply::Json(answer) => answer_to_py(py, &answer),
+    }
 }
 
-/// The mode of this process.
-pub fn mode() -> Mode {
-    static MODE: OnceLock<Mode> = OnceLock::new();
-    *MODE.get_or_init(|| match std::env::var("ABWS_FROM_JSON").as_deref() {
-        Ok("off") => Mode::Off,
-        Ok("check") => Mode::Check,
-        _ => Mode::On,
+/// The Python result of a result the core made, read from its wire JSON.
+pub fn output_to_py(py: Python<'_>, out: &dyn Output) -> PyResult<Py<PyAny>> {
+    let text = out.to_json().map_err(to_py_err)?;
+    build(py, &text, None, out.ty()).map_err(|e| {
+        to_py_err(abws::Error::internal(format!(
+            "the Python result of a {} could not be built: {e}",
+            type_name(out.ty())
+        )))
     })
 }
 
-/// Results built here, results whose shape is not built here (or with a one-of this reader
-/// declines, `OneOfV`), and answers given up on (a value the core refuses or reads
-/// otherwise): the tests check which way a call went.
-static COUNTS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
-const BUILT: usize = 0;
-const UNSUPPORTED: usize = 1;
-const GIVEN_UP: usize = 2;
-
-/// (built, unsupported shape, given up) since the process started.
-pub fn counts() -> (u64, u64, u64) {
-    let c = |i: usize| COUNTS[i].load(Ordering::Relaxed);
-    (c(BUILT), c(UNSUPPORTED), c(GIVEN_UP))
-}
-
-/// What `build` made of an answer.
-pub enum Built {
-    /// The result.
-    Done(Py<PyAny>),
-    /// A shape not built here, or a one-of declined: the result comes from the decoded
-    /// answer.
-    Unsupported,
-    /// Given up on a value: the decoded answer gives the result or the error.
-    GivenUp,
-}
-
-/// The Python objects of `answer`'s result, when they can be built here.
-pub fn build(py: Python<'_>, answer: &JsonAnswer) -> Built {
-    let ty = answer.ty();
-    if !supported_shape(answer.operation(), ty, answer.part()) {
-        COUNTS[UNSUPPORTED].fetch_add(1, Ordering::Relaxed);
-        return Built::Unsupported;
-    }
-    let mut declined = false;
-    match build_supported(py, answer, ty, &mut declined) {
-        Some(obj) => {
-            COUNTS[BUILT].fetch_add(1, Ordering::Relaxed);
-            Built::Done(obj)
-        }
-        None if declined => {
-            COUNTS[UNSUPPORTED].fetch_add(1, Ordering::Relaxed);
-            Built::Unsupported
-        }
-        None => {
-            COUNTS[GIVEN_UP].fetch_add(1, Ordering::Relaxed);
-            Built::GivenUp
-        }
-    }
-}
-
-fn build_supported(
-    py: Python<'_>,
-    answer: &JsonAnswer,
-    ty: Ty,
-    declined: &mut bool,
-) -> Option<Py<PyAny>> {
-    let text = answer.text()?;
-    let mut b = Direct {
-        b: Build::new(py).ok()?,
-        datetimes: HashMap::default(),
-        declined: false,
+/// The Python result of a JSON answer, or the error the core gives when it reads it.
+fn answer_to_py(py: Python<'_>, answer: &JsonAnswer) -> PyResult<Py<PyAny>> {
+    let built = match answer.text() {
+        Some(text) => build(py, text, answer.part(), answer.ty()),
+        None => Err("the body is not UTF-8".to_string()),
     };
-    let built = read(&mut b, text, answer.part(), ty);
-    *declined = b.declined;
-    built
+    let why = match built {
+        Ok(obj) => return Ok(obj),
+        Err(why) => why,
+    };
+    // Not built: the core's decoding gives the error it reports.
+    let decoded = answer.decode().map_err(to_py_err)?;
+    // The core reads what this builder refused: a difference between the two readers. The
+    // tests run a debug build, where it is an error; a release build reads the core's
+    // decoded result from its wire JSON instead.
+    if cfg!(debug_assertions) {
+        return Err(to_py_err(abws::Error::internal(format!(
+            "the Python builder refused a {} answer the core reads: {why}",
+            answer.operation()
+        ))));
+    }
+    output_to_py(py, &*decoded)
+}
+
+fn type_name(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Model(m) => m.name,
+        _ => "result",
+    }
+}
+
+/// The result read from `text` (`part`: the body's field that holds it), or why it was not
+/// built (a value the core may refuse, a Python error). A one-of the first pass cannot
+/// build in one go (`OneOfV`) makes a second pass, which reads each one-of as the core does.
+fn build(
+    py: Python<'_>,
+    text: &str,
+    part: Option<&'static str>,
+    ty: Ty,
+) -> Result<Py<PyAny>, String> {
+    let mut careful = false;
+    loop {
+        let mut b = Direct {
+            b: Build::new(py).map_err(|e| e.to_string())?,
+            datetimes: HashMap::default(),
+            careful,
+            declined: false,
+        };
+        match read(&mut b, text, part, ty) {
+            Ok(v) => return Ok(v),
+            Err(_) if b.declined && !careful => careful = true,
+            Err(e) => return Err(e.to_string()),
+        }
+    }
 }
 
 /// The result read from `text` (`part`: the body's field that holds it).
@@ -131,7 +117,7 @@ fn read<'a>(
     text: &'a str,
     part: Option<&'static str>,
     ty: Ty,
-) -> Option<Py<PyAny>> {
+) -> serde_json::Result<Py<PyAny>> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = match (part, ty) {
         (None, _) => {
@@ -140,23 +126,23 @@ fn read<'a>(
                 ty,
                 slot: leaves::ITEM,
             };
-            top.deserialize(&mut de).ok()?.value
+            top.deserialize(&mut de)?.value
         }
         (Some(field), Ty::Model(m)) => de
             .deserialize_map(PartV {
                 b: &mut *b,
                 m,
                 field,
-            })
-            .ok()??,
-        (Some(_), _) => return None,
+            })?
+            .ok_or_else(|| de::Error::custom(format_args!("no {field} in the body")))?,
+        (Some(_), _) => return Err(de::Error::custom("a part of a body that is not an object")),
     };
-    de.end().ok()?;
-    Some(value)
+    de.end()?;
+    Ok(value)
 }
 
 /// A body whose one declared field holds the result (`{"invoiceDetail": {...}}`): that
-/// field's value (`None` when absent or `null`: the decoded answer gives the error), the
+/// field's value (`None` when absent or `null`: the core's decoding gives the error), the
 /// other fields read and left, as the core's wrapper keeps them as unknown fields.
 struct PartV<'s, 'py, 'a> {
     b: &'s mut Direct<'py, 'a>,
@@ -188,56 +174,14 @@ impl<'a> Visitor<'a> for PartV<'_, '_, 'a> {
     }
 }
 
-/// Whether the result of an operation (by id) has a shape built here; decided once each.
-fn supported_shape(op: &'static str, ty: Ty, part: Option<&str>) -> bool {
-    static KNOWN: Mutex<Vec<(&'static str, bool)>> = Mutex::new(Vec::new());
-    let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, ok)) = known.iter().find(|(id, _)| *id == op) {
-        return *ok;
-    }
-    let ok = match (part, ty) {
-        (None, _) => supported(ty, &mut Vec::new()),
-        // A wrapper: its one declared field holds the result (the others are left).
-        (Some(field), Ty::Model(m)) => match m.fields {
-            [f] => f.wire == field && supported((f.ty)(), &mut Vec::new()),
-            _ => false,
-        },
-        (Some(_), _) => false,
-    };
-    known.push((op, ok));
-    ok
-}
-
-/// The shapes built here: every leaf but floats, models, one-ofs, and lists and maps of
-/// anything but date-times and decimals (whose wire text `to_dict()` keeps per field, not
-/// per item).
-fn supported(ty: Ty, seen: &mut Vec<&'static str>) -> bool {
-    match ty {
-        Ty::Str | Ty::Enum(_) | Ty::Int | Ty::Bool | Ty::Decimal | Ty::Money | Ty::DateTime => true,
-        Ty::Raw => true,
-        Ty::List(t) | Ty::Map(t) => {
-            let item = t();
-            !matches!(item, Ty::DateTime | Ty::Decimal) && supported(item, seen)
-        }
-        Ty::Model(m) => {
-            if seen.contains(&m.name) {
-                return true;
-            }
-            seen.push(m.name);
-            m.fields.len() <= MAX_FIELDS && m.fields.iter().all(|f| supported((f.ty)(), seen))
-        }
-        Ty::OneOf(o) => o.variants.iter().all(|t| supported(t(), seen)),
-        Ty::Float | Ty::Unit | Ty::DateTimeArg | Ty::Params(_) | Ty::Object(_) => false,
-    }
-}
-
 /// The builder, with the date-times met so far: by their text, the `datetime` and, when
 /// Python would not write it back as received, that text for `to_dict()`.
 struct Direct<'py, 'a> {
     b: Build<'py, 'a>,
     datetimes: HashMap<&'a str, Part, leaves::FastHash>,
-    /// A one-of was declined (`OneOfV`): the answer is read the decoded way, as a shape not
-    /// built here is, not given up on.
+    /// The second pass: each one-of is read as the core reads it (`careful_one_of`).
+    careful: bool,
+    /// A one-of was declined in the first pass (`OneOfV`): the second pass reads it.
     declined: bool,
 }
 
@@ -261,7 +205,7 @@ impl Part {
     }
 }
 
-/// A Python error as the parser's error (the build is then given up).
+/// A Python error as the parser's error (the result is then not built).
 fn py_err<E: de::Error>(e: PyErr) -> E {
     E::custom(format_args!("while building the Python result: {e}"))
 }
@@ -318,28 +262,40 @@ impl<'a> DeserializeSeed<'a> for Value<'_, '_, 'a> {
                     .map(|v| Part::plain(v.unbind()))
                     .map_err(py_err)
             }
-            Ty::List(item) => d
-                .deserialize_seq(ListV {
-                    b: self.b,
-                    item: item(),
-                })
-                .map(Part::plain),
-            Ty::Map(value) => d
-                .deserialize_map(MapV {
-                    b: self.b,
-                    value: value(),
-                })
-                .map(Part::plain),
+            Ty::List(item) | Ty::Map(item) => {
+                let item = item();
+                // `to_dict()` keeps a wire text per field, not per item: no result holds these.
+                if matches!(item, Ty::DateTime | Ty::Decimal) {
+                    return Err(de::Error::custom(
+                        "a list or map of date-times or decimals is not built",
+                    ));
+                }
+                let items = ItemsV { b: self.b, item };
+                match self.ty {
+                    Ty::List(_) => d.deserialize_seq(items),
+                    _ => d.deserialize_map(items),
+                }
+                .map(Part::plain)
+            }
             Ty::Model(m) => d.deserialize_map(ModelV { b: self.b, m }).map(Part::plain),
+            Ty::OneOf(o) if self.b.careful => careful_one_of(self.b, o, d).map(Part::plain),
             Ty::OneOf(o) => {
                 // Whatever stops the one pass declines it: a field read as a shape the tag
                 // then does not name, a value that is not an object, a value the core
-                // refuses. The decoded path gives the answer's result or its error.
+                // refuses. The second pass reads it as the core does.
                 let built = d.deserialize_map(OneOfV { b: &mut *self.b, o });
                 self.b.declined |= built.is_err();
                 built.map(Part::plain)
             }
-            _ => Err(de::Error::custom("a shape from_json does not build")),
+            // A result of no value (deleteItems): `None`.
+            Ty::Unit => {
+                <()>::deserialize(d)?;
+                Ok(Part::plain(py.None()))
+            }
+            // No result holds these shapes (floats, arguments' shapes).
+            _ => Err(de::Error::custom(
+                "a shape the Python builder does not build",
+            )),
         }
     }
 }
@@ -367,7 +323,8 @@ impl<'a> Direct<'_, 'a> {
     }
 }
 
-/// A string: shared through its slot when it is a slice of the body (no escapes).
+/// A string value, read without a `Key` in between (the most common leaf of a page):
+/// shared through its slot when it is a slice of the body (no escapes).
 struct Text<'s, 'py, 'a> {
     b: &'s mut Build<'py, 'a>,
     slot: Slot,
@@ -386,14 +343,18 @@ impl<'a> Visitor<'a> for Text<'_, '_, 'a> {
     }
 }
 
-/// A string key or value that may have been unescaped (not a slice of the body).
-fn any_string(b: &mut Build<'_, '_>, text: &Key<'_>) -> Py<PyAny> {
-    PyString::new(b.py, text.as_str()).into_any().unbind()
+/// A string read as a `Key` (a map's key, a money's currency): shared through its slot
+/// when it is a slice of the body (no escapes), else made from its unescaped text.
+fn string<'a>(b: &mut Build<'_, 'a>, text: &Key<'a>, slot: Slot) -> Py<PyAny> {
+    match text.borrowed() {
+        Some(s) => b.string(s, slot),
+        None => PyString::new(b.py, text.as_str()).into_any().unbind(),
+    }
 }
 
 /// `abws.Money`: `amount` and `currencyCode` (each may be `null` or absent, noted as the
-/// core's `Money.nulls` notes it), other fields kept as `convert.rs` keeps the core's
-/// `Money.extra`.
+/// core's `Money.nulls` notes it), other fields kept as the core's `Money.extra` keeps
+/// them.
 struct MoneyV<'s, 'py, 'a>(&'s mut Build<'py, 'a>);
 
 impl<'a> Visitor<'a> for MoneyV<'_, '_, 'a> {
@@ -412,19 +373,19 @@ impl<'a> Visitor<'a> for MoneyV<'_, '_, 'a> {
                 "amount" => {
                     let raw = map.next_value::<&'a RawValue>()?;
                     amount = if raw.get().trim() == "null" {
-                        nulls |= crate::convert::NULL_AMOUNT;
+                        nulls |= crate::objects::NULL_AMOUNT;
                         None
                     } else {
-                        nulls &= !crate::convert::NULL_AMOUNT;
+                        nulls &= !crate::objects::NULL_AMOUNT;
                         Some(Amount::from_json(raw.get()).map_err(de::Error::custom)?)
                     };
                 }
                 "currencyCode" => {
                     currency = map.next_value::<Option<Key<'a>>>()?;
                     if currency.is_none() {
-                        nulls |= crate::convert::NULL_CURRENCY;
+                        nulls |= crate::objects::NULL_CURRENCY;
                     } else {
-                        nulls &= !crate::convert::NULL_CURRENCY;
+                        nulls &= !crate::objects::NULL_CURRENCY;
                     }
                 }
                 _ => {
@@ -435,10 +396,7 @@ impl<'a> Visitor<'a> for MoneyV<'_, '_, 'a> {
         }
         let currency = match currency {
             None => b.py.None(),
-            Some(c) => match c.borrowed() {
-                Some(s) => b.string(s, leaves::CURRENCY),
-                None => any_string(b, &c),
-            },
+            Some(c) => string(b, &c, leaves::CURRENCY),
         };
         let extra = match extra {
             None => None,
@@ -460,17 +418,22 @@ impl<'a> Visitor<'a> for MoneyV<'_, '_, 'a> {
     }
 }
 
-/// A list, made at its final length and taken out of the cyclic collector; a `null`
-/// element is `None`.
-struct ListV<'s, 'py, 'a> {
+/// A list or a string map of items of one shape (`deserialize_seq` asks for the one,
+/// `deserialize_map` for the other); a `null` item is `None`.
+/// - A list is made at its final length.
+/// - A map is in key order as the core's `BTreeMap` gives it (the last of repeated keys
+///   kept).
+///
+/// Either is taken out of the cyclic collector once filled.
+struct ItemsV<'s, 'py, 'a> {
     b: &'s mut Direct<'py, 'a>,
     item: Ty,
 }
 
-impl<'a> Visitor<'a> for ListV<'_, '_, 'a> {
+impl<'a> Visitor<'a> for ItemsV<'_, '_, 'a> {
     type Value = Py<PyAny>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a list")
+        f.write_str("a list or a map")
     }
     fn visit_seq<A: SeqAccess<'a>>(self, mut seq: A) -> Result<Py<PyAny>, A::Error> {
         let py = self.b.b.py;
@@ -495,27 +458,13 @@ impl<'a> Visitor<'a> for ListV<'_, '_, 'a> {
             Ok(list.unbind())
         }
     }
-}
-
-/// A string map, in key order as the core's `BTreeMap` gives it (the last of repeated
-/// keys kept); a value may be `null` (`None`), as the core's `Option` values allow.
-struct MapV<'s, 'py, 'a> {
-    b: &'s mut Direct<'py, 'a>,
-    value: Ty,
-}
-
-impl<'a> Visitor<'a> for MapV<'_, '_, 'a> {
-    type Value = Py<PyAny>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a map")
-    }
     fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Py<PyAny>, A::Error> {
         let py = self.b.b.py;
         let mut entries: Vec<(Key<'a>, Py<PyAny>)> = Vec::new();
         while let Some(key) = map.next_key::<Key<'a>>()? {
             let v = map.next_value_seed(FieldV {
                 b: &mut *self.b,
-                ty: self.value,
+                ty: self.item,
                 slot: leaves::MAP_VALUE,
             })?;
             entries.push((key, v.map_or_else(|| py.None(), |v| v.value)));
@@ -523,10 +472,7 @@ impl<'a> Visitor<'a> for MapV<'_, '_, 'a> {
         entries.sort_by(|(a, _), (b, _)| a.as_str().cmp(b.as_str()));
         let d = PyDict::new(py);
         for (k, v) in entries {
-            let key = match k.borrowed() {
-                Some(s) => self.b.b.string(s, leaves::MAP_KEY),
-                None => any_string(&mut self.b.b, &k),
-            };
+            let key = string(&mut self.b.b, &k, leaves::MAP_KEY);
             d.set_item(key, v).map_err(py_err)?;
         }
         untrack(&d);
@@ -536,7 +482,7 @@ impl<'a> Visitor<'a> for MapV<'_, '_, 'a> {
 
 /// A model: its class made without `__init__`, every declared field set in declared
 /// order (`None` when absent or `null`), then the wire texts kept, the unknown fields and
-/// the fields that came as `null`, as `convert.rs` sets them.
+/// the fields that came as `null`, as the core keeps them.
 struct ModelV<'s, 'py, 'a> {
     b: &'s mut Direct<'py, 'a>,
     m: &'static ModelInfo,
@@ -585,6 +531,9 @@ impl<'a> Visitor<'a> for ModelV<'_, '_, 'a> {
     }
     fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Py<PyAny>, A::Error> {
         let m = self.m;
+        if m.fields.len() > MAX_FIELDS {
+            return Err(de::Error::custom("a model of more than 64 fields"));
+        }
         let (first_slot, shape) = self.b.b.shape(m.name, m.fields).map_err(py_err)?;
         // As many slots as the model has fields (a fixed array of MAX_FIELDS was made and
         // dropped whole for every object: ~1,100 instructions each).
@@ -635,7 +584,7 @@ fn keep_unknown<'py>(
 
 /// The object of a model whose fields are read: every declared field set in declared order
 /// (`None` when absent or `null`), then the wire texts kept, the unknown fields and the
-/// fields that came as `null` (bit i: field i), as `convert.rs` sets them.
+/// fields that came as `null` (bit i: field i), as the core keeps them.
 fn finish(
     b: &mut Build<'_, '_>,
     shape: &Shape,
@@ -676,7 +625,8 @@ fn finish(
 /// (the core captures the value whole, scans it for its tag, then reads it: two passes
 /// more, ~14k instructions an invoice artifact). A field no
 /// shape declares is kept as the named shape keeps it (unknown). What this cannot build as
-/// the core reads it is declined, and the decoded path reads the answer (`Direct::declined`):
+/// the core reads it is declined, and a second pass reads the answer (`Direct::declined`,
+/// `careful_one_of`):
 /// a tag value absent, `null`, repeated or escaped (the core's scan leaves those to serde), a
 /// tag that names the fallback shape (kept as raw JSON), a field the named shape does not
 /// declare but another does, or declares as another shape, and anything that stops the pass
@@ -763,6 +713,31 @@ impl<'a> Visitor<'a> for OneOfV<'_, '_, 'a> {
         }
         finish(&mut self.b.b, &shape, values, nulls, extra).map_err(py_err)
     }
+}
+
+/// A one-of read as the core reads it (the second pass): the value captured whole, its
+/// shape chosen by the core's own chooser (`OneOfInfo::choose`), then read as that shape;
+/// a shape of raw JSON (a tag the library does not know) kept as received.
+fn careful_one_of<'a, D: Deserializer<'a>>(
+    b: &mut Direct<'_, 'a>,
+    o: &'static OneOfInfo,
+    d: D,
+) -> Result<Py<PyAny>, D::Error> {
+    let raw = <&'a RawValue>::deserialize(d)?;
+    let chosen = (o.choose)(raw.get()).map_err(de::Error::custom)?;
+    let ty = o
+        .variants
+        .get(chosen)
+        .ok_or_else(|| de::Error::custom("the chooser named no shape"))?();
+    let mut inner = serde_json::Deserializer::from_str(raw.get());
+    let built = Value {
+        b,
+        ty,
+        slot: leaves::ITEM,
+    }
+    .deserialize(&mut inner)
+    .and_then(|v| inner.end().map(|()| v.value));
+    built.map_err(de::Error::custom)
 }
 
 /// Whether two shapes build the same Python value from the same JSON.

@@ -13,13 +13,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-/// A shared `Decimal` or `datetime`, by its exact wire value.
+/// A shared `Decimal`, by its exact wire value. (`datetime`s are shared by their text
+/// where they are read, `from_json.rs`.)
 #[derive(Hash, PartialEq, Eq)]
-pub enum Leaf<'a> {
+pub enum Leaf {
     /// `Decimal::serialize()` (sign, scale and digits: 1.0 and 1.00 differ) and a
     /// negative zero's sign.
     Decimal([u8; 16], bool),
-    DateTime(&'a str),
 }
 
 /// Where a string sits: one of the fixed slots below, or a model's field (numbered by
@@ -44,7 +44,7 @@ struct SlotStats {
 
 /// The leaves of one result.
 pub struct Leaves<'a> {
-    shared: HashMap<Leaf<'a>, Py<PyAny>, Fast>,
+    shared: HashMap<Leaf, Py<PyAny>, Fast>,
     strings: HashMap<Text<'a>, Py<PyAny>, BuildHasherDefault<Passthrough>>,
     slots: Vec<SlotStats>,
 }
@@ -68,7 +68,7 @@ impl<'a> Leaves<'a> {
     pub fn get_or_make(
         &mut self,
         py: Python<'_>,
-        leaf: Leaf<'a>,
+        leaf: Leaf,
         make: impl FnOnce() -> PyResult<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         // Two steps (no entry API): `make` runs Python code, the map holds no borrow then.

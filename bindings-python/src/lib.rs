@@ -7,11 +7,11 @@ mod args;
 mod auth;
 mod bytes_buffer;
 mod client;
-mod convert;
 mod errors;
 mod from_json;
 mod gate;
 mod leaves;
+mod objects;
 mod pager;
 mod py_writer;
 mod runtime;
@@ -58,13 +58,6 @@ fn _live_download_buffers() -> usize {
     bytes_buffer::live()
 }
 
-/// Results of JSON answers built straight from the JSON, not built so for their shape,
-/// and given up on (`from_json.rs`), since the process started.
-#[pyfunction]
-fn _from_json_counts() -> (u64, u64, u64) {
-    from_json::counts()
-}
-
 static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
 
 /// Forgets the cached Python logging levels, so a changed level of logger "abws" applies.
@@ -73,6 +66,13 @@ fn _refresh_logging() {
     if let Some(h) = LOG_RESET.get() {
         h.reset();
     }
+}
+
+/// Adds each `#[pyfunction]` to the module.
+macro_rules! add_functions {
+    ($m:ident, $($f:path),* $(,)?) => {
+        $($m.add_function(wrap_pyfunction!($f, $m)?)?;)*
+    };
 }
 
 #[pymodule]
@@ -93,8 +93,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
         let _ = LOG_RESET.set(handle);
     }
     // Before the interpreter finalizes, the library's threads stop touching Python.
-    m.add_function(wrap_pyfunction!(gate::_close_gate, m)?)?;
-    m.add_function(wrap_pyfunction!(gate::_gate_after_fork, m)?)?;
+    add_functions!(m, gate::_close_gate, gate::_gate_after_fork);
     let py = m.py();
     py.import("atexit")?
         .call_method1("register", (m.getattr("_close_gate")?,))?;
@@ -102,7 +101,7 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kwargs.set_item("after_in_child", m.getattr("_gate_after_fork")?)?;
     py.import("os")?
         .call_method("register_at_fork", (), Some(&kwargs))?;
-    m.add_function(wrap_pyfunction!(_refresh_logging, m)?)?;
+    add_functions!(m, _refresh_logging);
     m.add("__version__", abws::VERSION)?;
     m.add("_debug_build", cfg!(debug_assertions))?;
     m.add(
@@ -114,21 +113,23 @@ fn _abws(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<runtime::Call>()?;
     m.add_class::<runtime::Outcome>()?;
     m.add_class::<sandbox::PySandbox>()?;
-    m.add_function(wrap_pyfunction!(auth::consent_url, m)?)?;
-    m.add_function(wrap_pyfunction!(auth::exchange_code, m)?)?;
-    m.add_function(wrap_pyfunction!(client::env_settings, m)?)?;
-    m.add_function(wrap_pyfunction!(errors::_sample_errors, m)?)?;
-    m.add_function(wrap_pyfunction!(runtime::_panic_in_call, m)?)?;
-    m.add_function(wrap_pyfunction!(_to_json, m)?)?;
-    m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
-    m.add_function(wrap_pyfunction!(_operations, m)?)?;
-    m.add_function(wrap_pyfunction!(sealed::decrypt_file, m)?)?;
-    m.add_function(wrap_pyfunction!(sealed::decrypt, m)?)?;
-    m.add_function(wrap_pyfunction!(sealed::encrypt, m)?)?;
-    m.add_function(wrap_pyfunction!(_redact, m)?)?;
-    m.add_function(wrap_pyfunction!(_live_download_buffers, m)?)?;
-    m.add_function(wrap_pyfunction!(_from_json_counts, m)?)?;
-    m.add_function(wrap_pyfunction!(run_cli, m)?)?;
+    add_functions!(
+        m,
+        auth::consent_url,
+        auth::exchange_code,
+        client::env_settings,
+        errors::_sample_errors,
+        runtime::_panic_in_call,
+        _to_json,
+        _error_kinds,
+        _operations,
+        sealed::decrypt_file,
+        sealed::decrypt,
+        sealed::encrypt,
+        _redact,
+        _live_download_buffers,
+        run_cli,
+    );
     Ok(())
 }
 

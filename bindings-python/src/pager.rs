@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 
 use abws::operation::DynPager;
 
-use crate::convert::to_py;
+use crate::from_json::reply_to_py;
 use crate::runtime::Job;
 
 /// A listing in progress. Pages come in order: a second `next_page` waits for the first.
@@ -42,13 +42,13 @@ impl PyPager {
         let next_token = self.next_token.clone();
         let fut = async move {
             let mut pager = inner.lock_owned().await;
-            let page = pager.next_page().await;
+            let page = pager.next_reply().await;
             yielded.store(pager.items_yielded(), Ordering::Relaxed);
             *next_token.lock().unwrap_or_else(|p| p.into_inner()) = pager.next_token();
             page
         };
         Job::new(fut, |py, page| match page {
-            Some(p) => to_py(py, &*p),
+            Some(p) => reply_to_py(py, p),
             None => Ok(py.None()),
         })
         .run(py, deliver)

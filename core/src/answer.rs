@@ -174,10 +174,13 @@ impl JsonAnswer {
     }
 }
 
-/// A result the bindings can walk (`Node`) or write as its wire JSON.
+/// A result the bindings can walk (`Node`) or write as its wire JSON, of a known shape.
 pub trait Output: ToNode + Send + Sync + 'static {
     /// The result as JSON text, in its wire form.
     fn to_json(&self) -> Result<String>;
+    /// The shape of that JSON (a binding that builds its objects from JSON reads the
+    /// results the core makes itself as it reads an answer).
+    fn ty(&self) -> Ty;
 }
 
 /// Its wire JSON, so that `Result<Box<dyn Output>>` can be unwrapped and printed.
@@ -190,9 +193,12 @@ impl std::fmt::Debug for dyn Output {
     }
 }
 
-impl<T: ToNode + Serialize + Send + Sync + 'static> Output for T {
+impl<T: ToNode + Serialize + Describe + Send + Sync + 'static> Output for T {
     fn to_json(&self) -> Result<String> {
         serde_json::to_string(self)
             .map_err(|e| Error::internal(format!("the result could not be written as JSON: {e}")))
+    }
+    fn ty(&self) -> Ty {
+        T::ty()
     }
 }

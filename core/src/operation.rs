@@ -53,10 +53,16 @@ pub trait DynOperation: Sync {
 /// The next page of a `DynPager` (`None` after the last).
 pub type NextPage<'a> = Pin<Box<dyn Future<Output = Result<Option<Box<dyn Output>>>> + Send + 'a>>;
 
+/// The next page of a `DynPager` as a binding's reply (`None` after the last).
+pub type NextReply<'a> = Pin<Box<dyn Future<Output = Result<Option<Reply>>> + Send + 'a>>;
+
 /// A listing of any page type.
 pub trait DynPager: Send {
     /// Fetches the next page (`None` after the last).
     fn next_page(&mut self) -> NextPage<'_>;
+    /// Fetches the next page as the answer's JSON (`Reply::Json`; the page is decoded too,
+    /// for its cursor), so that a binding builds its objects from the JSON as for a call.
+    fn next_reply(&mut self) -> NextReply<'_>;
     /// Items delivered so far.
     fn items_yielded(&self) -> u64;
     /// The cursor of the next page (`Pager::next_token`).
@@ -65,12 +71,20 @@ pub trait DynPager: Send {
     fn start_at(&mut self, token: &str) -> Result<()>;
 }
 
-impl<P: Page + Output> DynPager for Pager<P> {
+impl<P: Page + Output + crate::describe::Describe> DynPager for Pager<P> {
     fn next_page(&mut self) -> NextPage<'_> {
         Box::pin(async move {
             Ok(Pager::next_page(self)
                 .await?
                 .map(|p| Box::new(p) as Box<dyn Output>))
+        })
+    }
+    fn next_reply(&mut self) -> NextReply<'_> {
+        Box::pin(async move {
+            let op = self.call().op.id;
+            Ok(Pager::next_page_answer(self)
+                .await?
+                .map(|(_, resp)| Finish::<P>::reply(Answer::<P>::new(resp, op))))
         })
     }
     fn items_yielded(&self) -> u64 {

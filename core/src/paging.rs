@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 
 use crate::client::{Call, Client};
 use crate::error::{Error, ErrorKind, Result};
+use crate::transport::HttpResponse;
 
 /// A page of a paged operation.
 pub trait Page: DeserializeOwned + Send + 'static {
@@ -154,6 +155,12 @@ impl<P: Page> Pager<P> {
 
     /// The next page, or `None` after the last one.
     pub async fn next_page(&mut self) -> Result<Option<P>> {
+        Ok(self.next_page_answer().await?.map(|(page, _)| page))
+    }
+
+    /// The next page and the answer it was decoded from (a binding builds its own objects
+    /// from that JSON: `DynPager::next_reply`), or `None` after the last one.
+    pub(crate) async fn next_page_answer(&mut self) -> Result<Option<(P, HttpResponse)>> {
         if !self.finished && self.started && self.next.is_none() {
             match self.queue.pop_front() {
                 Some(call) => {
@@ -224,6 +231,6 @@ impl<P: Page> Pager<P> {
             }
             _ => None,
         };
-        Ok(Some(page))
+        Ok(Some((page, resp)))
     }
 }

@@ -27,7 +27,6 @@ __all__ = [
     "_refresh_logging",
     "_redact",
     "_live_download_buffers",
-    "_from_json_counts",
     "_close_gate",
     "_gate_after_fork",
     "decrypt_file",
@@ -214,9 +213,6 @@ def _gate_after_fork() -> None:
     """A forked child's gate: nobody is inside it."""
 def _live_download_buffers() -> int:
     """How many document buffers are alive (for the tests)."""
-def _from_json_counts() -> Tuple[int, int, int]:
-    """Results of JSON answers built straight from the JSON, not built so for their shape,
-    and given up on, since the process started (for the tests)."""
 def decrypt_file(src: Any, dest: Any, key: Any = None, password: Optional[str] = None) -> int:
     """Opens the sealed file ``src`` (a key's, or a password's) into the file ``dest``
     (0600); returns the document's size."""

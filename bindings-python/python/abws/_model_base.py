@@ -4,7 +4,7 @@
 A result is an instance of a subclass of :class:`Model`: attribute access to the
 snake_case fields, ``to_dict()`` for the wire form (camelCase, unknown fields included,
 explicit ``null``s kept), ``==``, a readable ``repr``, a compact ``_repr_html_`` for
-notebooks, pickling. The extension fills instances directly (``convert.rs``): the
+notebooks, pickling. The extension fills instances directly (``objects.rs``): the
 declared fields, then ``_wire`` (wire text that the Python value would not give back),
 ``_extra`` (unknown fields) and ``_nulls`` (bit i: declared field i came as ``null``),
 each only when needed.
@@ -41,7 +41,7 @@ class Money:
 
     A value, like the ``Decimal`` it holds: immutable (assigning an attribute raises
     ``AttributeError``), hashable, and slotted with no ``__dict__`` (a page of results
-    holds thousands; the extension fills the slots directly, ``convert.rs``).
+    holds thousands; the extension fills the slots directly, ``objects.rs``).
     ``amount`` is ``None`` when the service sent the money object without one (``null``);
     fields of the money object this version does not know are kept for ``to_dict()``.
     """
@@ -146,7 +146,7 @@ def _iso(value: datetime) -> str:
     """A date-time in the wire's style: ISO 8601, UTC written as ``Z``.
 
     The binding keeps a field's received text apart (``_wire``) only when it differs
-    from this rendering, so both must stay in step (``wire_style`` in convert.rs).
+    from this rendering, so both must stay in step (``wire_style`` in objects.rs).
     """
     text = value.isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text

@@ -1,26 +1,23 @@
-//! A result's `Node` view into Python objects: instances of the generated classes of
-//! `abws.models`, `Decimal`, aware `datetime`, `abws.Money`. (Arguments go the other way
-//! in `args.rs`.)
+//! The Python objects of a result: instances of the generated classes of `abws.models`,
+//! `Decimal`, aware `datetime`, `abws.Money`, made as `from_json.rs` reads the JSON.
+//! (Arguments go the other way in `args.rs`.)
 //!
 //! A big page is ~500,000 Python objects, so the hot path stays off Python's generic
 //! machinery: instances are made by `object.__new__`'s C function and filled through
 //! their `__dict__` without attribute lookups (`Money`, which has slots, through its slot
-//! descriptors), lists are made at their final length, the model values are walked in
-//! place (`abws::node`, no tree is collected first), and immutable leaves (`Decimal`,
+//! descriptors), lists are made at their final length, and immutable leaves (`Decimal`,
 //! `datetime`, repeated strings) are shared (`leaves.rs`).
 
 use std::os::raw::c_int;
 use std::sync::{Arc, Mutex};
 
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
-use pyo3::{intern, IntoPyObjectExt};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 use abws::describe::FieldInfo;
-use abws::node::{Node, ObjectView, ToNode};
-use abws::operation::Reply;
 use abws::AmountForm;
 
 use crate::leaves::{Leaf, Leaves};
@@ -106,7 +103,7 @@ fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
             .and_then(|t| tp_new(t.as_type_ptr()));
         if !money_new.is_some_and(|f| std::ptr::fn_addr_eq(f, object_new)) {
             return Err(crate::errors::to_py_err(abws::Error::internal(
-                "abws.Money has its own __new__; convert.rs makes it with object.__new__",
+                "abws.Money has its own __new__; objects.rs makes it with object.__new__",
             )));
         }
         Ok(Helpers {
@@ -131,57 +128,6 @@ fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
             nulls: PyString::intern(py, "_nulls").unbind(),
         })
     })
-}
-
-/// Converts any result to Python.
-pub fn to_py<T: ToNode + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
-    Build::new(py)?.node(value.to_node())
-}
-
-/// Converts an operation's reply: a JSON answer is built straight from its text where
-/// `from_json` can (one pass, no Rust structs in between), else decoded and converted.
-pub fn reply_to_py(py: Python<'_>, reply: Reply) -> PyResult<Py<PyAny>> {
-    match reply {
-        Reply::Decoded(out) => to_py(py, &*out),
-        Reply::Json(answer) => {
-            use crate::from_json::{build, mode, Built, Mode};
-            let built = match mode() {
-                Mode::Off => Built::Unsupported,
-                Mode::On | Mode::Check => build(py, &answer),
-            };
-            let decode = || to_py(py, &*answer.decode().map_err(crate::errors::to_py_err)?);
-            match (built, mode()) {
-                (Built::Done(obj), Mode::Check) => {
-                    check_same(py, answer.operation(), &obj, &decode()?)?;
-                    Ok(obj)
-                }
-                (Built::Done(obj), _) => Ok(obj),
-                (Built::GivenUp, Mode::Check) => {
-                    decode()?;
-                    Err(crate::errors::to_py_err(abws::Error::internal(format!(
-                        "from_json gave up on a {} answer the core decodes",
-                        answer.operation()
-                    ))))
-                }
-                _ => decode(),
-            }
-        }
-    }
-}
-
-/// `ABWS_FROM_JSON=check`: the result built from the JSON and the one converted from the
-/// decoded result must be alike (`abws._check.differences`).
-fn check_same(py: Python<'_>, op: &str, built: &Py<PyAny>, decoded: &Py<PyAny>) -> PyResult<()> {
-    let diff: Option<String> = py
-        .import("abws._check")?
-        .call_method1("differences", (built, decoded))?
-        .extract()?;
-    match diff {
-        None => Ok(()),
-        Some(d) => Err(crate::errors::to_py_err(abws::Error::internal(format!(
-            "from_json and the decoded result differ for {op}: {d}"
-        )))),
-    }
 }
 
 /// Takes a finished container (model instance, `Money`, list, dict) out of the cyclic
@@ -348,27 +294,6 @@ pub(crate) fn renders_as_received(ts: &abws::Timestamp) -> bool {
     ts.as_str() == wire_style(&ts.value())
 }
 
-/// True when the Python value of a node cannot be written back to the wire exactly
-/// (some date-time texts, string amounts' quotes), so the model keeps the wire value of
-/// that field apart for `to_dict()`.
-fn needs_wire(node: Node<'_>) -> bool {
-    match node {
-        Node::DateTime(ts) => !renders_as_received(ts),
-        Node::Decimal(a) => a.form() == AmountForm::String,
-        Node::List(items) => {
-            let mut any = false;
-            items.each(&mut |n| any = any || needs_wire(n));
-            any
-        }
-        Node::Map(entries) => {
-            let mut any = false;
-            entries.each(&mut |_, n| any = any || needs_wire(n));
-            any
-        }
-        _ => false,
-    }
-}
-
 fn shape(
     py: Python<'_>,
     h: &Helpers,
@@ -434,8 +359,7 @@ fn make_shape(
     })
 }
 
-/// Builds the Python objects of one result (from its `Node` view here, or straight from
-/// its JSON in `from_json.rs`).
+/// Makes the Python objects of one result (`from_json.rs` reads them from the JSON).
 pub(crate) struct Build<'py, 'a> {
     pub(crate) py: Python<'py>,
     pub(crate) h: &'py Helpers,
@@ -479,54 +403,11 @@ impl<'py, 'a> Build<'py, 'a> {
             })
     }
 
-    fn datetime(&mut self, ts: &'a abws::Timestamp) -> PyResult<Py<PyAny>> {
-        let py = self.py;
-        let h = self.h;
-        self.leaves
-            .get_or_make(py, Leaf::DateTime(ts.as_str()), || new_datetime(py, h, ts))
-    }
-
     /// A string; `slot` names where it sits (a model's field, a map's keys or values), so
     /// that repeated values are shared where a slot repeats them.
     pub(crate) fn string(&mut self, s: &'a str, slot: crate::leaves::Slot) -> Py<PyAny> {
         let py = self.py;
         self.leaves.string(py, s, slot)
-    }
-
-    /// The value `to_dict()` gives back for a node `needs_wire` picked.
-    fn wire_value(&mut self, node: Node<'a>) -> PyResult<Py<PyAny>> {
-        let py = self.py;
-        match node {
-            Node::DateTime(ts) => ts.as_str().into_py_any(py),
-            Node::Decimal(a) if a.form() == AmountForm::String => {
-                a.to_wire_string().into_py_any(py)
-            }
-            Node::List(items) => {
-                let list = PyList::empty(py);
-                let mut err = None;
-                items.each(&mut |it| {
-                    if err.is_none() {
-                        if let Err(e) = self.wire_value(it).and_then(|v| list.append(v)) {
-                            err = Some(e);
-                        }
-                    }
-                });
-                err.map_or(Ok(list.into_any().unbind()), Err)
-            }
-            Node::Map(entries) => {
-                let d = PyDict::new(py);
-                let mut err = None;
-                entries.each(&mut |k, v| {
-                    if err.is_none() {
-                        if let Err(e) = self.wire_value(v).and_then(|v| d.set_item(k, v)) {
-                            err = Some(e);
-                        }
-                    }
-                });
-                err.map_or(Ok(d.into_any().unbind()), Err)
-            }
-            other => self.node(other),
-        }
     }
 
     /// The shape of a model, and the number of the string slot of its first field.
@@ -562,84 +443,6 @@ impl<'py, 'a> Build<'py, 'a> {
             );
             Bound::from_owned_ptr_or_err(py, obj)
         }
-    }
-
-    fn object(&mut self, o: &'a dyn ObjectView) -> PyResult<Py<PyAny>> {
-        let (py, h) = (self.py, self.h);
-        let (first_slot, shape) = self.shape(o.type_name(), o.fields())?;
-        let inst = Fill::new(self.instance(&shape)?)?;
-        let mut wire: Option<Bound<'_, PyDict>> = None;
-        let mut err = None;
-        let mut i = 0;
-        o.each_field(&mut |node| {
-            if err.is_some() {
-                return;
-            }
-            let name = &shape.names[i];
-            let value = match node {
-                Node::Str(s) => Ok(self.string(s, first_slot + i)),
-                other => self.node(other),
-            };
-            let done = value
-                .and_then(|v| inst.set(name, v.bind(py)))
-                .and_then(|()| {
-                    if needs_wire(node) {
-                        let w = wire.get_or_insert_with(|| PyDict::new(py));
-                        w.set_item(name, self.wire_value(node)?)?;
-                    }
-                    Ok(())
-                });
-            if let Err(e) = done {
-                err = Some(e);
-            }
-            i += 1;
-        });
-        if let Some(e) = err {
-            return Err(e);
-        }
-        if let Some(w) = wire {
-            inst.set(&h.wire, &w)?;
-        }
-        let extra = o.extra();
-        if !extra.is_empty() {
-            let d = PyDict::new(py);
-            for (k, raw) in extra.iter() {
-                d.set_item(k, h.loads_raw.bind(py).call1((raw,))?)?;
-            }
-            inst.set(&h.extra, &d)?;
-        }
-        // Fields that came as an explicit `null` (bit i: field i), so that `to_dict()`
-        // gives them back; absent on almost every object.
-        let nulls = o.nulls().bits();
-        if nulls != 0 {
-            inst.set(&h.nulls, nulls.into_pyobject(py)?.as_any())?;
-        }
-        Ok(inst.done())
-    }
-
-    fn money(&mut self, m: &'a abws::Money) -> PyResult<Py<PyAny>> {
-        let py = self.py;
-        let currency = match m.currency_code.as_deref() {
-            Some(c) => self.string(c, crate::leaves::CURRENCY),
-            None => py.None(),
-        };
-        let mut nulls = 0;
-        if m.nulls.has(abws::Money::CURRENCY_CODE) && m.currency_code.is_none() {
-            nulls |= NULL_CURRENCY;
-        }
-        if m.nulls.has(abws::Money::AMOUNT) && m.amount.is_none() {
-            nulls |= NULL_AMOUNT;
-        }
-        let extra = if m.extra.is_empty() {
-            None
-        } else {
-            let d = PyDict::new(py);
-            for (k, raw) in m.extra.iter() {
-                d.set_item(k, self.h.loads_raw.bind(py).call1((raw,))?)?;
-            }
-            Some(d.into_any().unbind())
-        };
-        self.money_of(m.amount.as_ref(), currency, nulls, extra)
     }
 
     /// An `abws.Money` of an amount (`None` when it came `null` or not at all), its
@@ -682,75 +485,5 @@ impl<'py, 'a> Build<'py, 'a> {
         set_slot(&inst, &h.money_extra, extra.bind(py))?;
         untrack(&inst);
         Ok(inst.unbind())
-    }
-
-    fn node(&mut self, node: Node<'a>) -> PyResult<Py<PyAny>> {
-        let py = self.py;
-        match node {
-            Node::Null => Ok(py.None()),
-            Node::Bool(b) => b.into_py_any(py),
-            Node::Int(i) => i.into_py_any(py),
-            Node::Str(s) => Ok(self.string(s, crate::leaves::ITEM)),
-            Node::Decimal(a) => self.decimal(&a.value(), a.is_negative_zero()),
-            Node::Money(m) => self.money(m),
-            Node::DateTime(ts) => self.datetime(ts),
-            Node::List(items) => {
-                let len = items.len();
-                // SAFETY: a new list of `len` empty slots, each filled once below
-                // (`PyList_SetItem` steals the reference); on an error the list is dropped
-                // with the slots not yet filled still empty, which a list allows.
-                let list = unsafe {
-                    Bound::from_owned_ptr_or_err(py, ffi::PyList_New(len as ffi::Py_ssize_t))?
-                };
-                let mut err = None;
-                let mut i = 0;
-                items.each(&mut |it| {
-                    if err.is_some() || i >= len {
-                        return;
-                    }
-                    match self.node(it) {
-                        Ok(v) => unsafe {
-                            ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, v.into_ptr());
-                        },
-                        Err(e) => err = Some(e),
-                    }
-                    i += 1;
-                });
-                if let Some(e) = err {
-                    return Err(e);
-                }
-                if i != len {
-                    return Err(crate::errors::to_py_err(abws::Error::internal(
-                        "a list gave fewer items than its length",
-                    )));
-                }
-                untrack(&list);
-                Ok(list.unbind())
-            }
-            Node::Map(entries) => {
-                let d = PyDict::new(py);
-                let mut err = None;
-                entries.each(&mut |k, v| {
-                    if err.is_some() {
-                        return;
-                    }
-                    let key = self.string(k, crate::leaves::MAP_KEY);
-                    let value = match v {
-                        Node::Str(s) => Ok(self.string(s, crate::leaves::MAP_VALUE)),
-                        other => self.node(other),
-                    };
-                    if let Err(e) = value.and_then(|v| d.set_item(key, v)) {
-                        err = Some(e);
-                    }
-                });
-                if let Some(e) = err {
-                    return Err(e);
-                }
-                untrack(&d);
-                Ok(d.into_any().unbind())
-            }
-            Node::Object(o) => self.object(o),
-            Node::Raw(text) => Ok(self.h.loads_raw.bind(py).call1((text,))?.unbind()),
-        }
     }
 }
