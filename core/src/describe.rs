@@ -203,20 +203,36 @@ pub const fn strip_raw(name: &'static str) -> &'static str {
 pub const fn field_index(fields: &[FieldInfo], wire: &str) -> usize {
     let mut i = 0;
     while i < fields.len() {
-        let a = fields[i].wire.as_bytes();
-        let b = wire.as_bytes();
-        if a.len() == b.len() {
-            let mut j = 0;
-            while j < a.len() && a[j] == b[j] {
-                j += 1;
-            }
-            if j == a.len() {
-                return i;
-            }
+        if same_text(fields[i].wire, wire) {
+            return i;
         }
         i += 1;
     }
     panic!("field_index: no such field")
+}
+
+/// The wire name of the field named `name` (for a listing's items: `api::page!`).
+pub const fn wire_of(fields: &[FieldInfo], name: &str) -> &'static str {
+    let mut i = 0;
+    while i < fields.len() {
+        if same_text(fields[i].name, name) {
+            return fields[i].wire;
+        }
+        i += 1;
+    }
+    panic!("wire_of: no such field")
+}
+
+const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut j = 0;
+    while j < a.len() && a[j] == b[j] {
+        j += 1;
+    }
+    j == a.len()
 }
 
 /// Every model and parameter struct reachable from a type, each once, in the order met.

@@ -84,7 +84,7 @@ impl<P: Page + Output + crate::describe::Describe> DynPager for Pager<P> {
             let op = self.call().op.id;
             Ok(Pager::next_page_answer(self)
                 .await?
-                .map(|(_, resp)| Finish::<P>::reply(Answer::<P>::new(resp, op))))
+                .map(|resp| Finish::<P>::reply(Answer::<P>::new(resp, op))))
         })
     }
     fn items_yielded(&self) -> u64 {

@@ -30,6 +30,103 @@ pub trait Page: DeserializeOwned + Send + 'static {
     fn next_cursor(&self, _current: Option<&str>) -> Option<String> {
         self.next_page_token().map(str::to_string)
     }
+    /// The wire name of the items' list, for a pager that reads only the page's head
+    /// (`PageHead`) while a binding builds the items itself from the same answer; `None`:
+    /// such a pager decodes the whole page.
+    const ITEMS_WIRE: Option<&'static str> = None;
+    /// `next_cursor` from the page's head.
+    fn head_cursor(head: &PageHead, _current: Option<&str>) -> Option<String> {
+        head.next_page_token.clone()
+    }
+}
+
+/// What a pager needs of a page, read from its answer without decoding the items: how many
+/// there are (a `null` element is not one, as in `count_items`), and the fields a next
+/// cursor is made of.
+#[derive(Debug, Default, PartialEq)]
+pub struct PageHead {
+    /// The items in the page's list.
+    pub items: usize,
+    /// `nextPageToken`.
+    pub next_page_token: Option<String>,
+    /// `numberOfPages` (page-numbered listings).
+    pub number_of_pages: Option<i64>,
+}
+
+impl PageHead {
+    /// Reads the head of a page whose items' list is `items_wire`; every other field is
+    /// skipped unread (a binding reads them, and reports what the core would refuse).
+    pub fn read(body: &str, items_wire: &'static str) -> serde_json::Result<PageHead> {
+        use serde::de::DeserializeSeed;
+        let mut de = serde_json::Deserializer::from_str(body);
+        let head = HeadSeed(items_wire).deserialize(&mut de)?;
+        de.end()?;
+        Ok(head)
+    }
+}
+
+struct HeadSeed(&'static str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for HeadSeed {
+    type Value = PageHead;
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<PageHead, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for HeadSeed {
+    type Value = PageHead;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a page object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<PageHead, A::Error> {
+        use serde::de::IgnoredAny;
+        let mut head = PageHead::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == self.0 {
+                head.items = map.next_value::<Option<Counted>>()?.map_or(0, |c| c.0);
+            } else if key == "nextPageToken" {
+                head.next_page_token = map.next_value()?;
+            } else if key == "numberOfPages" {
+                head.number_of_pages = map.next_value()?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(head)
+    }
+}
+
+/// A list's non-`null` elements, counted without reading them.
+struct Counted(usize);
+
+impl<'de> serde::Deserialize<'de> for Counted {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Counted, D::Error> {
+        struct Elements;
+        impl<'de> serde::de::Visitor<'de> for Elements {
+            type Value = Counted;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Counted, A::Error> {
+                let mut n = 0;
+                while let Some(x) = seq.next_element::<Option<serde::de::IgnoredAny>>()? {
+                    n += usize::from(x.is_some());
+                }
+                Ok(Counted(n))
+            }
+        }
+        d.deserialize_seq(Elements)
+    }
 }
 
 /// How many items a page's list holds: a `null` element is not an item (it stays in the
@@ -155,12 +252,40 @@ impl<P: Page> Pager<P> {
 
     /// The next page, or `None` after the last one.
     pub async fn next_page(&mut self) -> Result<Option<P>> {
-        Ok(self.next_page_answer().await?.map(|(page, _)| page))
+        let Some((resp, current)) = self.fetch().await? else {
+            return Ok(None);
+        };
+        let page: P = resp.decode(self.call.op.id)?;
+        self.advance(page.len(), page.next_cursor(current.as_deref()), &resp);
+        Ok(Some(page))
     }
 
-    /// The next page and the answer it was decoded from (a binding builds its own objects
-    /// from that JSON: `DynPager::next_reply`), or `None` after the last one.
-    pub(crate) async fn next_page_answer(&mut self) -> Result<Option<(P, HttpResponse)>> {
+    /// The next page's answer, or `None` after the last one: for a binding that builds its
+    /// own objects from the JSON (`DynPager::next_reply`). Only the page's head is read
+    /// here (`Page::ITEMS_WIRE`), not its items a second time; an answer the head cannot
+    /// be read from is decoded whole, for the core's error.
+    pub(crate) async fn next_page_answer(&mut self) -> Result<Option<HttpResponse>> {
+        let Some((resp, current)) = self.fetch().await? else {
+            return Ok(None);
+        };
+        let head = P::ITEMS_WIRE.and_then(|items| {
+            let text = std::str::from_utf8(&resp.body).ok()?;
+            PageHead::read(text, items).ok()
+        });
+        let (items, cursor) = match head {
+            Some(h) => (h.items, P::head_cursor(&h, current.as_deref())),
+            None => {
+                let page: P = resp.decode(self.call.op.id)?;
+                (page.len(), page.next_cursor(current.as_deref()))
+            }
+        };
+        self.advance(items, cursor, &resp);
+        Ok(Some(resp))
+    }
+
+    /// Sends the next page's call: its answer and the cursor it was fetched with, or `None`
+    /// after the last page.
+    async fn fetch(&mut self) -> Result<Option<(HttpResponse, Option<String>)>> {
         if !self.finished && self.started && self.next.is_none() {
             match self.queue.pop_front() {
                 Some(call) => {
@@ -217,20 +342,24 @@ impl<P: Page> Pager<P> {
                 return Err(e);
             }
         };
-        let page: P = resp.decode(self.call.op.id)?;
-        self.pages += 1;
-        self.yielded += page.len() as u64;
         let current = if sent_token { self.next.clone() } else { None };
-        self.next = match page.next_cursor(current.as_deref()).as_deref() {
+        Ok(Some((resp, current)))
+    }
+
+    /// Counts the page and takes its cursor as the next (an error at the next page when
+    /// the cursor was seen before).
+    fn advance(&mut self, items: usize, cursor: Option<String>, resp: &HttpResponse) {
+        self.pages += 1;
+        self.yielded += items as u64;
+        self.next = match cursor {
             Some(t) if !t.is_empty() => {
-                if !self.seen.insert(t.to_string()) {
+                if !self.seen.insert(t.clone()) {
                     // This page is new, but following the token would fetch it again.
                     self.looped = Some(resp.request_id());
                 }
-                Some(t.to_string())
+                Some(t)
             }
             _ => None,
         };
-        Ok(Some((page, resp)))
     }
 }

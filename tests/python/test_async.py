@@ -27,7 +27,7 @@ from typing import Any, Iterator, List
 import pytest
 
 import abws
-from conftest import END, START
+from conftest import END, START, order_line
 from test_same_json import (  # noqa: F401  (c_lib, world and sandbox are fixtures)
     ARGS,
     FUNCTIONS,
@@ -38,7 +38,6 @@ from test_same_json import (  # noqa: F401  (c_lib, world and sandbox are fixtur
     sandbox,
     world,
 )
-from test_reliability import _order_line
 from test_shared_state import redis_url  # noqa: F401  (a real redis-server, a fixture)
 
 @pytest.fixture
@@ -276,7 +275,7 @@ async def test_a_cancelled_place_order_carries_its_external_id_and_is_never_rese
     with caplog.at_level(logging.WARNING, logger="abws"):
         abws.refresh_logging()
         sb.fail("placeOrder", delay_ms=800, times=1)  # held, then placed: the outcome is unknown
-        task = asyncio.ensure_future(aclient.ordering.place_order(ext, [_order_line(offer)], attributes=[], expectations=[]))
+        task = asyncio.ensure_future(aclient.ordering.place_order(ext, [order_line(*offer)], attributes=[], expectations=[]))
         await asyncio.sleep(0.3)
         task.cancel()
         with pytest.raises(asyncio.CancelledError) as e:
@@ -510,7 +509,7 @@ async def test_a_place_order_cancelled_after_its_answer_arrived_carries_its_exte
     with caplog.at_level(logging.WARNING, logger="abws"):
         abws.refresh_logging()
         sb.fail("placeOrder", delay_ms=200, times=1)
-        task = asyncio.ensure_future(aclient.ordering.place_order(ext, [_order_line(offer)], attributes=[], expectations=[]))
+        task = asyncio.ensure_future(aclient.ordering.place_order(ext, [order_line(*offer)], attributes=[], expectations=[]))
         await asyncio.sleep(0.05)  # the request is on the wire
         time.sleep(0.6)  # the loop busy (a big page converted, say): the answer arrives meanwhile
         task.cancel()  # a timeout expiring in that same stretch

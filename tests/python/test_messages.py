@@ -18,8 +18,7 @@ from typing import Any, Iterator
 import pytest
 
 import abws
-from conftest import END, START
-from test_reliability import _order_line
+from conftest import END, START, order_line
 from test_shared_state import redis_server
 
 # --- messages ---------------------------------------------------------------------------
@@ -59,7 +58,7 @@ def test_the_async_client_suggests_the_parameter_too(sb: abws.Sandbox) -> None:
 def test_an_unknown_outcome_names_its_request_id_once(sb: abws.Sandbox, client: abws.Client, offer: Any) -> None:
     sb.fail("placeOrder", 500, times=1)
     with pytest.raises(abws.OutcomeUnknown) as e:
-        client.ordering.place_order("py-msg-once-1", [_order_line(offer)], attributes=[], expectations=[])
+        client.ordering.place_order("py-msg-once-1", [order_line(*offer)], attributes=[], expectations=[])
     text = str(e.value)
     assert e.value.request_id and text.count(e.value.request_id) == 1, text
     assert text.count("request id") == 1 and text.count("[placeOrder]") == 1, text

@@ -11,7 +11,7 @@ from typing import Any, Dict
 import pytest
 
 import abws
-from test_operations import _line
+from conftest import order_line
 
 
 def _pdf_line(client: abws.Client) -> Dict[str, str]:
@@ -50,7 +50,7 @@ def test_an_order_placed_now_is_in_the_last_30_days_of_the_wall_clock(offer: Any
     with abws.Sandbox(time_scale=60, rate_limits="off") as sb:
         client = sb.client(region="JP", rate_limiting=False)
         time.sleep(1)  # a minute of the sandbox's scaled time
-        result = client.ordering.place_order("py-now-1", [_line(asin, offer_id)], attributes=[], expectations=[])
+        result = client.ordering.place_order("py-now-1", [order_line(asin, offer_id)], attributes=[], expectations=[])
         order_id = next(
             a.identifier for a in result.acceptance_artifacts if a.acceptance_artifact_type == "OrderIdentifier"
         )

@@ -35,6 +35,10 @@ macro_rules! page {
             fn into_items(self) -> Vec<$Item> {
                 crate::paging::take_items(self.$items)
             }
+            const ITEMS_WIRE: Option<&'static str> = Some(crate::describe::wire_of(
+                <$Page as crate::model::Model>::FIELDS,
+                stringify!($items),
+            ));
             crate::api::page!(@cursor $($numbered)?);
         }
     };
@@ -42,6 +46,9 @@ macro_rules! page {
     (@cursor numbered) => {
         fn next_cursor(&self, current: Option<&str>) -> Option<String> {
             next_number(current, self.number_of_pages)
+        }
+        fn head_cursor(head: &crate::paging::PageHead, current: Option<&str>) -> Option<String> {
+            next_number(current, head.number_of_pages)
         }
     };
     (@token $self:ident) => {
@@ -220,5 +227,57 @@ crate::model! {
     /// A wrapped date (`{"date": ...}`).
     pub struct DateValue {
         "date" date: crate::Timestamp,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::paging::{Page, PageHead};
+
+    /// What a pager reads of a page's head: the same item count and next cursor as the
+    /// decoded page, for each of the listings' page types.
+    fn head_agrees<P: Page>(items: &str, cursor_fields: &str) {
+        let wire = P::ITEMS_WIRE.expect("every listing's page names its items");
+        assert_eq!(wire, items);
+        let body = format!(
+            r#"{{"unknown": {{"a": [1, "}}"]}}, "{items}": [{{}}, null, {{"x": {{}}}}], {cursor_fields}}}"#
+        );
+        let page: P = serde_json::from_str(&body).unwrap();
+        let head = PageHead::read(&body, wire).unwrap();
+        assert_eq!(head.items, page.len(), "{body}");
+        assert_eq!(head.items, 2, "{body}");
+        for current in [None, Some("1"), Some("2"), Some("3"), Some("4")] {
+            assert_eq!(
+                P::head_cursor(&head, current),
+                page.next_cursor(current),
+                "{body} at {current:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_page_head_gives_what_the_decoded_page_gives() {
+        use super::*;
+        let token = r#""nextPageToken": "t-2""#;
+        head_agrees::<cart::CartsPage>("cartDetailsList", token);
+        head_agrees::<invoices::InvoicesPage>("invoices", token);
+        head_agrees::<invoices::LineItemsPage>("lineItems", token);
+        head_agrees::<reconciliation::TransactionsPage>("transactions", token);
+        head_agrees::<reporting::ShipmentLineItemsPage>("shipmentLineItemsReport", token);
+        head_agrees::<cart::CartsPage>("cartDetailsList", r#""nextPageToken": null"#);
+        head_agrees::<products::SearchProductsResult>("products", r#""numberOfPages": 3"#);
+        head_agrees::<products::OffersResult>("offers", r#""numberOfPages": 5"#);
+    }
+
+    #[test]
+    fn a_page_head_refuses_what_is_not_a_page() {
+        for body in [
+            "[]",
+            r#"{"transactions": 3}"#,
+            r#"{"transactions": []"#,
+            "{} x",
+        ] {
+            assert!(PageHead::read(body, "transactions").is_err(), "{body}");
+        }
     }
 }
