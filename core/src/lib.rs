@@ -15,20 +15,16 @@ pub mod call_options;
 pub mod client;
 pub mod close;
 pub mod config;
-pub mod describe;
 pub mod documents;
 pub mod error;
 pub mod fork;
 mod fs;
 pub mod inflight;
-pub mod json_args;
 mod json_peek;
 pub mod local;
 pub mod model;
 pub mod money;
-pub mod node;
 pub mod normalize;
-pub mod operation;
 pub mod operation_row;
 pub mod operations;
 pub mod paging;
@@ -38,19 +34,28 @@ pub mod process;
 pub mod ratelimit;
 pub mod region;
 mod request;
-pub mod result_schema;
 pub mod retry;
 pub mod rotations;
-pub mod schema;
 mod seal;
 pub mod sealed;
 pub mod secret;
-pub mod settings_json;
 pub mod shared;
 pub mod transport;
 pub mod validate;
 mod wipe;
 pub mod wire;
+
+// For the bindings, the `abws` command and xtask rather than applications: the shapes of
+// the types (`describe`), the views a binding walks (`node`), the dispatch by an
+// operation's name (`operation`), settings and arguments read from JSON (`settings_json`,
+// `json_args`), and the request and result schemas (`schema`, `result_schema`).
+pub mod describe;
+pub mod json_args;
+pub mod node;
+pub mod operation;
+pub mod result_schema;
+pub mod schema;
+pub mod settings_json;
 
 pub use call_options::CallOptions;
 pub use client::{Call, Client};
