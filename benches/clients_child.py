@@ -11,6 +11,10 @@ they import abws only, so any interpreter with a wheel installed can run them.
     python benches/clients_child.py SPEC.json calls N
         (`probes.py instructions`, under cachegrind) the same client, 200 calls to warm
         it, then N more; prints nothing.
+    python benches/clients_child.py SPEC.json walks N
+        (`probes.py walk-instructions`, under cachegrind) the same client walks the
+        transactions of June to October (`iter_transactions`, B5's listing) once to warm
+        it, then N more times; prints the items of a walk.
 """
 
 import json
@@ -19,6 +23,8 @@ import sys
 import time
 
 import abws
+
+WALK = ("2026-06-01T00:00:00Z", "2026-11-01T00:00:00Z")  # the listing `walks` follows
 
 
 def main() -> None:
@@ -29,9 +35,14 @@ def main() -> None:
     def call(c: abws.Client, i: int) -> None:
         c.invoices.get_invoice_detail_by_invoice_number(invs[i % len(invs)])
 
-    if mode in ("time", "calls"):
+    if mode in ("time", "calls", "walks"):
         one = abws.Client("JP", access_token=spec["token"], user_email=spec["user_email"], endpoint=spec["base"],
                           auth_endpoint=spec["auth"], rate_limiting=False)
+        if mode == "walks":
+            for _ in range(loops + 1):
+                items = sum(1 for _ in one.reconciliation.iter_transactions(*WALK))
+            print(items)
+            return
         for i in range(200):
             call(one, i)
         if mode == "calls":

@@ -69,7 +69,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator, List
+from typing import Any, Callable, Iterator, List, Tuple
 
 import requests
 
@@ -400,34 +400,55 @@ def wheels(pythons: List[str], rounds: int) -> None:
 INSTRUCTION_CALLS = (200, 1_400)  # the two children's calls after the warm-up
 
 
-def instructions(pythons: List[str]) -> None:
-    """User-space instructions a Python call (B1's), counted by cachegrind: the difference
-    of two children that differ only in their number of calls, so the interpreter's start,
-    the import and the warm-up cancel out."""
+def child_instructions(py: str, spec: Path, mode: str, counts: Tuple[int, int]) -> Tuple[float, str]:
+    """User-space instructions one unit of `clients_child.py`'s `mode` costs under
+    cachegrind: the difference of two children that differ only in their count of units,
+    so the interpreter's start, the import and the warm-up cancel out. Also the second
+    child's output."""
     import subprocess
 
+    refs, out = [], ""
+    for n in counts:
+        p = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                            f"--cachegrind-out-file={spec.parent}/cg.out", py, str(CHILD), str(spec),
+                            mode, str(n)], capture_output=True, text=True, timeout=1800)
+        if p.returncode != 0:
+            raise RuntimeError(p.stderr[-2000:])
+        line = [ln for ln in p.stderr.splitlines() if "I refs:" in ln or "I   refs:" in ln][-1]
+        refs.append(int(line.split(":")[1].split()[0].replace(",", "")))
+        out = p.stdout.strip()
+    return (refs[1] - refs[0]) / (counts[1] - counts[0]), out
+
+
+def instructions(pythons: List[str]) -> None:
+    """User-space instructions a Python call (B1's), counted by cachegrind."""
     with one_client_spec() as spec:
         for py in pythons:
-            refs = []
-            for n in INSTRUCTION_CALLS:
-                p = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
-                                    f"--cachegrind-out-file={spec.parent}/cg.out", py, str(CHILD), str(spec),
-                                    "calls", str(n)], capture_output=True, text=True, timeout=1800)
-                if p.returncode != 0:
-                    raise RuntimeError(p.stderr[-2000:])
-                line = [ln for ln in p.stderr.splitlines() if "I refs:" in ln or "I   refs:" in ln][-1]
-                refs.append(int(line.split(":")[1].split()[0].replace(",", "")))
-            per_call = (refs[1] - refs[0]) / (INSTRUCTION_CALLS[1] - INSTRUCTION_CALLS[0])
+            per_call, _ = child_instructions(py, spec, "calls", INSTRUCTION_CALLS)
             print(f"{py}: {per_call:,.0f} instructions a call")
+
+
+WALKS = (1, 4)  # the two children's walks after the warm-up
+
+
+def walk_instructions(pythons: List[str]) -> None:
+    """User-space instructions a Python listing walk costs (`iter_transactions` over B5's
+    five months), counted by cachegrind. The sandbox runs in its own process, so only the
+    client is counted."""
+    with one_client_spec() as spec:
+        for py in pythons:
+            per_walk, items = child_instructions(py, spec, "walks", WALKS)
+            print(f"{py}: {per_walk:,.0f} instructions a walk of {items} transactions")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("probe", choices=["b2", "rotation", "clients", "chunks", "misses", "sandbox-misses", "wheels",
-                                      "instructions", "sandbox-instructions", "idle-spell", "page-memory"])
+                                      "instructions", "walk-instructions", "sandbox-instructions", "idle-spell",
+                                      "page-memory"])
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--python", action="append", default=[],
-                    help="misses: the interpreter (and abws) of the children; wheels, instructions: each one")
+                    help="misses: the interpreter (and abws) of the children; wheels, (walk-)instructions: each one")
     ap.add_argument("--keep", default=None, help="misses: a directory for the cachegrind files")
     ap.add_argument("--sandbox", action="append", default=[],
                     help="sandbox-instructions: a sandbox binary (default: target-bench's)")
@@ -438,6 +459,8 @@ def main() -> None:
         return sandbox_misses(a.python[0] if a.python else sys.executable, a.keep)
     if a.probe == "instructions":
         return instructions(a.python or [sys.executable])
+    if a.probe == "walk-instructions":
+        return walk_instructions(a.python or [sys.executable])
     if a.probe == "sandbox-instructions":
         return sandbox_instructions(a.sandbox or [str(run.SANDBOX_BIN)])
     if a.probe == "wheels":
